@@ -12,8 +12,8 @@ The problem itself is specified in ``shared/spec/core-problem.md``.
 
 from __future__ import annotations
 
-from functools import cached_property
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any, Literal, dataclass_transform
 
 import attrs

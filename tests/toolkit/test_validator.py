@@ -1,0 +1,203 @@
+"""The validator names the right rule for schedules mutated to break each rule."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import attrs
+import pytest
+
+from toolkit.model import ArmOperation, Instance, Schedule, ScheduledRequest
+from toolkit.validator import RULES, validate
+
+from ..conftest import two_empty_drives
+
+
+def _replace_request(schedule: Schedule, rid: str, **changes: object) -> Schedule:
+    requests = tuple(attrs.evolve(r, **changes) if r.id == rid else r for r in schedule.requests)
+    return attrs.evolve(schedule, requests=requests)
+
+
+def _shift(schedule: Schedule, rid: str, delta: float) -> Schedule:
+    entry = next(r for r in schedule.requests if r.id == rid)
+    return _replace_request(schedule, rid, start_s=entry.start_s + delta, end_s=entry.end_s + delta)
+
+
+def _with_ops(schedule: Schedule, *ops: ArmOperation) -> Schedule:
+    return attrs.evolve(schedule, operations=schedule.operations + ops)
+
+
+def test_spec_optimum_is_feasible_with_the_spec_value(spec_instance, spec_optimum):
+    report = validate(spec_instance, spec_optimum)
+    assert report.feasible, [str(v) for v in report.violations]
+    assert report.objective == pytest.approx(19.17667, abs=5e-6)
+    assert report.warnings == ()
+
+
+SPEC_MUTATIONS: list[tuple[str, Callable[[Schedule], Schedule], str]] = [
+    ("start before release", lambda s: _shift(s, "r3", -0.5), "release"),
+    (
+        "overlap on a drive",
+        lambda s: _replace_request(s, "r1", start_s=31.0, end_s=31 + 10000 / 300),
+        "drive-overlap",
+    ),
+    (
+        "missing load time",
+        lambda s: attrs.evolve(
+            s, operations=(ArmOperation("mount", "T1", "d1", 10.0, 20.0, "L0"),)
+        ),
+        "load",
+    ),
+    (
+        "missing unload time",
+        lambda s: _with_ops(s, ArmOperation("dismount", "T2", "d0", 40.0, 50.0, "L0")),
+        "unload",
+    ),
+    ("locate too short", lambda s: _shift(s, "r2", -1.0), "locate"),
+    (
+        "gang on one drive twice",
+        lambda s: _replace_request(s, "r3", drives=("d0", "d0")),
+        "gang-distinct",
+    ),
+    ("wrong end", lambda s: _replace_request(s, "r2", end_s=16.0), "end"),
+    ("request missing", lambda s: attrs.evolve(s, requests=s.requests[:2]), "missing-request"),
+    (
+        "request repeated",
+        lambda s: attrs.evolve(s, requests=(*s.requests, s.requests[0])),
+        "duplicate-request",
+    ),
+    (
+        "unknown request",
+        lambda s: attrs.evolve(
+            s, requests=(*s.requests, ScheduledRequest("r9", ("d0",), 90.0, 91.0))
+        ),
+        "unknown-id",
+    ),
+    ("unknown drive", lambda s: _replace_request(s, "r2", drives=("d7",)), "unknown-id"),
+    (
+        "operation before 0",
+        lambda s: attrs.evolve(s, operations=(ArmOperation("mount", "T1", "d1", -1.0, 9.0, "L0"),)),
+        "negative-time",
+    ),
+    (
+        "operation too short",
+        lambda s: attrs.evolve(s, operations=(ArmOperation("mount", "T1", "d1", 0.0, 9.0, "L0"),)),
+        "op-duration",
+    ),
+    (
+        "wrong operation library",
+        lambda s: attrs.evolve(s, operations=(ArmOperation("mount", "T1", "d1", 0.0, 10.0, "L9"),)),
+        "unknown-id",
+    ),
+    ("gang short of drives", lambda s: _replace_request(s, "r3", drives=("d1",)), "gang-size"),
+    ("tape never mounted", lambda s: attrs.evolve(s, operations=()), "tape-not-mounted"),
+    (
+        "mount into an occupied drive",
+        lambda s: _with_ops(s, ArmOperation("mount", "T1", "d0", 80.0, 90.0, "L0")),
+        "mount-occupied",
+    ),
+    (
+        "dismount of a tape the drive lacks",
+        lambda s: _with_ops(s, ArmOperation("dismount", "T1", "d0", 80.0, 90.0, "L0")),
+        "dismount-wrong-tape",
+    ),
+    (
+        "tape in two drives",
+        lambda s: _with_ops(
+            s,
+            ArmOperation("dismount", "T2", "d0", 100.0, 110.0, "L0"),
+            ArmOperation("mount", "T1", "d0", 110.0, 120.0, "L0"),
+        ),
+        "tape-conflict",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "mutate", "rule"), SPEC_MUTATIONS, ids=[m[0] for m in SPEC_MUTATIONS]
+)
+def test_mutations_of_the_spec_optimum_name_the_rule(
+    spec_instance, spec_optimum, name, mutate, rule
+):
+    report = validate(spec_instance, mutate(spec_optimum))
+    assert not report.feasible
+    assert rule in report.rules, [str(v) for v in report.violations]
+    assert all(v.rule in RULES for v in report.violations)
+
+
+def _empty_pair_schedule(arms: int) -> tuple[Instance, Schedule]:
+    """A feasible schedule of :func:`two_empty_drives`: both tapes mounted in turn."""
+    instance = two_empty_drives(arms)
+    second = 10.0 if arms == 1 else 0.0
+    return instance, Schedule(
+        requests=(
+            ScheduledRequest("a", ("d0",), 15.0, 25.0),
+            ScheduledRequest("b", ("d1",), second + 17.0, second + 22.0),
+        ),
+        operations=(
+            ArmOperation("mount", "T1", "d0", 0.0, 10.0),
+            ArmOperation("mount", "T2", "d1", second, second + 10.0),
+        ),
+    )
+
+
+@pytest.mark.parametrize("arms", [1, 2])
+def test_hand_made_schedule_is_feasible(arms):
+    instance, schedule = _empty_pair_schedule(arms)
+    report = validate(instance, schedule)
+    assert report.feasible, [str(v) for v in report.violations]
+    assert report.objective == pytest.approx(25.0 + (22.0 if arms == 2 else 32.0))
+
+
+def test_arms_over_capacity_is_named():
+    instance, schedule = _empty_pair_schedule(2)
+    report = validate(two_empty_drives(1), attrs.evolve(schedule, instance=instance.name))
+    assert report.rules == {"arm-capacity"}
+    (violation,) = report.violations
+    assert violation.operations == (0, 1)
+
+
+def test_arm_operations_touching_end_to_start_do_not_overlap():
+    instance, schedule = _empty_pair_schedule(1)
+    assert validate(instance, schedule).feasible
+
+
+def test_mount_before_the_drive_is_emptied_is_named():
+    instance, schedule = _empty_pair_schedule(2)
+    early = _with_ops(
+        schedule,
+        ArmOperation("dismount", "T1", "d0", 32.0, 40.0),
+        ArmOperation("mount", "T1", "d0", 35.0, 45.0),
+    )
+    report = validate(instance, early)
+    assert "switch-order" in report.rules, [str(v) for v in report.violations]
+
+
+def test_remounting_the_same_tape_is_a_legal_switch():
+    instance, schedule = _empty_pair_schedule(2)
+    again = _with_ops(
+        schedule,
+        ArmOperation("dismount", "T1", "d0", 32.0, 40.0),
+        ArmOperation("mount", "T1", "d0", 40.0, 50.0),
+    )
+    assert validate(instance, again).feasible
+
+
+def test_recorded_objective_mismatch_is_a_warning_not_a_violation(spec_instance, spec_optimum):
+    from toolkit.model import ObjectiveValue
+
+    report = validate(
+        spec_instance, attrs.evolve(spec_optimum, objective=ObjectiveValue("weighted-flow", 123.4))
+    )
+    assert report.feasible
+    assert any("differs" in w for w in report.warnings)
+
+
+def test_every_violation_names_what_it_involves(spec_instance, spec_optimum):
+    broken = _replace_request(spec_optimum, "r1", start_s=31.0, end_s=31 + 10000 / 300)
+    (overlap,) = [
+        v for v in validate(spec_instance, broken).violations if v.rule == "drive-overlap"
+    ]
+    assert set(overlap.requests) == {"r1", "r3"}
+    assert overlap.drives == ("d1",)
+    assert overlap.tapes == ("T1",)

@@ -1,0 +1,236 @@
+"""The ``tapesched`` command: check, solve, verify, measure and generate instances.
+
+Exit codes are part of the interface: 0 success, 1 an infeasible schedule,
+2 bad input (a file that cannot be read or parsed, or breaks the format, or a
+bad option). Bad input is reported one line per problem, naming the file, the
+JSON path of the value and what is wrong, never with a traceback, and no output
+file is written.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, NoReturn, TypeVar
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from toolkit.errors import InputError
+from toolkit.io import (
+    dumps,
+    load_instance,
+    load_schedule,
+    save_instance,
+    save_schedule,
+)
+from toolkit.metrics import compute_metrics
+from toolkit.model import Instance
+from toolkit.validator import Report, summary, validate
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_INFEASIBLE = 1
+EXIT_BAD_INPUT = 2
+
+
+def _fail(lines: list[str]) -> NoReturn:
+    for line in lines:
+        click.echo(line, err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def _reports_bad_input(func: F) -> F:
+    """Turn :class:`InputError` into one stderr line per problem and exit code 2."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except InputError as exc:
+            _fail(exc.lines())
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="tapesched")
+def main() -> None:
+    """Schedule robotic tape archives: instance and schedule files, solvers, a validator."""
+
+
+def _describe(instance: Instance) -> str:
+    gangs = [len(r.pieces) for r in instance.requests if len(r.pieces) > 1]
+    widest = max((len(r.pieces) for r in instance.requests), default=0)
+    arms = sum(lib.arms for lib in instance.libraries)
+    return (
+        f"instance {instance.name!r}: {len(instance.libraries)} libraries ({arms} arms), "
+        f"{len(instance.drives)} drives, {len(instance.tapes)} tapes "
+        f"({len(instance.initial)} mounted at time 0), {len(instance.requests)} requests "
+        f"({len(gangs)} gangs, widest {widest}), objective {instance.objective}"
+    )
+
+
+@main.command()
+@click.argument("instance_file", type=click.Path(dir_okay=False))
+@_reports_bad_input
+def check(instance_file: str) -> None:
+    """Check an instance file: exit 0 with a summary, or 2 with every problem."""
+    instance = load_instance(instance_file)
+    click.echo(f"ok: {_describe(instance)}")
+
+
+@main.command()
+@click.argument("instance_file", type=click.Path(dir_okay=False))
+@click.option(
+    "--solver",
+    "solver_name",
+    default="greedy",
+    show_default=True,
+    help="A solver of the registry (see `tapesched solvers`).",
+)
+@click.option(
+    "--out",
+    "out_file",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Where to write the schedule (JSON).",
+)
+@click.option(
+    "--time-limit",
+    "time_limit_s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Seconds the solver may run.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of random choices.")
+@_reports_bad_input
+def solve(
+    instance_file: str, solver_name: str, out_file: str, time_limit_s: float | None, seed: int
+) -> None:
+    """Solve an instance and write the schedule; print status, objective, bound, runtime."""
+    import solvers
+
+    if solver_name not in solvers.names():
+        _fail([f"--solver: unknown solver {solver_name!r}; known: {', '.join(solvers.names())}"])
+    instance = load_instance(instance_file)
+    result = solvers.solve(instance, solver=solver_name, time_limit_s=time_limit_s, seed=seed)
+    click.echo(
+        f"solver {result.solver}: status {result.status.value}, runtime {result.runtime_s:.3f} s"
+    )
+    if result.schedule is None:
+        click.echo("no schedule found; nothing written")
+        sys.exit(EXIT_INFEASIBLE)
+    report = validate(instance, result.schedule)
+    if not report.feasible:
+        _print_violations(report)
+        click.echo("the solver returned an infeasible schedule; nothing written", err=True)
+        sys.exit(EXIT_INFEASIBLE)
+    save_schedule(result.schedule, out_file)
+    bound = "none" if result.bound is None else f"{result.bound:.6f}"
+    click.echo(f"wrote {out_file}")
+    click.echo(f"bound: {bound}")
+    click.echo(f"objective {report.objective_name}: {report.objective:.6f}")
+
+
+@main.command("solvers")
+def list_solvers() -> None:
+    """List the solvers of the registry."""
+    import solvers
+
+    for name in solvers.names():
+        click.echo(f"{name}: {solvers.describe(name)}")
+
+
+def _print_violations(report: Report) -> None:
+    click.echo(f"infeasible: {len(report.violations)} violations")
+    for v in report.violations:
+        click.echo(str(v))
+
+
+@main.command()
+@click.argument("instance_file", type=click.Path(dir_okay=False))
+@click.argument("schedule_file", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@_reports_bad_input
+def verify(instance_file: str, schedule_file: str, as_json: bool) -> None:
+    """Verify a schedule: exit 0 if feasible (objective on the last line), 1 if not."""
+    instance = load_instance(instance_file)
+    schedule = load_schedule(schedule_file)
+    report = validate(instance, schedule)
+    if as_json:
+        click.echo(dumps(summary(report)), nl=False)
+    else:
+        for warning in report.warnings:
+            click.echo(f"warning: {warning}")
+        if report.feasible:
+            click.echo(
+                f"feasible: {len(schedule.requests)} requests, "
+                f"{len(schedule.operations)} arm operations"
+            )
+            click.echo(f"objective {report.objective_name}: {report.objective:.6f}")
+        else:
+            _print_violations(report)
+    if not report.feasible:
+        sys.exit(EXIT_INFEASIBLE)
+
+
+_METRIC_LABELS = {
+    "requests": ("requests", "{:d}"),
+    "weighted_flow": ("weighted flow (sum w(C-r))", "{:.6f}"),
+    "makespan_s": ("makespan (s)", "{:.3f}"),
+    "max_weighted_flow": ("max weighted flow", "{:.6f}"),
+    "mean_response_s": ("mean response time (s)", "{:.3f}"),
+    "max_response_s": ("max response time (s)", "{:.3f}"),
+    "mean_weighted_response": ("mean weighted response", "{:.6f}"),
+    "mean_stretch": ("mean stretch", "{:.4f}"),
+    "max_stretch": ("max stretch", "{:.4f}"),
+    "drive_utilisation": ("drive utilisation", "{:.2%}"),
+    "tape_switches": ("tape switches (mounts)", "{:d}"),
+    "dismounts": ("dismounts", "{:d}"),
+    "arm_utilisation": ("arm utilisation", "{:.2%}"),
+    "total_mb": ("data transferred (MB)", "{:.1f}"),
+    "throughput_mb_s": ("throughput (MB/s)", "{:.3f}"),
+}
+
+
+@main.command()
+@click.argument("instance_file", type=click.Path(dir_okay=False))
+@click.argument("schedule_file", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
+@_reports_bad_input
+def metrics(instance_file: str, schedule_file: str, as_json: bool) -> None:
+    """Print the metrics of a feasible schedule (exit 1 if it is infeasible)."""
+    instance = load_instance(instance_file)
+    schedule = load_schedule(schedule_file)
+    report = validate(instance, schedule)
+    if not report.feasible:
+        _print_violations(report)
+        sys.exit(EXIT_INFEASIBLE)
+    values = compute_metrics(instance, schedule, report).as_dict()
+    if as_json:
+        click.echo(json.dumps(values, indent=1))
+        return
+    table = Table(title=f"{instance.name} / {schedule_file}")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key, (label, fmt) in _METRIC_LABELS.items():
+        table.add_row(label, fmt.format(values[key]))
+    Console(width=100).print(table)
+
+
+def _save_generated(instance: Instance, out_file: str | None) -> None:
+    if out_file is None:
+        click.echo(dumps({"format": "tapesched.instance/1"} | _as_body(instance)), nl=False)
+    else:
+        save_instance(instance, out_file)
+        click.echo(f"wrote {out_file}: {_describe(instance)}")
+
+
+def _as_body(instance: Instance) -> dict[str, Any]:
+    from toolkit.io import instance_to_dict
+
+    return instance_to_dict(instance)

@@ -1,0 +1,210 @@
+"""Rules of an instance that span several objects: ids, references, capacity, gang width.
+
+These run on the parsed JSON rather than on model objects, so that they still
+report what they can when other parts of the same file are malformed: a user
+fixing a file sees all of its problems in one run. Values of the wrong type are
+skipped here; the loader reports those.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolkit.errors import Problem
+
+
+def _items(data: dict[str, Any], key: str) -> list[tuple[int, dict[str, Any]]]:
+    value = data.get(key)
+    if type(value) is not list:
+        return []
+    return [(i, x) for i, x in enumerate(value) if type(x) is dict]
+
+
+def _str(obj: dict[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    return value if type(value) is str else None
+
+
+def _num(obj: dict[str, Any], key: str) -> float | None:
+    value = obj.get(key)
+    return value if type(value) in (int, float) else None
+
+
+def _ids(data: dict[str, Any], key: str, kind: str, out: list[Problem]) -> dict[str, int]:
+    """Index of each id in the ``key`` array, reporting duplicates."""
+    seen: dict[str, int] = {}
+    for i, obj in _items(data, key):
+        ident = _str(obj, "id")
+        if ident is None:
+            continue
+        if ident in seen:
+            out.append(
+                Problem(
+                    f"{key}[{i}].id",
+                    f"duplicate {kind} id {ident!r} (first at {key}[{seen[ident]}])",
+                )
+            )
+        else:
+            seen[ident] = i
+    return seen
+
+
+def check_instance(data: dict[str, Any]) -> list[Problem]:
+    """Every cross-object problem of a parsed instance document.
+
+    Parameters
+    ----------
+    data
+        The parsed JSON object of an instance file.
+
+    Returns
+    -------
+    list of Problem
+        Duplicate ids, references to unknown libraries, drives or tapes,
+        initial tapes that conflict, pieces on repeated tapes or on several
+        libraries, pieces past their tape's capacity, and gangs wider than the
+        drives of their library; empty when there are none.
+    """
+    out: list[Problem] = []
+    libraries = _ids(data, "libraries", "library", out)
+    drive_index = _ids(data, "drives", "drive", out)
+    tape_index = _ids(data, "tapes", "tape", out)
+    _ids(data, "requests", "request", out)
+
+    drive_library: dict[str, str] = {}
+    drives_per_library: dict[str, int] = {}
+    for i, drive in _items(data, "drives"):
+        lib = _str(drive, "library")
+        ident = _str(drive, "id")
+        if lib is None:
+            continue
+        if lib not in libraries:
+            out.append(Problem(f"drives[{i}].library", f"unknown library {lib!r}"))
+            continue
+        if ident is not None and drive_index.get(ident) == i:
+            drive_library[ident] = lib
+            drives_per_library[lib] = drives_per_library.get(lib, 0) + 1
+
+    tapes: dict[str, tuple[str, float | None]] = {}
+    for i, tape in _items(data, "tapes"):
+        lib = _str(tape, "library")
+        ident = _str(tape, "id")
+        if lib is None:
+            continue
+        if lib not in libraries:
+            out.append(Problem(f"tapes[{i}].library", f"unknown library {lib!r}"))
+            continue
+        if ident is not None and tape_index.get(ident) == i:
+            tapes[ident] = (lib, _num(tape, "capacity_mb"))
+
+    _check_initial(data, drive_library, drive_index, tapes, out)
+    _check_requests(data, tapes, drives_per_library, out)
+    return out
+
+
+def _check_initial(
+    data: dict[str, Any],
+    drive_library: dict[str, str],
+    drive_index: dict[str, int],
+    tapes: dict[str, tuple[str, float | None]],
+    out: list[Problem],
+) -> None:
+    holder: dict[str, str] = {}
+    filled: dict[str, int] = {}
+    for i, entry in _items(data, "initial"):
+        drive = _str(entry, "drive")
+        tape = _str(entry, "tape")
+        if drive is not None:
+            if drive not in drive_index:
+                out.append(Problem(f"initial[{i}].drive", f"unknown drive {drive!r}"))
+                drive = None
+            elif drive in filled:
+                out.append(
+                    Problem(
+                        f"initial[{i}].drive",
+                        f"drive {drive!r} already holds a tape (initial[{filled[drive]}])",
+                    )
+                )
+                drive = None
+            else:
+                filled[drive] = i
+        if tape is not None:
+            if tape not in tapes:
+                out.append(Problem(f"initial[{i}].tape", f"unknown tape {tape!r}"))
+                continue
+            if tape in holder:
+                out.append(
+                    Problem(
+                        f"initial[{i}].tape", f"tape {tape!r} is already in drive {holder[tape]!r}"
+                    )
+                )
+                continue
+            if drive is not None:
+                holder[tape] = drive
+                tape_lib, drive_lib = tapes[tape][0], drive_library.get(drive)
+                if drive_lib is not None and tape_lib != drive_lib:
+                    out.append(
+                        Problem(
+                            f"initial[{i}].tape",
+                            f"tape {tape!r} is in library {tape_lib!r}, "
+                            f"drive {drive!r} in library {drive_lib!r}",
+                        )
+                    )
+
+
+def _check_requests(
+    data: dict[str, Any],
+    tapes: dict[str, tuple[str, float | None]],
+    drives_per_library: dict[str, int],
+    out: list[Problem],
+) -> None:
+    for i, request in _items(data, "requests"):
+        pieces = request.get("pieces")
+        if type(pieces) is not list:
+            continue
+        seen: dict[str, int] = {}
+        libs: set[str] = set()
+        for k, piece in enumerate(pieces):
+            if type(piece) is not dict:
+                continue
+            path = f"requests[{i}].pieces[{k}]"
+            tape = _str(piece, "tape")
+            if tape is None:
+                continue
+            if tape not in tapes:
+                out.append(Problem(f"{path}.tape", f"unknown tape {tape!r}"))
+                continue
+            if tape in seen:
+                out.append(
+                    Problem(f"{path}.tape", f"tape {tape!r} already holds pieces[{seen[tape]}]")
+                )
+            seen.setdefault(tape, k)
+            lib, capacity = tapes[tape]
+            if libs and lib not in libs:
+                out.append(
+                    Problem(
+                        f"{path}.tape",
+                        f"tape {tape!r} is in library {lib!r}, other pieces in {sorted(libs)[0]!r}",
+                    )
+                )
+            libs.add(lib)
+            offset, size = _num(piece, "offset_mb"), _num(piece, "size_mb")
+            if capacity is not None and offset is not None and size is not None:
+                if offset + size > capacity:
+                    out.append(
+                        Problem(
+                            f"{path}.size_mb",
+                            f"piece ends at {offset + size:g} MB, past the capacity "
+                            f"{capacity:g} MB of tape {tape!r}",
+                        )
+                    )
+        if len(libs) == 1:
+            lib = next(iter(libs))
+            available = drives_per_library.get(lib, 0)
+            if len(pieces) > available:
+                out.append(
+                    Problem(
+                        f"requests[{i}].pieces",
+                        f"gang of {len(pieces)} pieces but library {lib!r} has {available} drives",
+                    )
+                )
