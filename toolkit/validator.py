@@ -487,8 +487,8 @@ def _check_drive_timelines(
                         Violation(
                             "unload",
                             f"{_op_text(stay.dismount, dismount)} starts at "
-                            f"{dismount.start_s:.6f} s, before the drive's last action at {last_action:.6f} s + unload "
-                            f"{drive.unload_s:g} s",
+                            f"{dismount.start_s:.6f} s, before the drive's last action at "
+                            f"{last_action:.6f} s + unload {drive.unload_s:g} s",
                             tuple(u.request for u in group[-1:]),
                             (drive.id,),
                             (stay.tape,),
