@@ -1,0 +1,128 @@
+"""The `tapesched` command through its public interface: output, exit codes, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import attrs
+import pytest
+from click.testing import CliRunner
+
+from toolkit.cli import main
+from toolkit.io import save_schedule, schedule_to_dict
+
+from ..conftest import INSTANCES
+from .test_io import BAD_INSTANCES, _add_third_tape, _spec
+
+SPEC = str(INSTANCES / "spec-example.json")
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_check_accepts_the_spec_example_with_a_summary():
+    code, out, _ = run("check", SPEC)
+    assert code == 0
+    assert out.startswith("ok: instance 'two-drives-three-reads': 1 libraries (1 arms), 2 drives")
+    assert "3 requests (1 gangs, widest 2)" in out
+
+
+@pytest.mark.parametrize(("name", "mutate", "expected"), BAD_INSTANCES, ids=[b[0] for b in BAD_INSTANCES])
+def test_check_rejects_each_kind_of_bad_instance_with_exit_2(tmp_path, name, mutate, expected):
+    doc = _spec()
+    if name == "gang wider than the library":
+        _add_third_tape(doc)
+    mutate(doc)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc))
+    code, out, err = run("check", str(path))
+    assert code == 2
+    assert out == ""
+    lines = err.splitlines()
+    assert lines and all(line.startswith(f"{path}: ") for line in lines)
+    assert any(expected.lstrip(": ") in line for line in lines), lines
+    assert "Traceback" not in err
+
+
+def test_check_of_a_missing_file_is_one_line_and_exit_2(tmp_path):
+    code, _, err = run("check", str(tmp_path / "nope.json"))
+    assert code == 2
+    assert err.strip() == f"{tmp_path / 'nope.json'}: cannot read file: No such file or directory"
+
+
+def test_verify_feasible_prints_the_objective_last(tmp_path, spec_optimum):
+    path = tmp_path / "opt.json"
+    save_schedule(spec_optimum, path)
+    code, out, _ = run("verify", SPEC, str(path))
+    assert code == 0
+    assert out.splitlines()[-1] == "objective weighted-flow: 19.176667"
+
+
+def test_verify_infeasible_lists_each_violation_with_exit_1(tmp_path, spec_optimum):
+    late = attrs.evolve(spec_optimum, operations=())
+    path = tmp_path / "late.json"
+    save_schedule(late, path)
+    code, out, _ = run("verify", SPEC, str(path))
+    assert code == 1
+    assert out.splitlines()[0] == "infeasible: 2 violations"
+    assert all(line.startswith("[tape-not-mounted] ") for line in out.splitlines()[1:])
+
+
+def test_verify_json_report(tmp_path, spec_optimum):
+    path = tmp_path / "opt.json"
+    save_schedule(spec_optimum, path)
+    code, out, _ = run("verify", SPEC, str(path), "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["feasible"] is True
+    assert report["objective"]["value"] == pytest.approx(19.17667, abs=5e-6)
+
+
+def test_verify_malformed_schedule_is_exit_2(tmp_path, spec_optimum):
+    doc = schedule_to_dict(spec_optimum)
+    doc["operations"][0]["op"] = "teleport"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc))
+    code, _, err = run("verify", SPEC, str(path))
+    assert code == 2
+    assert err.startswith(f"{path}: operations[0].op: must be one of 'mount', 'dismount'")
+
+
+def test_verify_unknown_ids_are_infeasible_not_malformed(tmp_path, spec_optimum):
+    doc = schedule_to_dict(spec_optimum)
+    doc["requests"][0]["drives"] = ["d42"]
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(doc))
+    code, out, _ = run("verify", SPEC, str(path))
+    assert code == 1
+    assert "[unknown-id] request 'r1': unknown drive 'd42'" in out
+
+
+def test_metrics_table_and_json(tmp_path, spec_optimum):
+    path = tmp_path / "opt.json"
+    save_schedule(spec_optimum, path)
+    code, out, _ = run("metrics", SPEC, str(path))
+    assert code == 0
+    assert "weighted flow" in out and "19.176667" in out
+    code, out, _ = run("metrics", SPEC, str(path), "--json")
+    values = json.loads(out)
+    assert values["weighted_flow"] == pytest.approx(19.17667, abs=5e-6)
+    assert values["tape_switches"] == 1
+    assert values["makespan_s"] == pytest.approx(30 + 1000 / 300 + 5.1 + 10000 / 300)
+
+
+def test_console_script_reports_bad_input_without_traceback(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text("{not json")
+    script = Path(sys.executable).parent / "tapesched"
+    done = subprocess.run([str(script), "check", str(path)], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith(f"{path}: bad JSON: ")
