@@ -139,10 +139,10 @@ def solve(
 @main.command("solvers")
 def list_solvers() -> None:
     """List the solvers of the registry."""
-    import solvers
+    from solvers import registry
 
-    for name in solvers.names():
-        click.echo(f"{name}: {solvers.describe(name)}")
+    for name in registry.names():
+        click.echo(f"{name}: {registry.describe(name)}")
 
 
 def _print_violations(report: Report) -> None:

@@ -89,7 +89,7 @@ class Chooser(Protocol):
         ...
 
     def sample(self, seq: Sequence[T], k: int) -> list[T]:
-        """``k`` distinct positions of ``seq``, in the order they were chosen."""
+        """``k`` distinct elements of ``seq``, in the order they were chosen."""
         ...
 
     def exponential(self, rate: float) -> float:
@@ -170,9 +170,11 @@ class RandomParams:
     it unless said otherwise. Durations, rates and sizes are drawn once per
     library (arms), per drive (drive timings, or once per library with
     ``homogeneous_drives``) or per request. The defaults give a small
-    LTO-class library after the example instance of the spec (6 TB tapes,
-    300 MB/s, 15 s load, 20 s unload, 10 s arm moves), with files from 100 MB
-    to 100 GB.
+    LTO-class library: the ranges bracket the drive and library of the spec's
+    example instance (6 TB tapes, 300 MB/s, 15 s load, 20 s unload,
+    10000 MB/s locate, 10 s arm moves), and a request's size spans three
+    orders of magnitude, 100 MB to 100 GB, a choice that keeps transfers
+    between a fraction of a second and about ten minutes.
 
     Attributes
     ----------
@@ -613,7 +615,7 @@ TECHNOLOGIES: dict[str, Technology] = {
     ),
     "exabyte": Technology(
         name="exabyte",
-        label="Exabyte EXB-120 (8 mm tapes)",
+        label="Exabyte120 (8 mm tapes)",
         drives=4,
         arms=1,
         tapes=116,

@@ -1,8 +1,8 @@
 """Instance and schedule files: JSON to model objects and back, through cattrs.
 
 Loading is strict: a value of the wrong JSON type is never coerced (``"5"`` is
-not a number, ``true`` is not an integer), unknown and missing keys are errors,
-and so are NaN and infinities. A document that fails is reported in full, one
+not a number, ``true`` is not an integer; the model's field checks judge
+types), unknown and missing keys are errors, and so are NaN and infinities. A document that fails is reported in full, one
 :class:`~toolkit.errors.Problem` per bad value with its JSON path, by raising
 :class:`~toolkit.errors.InputError`.
 
@@ -43,22 +43,13 @@ from toolkit.model import (
 T = TypeVar("T")
 
 
-def _strict_float(value: Any, _: type) -> float:
-    if type(value) is float or type(value) is int:
-        return value
-    raise TypeError(f"expected a number, got {_json_repr(value)}")
+def _as_is(value: Any, _: type) -> Any:
+    """Pass scalars through untouched: the model's field checks judge their types.
 
-
-def _strict_int(value: Any, _: type) -> int:
-    if type(value) is int:
-        return value
-    raise TypeError(f"expected an integer, got {_json_repr(value)}")
-
-
-def _strict_str(value: Any, _: type) -> str:
-    if type(value) is str:
-        return value
-    raise TypeError(f"expected a string, got {_json_repr(value)}")
+    cattrs would otherwise coerce (``float("5")``) or stop at the first bad
+    field of an object; the model reports every bad field of an object at once.
+    """
+    return value
 
 
 def _json_repr(value: Any) -> str:
@@ -67,15 +58,14 @@ def _json_repr(value: Any) -> str:
 
 
 def _is_variadic_tuple(type_: Any) -> bool:
-    args = getattr(type_, "__args__", ())
+    args: tuple[Any, ...] = getattr(type_, "__args__", ())
     return getattr(type_, "__origin__", None) is tuple and len(args) == 2 and args[1] is Ellipsis
 
 
 def _make_converter(detailed: bool) -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=detailed)
-    conv.register_structure_hook(float, _strict_float)
-    conv.register_structure_hook(int, _strict_int)
-    conv.register_structure_hook(str, _strict_str)
+    for scalar in (float, int, str):
+        conv.register_structure_hook(scalar, _as_is)
 
     def tuple_hook_factory(type_: Any) -> Callable[[Any, Any], tuple[Any, ...]]:
         elem = type_.__args__[0]

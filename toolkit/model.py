@@ -85,6 +85,11 @@ def text(value: Any) -> str | None:
     return None if type(value) is str else f"expected a string, got {value!r}"
 
 
+def optional_text(value: Any) -> str | None:
+    """A string or None."""
+    return None if value is None or type(value) is str else f"expected a string, got {value!r}"
+
+
 def one_of(choices: tuple[str, ...]) -> Check:
     """One of the given strings."""
     listed = ", ".join(repr(c) for c in choices)
@@ -304,7 +309,7 @@ class ArmOperation:
     drive: str = _f(text)
     start_s: float = _f(number)
     end_s: float = _f(number)
-    library: str | None = None
+    library: str | None = _f(optional_text, default=None)
 
     @property
     def duration_s(self) -> float:
@@ -330,5 +335,5 @@ class Schedule:
 
     requests: tuple[ScheduledRequest, ...] = field(converter=tuple)
     operations: tuple[ArmOperation, ...] = field(converter=tuple)
-    instance: str | None = None
+    instance: str | None = _f(optional_text, default=None)
     objective: ObjectiveValue | None = None

@@ -76,9 +76,9 @@ def rule_violations(inst: Instance) -> list[str]:
             out.append(f"{r.id}: pieces in libraries {sorted(libs)}")
         elif len(r.pieces) > len(inst.drives_of_library.get(libs.pop(), ())):
             out.append(f"{r.id}: gang of {len(r.pieces)} wider than its library")
-        for p, t in zip(r.pieces, tapes, strict=True):
-            assert t is not None
-            if p.offset_mb < 0 or p.size_mb < 0 or p.offset_mb + p.size_mb > t.capacity_mb:
+        for p, held_by in zip(r.pieces, tapes, strict=True):
+            assert held_by is not None
+            if p.offset_mb < 0 or p.size_mb < 0 or p.end_mb > held_by.capacity_mb:
                 out.append(f"{r.id}: piece on {p.tape} outside the tape")
     return out
 
@@ -249,7 +249,7 @@ def test_technologies_table() -> None:
 def test_golubchik_workload(technology: str) -> None:
     sizes, widths = (1.0, 2.0, 3.0), (1, 2, 3)
     inst = golubchik_instance(
-        3000,
+        1500,
         technology=technology,
         sizes_gb=sizes,
         widths=widths,
@@ -261,7 +261,7 @@ def test_golubchik_workload(technology: str) -> None:
     assert rule_violations(inst) == []
     assert io_problems(inst) == []
     assert len(inst.drives) == 3 and inst.libraries[0].arms == 2
-    classes = Counter()
+    classes: Counter[int] = Counter()
     capacity = TECHNOLOGIES[technology].capacity_mb
     offsets = []
     for r in inst.requests:
@@ -272,7 +272,7 @@ def test_golubchik_workload(technology: str) -> None:
         assert r.weight == pytest.approx(1 / sizes[j])
         assert r.kind == "read"
         offsets += [p.offset_mb / (capacity - p.size_mb) for p in r.pieces]
-    assert all(n == pytest.approx(1000, rel=0.1) for n in classes.values())
+    assert all(n == pytest.approx(500, rel=0.15) for n in classes.values())
     assert sum(offsets) / len(offsets) == pytest.approx(0.5, abs=0.02)
     assert inst.requests[-1].release_s / len(inst.requests) == pytest.approx(100, rel=0.1)
 
