@@ -13,8 +13,11 @@ from toolkit.validator import validate
 from .conftest import INSTANCES
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
-SHIPPED = sorted(p for p in INSTANCES.glob("*.json") if p.name != "optima.json"
-                 and not p.name.endswith(".optimum.json"))
+SHIPPED = sorted(
+    p
+    for p in INSTANCES.glob("*.json")
+    if p.name != "optima.json" and not p.name.endswith(".optimum.json")
+)
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])

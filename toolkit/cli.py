@@ -20,15 +20,23 @@ from rich.console import Console
 from rich.table import Table
 
 from toolkit.errors import InputError
+from toolkit.generators import (
+    TECHNOLOGIES,
+    WEIGHT_RULES,
+    RandomParams,
+    golubchik_instance,
+    random_instance,
+)
 from toolkit.io import (
     dumps,
+    instance_to_dict,
     load_instance,
     load_schedule,
     save_instance,
     save_schedule,
 )
 from toolkit.metrics import compute_metrics
-from toolkit.model import Instance
+from toolkit.model import OBJECTIVES, Instance
 from toolkit.validator import Report, summary, validate
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -224,13 +232,260 @@ def metrics(instance_file: str, schedule_file: str, as_json: bool) -> None:
 
 def _save_generated(instance: Instance, out_file: str | None) -> None:
     if out_file is None:
-        click.echo(dumps({"format": "tapesched.instance/1"} | _as_body(instance)), nl=False)
+        click.echo(dumps(instance_to_dict(instance)), nl=False)
     else:
         save_instance(instance, out_file)
         click.echo(f"wrote {out_file}: {_describe(instance)}")
 
 
-def _as_body(instance: Instance) -> dict[str, Any]:
-    from toolkit.io import instance_to_dict
+_PER = {"s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
 
-    return instance_to_dict(instance)
+
+class RateType(click.ParamType):
+    """An arrival rate: ``0.005`` (per second) or ``0.3/min``, ``65/h``, ``2/d``."""
+
+    name = "RATE"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        if isinstance(value, float):
+            return value
+        count, _, unit = str(value).partition("/")
+        try:
+            rate = float(count) / _PER[unit or "s"]
+        except (ValueError, KeyError):
+            self.fail(f"{value!r} is not a rate such as 0.005, 0.3/min or 65/h", param, ctx)
+        if not rate > 0 or rate == float("inf"):
+            self.fail(f"{value!r} must be a positive finite rate", param, ctx)
+        return rate
+
+
+class SpanType(click.ParamType):
+    """A range ``LO:HI`` or a single value ``V`` (meaning ``V:V``)."""
+
+    name = "LO:HI"
+
+    def __init__(self, kind: type) -> None:
+        self.kind = kind
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        lo, _, hi = str(value).partition(":")
+        try:
+            pair = (self.kind(lo), self.kind(hi or lo))
+        except ValueError:
+            self.fail(f"{value!r} is not a value or a LO:HI range", param, ctx)
+        return pair
+
+
+@main.group()
+def generate() -> None:
+    """Generate random instances (same seed, same instance)."""
+
+
+def _generated(build: Callable[[], Instance], out_file: str | None) -> None:
+    try:
+        instance = build()
+    except ValueError as exc:
+        _fail([f"generate: {exc}"])
+    _save_generated(instance, out_file)
+
+
+_OUT = click.option(
+    "--out",
+    "out_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Instance file to write (standard output when left out).",
+)
+_SEED = click.option("--seed", type=int, required=True, help="Seed of every random choice.")
+_OBJECTIVE = click.option(
+    "--objective", type=click.Choice(OBJECTIVES), default="weighted-flow", show_default=True
+)
+
+
+@generate.command("random")
+@_SEED
+@click.option("--requests", "n_requests", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option(
+    "--libraries", "n_libraries", type=click.IntRange(min=1), default=1, show_default=True
+)
+@click.option(
+    "--drives", type=SpanType(int), default="2:4", show_default=True, help="Drives per library."
+)
+@click.option(
+    "--arms", type=SpanType(int), default="1:2", show_default=True, help="Arms per library."
+)
+@click.option(
+    "--tapes", type=click.IntRange(min=1), default=12, show_default=True, help="Tapes per library."
+)
+@click.option(
+    "--max-gang",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Most pieces of one request.",
+)
+@click.option(
+    "--size-mb",
+    type=SpanType(float),
+    default="100:100000",
+    show_default=True,
+    help="Request sizes, drawn log-uniformly.",
+)
+@click.option(
+    "--initial-fraction",
+    type=click.FloatRange(0, 1),
+    default=0.5,
+    show_default=True,
+    help="Share of drives holding a tape at time 0.",
+)
+@click.option(
+    "--horizon",
+    "horizon_s",
+    type=click.FloatRange(min=0),
+    default=3600.0,
+    show_default=True,
+    help="Releases uniform in [0, horizon] seconds.",
+)
+@click.option(
+    "--rate", "rate", type=RateType(), default=None, help="Poisson arrivals instead, e.g. 65/h."
+)
+@click.option(
+    "--weight", type=click.Choice(WEIGHT_RULES), default="inverse-size-gb", show_default=True
+)
+@click.option(
+    "--homogeneous/--heterogeneous",
+    default=False,
+    show_default=True,
+    help="All drives of a library alike.",
+)
+@_OBJECTIVE
+@_OUT
+def generate_random(
+    seed: int,
+    n_requests: int,
+    n_libraries: int,
+    drives: tuple[int, int],
+    arms: tuple[int, int],
+    tapes: int,
+    max_gang: int,
+    size_mb: tuple[float, float],
+    initial_fraction: float,
+    horizon_s: float,
+    rate: float | None,
+    weight: str,
+    homogeneous: bool,
+    objective: str,
+    out_file: str | None,
+) -> None:
+    """Random instance from the ranges of toolkit.generators.RandomParams."""
+    _generated(
+        lambda: random_instance(
+            RandomParams(
+                n_requests=n_requests,
+                n_libraries=n_libraries,
+                drives_per_library=drives,
+                arms=arms,
+                tapes_per_library=tapes,
+                max_gang=max_gang,
+                size_mb=size_mb,
+                initial_fraction=initial_fraction,
+                release_horizon_s=horizon_s,
+                arrival_rate_per_s=rate,
+                weight=weight,
+                homogeneous_drives=homogeneous,
+                objective=objective,
+            ),
+            seed,
+        ),
+        out_file,
+    )
+
+
+def _classes(text: str) -> tuple[list[float], list[int], list[float]]:
+    sizes, widths, shares = [], [], []
+    for item in text.split(","):
+        parts = item.split(":")
+        if len(parts) not in (2, 3):
+            raise click.BadParameter(
+                f"{item!r} is not SIZE_GB:WIDTH[:SHARE]", param_hint="--classes"
+            )
+        try:
+            sizes.append(float(parts[0]))
+            widths.append(int(parts[1]))
+            shares.append(float(parts[2]) if len(parts) == 3 else 1.0)
+        except ValueError:
+            raise click.BadParameter(
+                f"{item!r} is not SIZE_GB:WIDTH[:SHARE]", param_hint="--classes"
+            ) from None
+    return sizes, widths, shares
+
+
+@generate.command("golubchik")
+@_SEED
+@click.option(
+    "--requests", "n_requests", type=click.IntRange(min=1), default=100, show_default=True
+)
+@click.option(
+    "--technology",
+    type=click.Choice(sorted(TECHNOLOGIES)),
+    default="ampex",
+    show_default=True,
+    help="Drive and robot parameters of the paper's tables.",
+)
+@click.option("--drives", type=click.IntRange(min=1), default=4, show_default=True, help="K.")
+@click.option("--arms", type=click.IntRange(min=1), default=1, show_default=True, help="R.")
+@click.option(
+    "--tapes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Tapes in the library (the technology's when left out).",
+)
+@click.option(
+    "--classes",
+    default="1:1,2:1,3:1",
+    show_default=True,
+    help="Request classes SIZE_GB:WIDTH[:SHARE], comma separated (Figure 8's '111').",
+)
+@click.option(
+    "--rate",
+    type=RateType(),
+    default="0.3/min",
+    show_default=True,
+    help="Poisson arrival rate lambda.",
+)
+@_OBJECTIVE
+@_OUT
+def generate_golubchik(
+    seed: int,
+    n_requests: int,
+    technology: str,
+    drives: int,
+    arms: int,
+    tapes: int | None,
+    classes: str,
+    rate: float,
+    objective: str,
+    out_file: str | None,
+) -> None:
+    """The robotic library of Golubchik, Muntz & Watson (1994) under a Poisson workload."""
+    sizes, widths, shares = _classes(classes)
+    _generated(
+        lambda: golubchik_instance(
+            n_requests,
+            technology=technology,
+            drives=drives,
+            arms=arms,
+            tapes=tapes,
+            sizes_gb=sizes,
+            widths=widths,
+            probabilities=shares,
+            arrival_rate_per_s=rate,
+            seed=seed,
+            objective=objective,
+        ),
+        out_file,
+    )

@@ -41,11 +41,12 @@ import heapq
 import math
 from bisect import bisect_right
 from collections import defaultdict
-from typing import Any
+from typing import Any, NamedTuple
 
 from attrs import field, frozen
 
-from toolkit.model import ArmOperation, Drive, Instance, Piece, Schedule
+from toolkit.bulk import paused_gc
+from toolkit.model import ArmOperation, Drive, Instance, Schedule
 from toolkit.objectives import objective_value
 
 EPS = 1e-6
@@ -119,27 +120,25 @@ class Report:
         return {v.rule for v in self.violations}
 
 
-@frozen
-class _Residency:
-    """A tape's stay in a drive, from mount start (or 0) to dismount end (or forever)."""
+class _Stay(NamedTuple):
+    """A tape's stay in a drive, from mount start (or 0) to dismount end (or forever).
 
-    drive: str
-    tape: str
+    ``ready`` is when the tape is loaded (mount end + ``load_s``, or 0 for an
+    initial tape); ``mount`` and ``dismount`` are operation indices or -1.
+    """
+
     begin: float
     ready: float
     end: float
-    mount: int | None
-    dismount: int | None
+    tape: str
+    drive: str
+    mount: int
+    dismount: int
 
 
-@frozen
-class _Use:
-    """One piece of one scheduled request on one drive."""
-
-    start: float
-    end: float
-    request: str
-    piece: Piece
+# A piece of a scheduled request on one drive, as a plain tuple for speed:
+# (start, end, request id, tape, offset_mb, offset_mb + size_mb).
+_Use = tuple[float, float, str, str, float, float]
 
 
 def validate(instance: Instance, schedule: Schedule) -> Report:
@@ -157,11 +156,16 @@ def validate(instance: Instance, schedule: Schedule) -> Report:
     Report
         Every violation found, the recomputed objective and any warnings.
     """
+    with paused_gc():
+        return _validate(instance, schedule)
+
+
+def _validate(instance: Instance, schedule: Schedule) -> Report:
     out: list[Violation] = []
     uses, ends = _check_requests(instance, schedule, out)
-    residencies = _check_operations(instance, schedule, out)
-    _check_drive_timelines(instance, schedule, uses, residencies, out)
-    _check_tape_conflicts(residencies, out)
+    stays = _check_operations(instance, schedule, out)
+    _check_drive_timelines(instance, schedule, uses, stays, out)
+    _check_tape_conflicts(stays, out)
     _check_arm_capacity(instance, schedule, out)
 
     warnings: list[str] = []
@@ -193,50 +197,53 @@ def _check_requests(
     ends: dict[str, float] = {}
     seen: set[str] = set()
     for entry in schedule.requests:
-        request = by_id.get(entry.id)
+        rid = entry.id
+        request = by_id.get(rid)
         if request is None:
-            out.append(Violation("unknown-id", f"unknown request {entry.id!r}", (entry.id,)))
+            out.append(Violation("unknown-id", f"unknown request {rid!r}", (rid,)))
             continue
-        if entry.id in seen:
+        if rid in seen:
             out.append(
-                Violation(
-                    "duplicate-request", f"request {entry.id!r} is scheduled twice", (entry.id,)
-                )
+                Violation("duplicate-request", f"request {rid!r} is scheduled twice", (rid,))
             )
             continue
-        seen.add(entry.id)
-        pieces = request.pieces
-        if len(entry.drives) != len(pieces):
+        seen.add(rid)
+        pieces, drives, start = request.pieces, entry.drives, entry.start_s
+        timed = len(drives) == len(pieces)
+        if not timed:
             out.append(
                 Violation(
                     "gang-size",
-                    f"request {entry.id!r} has {len(pieces)} pieces but {len(entry.drives)} drives",
-                    (entry.id,),
-                    entry.drives,
+                    f"request {rid!r} has {len(pieces)} pieces but {len(drives)} drives",
+                    (rid,),
+                    drives,
                 )
             )
         library = tape_by_id[pieces[0].tape].library
-        drives: list[Drive] = []
+        end = start
         used: set[str] = set()
-        for piece, drive_id in zip(pieces, entry.drives, strict=False):
+        for piece, drive_id in zip(pieces, drives, strict=False):
             drive = drive_by_id.get(drive_id)
             if drive is None:
                 out.append(
                     Violation(
                         "unknown-id",
-                        f"request {entry.id!r}: unknown drive {drive_id!r}",
-                        (entry.id,),
+                        f"request {rid!r}: unknown drive {drive_id!r}",
+                        (rid,),
                         (drive_id,),
                     )
                 )
+                timed = False
                 continue
-            drives.append(drive)
+            finish = start + piece.size_mb / drive.rate_mb_s
+            if finish > end:
+                end = finish
             if drive_id in used:
                 out.append(
                     Violation(
                         "gang-distinct",
-                        f"request {entry.id!r} uses drive {drive_id!r} for two pieces",
-                        (entry.id,),
+                        f"request {rid!r} uses drive {drive_id!r} for two pieces",
+                        (rid,),
                         (drive_id,),
                     )
                 )
@@ -246,40 +253,45 @@ def _check_requests(
                 out.append(
                     Violation(
                         "wrong-library",
-                        f"request {entry.id!r}: drive {drive_id!r} is in library "
+                        f"request {rid!r}: drive {drive_id!r} is in library "
                         f"{drive.library!r}, its tapes in {library!r}",
-                        (entry.id,),
+                        (rid,),
                         (drive_id,),
                     )
                 )
                 continue
-            uses[drive_id].append(_Use(entry.start_s, entry.end_s, entry.id, piece))
-        if entry.start_s < request.release_s - EPS:
+            offset = piece.offset_mb
+            uses[drive_id].append(
+                (start, entry.end_s, rid, piece.tape, offset, offset + piece.size_mb)
+            )
+        if start < request.release_s - EPS:
             out.append(
                 Violation(
                     "release",
-                    f"request {entry.id!r} starts at {entry.start_s:.6f} s, "
+                    f"request {rid!r} starts at {start:.6f} s, "
                     f"before its release {request.release_s:.6f} s",
-                    (entry.id,),
+                    (rid,),
                 )
             )
-        if len(drives) == len(pieces) == len(entry.drives):
-            end = entry.start_s + max(
-                p.size_mb / d.rate_mb_s for p, d in zip(pieces, drives, strict=True)
-            )
-            ends[entry.id] = end
+        if timed:
+            ends[rid] = end
             if abs(entry.end_s - end) > EPS:
                 out.append(
                     Violation(
                         "end",
-                        f"request {entry.id!r} ends at {end:.6f} s, recorded {entry.end_s:.6f} s",
-                        (entry.id,),
-                        entry.drives,
+                        f"request {rid!r} ends at {end:.6f} s, recorded {entry.end_s:.6f} s",
+                        (rid,),
+                        drives,
                     )
                 )
-    missing = [r.id for r in instance.requests if r.id not in seen]
-    for rid in missing:
-        out.append(Violation("missing-request", f"request {rid!r} is not scheduled", (rid,)))
+    if len(seen) < len(instance.requests):
+        for request in instance.requests:
+            if request.id not in seen:
+                out.append(
+                    Violation(
+                        "missing-request", f"request {request.id!r} is not scheduled", (request.id,)
+                    )
+                )
     return uses, ends
 
 
@@ -290,113 +302,123 @@ def _op_text(index: int, op: ArmOperation) -> str:
 
 def _check_operations(
     instance: Instance, schedule: Schedule, out: list[Violation]
-) -> dict[str, list[_Residency]]:
-    """Per-operation rules and each drive's sequence of tape residencies."""
+) -> dict[str, list[_Stay]]:
+    """Per-operation rules and each drive's sequence of tape stays."""
     drive_by_id = instance.drive_by_id
     tape_by_id = instance.tape_by_id
     library_by_id = instance.library_by_id
-    per_drive: dict[str, list[int]] = defaultdict(list)
+    per_drive: dict[str, list[tuple[float, bool, int]]] = defaultdict(list)
     for i, op in enumerate(schedule.operations):
-        bad = False
         drive = drive_by_id.get(op.drive)
         tape = tape_by_id.get(op.tape)
-        if drive is None:
-            out.append(
-                Violation(
-                    "unknown-id",
-                    f"{_op_text(i, op)}: unknown drive",
-                    drives=(op.drive,),
-                    operations=(i,),
-                )
-            )
-            bad = True
-        if tape is None:
-            out.append(
-                Violation(
-                    "unknown-id",
-                    f"{_op_text(i, op)}: unknown tape",
-                    tapes=(op.tape,),
-                    operations=(i,),
-                )
-            )
-            bad = True
-        if op.library is not None and op.library not in library_by_id:
-            out.append(
-                Violation(
-                    "unknown-id",
-                    f"{_op_text(i, op)}: unknown library {op.library!r}",
-                    operations=(i,),
-                )
-            )
-            bad = True
-        if drive is None or tape is None:
-            continue
-        library = library_by_id[drive.library]
-        if tape.library != drive.library or (
-            op.library is not None and op.library != drive.library
+        op_library = op.library
+        if (
+            drive is None
+            or tape is None
+            or (op_library is not None and op_library not in library_by_id)
         ):
+            _unknown_in_operation(i, op, drive is None, tape is None, out)
+            continue
+        library_id = drive.library
+        bad = tape.library != library_id or (op_library is not None and op_library != library_id)
+        if bad:
             out.append(
                 Violation(
                     "wrong-library",
-                    f"{_op_text(i, op)}: drive in library {drive.library!r}, tape in "
-                    f"{tape.library!r}" + (f", operation in {op.library!r}" if op.library else ""),
+                    f"{_op_text(i, op)}: drive in library {library_id!r}, tape in "
+                    f"{tape.library!r}" + (f", operation in {op_library!r}" if op_library else ""),
                     drives=(op.drive,),
                     tapes=(op.tape,),
                     operations=(i,),
                 )
             )
-            bad = True
-        if op.start_s < -EPS:
+        start = op.start_s
+        if start < -EPS:
             out.append(
                 Violation(
                     "negative-time",
-                    f"{_op_text(i, op)} starts at {op.start_s:.6f} s, before 0",
+                    f"{_op_text(i, op)} starts at {start:.6f} s, before 0",
                     drives=(op.drive,),
                     tapes=(op.tape,),
                     operations=(i,),
                 )
             )
-        expected = library.mount_s if op.op == "mount" else library.dismount_s
-        if abs(op.duration_s - expected) > EPS:
+        is_mount = op.op == "mount"
+        library = library_by_id[library_id]
+        expected = library.mount_s if is_mount else library.dismount_s
+        if abs(op.end_s - start - expected) > EPS:
             out.append(
                 Violation(
                     "op-duration",
-                    f"{_op_text(i, op)} lasts {op.duration_s:.6f} s, not {expected:g} s",
+                    f"{_op_text(i, op)} lasts {op.end_s - start:.6f} s, not {expected:g} s",
                     drives=(op.drive,),
                     tapes=(op.tape,),
                     operations=(i,),
                 )
             )
         if not bad:
-            per_drive[op.drive].append(i)
+            per_drive[op.drive].append((start, is_mount, i))
+    return {
+        drive.id: _stays(instance, schedule, drive, per_drive.get(drive.id, []), out)
+        for drive in instance.drives
+    }
 
-    residencies: dict[str, list[_Residency]] = {}
-    for drive in instance.drives:
-        residencies[drive.id] = _residencies(
-            instance, schedule, drive, per_drive.get(drive.id, []), out
+
+def _unknown_in_operation(
+    i: int, op: ArmOperation, no_drive: bool, no_tape: bool, out: list[Violation]
+) -> None:
+    if no_drive:
+        out.append(
+            Violation(
+                "unknown-id",
+                f"{_op_text(i, op)}: unknown drive",
+                drives=(op.drive,),
+                operations=(i,),
+            )
         )
-    return residencies
+    if no_tape:
+        out.append(
+            Violation(
+                "unknown-id", f"{_op_text(i, op)}: unknown tape", tapes=(op.tape,), operations=(i,)
+            )
+        )
+    if not no_drive and not no_tape:
+        out.append(
+            Violation(
+                "unknown-id",
+                f"{_op_text(i, op)}: unknown library {op.library!r}",
+                operations=(i,),
+            )
+        )
 
 
-def _residencies(
-    instance: Instance, schedule: Schedule, drive: Drive, indices: list[int], out: list[Violation]
-) -> list[_Residency]:
-    """Walk one drive's mounts and dismounts in time order into tape residencies."""
+def _stays(
+    instance: Instance,
+    schedule: Schedule,
+    drive: Drive,
+    keyed: list[tuple[float, bool, int]],
+    out: list[Violation],
+) -> list[_Stay]:
+    """Walk one drive's mounts and dismounts in time order into tape stays.
+
+    At equal start times a dismount comes before a mount, then file order.
+    """
     ops = schedule.operations
-    indices = sorted(indices, key=lambda i: (ops[i].start_s, ops[i].op == "mount", i))
-    stays: list[_Residency] = []
-    current = instance.initial_tape.get(drive.id)
-    begin, ready, mount_index = 0.0, 0.0, None
+    keyed.sort()
+    stays: list[_Stay] = []
+    did = drive.id
+    current = instance.initial_tape.get(did)
+    begin, ready, mount_index = 0.0, 0.0, -1
     last_dismount_end = -math.inf
-    for i in indices:
+    for _, is_mount, i in keyed:
         op = ops[i]
-        if op.op == "dismount":
+        if not is_mount:
             if current is None:
                 out.append(
                     Violation(
                         "dismount-wrong-tape",
                         f"{_op_text(i, op)}: the drive is empty",
-                        drives=(drive.id,),
+                        drives=(did,),
                         tapes=(op.tape,),
                         operations=(i,),
                     )
@@ -407,42 +429,40 @@ def _residencies(
                     Violation(
                         "dismount-wrong-tape",
                         f"{_op_text(i, op)}: the drive holds {current!r}",
-                        drives=(drive.id,),
+                        drives=(did,),
                         tapes=(op.tape, current),
                         operations=(i,),
                     )
                 )
-            stays.append(_Residency(drive.id, current, begin, ready, op.end_s, mount_index, i))
+            stays.append(_Stay(begin, ready, op.end_s, current, did, mount_index, i))
             current = None
             last_dismount_end = op.end_s
-        else:
-            if current is not None:
-                out.append(
-                    Violation(
-                        "mount-occupied",
-                        f"{_op_text(i, op)}: the drive still holds {current!r}",
-                        drives=(drive.id,),
-                        tapes=(op.tape, current),
-                        operations=(i,),
-                    )
+            continue
+        if current is not None:
+            out.append(
+                Violation(
+                    "mount-occupied",
+                    f"{_op_text(i, op)}: the drive still holds {current!r}",
+                    drives=(did,),
+                    tapes=(op.tape, current),
+                    operations=(i,),
                 )
-                stays.append(
-                    _Residency(drive.id, current, begin, ready, op.start_s, mount_index, None)
+            )
+            stays.append(_Stay(begin, ready, op.start_s, current, did, mount_index, -1))
+        elif op.start_s < last_dismount_end - EPS:
+            out.append(
+                Violation(
+                    "switch-order",
+                    f"{_op_text(i, op)} starts at {op.start_s:.6f} s, before the dismount "
+                    f"from the drive ends at {last_dismount_end:.6f} s",
+                    drives=(did,),
+                    tapes=(op.tape,),
+                    operations=(i,),
                 )
-            elif op.start_s < last_dismount_end - EPS:
-                out.append(
-                    Violation(
-                        "switch-order",
-                        f"{_op_text(i, op)} starts at {op.start_s:.6f} s, before the dismount "
-                        f"from the drive ends at {last_dismount_end:.6f} s",
-                        drives=(drive.id,),
-                        tapes=(op.tape,),
-                        operations=(i,),
-                    )
-                )
-            current, begin, ready, mount_index = op.tape, op.start_s, op.end_s + drive.load_s, i
+            )
+        current, begin, ready, mount_index = op.tape, op.start_s, op.end_s + drive.load_s, i
     if current is not None:
-        stays.append(_Residency(drive.id, current, begin, ready, math.inf, mount_index, None))
+        stays.append(_Stay(begin, ready, math.inf, current, did, mount_index, -1))
     return stays
 
 
@@ -450,111 +470,131 @@ def _check_drive_timelines(
     instance: Instance,
     schedule: Schedule,
     uses: dict[str, list[_Use]],
-    residencies: dict[str, list[_Residency]],
+    stays_of: dict[str, list[_Stay]],
     out: list[Violation],
 ) -> None:
-    """Place each piece in the residency that holds it and check load, locate and unload."""
+    """Place each piece in the stay that holds it and check load, locate and unload."""
     ops = schedule.operations
     for drive in instance.drives:
-        stays = residencies[drive.id]
+        did = drive.id
+        stays = stays_of[did]
+        drive_uses = uses.get(did, [])
+        drive_uses.sort()
         begins = [s.begin for s in stays]
         assigned: list[list[_Use]] = [[] for _ in stays]
-        for use in sorted(uses.get(drive.id, ()), key=lambda u: (u.start, u.end, u.request)):
-            k = bisect_right(begins, use.start + EPS) - 1
+        for use in drive_uses:
+            start = use[0]
+            k = bisect_right(begins, start + EPS) - 1
             while k >= 0 and stays[k].begin == stays[k].end:
                 k -= 1
-            stay = stays[k] if k >= 0 and use.start < stays[k].end - EPS else None
-            if stay is None or stay.tape != use.piece.tape:
+            stay = stays[k] if k >= 0 and start < stays[k].end - EPS else None
+            if stay is None or stay.tape != use[3]:
                 held = f"holds {stay.tape!r}" if stay is not None else "is empty"
                 out.append(
                     Violation(
                         "tape-not-mounted",
-                        f"request {use.request!r} reads tape {use.piece.tape!r} on drive "
-                        f"{drive.id!r} at {use.start:.6f} s, when the drive {held}",
-                        (use.request,),
-                        (drive.id,),
-                        (use.piece.tape,),
+                        f"request {use[2]!r} reads tape {use[3]!r} on drive {did!r} at "
+                        f"{start:.6f} s, when the drive {held}",
+                        (use[2],),
+                        (did,),
+                        (use[3],),
                     )
                 )
                 continue
             assigned[k].append(use)
         for stay, group in zip(stays, assigned, strict=True):
-            last_action = _check_stay(drive, stay, group, out)
-            if stay.dismount is not None:
-                dismount = ops[stay.dismount]
-                if dismount.start_s < last_action + drive.unload_s - EPS:
-                    out.append(
-                        Violation(
-                            "unload",
-                            f"{_op_text(stay.dismount, dismount)} starts at "
-                            f"{dismount.start_s:.6f} s, before the drive's last action at "
-                            f"{last_action:.6f} s + unload {drive.unload_s:g} s",
-                            tuple(u.request for u in group[-1:]),
-                            (drive.id,),
-                            (stay.tape,),
-                            (stay.dismount,),
-                        )
-                    )
-
-
-def _check_stay(drive: Drive, stay: _Residency, group: list[_Use], out: list[Violation]) -> float:
-    """Check the pieces of one residency in start order; return the drive's last action."""
-    free, head = stay.ready, 0.0
-    previous: _Use | None = None
-    for use in group:
-        if previous is not None and use.start < previous.end - EPS:
-            out.append(
-                Violation(
-                    "drive-overlap",
-                    f"requests {previous.request!r} and {use.request!r} overlap on drive "
-                    f"{drive.id!r} ({previous.start:.6f}-{previous.end:.6f} s and "
-                    f"{use.start:.6f}-{use.end:.6f} s)",
-                    (previous.request, use.request),
-                    (drive.id,),
-                    (stay.tape,),
-                )
-            )
-        else:
-            locate = abs(use.piece.offset_mb - head) / drive.locate_mb_s
-            if use.start < free + locate - EPS:
-                after_load = previous is None and stay.mount is not None
-                rule = "load" if after_load and use.start < stay.ready - EPS else "locate"
-                what = (
-                    f"mount end + load {drive.load_s:g} s = {free:.6f} s"
-                    if after_load
-                    else f"{free:.6f} s"
-                )
+            last_action = _check_stay(drive, stay, group, out) if group else stay.ready
+            if stay.dismount < 0:
+                continue
+            dismount = ops[stay.dismount]
+            if dismount.start_s < last_action + drive.unload_s - EPS:
                 out.append(
                     Violation(
-                        rule,
-                        f"request {use.request!r} starts on drive {drive.id!r} at "
-                        f"{use.start:.6f} s, before {what} + locate {locate:.6f} s "
-                        f"(head {head:g} MB to {use.piece.offset_mb:g} MB)",
-                        (use.request,) if previous is None else (previous.request, use.request),
-                        (drive.id,),
+                        "unload",
+                        f"{_op_text(stay.dismount, dismount)} starts at "
+                        f"{dismount.start_s:.6f} s, before the drive's last action at "
+                        f"{last_action:.6f} s + unload {drive.unload_s:g} s",
+                        tuple(u[2] for u in group[-1:]),
+                        (did,),
                         (stay.tape,),
-                        (stay.mount,) if after_load and stay.mount is not None else (),
+                        (stay.dismount,),
                     )
                 )
-        free = max(free, use.end)
-        head = use.piece.end_mb
+
+
+def _check_stay(drive: Drive, stay: _Stay, group: list[_Use], out: list[Violation]) -> float:
+    """Check the pieces of one stay in start order; return the drive's last action."""
+    free, head, speed = stay.ready, 0.0, drive.locate_mb_s
+    previous: _Use | None = None
+    for use in group:
+        start, end, _, _, offset, end_mb = use
+        if previous is not None and start < previous[1] - EPS:
+            _overlap(drive, stay, previous, use, out)
+        elif start < free + abs(offset - head) / speed - EPS:
+            _too_early(drive, stay, previous, use, free, head, out)
+        if end > free:
+            free = end
+        head = end_mb
         previous = use
     return free
 
 
-def _check_tape_conflicts(residencies: dict[str, list[_Residency]], out: list[Violation]) -> None:
-    by_tape: dict[str, list[_Residency]] = defaultdict(list)
-    for stays in residencies.values():
+def _overlap(drive: Drive, stay: _Stay, first: _Use, second: _Use, out: list[Violation]) -> None:
+    out.append(
+        Violation(
+            "drive-overlap",
+            f"requests {first[2]!r} and {second[2]!r} overlap on drive {drive.id!r} "
+            f"({first[0]:.6f}-{first[1]:.6f} s and {second[0]:.6f}-{second[1]:.6f} s)",
+            (first[2], second[2]),
+            (drive.id,),
+            (stay.tape,),
+        )
+    )
+
+
+def _too_early(
+    drive: Drive,
+    stay: _Stay,
+    previous: _Use | None,
+    use: _Use,
+    free: float,
+    head: float,
+    out: list[Violation],
+) -> None:
+    """Report a transfer that starts before its tape is loaded (``load``) or located."""
+    start, offset = use[0], use[4]
+    locate = abs(offset - head) / drive.locate_mb_s
+    after_mount = previous is None and stay.mount >= 0
+    rule = "load" if after_mount and start < stay.ready - EPS else "locate"
+    since = (
+        f"mount end + load {drive.load_s:g} s = {free:.6f} s" if after_mount else f"{free:.6f} s"
+    )
+    out.append(
+        Violation(
+            rule,
+            f"request {use[2]!r} starts on drive {drive.id!r} at {start:.6f} s, before "
+            f"{since} + locate {locate:.6f} s (head {head:g} MB to {offset:g} MB)",
+            (use[2],) if previous is None else (previous[2], use[2]),
+            (drive.id,),
+            (stay.tape,),
+            (stay.mount,) if after_mount else (),
+        )
+    )
+
+
+def _check_tape_conflicts(stays_of: dict[str, list[_Stay]], out: list[Violation]) -> None:
+    by_tape: dict[str, list[_Stay]] = defaultdict(list)
+    for stays in stays_of.values():
         for stay in stays:
             by_tape[stay.tape].append(stay)
     for tape, stays in by_tape.items():
         if len(stays) < 2:
             continue
-        stays.sort(key=lambda s: (s.begin, s.end))
+        stays.sort()
         holder = stays[0]
         for stay in stays[1:]:
             if stay.begin < holder.end - EPS:
-                ops = tuple(i for i in (holder.dismount, stay.mount) if i is not None)
+                ops = tuple(i for i in (holder.dismount, stay.mount) if i >= 0)
                 until = "forever" if math.isinf(holder.end) else f"until {holder.end:.6f} s"
                 out.append(
                     Violation(
@@ -570,30 +610,50 @@ def _check_tape_conflicts(residencies: dict[str, list[_Residency]], out: list[Vi
                 holder = stay
 
 
+def _peak_overlap(timed: list[tuple[float, int, float]]) -> int:
+    """Most operations in progress at once; ``timed`` is sorted by start.
+
+    At each start, the operations in progress are those started so far less
+    those ended by then (half-open intervals, to within EPS); a walk over the
+    sorted ends counts the latter. Zero-length operations are left out by the
+    caller, so no operation can end before it starts.
+    """
+    ends = sorted(end for _, _, end in timed)
+    done, peak = 0, 0
+    for started, (start, _, _) in enumerate(timed, 1):
+        limit = start + EPS
+        while ends[done] <= limit:
+            done += 1
+        if started - done > peak:
+            peak = started - done
+    return peak
+
+
 def _check_arm_capacity(instance: Instance, schedule: Schedule, out: list[Violation]) -> None:
     drive_by_id = instance.drive_by_id
-    per_library: dict[str, list[int]] = defaultdict(list)
+    per_library: dict[str, list[tuple[float, int, float]]] = defaultdict(list)
     ops = schedule.operations
     for i, op in enumerate(ops):
         drive = drive_by_id.get(op.drive)
         if drive is not None and op.end_s - op.start_s > EPS:
-            per_library[drive.library].append(i)
-    for library_id, indices in per_library.items():
+            per_library[drive.library].append((op.start_s, i, op.end_s))
+    for library_id, timed in per_library.items():
         arms = instance.library_by_id[library_id].arms
-        indices.sort(key=lambda i: (ops[i].start_s, i))
+        timed.sort()
+        if _peak_overlap(timed) <= arms:
+            continue
         active: list[tuple[float, int]] = []
-        for i in indices:
-            op = ops[i]
-            while active and active[0][0] <= op.start_s + EPS:
+        for start, i, end in timed:
+            while active and active[0][0] <= start + EPS:
                 heapq.heappop(active)
-            heapq.heappush(active, (op.end_s, i))
+            heapq.heappush(active, (end, i))
             if len(active) > arms:
                 involved = tuple(sorted(j for _, j in active))
                 out.append(
                     Violation(
                         "arm-capacity",
                         f"library {library_id!r} has {arms} arm(s) but {len(active)} operations "
-                        f"overlap at {op.start_s:.6f} s: "
+                        f"overlap at {start:.6f} s: "
                         + ", ".join(_op_text(j, ops[j]) for j in involved),
                         drives=tuple(ops[j].drive for j in involved),
                         tapes=tuple(ops[j].tape for j in involved),

@@ -33,7 +33,9 @@ def test_check_accepts_the_spec_example_with_a_summary():
     assert "3 requests (1 gangs, widest 2)" in out
 
 
-@pytest.mark.parametrize(("name", "mutate", "expected"), BAD_INSTANCES, ids=[b[0] for b in BAD_INSTANCES])
+@pytest.mark.parametrize(
+    ("name", "mutate", "expected"), BAD_INSTANCES, ids=[b[0] for b in BAD_INSTANCES]
+)
 def test_check_rejects_each_kind_of_bad_instance_with_exit_2(tmp_path, name, mutate, expected):
     doc = _spec()
     if name == "gang wider than the library":
@@ -121,8 +123,9 @@ def test_console_script_reports_bad_input_without_traceback(tmp_path):
     path = tmp_path / "broken.json"
     path.write_text("{not json")
     script = Path(sys.executable).parent / "tapesched"
-    done = subprocess.run([str(script), "check", str(path)], capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(
+        [str(script), "check", str(path)], capture_output=True, text=True, check=False
+    )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1
     assert done.stderr.startswith(f"{path}: bad JSON: ")

@@ -54,41 +54,100 @@ BAD_INSTANCES: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
     ("unknown nested key", _set(["drives", 1, "speed"], 3), "drives[1]: unknown key 'speed'"),
     ("missing key", _delete(["requests", 2, "weight"]), "requests[2]: missing key 'weight'"),
     ("missing array", _delete(["tapes"]), ": missing key 'tapes'"),
-    ("string for a number", _set(["drives", 0, "rate_mb_s"], "300"),
-     "drives[0].rate_mb_s: expected a number"),
-    ("boolean for arms", _set(["libraries", 0, "arms"], True), "libraries[0].arms: expected an integer"),
-    ("fractional arms", _set(["libraries", 0, "arms"], 1.5), "libraries[0].arms: expected an integer"),
+    (
+        "string for a number",
+        _set(["drives", 0, "rate_mb_s"], "300"),
+        "drives[0].rate_mb_s: expected a number",
+    ),
+    (
+        "boolean for arms",
+        _set(["libraries", 0, "arms"], True),
+        "libraries[0].arms: expected an integer",
+    ),
+    (
+        "fractional arms",
+        _set(["libraries", 0, "arms"], 1.5),
+        "libraries[0].arms: expected an integer",
+    ),
     ("zero arms", _set(["libraries", 0, "arms"], 0), "libraries[0].arms: must be >= 1"),
-    ("object for a list", _set(["requests", 0, "pieces"], {"tape": "T1"}),
-     "requests[0].pieces: expected a list"),
-    ("negative release", _set(["requests", 1, "release_s"], -5), "requests[1].release_s: must be >= 0"),
-    ("negative size", _set(["requests", 0, "pieces", 0, "size_mb"], -1),
-     "requests[0].pieces[0].size_mb: must be >= 0"),
-    ("negative mount time", _set(["libraries", 0, "mount_s"], -1), "libraries[0].mount_s: must be >= 0"),
+    (
+        "object for a list",
+        _set(["requests", 0, "pieces"], {"tape": "T1"}),
+        "requests[0].pieces: expected a list",
+    ),
+    (
+        "negative release",
+        _set(["requests", 1, "release_s"], -5),
+        "requests[1].release_s: must be >= 0",
+    ),
+    (
+        "negative size",
+        _set(["requests", 0, "pieces", 0, "size_mb"], -1),
+        "requests[0].pieces[0].size_mb: must be >= 0",
+    ),
+    (
+        "negative mount time",
+        _set(["libraries", 0, "mount_s"], -1),
+        "libraries[0].mount_s: must be >= 0",
+    ),
     ("zero rate", _set(["drives", 1, "rate_mb_s"], 0), "drives[1].rate_mb_s: must be > 0"),
-    ("zero locate rate", _set(["drives", 1, "locate_mb_s"], 0), "drives[1].locate_mb_s: must be > 0"),
+    (
+        "zero locate rate",
+        _set(["drives", 1, "locate_mb_s"], 0),
+        "drives[1].locate_mb_s: must be > 0",
+    ),
     ("zero weight", _set(["requests", 0, "weight"], 0), "requests[0].weight: must be > 0"),
     ("unknown kind", _set(["requests", 0, "kind"], "delete"), "requests[0].kind: must be one of"),
     ("unknown objective", _set(["objective"], "latency"), "objective: must be one of"),
     ("wrong format", _set(["format"], "tapesched.instance/9"), "format: expected"),
     ("no pieces", _set(["requests", 0, "pieces"], []), "requests[0].pieces: must not be empty"),
-    ("duplicate drive id", _set(["drives", 1, "id"], "d0"), "drives[1].id: duplicate drive id 'd0'"),
-    ("duplicate request id", _set(["requests", 2, "id"], "r1"),
-     "requests[2].id: duplicate request id 'r1'"),
-    ("dangling tape", _set(["requests", 2, "pieces", 0, "tape"], "T7"),
-     "requests[2].pieces[0].tape: unknown tape 'T7'"),
-    ("dangling library", _set(["drives", 0, "library"], "L9"), "drives[0].library: unknown library 'L9'"),
-    ("dangling initial drive", _set(["initial", 0, "drive"], "d9"),
-     "initial[0].drive: unknown drive 'd9'"),
-    ("piece past capacity", _set(["requests", 1, "pieces", 0, "offset_mb"], 5999500),
-     "requests[1].pieces[0].size_mb: piece ends at"),
-    ("same tape twice in a request", _set(["requests", 2, "pieces", 1, "tape"], "T1"),
-     "requests[2].pieces[1].tape: tape 'T1' already holds pieces[0]"),
-    ("gang wider than the library", _set(["requests", 2, "pieces"], [
-        {"tape": "T1", "offset_mb": 0, "size_mb": 1},
-        {"tape": "T2", "offset_mb": 0, "size_mb": 1},
-        {"tape": "T3", "offset_mb": 0, "size_mb": 1}]),
-     "requests[2].pieces: gang of 3 pieces but library 'L0' has 2 drives"),
+    (
+        "duplicate drive id",
+        _set(["drives", 1, "id"], "d0"),
+        "drives[1].id: duplicate drive id 'd0'",
+    ),
+    (
+        "duplicate request id",
+        _set(["requests", 2, "id"], "r1"),
+        "requests[2].id: duplicate request id 'r1'",
+    ),
+    (
+        "dangling tape",
+        _set(["requests", 2, "pieces", 0, "tape"], "T7"),
+        "requests[2].pieces[0].tape: unknown tape 'T7'",
+    ),
+    (
+        "dangling library",
+        _set(["drives", 0, "library"], "L9"),
+        "drives[0].library: unknown library 'L9'",
+    ),
+    (
+        "dangling initial drive",
+        _set(["initial", 0, "drive"], "d9"),
+        "initial[0].drive: unknown drive 'd9'",
+    ),
+    (
+        "piece past capacity",
+        _set(["requests", 1, "pieces", 0, "offset_mb"], 5999500),
+        "requests[1].pieces[0].size_mb: piece ends at",
+    ),
+    (
+        "same tape twice in a request",
+        _set(["requests", 2, "pieces", 1, "tape"], "T1"),
+        "requests[2].pieces[1].tape: tape 'T1' already holds pieces[0]",
+    ),
+    (
+        "gang wider than the library",
+        _set(
+            ["requests", 2, "pieces"],
+            [
+                {"tape": "T1", "offset_mb": 0, "size_mb": 1},
+                {"tape": "T2", "offset_mb": 0, "size_mb": 1},
+                {"tape": "T3", "offset_mb": 0, "size_mb": 1},
+            ],
+        ),
+        "requests[2].pieces: gang of 3 pieces but library 'L0' has 2 drives",
+    ),
 ]
 
 
@@ -96,7 +155,9 @@ def _add_third_tape(doc: dict[str, Any]) -> None:
     doc["tapes"].append({"id": "T3", "library": "L0", "capacity_mb": 1000})
 
 
-@pytest.mark.parametrize(("name", "mutate", "expected"), BAD_INSTANCES, ids=[b[0] for b in BAD_INSTANCES])
+@pytest.mark.parametrize(
+    ("name", "mutate", "expected"), BAD_INSTANCES, ids=[b[0] for b in BAD_INSTANCES]
+)
 def test_bad_instance_is_reported_with_its_path(name, mutate, expected):
     doc = _spec()
     if name == "gang wider than the library":
@@ -105,8 +166,10 @@ def test_bad_instance_is_reported_with_its_path(name, mutate, expected):
     with pytest.raises(InputError) as caught:
         instance_from_dict(doc, "bad.json")
     lines = caught.value.lines()
-    assert any(line.startswith(f"bad.json{'' if expected.startswith(':') else ': '}{expected}")
-               for line in lines), lines
+    assert any(
+        line.startswith(f"bad.json{'' if expected.startswith(':') else ': '}{expected}")
+        for line in lines
+    ), lines
 
 
 def test_every_problem_of_a_file_is_reported_at_once():
@@ -118,8 +181,12 @@ def test_every_problem_of_a_file_is_reported_at_once():
     with pytest.raises(InputError) as caught:
         instance_from_dict(doc, "f.json")
     paths = {p.path for p in caught.value.problems}
-    assert {"drives[0].rate_mb_s", "drives[0].load_s", "requests[2].pieces[0].tape",
-            "requests[1]"} <= paths
+    assert {
+        "drives[0].rate_mb_s",
+        "drives[0].load_s",
+        "requests[2].pieces[0].tape",
+        "requests[1]",
+    } <= paths
 
 
 @pytest.mark.parametrize("text", ["", "{", "[1, 2]", '{"format": NaN}', "null"])
@@ -164,17 +231,29 @@ BAD_SCHEDULES: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
     ("missing requests", _delete(["requests"]), ": missing key 'requests'"),
     ("missing format", _delete(["format"]), ": missing key 'format'"),
     ("unknown key", _set(["requests", 0, "note"], "x"), "requests[0]: unknown key 'note'"),
-    ("string start", _set(["requests", 0, "start_s"], "1"), "requests[0].start_s: expected a number"),
-    ("drives not a list", _set(["requests", 0, "drives"], "d1"), "requests[0].drives: expected a list"),
+    (
+        "string start",
+        _set(["requests", 0, "start_s"], "1"),
+        "requests[0].start_s: expected a number",
+    ),
+    (
+        "drives not a list",
+        _set(["requests", 0, "drives"], "d1"),
+        "requests[0].drives: expected a list",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("name", "mutate", "expected"), BAD_SCHEDULES, ids=[b[0] for b in BAD_SCHEDULES])
+@pytest.mark.parametrize(
+    ("name", "mutate", "expected"), BAD_SCHEDULES, ids=[b[0] for b in BAD_SCHEDULES]
+)
 def test_malformed_schedule_is_reported_with_its_path(spec_optimum, name, mutate, expected):
     doc = copy.deepcopy(schedule_to_dict(spec_optimum))
     mutate(doc)
     with pytest.raises(InputError) as caught:
         schedule_from_dict(doc, "s.json")
     lines = caught.value.lines()
-    assert any(line.startswith(f"s.json{'' if expected.startswith(':') else ': '}{expected}")
-               for line in lines), lines
+    assert any(
+        line.startswith(f"s.json{'' if expected.startswith(':') else ': '}{expected}")
+        for line in lines
+    ), lines
