@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from toolkit.cli import main
-from toolkit.io import save_schedule, schedule_to_dict
+from toolkit.io import load_instance, save_schedule, schedule_to_dict
 
 from ..conftest import INSTANCES
 from .test_io import BAD_INSTANCES, _add_third_tape, _spec
@@ -129,3 +129,101 @@ def test_console_script_reports_bad_input_without_traceback(tmp_path):
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1
     assert done.stderr.startswith(f"{path}: bad JSON: ")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["random", "--seed", "5", "--requests", "30", "--max-gang", "3", "--drives", "3:5"],
+        ["golubchik", "--seed", "5", "--requests", "30", "--classes", "1:1,2:2,3:4"],
+        ["golubchik", "--seed", "5", "--technology", "exabyte", "--rate", "2/h"],
+    ],
+)
+def test_generate_is_seeded_and_writes_a_valid_instance(tmp_path, args):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    assert run("generate", *args, "--out", str(first))[0] == 0
+    assert run("generate", *args, "--out", str(second))[0] == 0
+    assert first.read_text() == second.read_text()
+    code, out, _ = run("check", str(first))
+    assert code == 0 and out.startswith("ok: ")
+    other = tmp_path / "c.json"
+    seed_at = args.index("--seed") + 1
+    assert run("generate", *args[:seed_at], "6", *args[seed_at + 1 :], "--out", str(other))[0] == 0
+    assert other.read_text() != first.read_text()
+
+
+def test_generate_golubchik_lays_out_the_paper_library(tmp_path):
+    path = tmp_path / "g.json"
+    run(
+        "generate",
+        "golubchik",
+        "--seed",
+        "1",
+        "--requests",
+        "50",
+        "--drives",
+        "4",
+        "--arms",
+        "2",
+        "--out",
+        str(path),
+    )
+    instance = load_instance(path)
+    (library,) = instance.libraries
+    assert library.arms == 2 and library.mount_s == 10
+    assert len(instance.drives) == 4 and len(instance.tapes) == 256
+    assert {d.rate_mb_s for d in instance.drives} == {12.5}
+    assert len(instance.requests) == 50
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["golubchik", "--seed", "1", "--classes", "1:9"], "generate: invalid Golubchik instance"),
+        (["random", "--seed", "1", "--drives", "5:2"], "generate: invalid RandomParams"),
+        (["golubchik", "--seed", "1", "--classes", "big"], "is not SIZE_GB:WIDTH"),
+        (["random", "--seed", "1", "--rate", "3/week"], "is not a rate"),
+    ],
+)
+def test_generate_rejects_bad_parameters_with_exit_2_and_no_file(tmp_path, args, message):
+    path = tmp_path / "never.json"
+    code, _, err = run("generate", *args, "--out", str(path))
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err
+    assert not path.exists()
+
+
+def test_solve_writes_a_schedule_that_verifies(tmp_path):
+    out_file = tmp_path / "greedy.json"
+    code, out, _ = run("solve", SPEC, "--solver", "greedy", "--out", str(out_file))
+    assert code == 0
+    assert out.splitlines()[0].startswith("solver greedy: status feasible")
+    objective = out.splitlines()[-1]
+    code, out, _ = run("verify", SPEC, str(out_file))
+    assert code == 0
+    assert out.splitlines()[-1] == objective
+
+
+def test_solve_with_an_unknown_solver_is_exit_2_and_writes_nothing(tmp_path):
+    out_file = tmp_path / "x.json"
+    code, _, err = run("solve", SPEC, "--solver", "magic", "--out", str(out_file))
+    assert code == 2
+    assert err.startswith("--solver: unknown solver 'magic'; known: ")
+    assert not out_file.exists()
+
+
+def test_solve_of_a_bad_instance_is_exit_2_and_writes_nothing(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "tapesched.instance/1"}')
+    out_file = tmp_path / "x.json"
+    code, _, err = run("solve", str(bad), "--out", str(out_file))
+    assert code == 2
+    assert f"{bad}: missing key 'name'" in err.splitlines()
+    assert not out_file.exists()
+
+
+def test_solvers_lists_greedy():
+    code, out, _ = run("solvers")
+    assert code == 0
+    assert any(line.startswith("greedy: ") for line in out.splitlines())

@@ -8,9 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolkit.errors import InputError
 from toolkit.io import (
+    dumps,
     instance_from_dict,
     instance_to_dict,
     load_instance,
@@ -21,6 +24,15 @@ from toolkit.io import (
     schedule_from_dict,
     schedule_to_dict,
 )
+from toolkit.model import (
+    OBJECTIVES,
+    OPERATIONS,
+    ArmOperation,
+    ObjectiveValue,
+    Schedule,
+    ScheduledRequest,
+)
+from toolkit.strategies import instances
 
 from ..conftest import INSTANCES
 
@@ -257,3 +269,49 @@ def test_malformed_schedule_is_reported_with_its_path(spec_optimum, name, mutate
         line.startswith(f"s.json{'' if expected.startswith(':') else ': '}{expected}")
         for line in lines
     ), lines
+
+
+_ids = st.text(alphabet="abcdT0123456789-_", min_size=1, max_size=6)
+_times = st.floats(min_value=-1e9, max_value=1e9, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def _schedules(draw: st.DrawFn) -> Schedule:
+    """Well-formed schedules (not feasible ones): every field shape the format allows."""
+    requests = draw(
+        st.lists(
+            st.builds(
+                ScheduledRequest, _ids, st.lists(_ids, max_size=3).map(tuple), _times, _times
+            ),
+            max_size=5,
+        )
+    )
+    operations = draw(
+        st.lists(
+            st.builds(
+                ArmOperation,
+                st.sampled_from(OPERATIONS),
+                _ids,
+                _ids,
+                _times,
+                _times,
+                st.none() | _ids,
+            ),
+            max_size=5,
+        )
+    )
+    objective = draw(st.none() | st.builds(ObjectiveValue, st.sampled_from(OBJECTIVES), _times))
+    return Schedule(tuple(requests), tuple(operations), draw(st.none() | _ids), objective)
+
+
+@given(instances())
+@settings(max_examples=60, deadline=None)
+def test_generated_instances_round_trip_through_json(instance):
+    text = dumps(instance_to_dict(instance))
+    assert loads_instance(text) == instance
+
+
+@given(_schedules())
+@settings(max_examples=60, deadline=None)
+def test_schedules_round_trip_through_json(schedule):
+    assert loads_schedule(dumps(schedule_to_dict(schedule))) == schedule
