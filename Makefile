@@ -7,26 +7,37 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench lint clean
+.PHONY: run test bench lint clean instances
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
+# The main job: the spec's example end to end (check, solve, verify, metrics),
+# its hand-made optimum verified for comparison, then a freshly generated
+# instance of the Golubchik (1994) library, solved and measured the same way.
 run: $(STAMP)
 	@mkdir -p out
 	$(BIN)/tapesched check instances/spec-example.json
 	$(BIN)/tapesched solve instances/spec-example.json --solver greedy --out out/spec-example.greedy.json
 	$(BIN)/tapesched verify instances/spec-example.json out/spec-example.greedy.json
 	$(BIN)/tapesched metrics instances/spec-example.json out/spec-example.greedy.json
-	$(BIN)/tapesched generate golubchik --seed 1 --requests 200 --out out/golubchik-200.json
+	$(BIN)/tapesched verify instances/spec-example.json instances/spec-example.optimum.json
+	$(BIN)/tapesched generate golubchik --seed 1 --requests 200 --classes 1:1,2:2,3:4 --out out/golubchik-200.json
 	$(BIN)/tapesched solve out/golubchik-200.json --solver greedy --out out/golubchik-200.greedy.json
 	$(BIN)/tapesched verify out/golubchik-200.json out/golubchik-200.greedy.json
 	$(BIN)/tapesched metrics out/golubchik-200.json out/golubchik-200.greedy.json
 
+# The generated instances that ship in instances/ (the same seeds give the same files).
+instances: $(STAMP)
+	$(BIN)/tapesched generate golubchik --seed 1 --requests 300 --out instances/golubchik-ampex-300.json
+	$(BIN)/tapesched generate golubchik --seed 2 --requests 200 --technology exabyte --classes 1:1,2:2,3:4 --rate 0.05/min --out instances/golubchik-exabyte-striped-200.json
+	$(BIN)/tapesched generate random --seed 3 --requests 300 --drives 4:8 --arms 1:3 --max-gang 3 --tapes 60 --rate 120/h --out instances/random-300.json
+
 lint: $(STAMP)
 	$(BIN)/ruff check toolkit solvers simulator tests benchmarks
+	$(BIN)/ruff format --check toolkit solvers simulator tests benchmarks
 	$(BIN)/mypy
 
 test: lint
