@@ -36,7 +36,7 @@ from toolkit.io import (
     save_schedule,
 )
 from toolkit.metrics import compute_metrics
-from toolkit.model import OBJECTIVES, Instance
+from toolkit.model import OBJECTIVES, Instance, Schedule
 from toolkit.validator import Report, summary, validate
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -159,16 +159,29 @@ def _print_violations(report: Report) -> None:
         click.echo(str(v))
 
 
+def _instance_and_schedule(command: F) -> F:
+    """The two file arguments and the ``--json`` flag of commands that judge a schedule."""
+    for decorate in (
+        click.option("--json", "as_json", is_flag=True, help="Print JSON for machines."),
+        click.argument("schedule_file", type=click.Path(dir_okay=False)),
+        click.argument("instance_file", type=click.Path(dir_okay=False)),
+    ):
+        command = decorate(command)
+    return command
+
+
+def _load_and_validate(instance_file: str, schedule_file: str) -> tuple[Instance, Schedule, Report]:
+    instance = load_instance(instance_file)
+    schedule = load_schedule(schedule_file)
+    return instance, schedule, validate(instance, schedule)
+
+
 @main.command()
-@click.argument("instance_file", type=click.Path(dir_okay=False))
-@click.argument("schedule_file", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@_instance_and_schedule
 @_reports_bad_input
 def verify(instance_file: str, schedule_file: str, as_json: bool) -> None:
     """Verify a schedule: exit 0 if feasible (objective on the last line), 1 if not."""
-    instance = load_instance(instance_file)
-    schedule = load_schedule(schedule_file)
-    report = validate(instance, schedule)
+    _, schedule, report = _load_and_validate(instance_file, schedule_file)
     if as_json:
         click.echo(dumps(summary(report)), nl=False)
     else:
@@ -206,15 +219,11 @@ _METRIC_LABELS = {
 
 
 @main.command()
-@click.argument("instance_file", type=click.Path(dir_okay=False))
-@click.argument("schedule_file", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
+@_instance_and_schedule
 @_reports_bad_input
 def metrics(instance_file: str, schedule_file: str, as_json: bool) -> None:
     """Print the metrics of a feasible schedule (exit 1 if it is infeasible)."""
-    instance = load_instance(instance_file)
-    schedule = load_schedule(schedule_file)
-    report = validate(instance, schedule)
+    instance, schedule, report = _load_and_validate(instance_file, schedule_file)
     if not report.feasible:
         _print_violations(report)
         sys.exit(EXIT_INFEASIBLE)

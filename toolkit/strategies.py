@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
@@ -217,29 +217,7 @@ def instances_for(draw: st.DrawFn, params: RandomParams, name: str = "hypothesis
 
 
 @st.composite
-def instances(
-    draw: st.DrawFn,
-    *,
-    n_requests: IntRange = (1, 4),
-    n_libraries: IntRange = (1, 2),
-    drives_per_library: IntRange = (1, 3),
-    arms: IntRange = (1, 2),
-    max_gang: IntRange = (1, 3),
-    tapes_per_library: IntRange = (1, 4),
-    capacity_mb: FloatRange = (1000.0, 4000.0),
-    size_mb: FloatRange = (1.0, 1000.0),
-    initial_fraction: FloatRange = (0.0, 1.0),
-    release_horizon_s: FloatRange = (0.0, 100.0),
-    mount_s: FloatRange = (0.0, 20.0),
-    dismount_s: FloatRange = (0.0, 20.0),
-    load_s: FloatRange = (0.0, 20.0),
-    unload_s: FloatRange = (0.0, 20.0),
-    rate_mb_s: FloatRange = (1.0, 100.0),
-    locate_mb_s: FloatRange = (10.0, 1000.0),
-    weights: Sequence[str] = WEIGHT_RULES,
-    objectives: Sequence[str] = OBJECTIVES,
-    name: str = "hypothesis",
-) -> Instance:
+def instances(draw: st.DrawFn, *, name: str = "hypothesis", **bounds: Any) -> Instance:
     """Valid instances of the core problem within the given bounds.
 
     Draws parameters with :func:`random_params` (same arguments, same
@@ -252,6 +230,8 @@ def instances(
     ----------
     name
         Name of every instance.
+    **bounds
+        Any keyword argument of :func:`random_params`.
 
     Examples
     --------
@@ -259,28 +239,7 @@ def instances(
 
         instances(n_libraries=(1, 1), max_gang=(1, 1), release_horizon_s=(0, 0))
     """
-    params = draw(
-        random_params(
-            n_requests=n_requests,
-            n_libraries=n_libraries,
-            drives_per_library=drives_per_library,
-            arms=arms,
-            max_gang=max_gang,
-            tapes_per_library=tapes_per_library,
-            capacity_mb=capacity_mb,
-            size_mb=size_mb,
-            initial_fraction=initial_fraction,
-            release_horizon_s=release_horizon_s,
-            mount_s=mount_s,
-            dismount_s=dismount_s,
-            load_s=load_s,
-            unload_s=unload_s,
-            rate_mb_s=rate_mb_s,
-            locate_mb_s=locate_mb_s,
-            weights=weights,
-            objectives=objectives,
-        )
-    )
+    params = draw(random_params(**bounds))
     return build_instance(params, DrawChooser(draw), name)
 
 
