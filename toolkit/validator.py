@@ -615,14 +615,13 @@ def _peak_overlap(timed: list[tuple[float, int, float]]) -> int:
 
     At each start, the operations in progress are those started so far less
     those ended by then (half-open intervals, to within EPS); a walk over the
-    sorted ends counts the latter. Zero-length operations are left out by the
-    caller, so no operation can end before it starts.
+    sorted ends counts the latter.
     """
     ends = sorted(end for _, _, end in timed)
-    done, peak = 0, 0
+    done, peak, count = 0, 0, len(ends)
     for started, (start, _, _) in enumerate(timed, 1):
         limit = start + EPS
-        while ends[done] <= limit:
+        while done < count and ends[done] <= limit:
             done += 1
         if started - done > peak:
             peak = started - done

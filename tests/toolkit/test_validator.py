@@ -201,3 +201,23 @@ def test_every_violation_names_what_it_involves(spec_instance, spec_optimum):
     assert set(overlap.requests) == {"r1", "r3"}
     assert overlap.drives == ("d1",)
     assert overlap.tapes == ("T1",)
+
+
+def test_operations_barely_longer_than_the_tolerance_are_counted_safely():
+    base = two_empty_drives(1)
+    instance = attrs.evolve(base, libraries=(attrs.evolve(base.libraries[0], mount_s=1e-6),))
+    start = 0.1
+    end = start + 1e-6
+    assert end - start > 1e-6
+    schedule = Schedule(
+        requests=(
+            ScheduledRequest("a", ("d0",), end + 5, end + 15),
+            ScheduledRequest("b", ("d1",), end + 7, end + 12),
+        ),
+        operations=(
+            ArmOperation("mount", "T1", "d0", start, end),
+            ArmOperation("mount", "T2", "d1", start, end),
+        ),
+    )
+    report = validate(instance, schedule)
+    assert report.rules <= {"arm-capacity"}
