@@ -46,7 +46,7 @@ from typing import Any, NamedTuple
 from attrs import field, frozen
 
 from toolkit.bulk import paused_gc
-from toolkit.model import ArmOperation, Drive, Instance, Schedule
+from toolkit.model import ArmOperation, Drive, Instance, Request, Schedule, ScheduledRequest
 from toolkit.objectives import objective_value
 
 EPS = 1e-6
@@ -193,6 +193,7 @@ def _check_requests(
     by_id = instance.request_by_id
     drive_by_id = instance.drive_by_id
     tape_by_id = instance.tape_by_id
+    tape_library = {t.id: t.library for t in instance.tapes}
     uses: dict[str, list[_Use]] = defaultdict(list)
     ends: dict[str, float] = {}
     seen: set[str] = set()
@@ -209,6 +210,18 @@ def _check_requests(
             continue
         seen.add(rid)
         pieces, drives, start = request.pieces, entry.drives, entry.start_s
+        if len(pieces) == 1 and len(drives) == 1:
+            piece, drive_id = pieces[0], drives[0]
+            drive = drive_by_id.get(drive_id)
+            if drive is not None and drive.library == tape_library[piece.tape]:
+                offset = piece.offset_mb
+                uses[drive_id].append(
+                    (start, entry.end_s, rid, piece.tape, offset, offset + piece.size_mb)
+                )
+                end = ends[rid] = start + piece.size_mb / drive.rate_mb_s
+                if start < request.release_s - EPS or abs(entry.end_s - end) > EPS:
+                    _check_timing(request, entry, end, out)
+                continue
         timed = len(drives) == len(pieces)
         if not timed:
             out.append(
@@ -264,26 +277,9 @@ def _check_requests(
             uses[drive_id].append(
                 (start, entry.end_s, rid, piece.tape, offset, offset + piece.size_mb)
             )
-        if start < request.release_s - EPS:
-            out.append(
-                Violation(
-                    "release",
-                    f"request {rid!r} starts at {start:.6f} s, "
-                    f"before its release {request.release_s:.6f} s",
-                    (rid,),
-                )
-            )
         if timed:
             ends[rid] = end
-            if abs(entry.end_s - end) > EPS:
-                out.append(
-                    Violation(
-                        "end",
-                        f"request {rid!r} ends at {end:.6f} s, recorded {entry.end_s:.6f} s",
-                        (rid,),
-                        drives,
-                    )
-                )
+        _check_timing(request, entry, end if timed else None, out)
     if len(seen) < len(instance.requests):
         for request in instance.requests:
             if request.id not in seen:
@@ -295,6 +291,31 @@ def _check_requests(
     return uses, ends
 
 
+def _check_timing(
+    request: Request, entry: ScheduledRequest, end: float | None, out: list[Violation]
+) -> None:
+    """The release rule, and the end rule when the end could be computed."""
+    rid, start = entry.id, entry.start_s
+    if start < request.release_s - EPS:
+        out.append(
+            Violation(
+                "release",
+                f"request {rid!r} starts at {start:.6f} s, "
+                f"before its release {request.release_s:.6f} s",
+                (rid,),
+            )
+        )
+    if end is not None and abs(entry.end_s - end) > EPS:
+        out.append(
+            Violation(
+                "end",
+                f"request {rid!r} ends at {end:.6f} s, recorded {entry.end_s:.6f} s",
+                (rid,),
+                entry.drives,
+            )
+        )
+
+
 def _op_text(index: int, op: ArmOperation) -> str:
     direction = "into" if op.op == "mount" else "from"
     return f"operations[{index}] ({op.op} {op.tape!r} {direction} {op.drive!r})"
@@ -304,29 +325,32 @@ def _check_operations(
     instance: Instance, schedule: Schedule, out: list[Violation]
 ) -> dict[str, list[_Stay]]:
     """Per-operation rules and each drive's sequence of tape stays."""
-    drive_by_id = instance.drive_by_id
-    tape_by_id = instance.tape_by_id
     library_by_id = instance.library_by_id
+    arm_times = {
+        d.id: (d.library, library_by_id[d.library].mount_s, library_by_id[d.library].dismount_s)
+        for d in instance.drives
+    }
+    tape_library = {t.id: t.library for t in instance.tapes}
     per_drive: dict[str, list[tuple[float, bool, int]]] = defaultdict(list)
     for i, op in enumerate(schedule.operations):
-        drive = drive_by_id.get(op.drive)
-        tape = tape_by_id.get(op.tape)
+        times = arm_times.get(op.drive)
+        tape_lib = tape_library.get(op.tape)
         op_library = op.library
         if (
-            drive is None
-            or tape is None
+            times is None
+            or tape_lib is None
             or (op_library is not None and op_library not in library_by_id)
         ):
-            _unknown_in_operation(i, op, drive is None, tape is None, out)
+            _unknown_in_operation(i, op, times is None, tape_lib is None, out)
             continue
-        library_id = drive.library
-        bad = tape.library != library_id or (op_library is not None and op_library != library_id)
+        library_id, mount_s, dismount_s = times
+        bad = tape_lib != library_id or (op_library is not None and op_library != library_id)
         if bad:
             out.append(
                 Violation(
                     "wrong-library",
                     f"{_op_text(i, op)}: drive in library {library_id!r}, tape in "
-                    f"{tape.library!r}" + (f", operation in {op_library!r}" if op_library else ""),
+                    f"{tape_lib!r}" + (f", operation in {op_library!r}" if op_library else ""),
                     drives=(op.drive,),
                     tapes=(op.tape,),
                     operations=(i,),
@@ -344,8 +368,7 @@ def _check_operations(
                 )
             )
         is_mount = op.op == "mount"
-        library = library_by_id[library_id]
-        expected = library.mount_s if is_mount else library.dismount_s
+        expected = mount_s if is_mount else dismount_s
         if abs(op.end_s - start - expected) > EPS:
             out.append(
                 Violation(
