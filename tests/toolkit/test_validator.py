@@ -6,8 +6,11 @@ from collections.abc import Callable
 
 import attrs
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from toolkit.model import ArmOperation, Instance, Schedule, ScheduledRequest
+from toolkit.strategies import instances
 from toolkit.validator import RULES, validate
 
 from ..conftest import two_empty_drives
@@ -221,3 +224,37 @@ def test_operations_barely_longer_than_the_tolerance_are_counted_safely():
     )
     report = validate(instance, schedule)
     assert report.rules <= {"arm-capacity"}
+
+
+def _greedy(instance: Instance) -> Schedule:
+    from solvers import solve
+
+    schedule = solve(instance, solver="greedy").schedule
+    assert schedule is not None
+    return schedule
+
+
+@given(instances(n_requests=(1, 6), release_horizon_s=(1.0, 100.0)), st.data())
+@settings(max_examples=80, deadline=None)
+def test_starting_before_release_is_always_named(instance, data):
+    schedule = _greedy(instance)
+    late = [r for r in schedule.requests if instance.request_by_id[r.id].release_s > 1e-3]
+    assume(late)
+    victim = data.draw(st.sampled_from(late))
+    shift = victim.start_s - instance.request_by_id[victim.id].release_s + 1e-3
+    report = validate(instance, _shift(schedule, victim.id, -shift))
+    assert "release" in report.rules
+
+
+@given(instances(n_requests=(1, 6)), st.data())
+@settings(max_examples=80, deadline=None)
+def test_dropping_any_arm_operation_of_a_greedy_schedule_is_infeasible(instance, data):
+    schedule = _greedy(instance)
+    assume(schedule.operations)
+    k = data.draw(st.integers(0, len(schedule.operations) - 1))
+    dropped = attrs.evolve(
+        schedule, operations=schedule.operations[:k] + schedule.operations[k + 1 :]
+    )
+    report = validate(instance, dropped)
+    assert not report.feasible
+    assert report.rules <= set(RULES)
