@@ -227,3 +227,31 @@ def test_solvers_lists_greedy():
     code, out, _ = run("solvers")
     assert code == 0
     assert any(line.startswith("greedy: ") for line in out.splitlines())
+
+
+def test_compare_sets_each_result_against_the_best_bound():
+    prefetch = str(INSTANCES / "prefetch.json")
+    code, out, _ = run("compare", prefetch, SPEC, "--solvers", "greedy", "--json")
+    assert code == 0
+    rows = json.loads(out)
+    assert [(r["instance"], r["solver"]) for r in rows] == [(prefetch, "greedy"), (SPEC, "greedy")]
+    first = rows[0]
+    assert first["feasible"] is True
+    assert first["objective"] == pytest.approx(25.0)
+    assert first["yardstick"] == "bound"
+    assert first["reference"] <= 10.0 + 1e-9
+    assert first["ratio"] == pytest.approx(first["objective"] / first["reference"])
+
+
+def test_compare_table_marks_ratios_to_bounds_and_csv_has_a_header():
+    code, out, _ = run("compare", SPEC, "--solvers", "greedy")
+    assert code == 0
+    assert "<= " in out and "greedy" in out
+    code, out, _ = run("compare", SPEC, "--solvers", "greedy", "--csv")
+    assert out.splitlines()[0].startswith("instance,solver,status,feasible,objective,bound")
+
+
+def test_compare_rejects_unknown_solvers_with_exit_2():
+    code, _, err = run("compare", SPEC, "--solvers", "greedy,magic")
+    assert code == 2
+    assert err.startswith("--solvers: unknown solver 'magic'")

@@ -1,0 +1,136 @@
+"""Run several solvers on several instances and set each result against the best known.
+
+This is what a tape site asks: how far is the scheduling it runs (an online
+heuristic) from the best possible? For each instance the yardstick is the
+proven optimum when some exact solver proved one; otherwise the best lower
+bound known (the largest of the solvers' bounds and :func:`solvers.bounds.lower_bound`),
+in which case the ratio printed is an upper bound on the true ratio to the
+optimum. Every schedule is judged by the validator, and the objective shown is
+the validator's, whatever the solver reported.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from attrs import asdict, frozen
+
+from solvers.bounds import lower_bound
+from solvers.registry import get
+from toolkit.model import Instance
+from toolkit.validator import validate
+
+Yardstick = Literal["optimum", "bound"]
+
+
+@frozen
+class Row:
+    """One solver on one instance.
+
+    ``ratio`` is ``objective / optimum`` when ``yardstick`` is ``"optimum"``,
+    and ``objective / best bound`` (an upper bound on the true ratio) when it
+    is ``"bound"``; ``None`` without a feasible schedule or a positive yardstick.
+    """
+
+    instance: str
+    solver: str
+    status: str
+    feasible: bool
+    objective: float | None
+    bound: float | None
+    runtime_s: float
+    reference: float | None
+    yardstick: Yardstick | None
+    ratio: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The row as a flat JSON-friendly dict."""
+        return asdict(self)
+
+
+@frozen
+class _Run:
+    solver: str
+    status: str
+    feasible: bool
+    objective: float | None
+    bound: float | None
+    runtime_s: float
+
+
+def _run(instance: Instance, solver: str, time_limit_s: float | None, seed: int) -> _Run:
+    result = get(solver)(instance, time_limit_s=time_limit_s, seed=seed)
+    if result.schedule is None:
+        return _Run(solver, result.status.value, False, None, result.bound, result.runtime_s)
+    report = validate(instance, result.schedule)
+    objective = report.objective if report.feasible else None
+    return _Run(
+        solver, result.status.value, report.feasible, objective, result.bound, result.runtime_s
+    )
+
+
+def _yardstick(instance: Instance, runs: list[_Run]) -> tuple[float | None, Yardstick | None]:
+    optima = [r.objective for r in runs if r.status == "optimal" and r.objective is not None]
+    if optima:
+        return min(optima), "optimum"
+    bounds = [r.bound for r in runs if r.bound is not None and math.isfinite(r.bound)]
+    bounds.append(lower_bound(instance))
+    return max(bounds), "bound"
+
+
+def compare(
+    instances: Sequence[tuple[str, Instance]],
+    solvers: Sequence[str],
+    *,
+    time_limit_s: float | None = None,
+    seed: int = 0,
+    on_run: Callable[[str, str], None] | None = None,
+) -> list[Row]:
+    """Every solver on every instance, each result against the instance's yardstick.
+
+    Parameters
+    ----------
+    instances
+        ``(label, instance)`` pairs; the label names the instance in the rows
+        (a file name, say).
+    solvers
+        Registered solver names, run in this order.
+    time_limit_s, seed
+        Passed to every solver.
+    on_run
+        Called with ``(label, solver)`` after each run (for a progress bar).
+
+    Returns
+    -------
+    list of Row
+        One row per instance and solver, instances in the given order.
+    """
+    rows: list[Row] = []
+    for label, instance in instances:
+        runs = []
+        for solver in solvers:
+            runs.append(_run(instance, solver, time_limit_s, seed))
+            if on_run is not None:
+                on_run(label, solver)
+        reference, yardstick = _yardstick(instance, runs)
+        for run in runs:
+            ratio = None
+            if run.objective is not None and reference is not None and reference > 0:
+                ratio = run.objective / reference
+            rows.append(
+                Row(
+                    label,
+                    run.solver,
+                    run.status,
+                    run.feasible,
+                    run.objective,
+                    run.bound,
+                    run.runtime_s,
+                    reference,
+                    yardstick,
+                    ratio,
+                )
+            )
+    return rows
