@@ -151,3 +151,37 @@ declare(
     "greedy",
     "online list scheduler: requests in release order, each piece to the drive completing it first",
 )
+
+for _name, _attribute, _description in (
+    ("fifo", "fifo", "online dispatcher: oldest request first, onto idle drives"),
+    ("wspt", "wspt", "online dispatcher: largest weight over expected service first"),
+    (
+        "stretch",
+        "stretch",
+        "online dispatcher: largest current stretch first (highest response ratio)",
+    ),
+    (
+        "tape-batching",
+        "tape_batching",
+        "online dispatcher: loaded tapes' requests first, in offset order",
+    ),
+    ("sltf", "sltf", "online dispatcher: loaded tapes' requests first, shortest locate first"),
+    (
+        "backfill",
+        "backfill",
+        "online dispatcher: fifo, smaller requests pass a waiting gang without delaying it",
+    ),
+    (
+        "fifo-dismount-at-once",
+        "fifo_dismount_at_once",
+        "online dispatcher: fifo, unneeded tapes dismounted at once",
+    ),
+):
+    declare(_name, "solvers.online", _attribute, _description)
+
+declare(
+    "local-search",
+    "solvers.local_search",
+    "local_search",
+    "offline local search from greedy: request order and drives, decoded by list scheduling",
+)

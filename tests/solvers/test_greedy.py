@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from solvers import Status, solve
+from solvers.bounds import lower_bound
 from solvers.greedy import greedy
 from solvers.result import Result
 from toolkit.generators import RandomParams, random_instance
@@ -123,7 +124,7 @@ def test_spec_example_greedy_schedule(spec_example):
     result = checked(spec_example)
     assert result.solver == "greedy"
     assert result.status is Status.FEASIBLE
-    assert result.bound is None
+    assert result.bound == lower_bound(spec_example) <= result.objective
     assert result.runtime_s >= 0
     assert result.objective >= SPEC_OPTIMUM
     # r1 mounts T1 into the empty d1; r2 locates on d0, which holds T2; the
