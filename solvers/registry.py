@@ -185,3 +185,16 @@ declare(
     "local_search",
     "offline local search from greedy: request order and drives, decoded by list scheduling",
 )
+
+declare(
+    "milp-cbc",
+    "solvers.milp",
+    "milp_cbc",
+    "exact MILP (disjunctive, big-M) solved by CBC, warm-started from greedy",
+)
+declare(
+    "milp-highs",
+    "solvers.milp",
+    "milp_highs",
+    "exact MILP (disjunctive, big-M) solved by HiGHS, warm-started from greedy",
+)

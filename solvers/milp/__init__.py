@@ -1,0 +1,249 @@
+"""Exact MILP backend: ``solvers/formulation.md`` in PuLP, solved by CBC or HiGHS.
+
+Why disjunctive and not time-indexed
+------------------------------------
+Every time is a continuous variable in seconds and the order of things is
+decided by binaries (successor arcs per drive, arm lanes and their order,
+the order of one tape's residencies), with big-M time constraints. A
+time-indexed model would need one binary per job and time step: durations
+here are arbitrary reals (``10000 / 300`` s), horizons run to thousands of
+seconds, so an exact grid is out of reach, and any coarser grid changes
+the problem (the spec's example optimum, 19.17667, is not on a 1 s grid).
+The disjunctive model is exact in seconds, its size grows with the square
+of the number of pieces on a library and not with the horizon, and it
+shares the CP-SAT backend's decisions one for one. Its weakness is the LP
+bound of big-M rows, which is why every ``M`` is the difference of the two
+compared times' bounds and the bounds are made as tight as is safe
+(:mod:`solvers.milp.data`; with a warm start, its objective value caps the
+ends of an optimal schedule).
+
+The package
+-----------
+:mod:`~solvers.milp.data` (nodes, arcs, bounds, horizon),
+:mod:`~solvers.milp.variables` (every variable),
+:mod:`~solvers.milp.constraints` (one function per constraint family),
+:mod:`~solvers.milp.objective`, :mod:`~solvers.milp.hint` (a schedule as
+variable values), :mod:`~solvers.milp.solution` (values back to a
+:class:`~solvers.plan.Plan` with exact times) and
+:mod:`~solvers.milp.backends` (running CBC and HiGHS). :func:`build_model`
+is the one model builder both solvers share.
+
+Statuses
+--------
+``optimal``: the solver proved its incumbent optimal (relative gap 1e-9,
+absolute 1e-7). ``timeout``: the time limit ran out first; the schedule is
+the best of the solver's incumbent and the warm start's (the greedy
+schedule), so there is always one when the greedy schedule is feasible.
+``feasible``: the solver stopped without a proof and without reaching the
+limit, or its answer could not be used (then the warm start's schedule is
+returned). ``infeasible``: proven, which no well-formed instance is.
+The objective is always the validator's recomputation of the schedule
+returned; the bound is the solver's best bound (plus the objective's
+constant), at least the trivial bound (each request alone, from its
+earliest readiness), and never above the objective returned.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pulp
+from attrs import frozen
+
+from solvers.greedy import greedy
+from solvers.milp.backends import Outcome, run_cbc, run_highs
+from solvers.milp.constraints import add_all
+from solvers.milp.data import MilpData, prepare
+from solvers.milp.hint import apply_hint
+from solvers.milp.objective import set_objective
+from solvers.milp.solution import read_decisions, retime
+from solvers.milp.variables import Variables, build_variables
+from solvers.plan import Plan, Stay, plan_to_schedule
+from solvers.registry import register
+from solvers.result import Result, Status
+from toolkit.model import Instance, Schedule
+from toolkit.validator import validate
+
+__all__ = ["MilpModel", "build_model", "milp_cbc", "milp_highs", "trivial_bound"]
+
+CBC_DESCRIPTION = "exact MILP (disjunctive, big-M) solved by CBC, warm-started from greedy"
+HIGHS_DESCRIPTION = "exact MILP (disjunctive, big-M) solved by HiGHS, warm-started from greedy"
+
+Backend = Callable[..., Outcome]
+
+
+@frozen
+class MilpModel:
+    """A built model: the PuLP problem, its data and variables, the objective's constant."""
+
+    problem: pulp.LpProblem
+    data: MilpData
+    var: Variables
+    constant: float
+
+
+def build_model(instance: Instance, known_objective: float | None = None) -> MilpModel:
+    """The MILP of ``instance``, shared by both solvers.
+
+    Parameters
+    ----------
+    instance
+        A well-formed instance.
+    known_objective
+        Objective value of a feasible schedule, if one is known: an optimal
+        schedule is no worse, which bounds its ends and tightens every big-M.
+    """
+    data = prepare(instance, known_objective)
+    problem = pulp.LpProblem("tapesched", pulp.LpMinimize)
+    var = build_variables(problem, data)
+    constant = set_objective(problem, data, var)
+    add_all(problem, data, var)
+    return MilpModel(problem, data, var, constant)
+
+
+def trivial_bound(data: MilpData) -> float:
+    """A lower bound on the optimum with no search: each request alone.
+
+    A request starts no earlier than its release and than each of its
+    pieces can be ready on the best drive from the state at time 0, and
+    takes at least its widest piece on its fastest drive.
+    """
+    instance = data.instance
+    flows = [(r, data.lower_start[j] + data.shortest[j]) for j, r in enumerate(instance.requests)]
+    if not flows:
+        return 0.0
+    if instance.objective == "weighted-flow":
+        return float(sum(r.weight * (end - r.release_s) for r, end in flows))
+    if instance.objective == "makespan":
+        return max(end for _, end in flows)
+    return float(max(r.weight * (end - r.release_s) for r, end in flows))
+
+
+def _nothing_to_do(instance: Instance, name: str, began: float) -> Result:
+    """The schedule of an instance without requests: every drive keeps its tape."""
+    plan = Plan({}, {}, tuple(Stay(i.drive, i.tape, None, None) for i in instance.initial))
+    schedule = plan_to_schedule(instance, plan)
+    value = validate(instance, schedule).objective
+    return Result(name, Status.OPTIMAL, schedule, value, value, time.perf_counter() - began)
+
+
+def _decoded(model: MilpModel) -> tuple[Schedule, float] | None:
+    """The schedule of the solver's solution, retimed and validated (``None`` if unusable)."""
+    decisions = read_decisions(model.data, model.var)
+    if decisions is None:
+        return None
+    plan = retime(model.data, decisions)
+    if plan is None:
+        return None
+    schedule = plan_to_schedule(model.data.instance, plan)
+    report = validate(model.data.instance, schedule)
+    if not report.feasible or report.objective is None:
+        return None
+    return schedule, report.objective
+
+
+def _solve(
+    instance: Instance,
+    name: str,
+    backend: Backend,
+    time_limit_s: float | None,
+    seed: int,
+    hint: bool,
+) -> Result:
+    """Build, warm-start, solve and report; shared by :func:`milp_cbc` and :func:`milp_highs`."""
+    began = time.perf_counter()
+    if not instance.requests:
+        return _nothing_to_do(instance, name, began)
+    start: tuple[Schedule, float] | None = None
+    if hint:
+        heuristic = greedy(instance, time_limit_s=None, seed=seed)
+        if heuristic.schedule is not None:
+            report = validate(instance, heuristic.schedule)
+            if report.feasible and report.objective is not None:
+                start = heuristic.schedule, report.objective
+    model = build_model(instance, start[1] if start is not None else None)
+    warm = start is not None and apply_hint(model.data, model.var, start[0])
+    left = None if time_limit_s is None else time_limit_s - (time.perf_counter() - began)
+    if left is not None and left <= 0:
+        outcome = Outcome(False, False, True, False, None, "no time left to solve")
+    else:
+        outcome = backend(model.problem, time_limit_s=left, seed=seed, warm_start=warm)
+    found = _decoded(model) if outcome.has_solution else None
+    best = found
+    if start is not None and (best is None or start[1] < best[1] - 1e-9 * max(1.0, abs(best[1]))):
+        best = start
+    bound = trivial_bound(model.data)
+    if outcome.bound is not None and not outcome.infeasible:
+        bound = max(bound, outcome.bound + model.constant)
+    if outcome.infeasible and best is None:
+        return Result(name, Status.INFEASIBLE, None, None, None, time.perf_counter() - began)
+    if outcome.optimal and found is not None and best is found:
+        status = Status.OPTIMAL
+    elif outcome.time_limit:
+        status = Status.TIMEOUT
+    elif best is not None:
+        status = Status.FEASIBLE
+    else:
+        raise RuntimeError(f"{name}: the solver stopped without a schedule: {outcome.message}")
+    if outcome.infeasible or (outcome.optimal and status is not Status.OPTIMAL):
+        # The solver contradicts a schedule the validator accepts: trust none of its numbers.
+        bound = trivial_bound(model.data)
+    if best is None:
+        return Result(name, status, None, None, bound, time.perf_counter() - began)
+    schedule, value = best
+    return Result(name, status, schedule, value, min(bound, value), time.perf_counter() - began)
+
+
+@register("milp-cbc", CBC_DESCRIPTION)
+def milp_cbc(
+    instance: Instance, *, time_limit_s: float | None = None, seed: int = 0, hint: bool = True
+) -> Result:
+    """Solve ``instance`` exactly with the MILP and CBC.
+
+    Parameters
+    ----------
+    instance
+        A well-formed instance.
+    time_limit_s
+        Wall-clock limit of the whole call in seconds (greedy, model
+        building and the search); ``None`` for none.
+    seed
+        Seed of CBC's random choices (``randomCbcSeed``, ``randomSeed``).
+    hint
+        Start CBC from the greedy schedule, bound the model with its value,
+        and fall back on it when CBC finds nothing better in time.
+
+    Returns
+    -------
+    Result
+        See the module's docstring for statuses, objective and bound.
+    """
+    return _solve(instance, "milp-cbc", run_cbc, time_limit_s, seed, hint)
+
+
+@register("milp-highs", HIGHS_DESCRIPTION)
+def milp_highs(
+    instance: Instance, *, time_limit_s: float | None = None, seed: int = 0, hint: bool = True
+) -> Result:
+    """Solve ``instance`` exactly with the MILP and HiGHS.
+
+    Parameters
+    ----------
+    instance
+        A well-formed instance.
+    time_limit_s
+        Wall-clock limit of the whole call in seconds (greedy, model
+        building and the search); ``None`` for none.
+    seed
+        Seed of HiGHS's random choices (``random_seed``).
+    hint
+        Start HiGHS from the greedy schedule, bound the model with its
+        value, and fall back on it when HiGHS finds nothing better in time.
+
+    Returns
+    -------
+    Result
+        See the module's docstring for statuses, objective and bound.
+    """
+    return _solve(instance, "milp-highs", run_highs, time_limit_s, seed, hint)
