@@ -28,6 +28,7 @@ run: $(STAMP)
 	$(BIN)/tapesched solve out/golubchik-200.json --solver greedy --out out/golubchik-200.greedy.json
 	$(BIN)/tapesched verify out/golubchik-200.json out/golubchik-200.greedy.json
 	$(BIN)/tapesched metrics out/golubchik-200.json out/golubchik-200.greedy.json
+	$(BIN)/tapesched compare instances/spec-example.json instances/one-drive-two-tapes.json instances/gang-one-arm.json instances/gang-two-arms.json instances/offset-order.json instances/prefetch.json --solvers greedy,fifo,wspt,stretch,tape-batching,sltf,backfill,fifo-dismount-at-once,milp-cbc,milp-highs --time-limit 30
 
 # The generated instances that ship in instances/ (the same seeds give the same files).
 instances: $(STAMP)

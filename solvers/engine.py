@@ -57,6 +57,7 @@ Online and offline
 from __future__ import annotations
 
 import heapq
+import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
@@ -179,8 +180,9 @@ class Engine:
     ``instance.requests``); :attr:`drive_index` and :meth:`request_index`
     translate ids. The state may be read directly through the read-only
     accessors (:meth:`tape_in`, :meth:`head_mb`, :meth:`available_s`,
-    :meth:`holder`); it changes only through :meth:`commit`, :meth:`place`
-    and :meth:`dismount`, and :meth:`trial` undoes whatever happens inside it.
+    :meth:`holder`); it changes only through :meth:`commit`, :meth:`place`,
+    :meth:`place_in_order` and :meth:`dismount`, and :meth:`trial` undoes
+    whatever happens inside it.
 
     Parameters
     ----------
@@ -266,15 +268,16 @@ class Engine:
         """Index in ``instance.requests`` of a request given by index or id."""
         if type(request) is int and 0 <= request < len(self.requests):
             return request
-        if isinstance(request, int):
-            if not 0 <= request < len(self.requests):
-                raise ValueError(f"no request of index {request}")
-            return request
-        if self._request_index is None:
-            self._request_index = {r.id: i for i, r in enumerate(self.requests)}
-        j = self._request_index.get(request)
-        if j is None:
-            raise ValueError(f"unknown request {request!r}")
+        if isinstance(request, str):
+            if self._request_index is None:
+                self._request_index = {r.id: i for i, r in enumerate(self.requests)}
+            found = self._request_index.get(request)
+            if found is None:
+                raise ValueError(f"unknown request {request!r}")
+            return found
+        j = operator.index(request)
+        if not 0 <= j < len(self.requests):
+            raise ValueError(f"no request of index {j}")
         return j
 
     def tape_in(self, drive: int) -> str | None:
@@ -282,7 +285,7 @@ class Engine:
         return self.held[drive]
 
     def head_mb(self, drive: int) -> float:
-        """Offset of the head of ``drive`` after its last transfer (0 after a mount)."""
+        """Offset of the head of ``drive`` after its last transfer (0 before any)."""
         return self.head[drive]
 
     def available_s(self, drive: int) -> float:

@@ -77,6 +77,17 @@ Policies (``decide`` of each class below)
 :data:`SCHEDULERS` gives a fresh scheduler of each online heuristic of the
 solver registry by its registered name, ``greedy`` included, for whoever
 dispatches them (the registered solvers here, a simulator).
+
+Example
+-------
+A policy of one's own, smallest request first among those that can start::
+
+    class SmallestFirst:
+        def decide(self, now, waiting, platform):
+            ready = [r for r in waiting if platform.can_start(r)]
+            return Start(min(ready, key=lambda r: r.size_mb)) if ready else None
+
+    schedule = dispatch(instance, SmallestFirst())
 """
 
 from __future__ import annotations
