@@ -104,6 +104,7 @@ from solvers.bounds import lower_bound
 from solvers.engine import Engine
 from solvers.registry import describe, register
 from solvers.result import Result, Status
+from toolkit.metrics import alone_s, fastest_first
 from toolkit.model import Drive, Instance, Request, Schedule
 
 EPS = 1e-9
@@ -205,23 +206,8 @@ class ServiceTimes:
         library = self._instance.library_of_request(request)
         drives = self._fastest.get(library.id)
         if drives is None:
-            drives = sorted(
-                self._instance.drives_of_library[library.id], key=lambda d: (-d.rate_mb_s, d.id)
-            )
-            self._fastest[library.id] = drives
-        pieces = sorted(request.pieces, key=lambda p: -p.size_mb)
-        tails = sorted(
-            (
-                (d.load_s + p.offset_mb / d.locate_mb_s, p.size_mb / d.rate_mb_s)
-                for p, d in zip(pieces, drives, strict=False)
-            ),
-            key=lambda t: -(t[0] + t[1]),
-        )
-        ready = 0.0
-        for k, (position_s, _) in enumerate(tails):
-            mounted = (k // library.arms + 1) * library.mount_s
-            ready = max(ready, mounted + position_s)
-        value = ready + max(transfer for _, transfer in tails)
+            drives = self._fastest[library.id] = fastest_first(self._instance, library.id)
+        value = alone_s(self._instance, request, drives)
         self._known[request.id] = value
         return value
 

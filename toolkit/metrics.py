@@ -18,11 +18,12 @@ Definitions (all pure functions of the instance and the schedule):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from attrs import asdict, frozen
 
-from toolkit.model import Instance, Request, Schedule
+from toolkit.model import Drive, Instance, Request, Schedule
 from toolkit.objectives import objective_value
 from toolkit.validator import Report, validate
 
@@ -56,7 +57,12 @@ class Metrics:
         return asdict(self)
 
 
-def alone_s(instance: Instance, request: Request) -> float:
+def fastest_first(instance: Instance, library_id: str) -> list[Drive]:
+    """The drives of a library, fastest first (ties by id): the order :func:`alone_s` uses."""
+    return sorted(instance.drives_of_library[library_id], key=lambda d: (-d.rate_mb_s, d.id))
+
+
+def alone_s(instance: Instance, request: Request, drives: Sequence[Drive] | None = None) -> float:
     """Time ``request`` takes alone on an idle platform whose drives are all empty.
 
     Each piece needs a mount, a load, a locate from offset 0 and its transfer;
@@ -64,10 +70,13 @@ def alone_s(instance: Instance, request: Request) -> float:
     library's fastest drives, largest piece first, and the pieces with the
     longest remaining work are mounted first, which is optimal for identical
     drives. Initial tapes are ignored, so a request served from a tape that was
-    loaded at time 0 may have a stretch below 1.
+    loaded at time 0 may have a stretch below 1. ``drives`` may pass the
+    library's :func:`fastest_first` order, computed once by a caller that asks
+    for many requests.
     """
     library = instance.library_of_request(request)
-    drives = sorted(instance.drives_of_library[library.id], key=lambda d: (-d.rate_mb_s, d.id))
+    if drives is None:
+        drives = fastest_first(instance, library.id)
     pieces = sorted(request.pieces, key=lambda p: -p.size_mb)
     tails = sorted(
         (
