@@ -52,7 +52,7 @@ _SOLVED = (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
 
 @frozen
 class Outcome:
-    """How a solver run ended, in the model's objective (without its constant).
+    """How a solver run ended; values are in the instance's objective.
 
     Attributes
     ----------

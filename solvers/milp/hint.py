@@ -182,14 +182,12 @@ def canonical(data: MilpData, decisions: Decisions) -> Decisions:
     :func:`solvers.milp.constraints.assignment`). The schedule is the same
     up to the names of identical, initially empty drives.
     """
+    first_piece: dict[str, float] = {}
+    for k, d in decisions.drive_of.items():
+        first_piece[d] = min(first_piece.get(d, math.inf), k)
     rename: dict[str, str] = {}
     for twins in data.twins:
-
-        def first_piece(d: str) -> float:
-            pieces = [k for k, where in decisions.drive_of.items() if where == d]
-            return min(pieces, default=math.inf)
-
-        ordered = sorted(twins, key=lambda d: (first_piece(d), data.drive_index[d]))
+        ordered = sorted(twins, key=lambda d: (first_piece.get(d, math.inf), data.drive_index[d]))
         rename.update(zip(ordered, twins, strict=True))
     if not rename:
         return decisions
@@ -214,6 +212,7 @@ def hint_values(data: MilpData, var: Variables, schedule: Schedule) -> dict[Any,
     decisions, starts = read
     decisions = canonical(data, decisions)
     values: dict[Any, float] = dict.fromkeys(var.all(), 0.0)
+    values[var.one] = 1.0
     instance = data.instance
     ends = []
     for j, pieces in enumerate(data.pieces_of):

@@ -1,9 +1,12 @@
 """The three objectives of the core problem over the MILP's request ends.
 
-The model's objective leaves out constants (PuLP's CBC and HiGHS interfaces
-do not pass an objective constant to the solver, so the solver's own values,
-among them its best bound, never include one): :func:`set_objective`
-returns the constant to add to the solver's values to get the instance's.
+The solver's objective is the instance's own, constant included: PuLP's CBC
+and HiGHS interfaces pass no objective constant to the solver, so the
+constant ``-sum w_j r_j`` of the weighted flow sits on a column fixed to 1
+(``Variables.one``). The solvers' incumbents and bounds are then the
+instance's values, and their relative gap is relative to the flow itself,
+not to ``sum w_j C_j``, which the releases can make thousands of times
+larger.
 """
 
 from __future__ import annotations
@@ -15,22 +18,23 @@ from solvers.milp.data import MilpData
 from solvers.milp.variables import Variables
 
 
-def set_objective(problem: Problem, data: MilpData, var: Variables) -> float:
-    """Set the instance's objective on ``problem``; return the constant left out.
+def set_objective(problem: Problem, data: MilpData, var: Variables) -> None:
+    """Set the instance's objective on ``problem``.
 
-    ``weighted-flow`` minimises ``sum w_j C_j`` (the constant is ``-sum w_j
-    r_j``); ``makespan`` minimises a variable at least every ``C_j``;
+    ``weighted-flow`` minimises ``sum w_j C_j - (sum w_j r_j) * one``;
+    ``makespan`` minimises a variable at least every ``C_j``;
     ``max-weighted-flow`` a variable at least every ``w_j (C_j - r_j)``.
     An instance without requests has the constant objective 0.
     """
     instance = data.instance
     if not instance.requests:
         problem += pulp.LpAffineExpression()
-        return 0.0
+        return
     if instance.objective == "weighted-flow":
         weighted = {c: float(r.weight) for r, c in zip(instance.requests, var.end, strict=True)}
+        weighted[var.one] = -sum(float(r.weight * r.release_s) for r in instance.requests)
         problem += pulp.LpAffineExpression(weighted)
-        return -sum(float(r.weight * r.release_s) for r in instance.requests)
+        return
     top = var.objective
     for j, (request, end) in enumerate(zip(instance.requests, var.end, strict=True)):
         if instance.objective == "makespan":
@@ -40,4 +44,3 @@ def set_objective(problem: Problem, data: MilpData, var: Variables) -> float:
             rhs = -float(request.weight * request.release_s)
             add_row(problem, terms, ">=", rhs, f"objective_{j}")
     problem += pulp.LpAffineExpression([(top, 1.0)])
-    return 0.0

@@ -33,6 +33,8 @@ Decisions (``solvers/formulation.md``), with the names used here:
 - ``order[lib, i, k]``: operation ``i`` comes before operation ``k`` on a lane.
 - ``before[u, w]``: node ``u``'s hold of their common tape precedes ``w``'s.
 - ``objective``: ``max C_j`` or ``max w_j (C_j - r_j)`` for the min-max objectives.
+- ``one``: a column fixed to 1 that carries the weighted flow's constant
+  (see :mod:`solvers.milp.objective`).
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ class Variables:
     order: dict[tuple[str, int, int], LpVar]
     before: dict[tuple[int, int], LpVar]
     objective: LpVar | None
+    one: LpVar
 
     def all(self) -> list[LpVar]:
         """Every variable, in a fixed order."""
@@ -97,6 +100,7 @@ class Variables:
             out.extend(group.values())
         if self.objective is not None:
             out.append(self.objective)
+        out.append(self.one)
         return out
 
     def dismount_binaries(self, data: MilpData, u: int, d: str) -> list[LpVar]:
@@ -243,6 +247,7 @@ def build_variables(problem: Any, data: MilpData) -> Variables:
         order=order,
         before=before,
         objective=objective,
+        one=new("one", 1.0, 1.0),
     )
 
 
