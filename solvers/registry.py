@@ -36,6 +36,16 @@ class Solver(Protocol):
         ...
 
 
+class ParallelSolver(Protocol):
+    """A solver that also takes its number of parallel workers (CP-SAT's threads)."""
+
+    def __call__(
+        self, instance: Instance, *, time_limit_s: float | None, seed: int, workers: int
+    ) -> Result:
+        """Solve ``instance`` with ``workers`` workers."""
+        ...
+
+
 class UnknownSolverError(KeyError):
     """No solver is registered or declared under the name asked for."""
 
@@ -187,14 +197,20 @@ declare(
 )
 
 declare(
+    "cpsat",
+    "solvers.cpsat",
+    "cpsat",
+    "exact CP-SAT model (OR-Tools): drive circuits, arm and tape intervals, best-heuristic hint",
+)
+declare(
     "milp-cbc",
     "solvers.milp",
     "milp_cbc",
-    "exact MILP (disjunctive, big-M) solved by CBC, warm-started from greedy",
+    "exact MILP (disjunctive, big-M) solved by CBC, warm-started from the best heuristic",
 )
 declare(
     "milp-highs",
     "solvers.milp",
     "milp_highs",
-    "exact MILP (disjunctive, big-M) solved by HiGHS, warm-started from greedy",
+    "exact MILP (disjunctive, big-M) solved by HiGHS, warm-started from the best heuristic",
 )

@@ -118,17 +118,32 @@ def check(instance_file: str) -> None:
     help="Seconds the solver may run.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of random choices.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Parallel search workers of a solver that has them (cpsat); default: the solver's.",
+)
 @_reports_bad_input
 def solve(
-    instance_file: str, solver_name: str, out_file: str, time_limit_s: float | None, seed: int
+    instance_file: str,
+    solver_name: str,
+    out_file: str,
+    time_limit_s: float | None,
+    seed: int,
+    workers: int | None,
 ) -> None:
     """Solve an instance and write the schedule; print status, objective, bound, runtime."""
     import solvers
 
     if solver_name not in solvers.names():
         _fail([f"--solver: unknown solver {solver_name!r}; known: {', '.join(solvers.names())}"])
+    if workers is not None and not solvers.takes_workers(solver_name):
+        _fail([f"--workers: solver {solver_name!r} runs on one thread and takes no workers"])
     instance = load_instance(instance_file)
-    result = solvers.solve(instance, solver=solver_name, time_limit_s=time_limit_s, seed=seed)
+    result = solvers.solve(
+        instance, solver=solver_name, time_limit_s=time_limit_s, seed=seed, workers=workers
+    )
     click.echo(
         f"solver {result.solver}: status {result.status.value}, runtime {result.runtime_s:.3f} s"
     )

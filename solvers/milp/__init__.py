@@ -32,8 +32,10 @@ Statuses
 --------
 ``optimal``: the solver proved its incumbent optimal (relative gap 1e-9,
 absolute 1e-7). ``timeout``: the time limit ran out first; the schedule is
-the best of the solver's incumbent and the warm start's (the greedy
-schedule), so there is always one when the greedy schedule is feasible.
+the best of the solver's incumbent and the warm start's
+(:func:`solvers.warm_start.warm_start`: the best online heuristic's
+schedule, improved by local search), so there is always one when a
+heuristic's schedule is feasible.
 ``feasible``: the solver stopped without a proof and without reaching the
 limit, or its answer could not be used (then the warm start's schedule is
 returned). ``infeasible``: proven, which no well-formed instance is.
@@ -43,7 +45,7 @@ returned. The bound is the solver's best bound (CBC's from its log, HiGHS's
 ``mip_dual_bound``, see :mod:`~solvers.milp.backends`), raised to the
 trivial bound (:func:`trivial_bound`) when lower or missing, and never
 above the objective returned; a run that returns no schedule still reports
-it. The time limit covers the whole call: the greedy warm start and the
+it. The time limit covers the whole call: the warm start and the
 model building come out of it, and reading the solution back adds a few
 hundredths of a second after it.
 """
@@ -56,7 +58,6 @@ from collections.abc import Callable
 import pulp
 from attrs import frozen
 
-from solvers.greedy import greedy
 from solvers.milp.backends import ABS_GAP, REL_GAP, Outcome, run_cbc, run_highs
 from solvers.milp.constraints import add_all
 from solvers.milp.data import MilpData, prepare
@@ -65,15 +66,16 @@ from solvers.milp.objective import set_objective
 from solvers.milp.solution import read_decisions, retime
 from solvers.milp.variables import Variables, build_variables
 from solvers.plan import Plan, Stay, plan_to_schedule
-from solvers.registry import register
+from solvers.registry import describe, register
 from solvers.result import Result, Status
+from solvers.warm_start import warm_start
 from toolkit.model import Instance, Schedule
 from toolkit.validator import validate
 
 __all__ = ["MilpModel", "build_model", "milp_cbc", "milp_highs", "trivial_bound"]
 
-CBC_DESCRIPTION = "exact MILP (disjunctive, big-M) solved by CBC, warm-started from greedy"
-HIGHS_DESCRIPTION = "exact MILP (disjunctive, big-M) solved by HiGHS, warm-started from greedy"
+CBC_DESCRIPTION = describe("milp-cbc")
+HIGHS_DESCRIPTION = describe("milp-highs")
 
 Backend = Callable[..., Outcome]
 
@@ -166,11 +168,7 @@ def _solve(
         return _nothing_to_do(instance, name, began)
     start: tuple[Schedule, float] | None = None
     if hint:
-        heuristic = greedy(instance, time_limit_s=None, seed=seed)
-        if heuristic.schedule is not None:
-            report = validate(instance, heuristic.schedule)
-            if report.feasible and report.objective is not None:
-                start = heuristic.schedule, report.objective
+        start = warm_start(instance, time_limit_s=time_limit_s, seed=seed)
     model = build_model(instance, start[1] if start is not None else None)
     warm = start is not None and apply_hint(model.data, model.var, start[0])
     left = None if time_limit_s is None else time_limit_s - (time.perf_counter() - began)
@@ -220,12 +218,12 @@ def milp_cbc(
     instance
         A well-formed instance.
     time_limit_s
-        Wall-clock limit of the whole call in seconds (greedy, model
+        Wall-clock limit of the whole call in seconds (warm start, model
         building and the search); ``None`` for none.
     seed
         Seed of CBC's random choices (``randomCbcSeed``, ``randomSeed``).
     hint
-        Start CBC from the greedy schedule, bound the model with its value,
+        Start CBC from the warm-start schedule, bound the model with its value,
         and fall back on it when CBC finds nothing better in time.
 
     Returns
@@ -247,12 +245,12 @@ def milp_highs(
     instance
         A well-formed instance.
     time_limit_s
-        Wall-clock limit of the whole call in seconds (greedy, model
+        Wall-clock limit of the whole call in seconds (warm start, model
         building and the search); ``None`` for none.
     seed
         Seed of HiGHS's random choices (``random_seed``).
     hint
-        Start HiGHS from the greedy schedule, bound the model with its
+        Start HiGHS from the warm-start schedule, bound the model with its
         value, and fall back on it when HiGHS finds nothing better in time.
 
     Returns

@@ -374,6 +374,53 @@ def tape_residency(problem: Problem, data: MilpData, var: Variables) -> None:
             add_row(problem, terms, ">=", 0, f"tape_{u}_{w}_b")
 
 
+def tape_gap_s(data: MilpData, u: int, w: int) -> float:
+    """Least seconds from the end of piece node ``u`` to the start of ``w`` on one tape.
+
+    Whatever happens to the tape in between, the head travels from where
+    ``u`` leaves it to ``w``'s offset, no faster than the faster of a
+    drive's locate and read speeds; or the tape leaves its drive on the way
+    (unload, dismount, mount, load) and the head starts again from 0.
+    """
+    instance = data.instance
+    library = instance.library_by_id[data.nodes[u].library]
+    drives = [instance.drive_by_id[d] for d in data.nodes[u].drives]
+    speed = max(max(d.locate_mb_s, d.rate_mb_s) for d in drives)
+    offset = data.nodes[w].offset_mb
+    travel = abs(offset - data.nodes[u].end_mb) / speed
+    remount = (
+        min(d.unload_s for d in drives)
+        + library.dismount_s
+        + library.mount_s
+        + min(d.load_s for d in drives)
+        + offset / speed
+    )
+    return min(travel, remount)
+
+
+def tape_order(problem: Problem, data: MilpData, var: Variables) -> None:
+    """Two requests reading one tape transfer one after the other, set-up between (redundant).
+
+    The order of two pieces' holds (``before``) is the order of their
+    transfers, which are inside the holds, and the later starts at least
+    :func:`tape_gap_s` after the earlier ends. :func:`tape_residency` implies
+    it through the holds' ends and starts, which are free to move within
+    their big-M rows; stated on the transfers, it lifts the LP bound.
+    """
+    for members in data.residency_tapes.values():
+        pieces = [u for u in members if not data.nodes[u].initial]
+        for u, w in combinations(pieces, 2):
+            first = var.before[u, w]
+            for a, b, on in ((u, w, 1.0), (w, u, 0.0)):
+                gap = tape_gap_s(data, a, b)
+                big = max(0.0, gap + data.upper_end_of(a) - data.lower_start_of(b))
+                start_b = var.start[data.nodes[b].request]
+                # S(b) >= C(a) + gap when a comes first (first == on)
+                sign = 1.0 if on else -1.0
+                terms = [(start_b, 1.0), *_end(var, data, a, -1.0), (first, -big * sign)]
+                add_row(problem, terms, ">=", gap - big if on else gap, f"tape_order_{a}_{b}")
+
+
 def releases_and_ends(problem: Problem, data: MilpData, var: Variables) -> None:
     """``C_j >= S_j +`` each piece's transfer on its drive; ``S_j >= r_j`` is a bound.
 
@@ -399,4 +446,5 @@ def add_all(problem: Problem, data: MilpData, var: Variables) -> None:
     switch_timing(problem, data, var)
     arm_lanes(problem, data, var)
     tape_residency(problem, data, var)
+    tape_order(problem, data, var)
     releases_and_ends(problem, data, var)

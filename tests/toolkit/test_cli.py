@@ -223,6 +223,27 @@ def test_solve_of_a_bad_instance_is_exit_2_and_writes_nothing(tmp_path):
     assert not out_file.exists()
 
 
+def test_solve_with_cpsat_and_workers_proves_the_spec_optimum(tmp_path):
+    out_file = tmp_path / "cpsat.json"
+    code, out, _ = run(
+        "solve", SPEC, "--solver", "cpsat", "--workers", "1", "--time-limit", "20",
+        "--seed", "3", "--out", str(out_file),
+    )  # fmt: skip
+    assert code == 0
+    assert out.splitlines()[0].startswith("solver cpsat: status optimal")
+    assert out.splitlines()[-1] == "objective weighted-flow: 19.176667"
+    code, out, _ = run("verify", SPEC, str(out_file))
+    assert code == 0
+
+
+def test_workers_for_a_single_threaded_solver_is_exit_2_and_writes_nothing(tmp_path):
+    out_file = tmp_path / "x.json"
+    code, _, err = run("solve", SPEC, "--solver", "wspt", "--workers", "2", "--out", str(out_file))
+    assert code == 2
+    assert err.strip() == "--workers: solver 'wspt' runs on one thread and takes no workers"
+    assert not out_file.exists()
+
+
 def test_solvers_lists_greedy():
     code, out, _ = run("solvers")
     assert code == 0

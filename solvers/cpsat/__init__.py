@@ -1,0 +1,228 @@
+"""The ``cpsat`` solver: the exact formulation of ``solvers/formulation.md`` in OR-Tools CP-SAT.
+
+Each drive sequences its nodes with a circuit through a depot (a node absent
+from the drive takes its self-loop), whose arcs are continues (same tape, the
+head locates) or switches (unload, dismount, mount, load, locate); mounts and
+dismounts are optional fixed-size intervals under a cumulative per library
+(a no-overlap with one arm); each node holds its tape over an interval, and
+a tape's holds do not overlap. The modules:
+
+- :mod:`~solvers.cpsat.data`: nodes, candidate drives, every length in
+  seconds and in ticks, the horizon;
+- :mod:`~solvers.cpsat.variables`: the variables, one builder;
+- :mod:`~solvers.cpsat.constraints`: one function per constraint family;
+- :mod:`~solvers.cpsat.objective`: the three objectives, scaled to integers,
+  and their values and bounds in seconds;
+- :mod:`~solvers.cpsat.decisions`: a solution's decisions and the earliest
+  times they allow;
+- :mod:`~solvers.cpsat.hint`: a heuristic's schedule as a hint;
+- :mod:`~solvers.cpsat.solution`: the solver's values as a plan.
+
+Time resolution
+---------------
+Times are integer ticks of ``resolution_s`` (1 ms by default). Lengths and
+releases are rounded up, so that a model solution stays feasible with the
+exact lengths; the returned schedule is the solution's decisions re-timed
+with the exact lengths (never later than the model's times), and the
+objective reported is the validator's recomputation of that schedule, never
+the solver's value. When every length and release is a whole number of ticks
+(and, for weighted objectives, every weight a multiple of a power of ten
+down to 1e-6) the model *is* the instance: ``optimal`` is a proof and the
+bound is CP-SAT's best objective bound in seconds. Otherwise ``optimal``
+means optimal for the rounded model (the re-timed schedule may still be
+improvable by less than the rounding), and the bound is CP-SAT's lowered by
+the most that rounding can have added (:mod:`~solvers.cpsat.objective`), so
+that it stays a lower bound of the instance's optimum.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from attrs import frozen
+from ortools.sat.python import cp_model
+
+from solvers.bounds import lower_bound
+from solvers.cpsat.constraints import add_all
+from solvers.cpsat.data import ModelData
+from solvers.cpsat.hint import add_hint, read_hint
+from solvers.cpsat.objective import Scaled, objective_cap, set_objective
+from solvers.cpsat.solution import read_plan
+from solvers.cpsat.variables import Variables, build_variables
+from solvers.plan import plan_to_schedule
+from solvers.registry import describe, register
+from solvers.result import Result, Status
+from solvers.warm_start import warm_start
+from toolkit.model import Instance, Schedule
+from toolkit.validator import validate
+
+__all__ = ["DESCRIPTION", "CpsatModel", "build_model", "cpsat"]
+
+DESCRIPTION = describe("cpsat")
+"""The one-line description of the ``cpsat`` registry entry."""
+
+
+@frozen
+class CpsatModel:
+    """A built model: the CP-SAT model, its data, its variables, its objective's scale.
+
+    ``hinted`` says whether a schedule hints every variable.
+    """
+
+    model: cp_model.CpModel
+    data: ModelData
+    variables: Variables
+    scaled: Scaled
+    hinted: bool = False
+
+
+def build_model(
+    instance: Instance, resolution_s: float = 0.001, hint_schedule: Schedule | None = None
+) -> CpsatModel:
+    """The CP-SAT model of ``instance`` at ``resolution_s`` seconds per tick.
+
+    Parameters
+    ----------
+    instance
+        A well-formed instance.
+    resolution_s
+        Seconds per tick of the model's integer times.
+    hint_schedule
+        A feasible schedule to hint every variable with, when the model can
+        express it; the horizon then shrinks to the latest end that a
+        solution as good may have (:func:`~solvers.cpsat.objective.objective_cap`).
+    """
+    model = cp_model.CpModel()
+    data = ModelData(instance, resolution_s)
+    hint = None if hint_schedule is None else read_hint(data, hint_schedule)
+    if hint is not None:
+        data.cap = max(
+            objective_cap(data, [round(t) for t in hint.times.end]), math.ceil(hint.latest(data))
+        )
+    variables = build_variables(model, data)
+    add_all(model, data, variables)
+    scaled = set_objective(model, data, variables)
+    hinted = hint is not None and add_hint(model, data, variables, hint)
+    return CpsatModel(model, data, variables, scaled, hinted)
+
+
+def _starting_schedule(
+    instance: Instance,
+    hint: bool,
+    hint_schedule: Schedule | None,
+    time_limit_s: float | None,
+    seed: int,
+) -> tuple[Schedule, float] | None:
+    """The schedule to hint and fall back on, with its objective, when it is feasible."""
+    if hint_schedule is None:
+        return warm_start(instance, time_limit_s=time_limit_s, seed=seed) if hint else None
+    report = validate(instance, hint_schedule)
+    if not report.feasible or report.objective is None:
+        return None
+    return hint_schedule, report.objective
+
+
+def cpsat(
+    instance: Instance,
+    *,
+    time_limit_s: float | None = None,
+    seed: int = 0,
+    workers: int = 2,
+    resolution_s: float = 0.001,
+    hint: bool = True,
+    hint_schedule: Schedule | None = None,
+) -> Result:
+    """Solve ``instance`` with CP-SAT, to optimality or until ``time_limit_s``.
+
+    Parameters
+    ----------
+    instance
+        A well-formed instance.
+    time_limit_s
+        Wall-clock limit in seconds for the whole call (model building
+        included); ``None`` for none.
+    seed
+        CP-SAT's random seed: equal seeds and workers give equal runs.
+    workers
+        CP-SAT's search workers (threads); 2 on the reference machine.
+    resolution_s
+        Seconds per tick of the model's integer times (see the module's
+        notes on time resolution).
+    hint
+        Start the search from :func:`solvers.warm_start.warm_start` (the best
+        online heuristic's schedule, improved by local search) when no
+        ``hint_schedule`` is given.
+    hint_schedule
+        A schedule to start from instead of the warm start's (for example an
+        improved one); ignored when infeasible or when the model cannot
+        express it (a stay without a transfer).
+
+    Returns
+    -------
+    Result
+        ``optimal`` with a proof; ``feasible`` when the search ended without
+        one and without a time limit; ``timeout`` at the time limit, with the
+        best schedule found (the hint's when the search found none) and the
+        best bound; ``infeasible`` when no schedule exists. The objective is
+        the validator's recomputation of the returned schedule; the bound is
+        the larger of CP-SAT's (see the notes on time resolution) and
+        :func:`solvers.bounds.lower_bound`, never above the objective. Should
+        the hint's schedule beat the solver's (only a model that is not exact
+        can let it), the hint's is returned, ``optimal`` becoming ``feasible``.
+
+    Raises
+    ------
+    RuntimeError
+        When CP-SAT rejects the model, or proves infeasible an instance the
+        hint solves: a defect of the model, never a property of the instance.
+    """
+    began = time.perf_counter()
+    fallback = _starting_schedule(instance, hint, hint_schedule, time_limit_s, seed)
+    built = build_model(instance, resolution_s, None if fallback is None else fallback[0])
+
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = max(1, workers)
+    solver.parameters.random_seed = seed
+    if time_limit_s is not None:
+        remaining = time_limit_s - (time.perf_counter() - began)
+        solver.parameters.max_time_in_seconds = max(remaining, 0.0)
+    outcome = solver.solve(built.model)
+
+    if outcome == cp_model.MODEL_INVALID:
+        raise RuntimeError(f"CP-SAT rejects the model: {built.model.validate()}")
+    if outcome == cp_model.INFEASIBLE:
+        if fallback is not None:
+            raise RuntimeError("CP-SAT proves infeasible an instance that the hint schedules")
+        return Result("cpsat", Status.INFEASIBLE, None, None, None, time.perf_counter() - began)
+
+    tick = built.data.tick
+    bound = max(built.scaled.bound_s(solver.best_objective_bound, tick), lower_bound(instance))
+    if outcome == cp_model.OPTIMAL:
+        status = Status.OPTIMAL
+    elif outcome == cp_model.FEASIBLE and time_limit_s is None:
+        status = Status.FEASIBLE
+    else:
+        status = Status.TIMEOUT
+
+    schedule: Schedule | None = None
+    objective: float | None = None
+    if outcome in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        schedule = plan_to_schedule(instance, read_plan(solver, built.data, built.variables))
+        report = validate(instance, schedule)
+        if not report.feasible:
+            problems = "; ".join(str(v) for v in report.violations[:5])
+            raise RuntimeError(f"the CP-SAT schedule is infeasible: {problems}")
+        objective = report.objective
+    if fallback is not None and (
+        objective is None or fallback[1] < objective - 1e-9 * max(1.0, abs(objective))
+    ):
+        if status == Status.OPTIMAL:
+            status = Status.FEASIBLE
+        schedule, objective = fallback
+    if objective is not None:
+        bound = min(bound, objective)
+    return Result("cpsat", status, schedule, objective, bound, time.perf_counter() - began)
+
+
+register("cpsat", DESCRIPTION)(cpsat)

@@ -1,0 +1,81 @@
+"""The schedule the exact solvers start from: the best heuristic's, improved by local search.
+
+An exact solver's time limit only ever returns what it has, so it starts
+from the best schedule cheaply at hand: every online heuristic of
+:data:`solvers.online.SCHEDULERS` (each a single pass of the engine), the
+best of them by the validator's objective, then :func:`solvers.local_search.improve`
+for a small share of the time limit. Without a time limit the local search
+runs its default budget. On instances of the size an exact solver proves,
+this costs well under a second; CP-SAT takes it as a hint, the MILPs as a
+warm start, and both return it when they find nothing better.
+"""
+
+from __future__ import annotations
+
+import time
+
+from solvers.local_search import improve
+from solvers.online import SCHEDULERS, dispatch
+from toolkit.model import Instance, Schedule
+from toolkit.validator import validate
+
+IMPROVE_SHARE = 0.1
+"""Share of the exact solver's time limit given to the local search."""
+
+IMPROVE_CAP_S = 2.0
+"""Most seconds of local search when there is a time limit."""
+
+
+def best_heuristic(instance: Instance) -> tuple[Schedule, float] | None:
+    """The best schedule of the online heuristics, with its validated objective.
+
+    Ties go to the first heuristic in :data:`~solvers.online.SCHEDULERS`
+    order, so the result is deterministic. ``None`` when no heuristic gives
+    a feasible schedule (an instance with a gang wider than its library).
+    """
+    tape_library = {tape.id: tape.library for tape in instance.tapes}
+    for request in instance.requests:
+        library = tape_library[request.pieces[0].tape]
+        if len(request.pieces) > len(instance.drives_of_library.get(library, ())):
+            return None
+    best: tuple[Schedule, float] | None = None
+    for make in SCHEDULERS.values():
+        schedule = dispatch(instance, make())
+        report = validate(instance, schedule)
+        if report.feasible and report.objective is not None:
+            if best is None or report.objective < best[1]:
+                best = schedule, report.objective
+    return best
+
+
+def warm_start(
+    instance: Instance, *, time_limit_s: float | None, seed: int
+) -> tuple[Schedule, float] | None:
+    """The best heuristic schedule improved by local search, with its validated objective.
+
+    Parameters
+    ----------
+    instance
+        A well-formed instance.
+    time_limit_s
+        The exact solver's whole time limit: the local search gets
+        :data:`IMPROVE_SHARE` of it, at most :data:`IMPROVE_CAP_S`; ``None``
+        gives it its default iteration budget.
+    seed
+        Seed of the local search.
+    """
+    began = time.perf_counter()
+    best = best_heuristic(instance)
+    if best is None:
+        return None
+    budget = None
+    if time_limit_s is not None:
+        spent = time.perf_counter() - began
+        budget = max(0.0, min(IMPROVE_SHARE * time_limit_s, IMPROVE_CAP_S) - spent)
+        if budget == 0.0:
+            return best
+    improved = improve(instance, best[0], time_limit_s=budget, seed=seed)
+    report = validate(instance, improved)
+    if report.feasible and report.objective is not None and report.objective < best[1]:
+        return improved, report.objective
+    return best
