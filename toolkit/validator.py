@@ -489,6 +489,30 @@ def _stays(
     return stays
 
 
+def _stay_at(
+    stays: list[_Stay], begins: list[float], start: float, tape: str
+) -> tuple[int, _Stay | None]:
+    """The stay of a drive that a transfer of ``tape`` starting at ``start`` belongs to.
+
+    A stay holds the transfer when it begins no later than ``start`` and ends
+    no earlier (both to ``EPS``). Where stays meet, at a switch whose unload,
+    dismount, mount and load all take no time, two stays hold ``start``: the
+    one of the transfer's tape is taken (the latest, if both are). Otherwise
+    the stay returned (for the message) is the one strictly around
+    ``start``, or ``None`` when the drive is empty then.
+    """
+    around: tuple[int, _Stay | None] = (-1, None)
+    k = bisect_right(begins, start + EPS) - 1
+    while k >= 0 and stays[k].end >= start - EPS:
+        stay = stays[k]
+        if stay.tape == tape:
+            return k, stay
+        if around[1] is None and start < stay.end - EPS and stay.begin < stay.end:
+            around = (k, stay)
+        k -= 1
+    return around
+
+
 def _check_drive_timelines(
     instance: Instance,
     schedule: Schedule,
@@ -507,10 +531,7 @@ def _check_drive_timelines(
         assigned: list[list[_Use]] = [[] for _ in stays]
         for use in drive_uses:
             start = use[0]
-            k = bisect_right(begins, start + EPS) - 1
-            while k >= 0 and stays[k].begin == stays[k].end:
-                k -= 1
-            stay = stays[k] if k >= 0 and start < stays[k].end - EPS else None
+            k, stay = _stay_at(stays, begins, start, use[3])
             if stay is None or stay.tape != use[3]:
                 held = f"holds {stay.tape!r}" if stay is not None else "is empty"
                 out.append(

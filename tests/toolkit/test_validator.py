@@ -9,7 +9,18 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from toolkit.model import ArmOperation, Instance, Schedule, ScheduledRequest
+from toolkit.model import (
+    ArmOperation,
+    Drive,
+    InitialTape,
+    Instance,
+    Library,
+    Piece,
+    Request,
+    Schedule,
+    ScheduledRequest,
+    Tape,
+)
 from toolkit.strategies import instances
 from toolkit.validator import RULES, validate
 
@@ -258,3 +269,54 @@ def test_dropping_any_arm_operation_of_a_greedy_schedule_is_infeasible(instance,
     report = validate(instance, dropped)
     assert not report.feasible
     assert report.rules <= set(RULES)
+
+
+def _instant_switch() -> Instance:
+    """One drive holding T1 at 0; everything but the 100 MB transfer of T2 takes no time."""
+    return Instance(
+        name="instant-switch",
+        libraries=(Library("L0", 1, 0, 0),),
+        drives=(Drive("d0", "L0", 100, 0, 0, 1000),),
+        tapes=(Tape("T1", "L0", 1000), Tape("T2", "L0", 1000)),
+        requests=(
+            Request("empty", 0, 1.0, "read", (Piece("T1", 0, 0),)),
+            Request("b", 0, 1.0, "read", (Piece("T2", 0, 100),)),
+        ),
+        initial=(InitialTape("d0", "T1"),),
+    )
+
+
+def test_an_empty_read_then_an_instant_switch_at_the_same_time_is_feasible():
+    # At time 0 the drive reads nothing from T1 (an empty request), unloads,
+    # the arm dismounts T1 and mounts T2, all in no time, and T2 is read from
+    # 0: two stays meet at 0, and the empty read belongs to T1's.
+    instance = _instant_switch()
+    schedule = Schedule(
+        requests=(
+            ScheduledRequest("empty", ("d0",), 0.0, 0.0),
+            ScheduledRequest("b", ("d0",), 0.0, 1.0),
+        ),
+        operations=(
+            ArmOperation("dismount", "T1", "d0", 0.0, 0.0),
+            ArmOperation("mount", "T2", "d0", 0.0, 0.0),
+        ),
+    )
+    report = validate(instance, schedule)
+    assert report.feasible, [str(v) for v in report.violations]
+    assert report.objective == 1.0
+
+
+def test_an_empty_read_of_a_tape_already_gone_is_still_rejected():
+    instance = _instant_switch()
+    schedule = Schedule(
+        requests=(
+            ScheduledRequest("empty", ("d0",), 0.5, 0.5),
+            ScheduledRequest("b", ("d0",), 0.0, 1.0),
+        ),
+        operations=(
+            ArmOperation("dismount", "T1", "d0", 0.0, 0.0),
+            ArmOperation("mount", "T2", "d0", 0.0, 0.0),
+        ),
+    )
+    report = validate(instance, schedule)
+    assert [v.rule for v in report.violations] == ["tape-not-mounted"]
