@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import time
 
-from solvers.local_search import improve
+from solvers.bounds import lower_bound
+from solvers.local_search import DEFAULT_ITERATIONS, improve
 from solvers.online import SCHEDULERS, dispatch
+from solvers.result import Result, Status
 from toolkit.model import Instance, Schedule
 from toolkit.validator import validate
 
@@ -59,8 +61,10 @@ def warm_start(
         A well-formed instance.
     time_limit_s
         The exact solver's whole time limit: the local search gets
-        :data:`IMPROVE_SHARE` of it, at most :data:`IMPROVE_CAP_S`; ``None``
-        gives it its default iteration budget.
+        :data:`IMPROVE_SHARE` of it, at most :data:`IMPROVE_CAP_S`, and at
+        most :data:`~solvers.local_search.DEFAULT_ITERATIONS` decodes (so
+        that a tiny instance does not spend its whole share); ``None`` gives
+        it its default iteration budget.
     seed
         Seed of the local search.
     """
@@ -74,8 +78,26 @@ def warm_start(
         budget = max(0.0, min(IMPROVE_SHARE * time_limit_s, IMPROVE_CAP_S) - spent)
         if budget == 0.0:
             return best
-    improved = improve(instance, best[0], time_limit_s=budget, seed=seed)
+    iterations = None if budget is None else DEFAULT_ITERATIONS
+    improved = improve(instance, best[0], time_limit_s=budget, seed=seed, max_iterations=iterations)
     report = validate(instance, improved)
     if report.feasible and report.objective is not None and report.objective < best[1]:
         return improved, report.objective
     return best
+
+
+def out_of_time(
+    instance: Instance, solver: str, start: tuple[Schedule, float] | None, began: float
+) -> Result:
+    """The result of an exact solver whose model could not be built within its time limit.
+
+    Status ``timeout``, the warm start ``start`` (with its objective) when
+    there is one, and :func:`solvers.bounds.lower_bound` as the bound;
+    ``began`` is when the run began (``time.perf_counter()``).
+    """
+    bound = lower_bound(instance)
+    runtime = time.perf_counter() - began
+    if start is None:
+        return Result(solver, Status.TIMEOUT, None, None, bound, runtime)
+    schedule, value = start
+    return Result(solver, Status.TIMEOUT, schedule, value, min(bound, value), runtime)

@@ -50,10 +50,11 @@ from solvers.cpsat.hint import add_hint, read_hint
 from solvers.cpsat.objective import Scaled, objective_cap, set_objective
 from solvers.cpsat.solution import read_plan
 from solvers.cpsat.variables import Variables, build_variables
+from solvers.deadline import Deadline, OutOfTime
 from solvers.plan import plan_to_schedule
 from solvers.registry import describe, register
 from solvers.result import Result, Status
-from solvers.warm_start import warm_start
+from solvers.warm_start import out_of_time, warm_start
 from toolkit.model import Instance, Schedule
 from toolkit.validator import validate
 
@@ -78,7 +79,10 @@ class CpsatModel:
 
 
 def build_model(
-    instance: Instance, resolution_s: float = 0.001, hint_schedule: Schedule | None = None
+    instance: Instance,
+    resolution_s: float = 0.001,
+    hint_schedule: Schedule | None = None,
+    deadline: Deadline | None = None,
 ) -> CpsatModel:
     """The CP-SAT model of ``instance`` at ``resolution_s`` seconds per tick.
 
@@ -92,9 +96,12 @@ def build_model(
         A feasible schedule to hint every variable with, when the model can
         express it; the horizon then shrinks to the latest end that a
         solution as good may have (:func:`~solvers.cpsat.objective.objective_cap`).
+    deadline
+        When to give up building (raising :class:`~solvers.deadline.OutOfTime`);
+        ``None``: never.
     """
     model = cp_model.CpModel()
-    data = ModelData(instance, resolution_s)
+    data = ModelData(instance, resolution_s, deadline)
     hint = None if hint_schedule is None else read_hint(data, hint_schedule)
     if hint is not None:
         data.cap = max(
@@ -163,8 +170,10 @@ def cpsat(
     Result
         ``optimal`` with a proof; ``feasible`` when the search ended without
         one and without a time limit; ``timeout`` at the time limit, with the
-        best schedule found (the hint's when the search found none) and the
-        best bound; ``infeasible`` when no schedule exists. The objective is
+        best schedule found (the hint's when the search found none, or when
+        the model could not even be built in time: then the bound is
+        :func:`solvers.bounds.lower_bound`) and the best bound;
+        ``infeasible`` when no schedule exists. The objective is
         the validator's recomputation of the returned schedule; the bound is
         the larger of CP-SAT's (see the notes on time resolution) and
         :func:`solvers.bounds.lower_bound`, never above the objective. Should
@@ -179,7 +188,13 @@ def cpsat(
     """
     began = time.perf_counter()
     fallback = _starting_schedule(instance, hint, hint_schedule, time_limit_s, seed)
-    built = build_model(instance, resolution_s, None if fallback is None else fallback[0])
+    deadline = Deadline(None if time_limit_s is None else began + time_limit_s)
+    try:
+        built = build_model(
+            instance, resolution_s, None if fallback is None else fallback[0], deadline
+        )
+    except OutOfTime:
+        return out_of_time(instance, "cpsat", fallback, began)
 
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = max(1, workers)

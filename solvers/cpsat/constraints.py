@@ -49,6 +49,7 @@ def add_circuits(model: cp_model.CpModel, data: ModelData, v: Variables) -> None
     last: dict[int, list[Literal]] = defaultdict(list)
     circuits: dict[int, list[tuple[int, int, Literal]]] = defaultdict(list)
     for (d, a, b), literal in v.arc.items():
+        data.deadline.check()
         circuits[d].append((_circuit_index(a), _circuit_index(b), literal))
         if a == DEPOT and b != DEPOT and not data.nodes[b].is_initial:
             entering[b].append(literal)
@@ -57,6 +58,7 @@ def add_circuits(model: cp_model.CpModel, data: ModelData, v: Variables) -> None
     for arcs in circuits.values():
         model.add_circuit(arcs)
     for (d, a, b), literal in v.switch.items():
+        data.deadline.check()
         if (d, a, b) in v.cont:
             model.add(v.cont[d, a, b] + literal == v.arc[d, a, b])
             leaving_cont[a].append(v.cont[d, a, b])
@@ -92,6 +94,7 @@ def add_switch_timing(model: cp_model.CpModel, data: ModelData, v: Variables) ->
     chosen by ``on``.
     """
     for (d, a, b), literal in v.cont.items():
+        data.deadline.check()
         model.add(
             v.start_of(data, b) >= v.end_of(data, a) + data.locate_t(a, b, d)
         ).only_enforce_if(literal)
@@ -106,6 +109,7 @@ def add_switch_timing(model: cp_model.CpModel, data: ModelData, v: Variables) ->
             model.add(v.start_of(data, n) >= v.mount[n] + ready).only_enforce_if(v.mounted[n])
         model.add(v.dismount[n] >= v.end_of(data, n) + unload).only_enforce_if(v.dismounted[n])
     for (d, a, b), literal in v.switch.items():
+        data.deadline.check()
         lib = data.drive_library[d]
         model.add(v.mount[b] >= v.dismount[a] + data.dismount_t(lib)).only_enforce_if(literal)
 
@@ -145,6 +149,7 @@ def add_tape_residency(model: cp_model.CpModel, data: ModelData, v: Variables) -
     of one tape, so both have them).
     """
     for (_, a, b), literal in v.cont.items():
+        data.deadline.check()
         model.add(v.hold_start[b] == v.end_of(data, a)).only_enforce_if(literal)
     for node in data.nodes:
         n = node.index
@@ -293,6 +298,7 @@ def add_redundant(model: cp_model.CpModel, data: ModelData, v: Variables) -> Non
     for j, nodes in enumerate(data.request_nodes):
         model.add(v.start[j] >= max(earliest_start(data, n) for n in nodes))
     for (d, a, b), literal in v.switch.items():
+        data.deadline.check()
         lib = data.drive_library[d]
         gap = data.unload_t(d) + data.dismount_t(lib) + data.ready_t(b, d)
         on_arc: Literal = literal
@@ -404,6 +410,7 @@ def add_tape_sequences(model: cp_model.CpModel, data: ModelData, v: Variables) -
             arcs.append((0, index, model.new_constant(1) if initial else model.new_bool_var("")))
             arcs.append((index, 0, model.new_bool_var("")))
             for b in nodes:
+                data.deadline.check()
                 if a == b or data.nodes[b].is_initial:
                     continue
                 literal = model.new_bool_var(f"z[{a},{b}]")
@@ -415,14 +422,22 @@ def add_tape_sequences(model: cp_model.CpModel, data: ModelData, v: Variables) -
 
 
 def add_all(model: cp_model.CpModel, data: ModelData, v: Variables) -> None:
-    """Every constraint family of the formulation, plus symmetry breaking."""
-    add_assignment(model, data, v)
-    add_circuits(model, data, v)
-    add_switch_timing(model, data, v)
-    add_arm_capacity(model, data, v)
-    add_tape_residency(model, data, v)
-    add_releases_and_ends(model, data, v)
-    add_symmetry_breaking(model, data, v)
-    add_twin_order(model, data, v)
-    add_redundant(model, data, v)
-    add_tape_sequences(model, data, v)
+    """Every constraint family of the formulation, plus symmetry breaking and redundant ones.
+
+    Raises :class:`~solvers.deadline.OutOfTime` when ``data.deadline``
+    passes on the way.
+    """
+    for family in (
+        add_assignment,
+        add_circuits,
+        add_switch_timing,
+        add_arm_capacity,
+        add_tape_residency,
+        add_releases_and_ends,
+        add_symmetry_breaking,
+        add_twin_order,
+        add_redundant,
+        add_tape_sequences,
+    ):
+        data.deadline.check_now()
+        family(model, data, v)

@@ -21,6 +21,7 @@ from functools import cached_property
 
 from attrs import frozen
 
+from solvers.deadline import Deadline
 from toolkit.model import Drive, Instance, Library
 
 DEPOT = -1
@@ -92,6 +93,9 @@ class ModelData:
         A well-formed instance.
     resolution_s
         Length of one tick in seconds (> 0).
+    deadline
+        When building the model must stop (:class:`~solvers.deadline.Deadline`);
+        the builders check it in their loops.
 
     Attributes
     ----------
@@ -104,10 +108,13 @@ class ModelData:
         the horizon may shrink to it.
     """
 
-    def __init__(self, instance: Instance, resolution_s: float) -> None:
+    def __init__(
+        self, instance: Instance, resolution_s: float, deadline: Deadline | None = None
+    ) -> None:
         if not resolution_s > 0:
             raise ValueError(f"resolution_s must be > 0, got {resolution_s!r}")
         self.instance = instance
+        self.deadline = Deadline(None) if deadline is None else deadline
         self.tick = float(resolution_s)
         self.cap: int | None = None
         self.libraries: tuple[Library, ...] = instance.libraries

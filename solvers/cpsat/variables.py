@@ -130,6 +130,7 @@ def build_variables(model: cp_model.CpModel, data: ModelData) -> Variables:
                     arc[d, DEPOT, a] = model.new_bool_var(f"first[{a},{d}]")
             arc[d, a, DEPOT] = model.new_bool_var(f"last[{a},{d}]")
             for b in cands:
+                data.deadline.check()
                 if not data.can_follow(a, b):
                     continue
                 literal = model.new_bool_var(f"y[{a},{b},{d}]")

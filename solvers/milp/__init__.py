@@ -58,6 +58,7 @@ from collections.abc import Callable
 import pulp
 from attrs import frozen
 
+from solvers.deadline import Deadline, OutOfTime
 from solvers.milp.backends import ABS_GAP, REL_GAP, Outcome, run_cbc, run_highs
 from solvers.milp.constraints import add_all
 from solvers.milp.data import MilpData, prepare
@@ -68,7 +69,7 @@ from solvers.milp.variables import Variables, build_variables
 from solvers.plan import Plan, Stay, plan_to_schedule
 from solvers.registry import describe, register
 from solvers.result import Result, Status
-from solvers.warm_start import warm_start
+from solvers.warm_start import out_of_time, warm_start
 from toolkit.model import Instance, Schedule
 from toolkit.validator import validate
 
@@ -89,7 +90,41 @@ class MilpModel:
     var: Variables
 
 
-def build_model(instance: Instance, known_objective: float | None = None) -> MilpModel:
+def arc_count(instance: Instance) -> int:
+    """How many drive-sequence arcs the model of ``instance`` may have, before any pruning.
+
+    Each drive may take any node of its library after any other: the square
+    of its library's pieces (and initial tapes) per drive. Model size and
+    building time grow with it.
+    """
+    tape_library = {tape.id: tape.library for tape in instance.tapes}
+    nodes: dict[str, int] = {}
+    for request in instance.requests:
+        for piece in request.pieces:
+            library = tape_library[piece.tape]
+            nodes[library] = nodes.get(library, 0) + 1
+    drive_library = {drive.id: drive.library for drive in instance.drives}
+    for init in instance.initial:
+        library = drive_library[init.drive]
+        nodes[library] = nodes.get(library, 0) + 1
+    return sum(nodes.get(drive.library, 0) ** 2 for drive in instance.drives)
+
+
+MAX_ARCS = 50_000
+"""Largest :func:`arc_count` for which a model is built.
+
+Beyond it, building the model in PuLP and handing it to the solver take
+longer than any useful time limit (about a minute at a million arcs on the
+reference machine, before the solver starts), and the model is hundreds of
+times larger than the largest the MILP proves (``make bench``): the solver
+returns its warm start with status ``timeout`` and the bound of
+:func:`solvers.bounds.lower_bound` at once.
+"""
+
+
+def build_model(
+    instance: Instance, known_objective: float | None = None, deadline: Deadline | None = None
+) -> MilpModel:
     """The MILP of ``instance``, shared by both solvers.
 
     Parameters
@@ -104,7 +139,7 @@ def build_model(instance: Instance, known_objective: float | None = None) -> Mil
     problem = pulp.LpProblem("tapesched", pulp.LpMinimize)
     var = build_variables(problem, data)
     set_objective(problem, data, var)
-    add_all(problem, data, var)
+    add_all(problem, data, var, deadline)
     return MilpModel(problem, data, var)
 
 
@@ -169,7 +204,13 @@ def _solve(
     start: tuple[Schedule, float] | None = None
     if hint:
         start = warm_start(instance, time_limit_s=time_limit_s, seed=seed)
-    model = build_model(instance, start[1] if start is not None else None)
+    deadline = Deadline(None if time_limit_s is None else began + time_limit_s)
+    if time_limit_s is not None and arc_count(instance) > MAX_ARCS:
+        return out_of_time(instance, name, start, began)
+    try:
+        model = build_model(instance, start[1] if start is not None else None, deadline)
+    except OutOfTime:
+        return out_of_time(instance, name, start, began)
     warm = start is not None and apply_hint(model.data, model.var, start[0])
     left = None if time_limit_s is None else time_limit_s - (time.perf_counter() - began)
     if left is not None and left <= 0:

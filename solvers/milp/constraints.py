@@ -24,6 +24,7 @@ from typing import Any
 
 import pulp
 
+from solvers.deadline import Deadline
 from solvers.milp.data import MilpData
 from solvers.milp.variables import Variables, op_window, zero_arc
 
@@ -439,12 +440,22 @@ def releases_and_ends(problem: Problem, data: MilpData, var: Variables) -> None:
             add_row(problem, terms, ">=", 0, f"end_{j}_{k}")
 
 
-def add_all(problem: Problem, data: MilpData, var: Variables) -> None:
-    """Every constraint family of the formulation."""
-    assignment(problem, data, var)
-    sequencing(problem, data, var)
-    switch_timing(problem, data, var)
-    arm_lanes(problem, data, var)
-    tape_residency(problem, data, var)
-    tape_order(problem, data, var)
-    releases_and_ends(problem, data, var)
+def add_all(
+    problem: Problem, data: MilpData, var: Variables, deadline: Deadline | None = None
+) -> None:
+    """Every constraint family of the formulation, the deadline checked between families.
+
+    Raises :class:`~solvers.deadline.OutOfTime` once ``deadline`` has passed.
+    """
+    for family in (
+        assignment,
+        sequencing,
+        switch_timing,
+        arm_lanes,
+        tape_residency,
+        tape_order,
+        releases_and_ends,
+    ):
+        if deadline is not None:
+            deadline.check_now()
+        family(problem, data, var)
