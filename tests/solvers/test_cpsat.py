@@ -10,7 +10,6 @@ its bound is then a true bound of the instance.
 from __future__ import annotations
 
 import json
-import math
 
 import attrs
 import pytest
@@ -26,15 +25,12 @@ from solvers.result import Result
 from toolkit.generators import RandomParams, random_instance
 from toolkit.io import load_instance, load_schedule
 from toolkit.model import Drive, Instance, Library, Piece, Request, Tape
-from toolkit.strategies import instances
 from toolkit.validator import validate
 
 from ..conftest import INSTANCES
+from .family import family
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
-
-RATES = (1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000)
-"""Rates whose every whole-MB transfer or locate is a whole number of milliseconds."""
 
 SMALL = {
     "n_requests": (1, 5),
@@ -61,48 +57,9 @@ def checked(instance: Instance, result: Result) -> float:
     return report.objective
 
 
-def _rate(value: float) -> int:
-    return min(RATES, key=lambda r: abs(math.log(r) - math.log(value)))
-
-
-def whole(instance: Instance) -> Instance:
-    """``instance`` with whole seconds, MB and MB/s dividing 1000, weights in hundredths."""
-    return attrs.evolve(
-        instance,
-        libraries=tuple(
-            attrs.evolve(lib, mount_s=round(lib.mount_s), dismount_s=round(lib.dismount_s))
-            for lib in instance.libraries
-        ),
-        drives=tuple(
-            attrs.evolve(
-                d,
-                rate_mb_s=_rate(d.rate_mb_s),
-                load_s=round(d.load_s),
-                unload_s=round(d.unload_s),
-                locate_mb_s=_rate(d.locate_mb_s),
-            )
-            for d in instance.drives
-        ),
-        tapes=tuple(attrs.evolve(t, capacity_mb=math.ceil(t.capacity_mb)) for t in instance.tapes),
-        requests=tuple(
-            attrs.evolve(
-                r,
-                release_s=round(r.release_s),
-                weight=max(0.01, round(r.weight, 2)),
-                pieces=tuple(
-                    attrs.evolve(p, offset_mb=math.floor(p.offset_mb), size_mb=round(p.size_mb))
-                    for p in r.pieces
-                ),
-            )
-            for r in instance.requests
-        ),
-    )
-
-
-@st.composite
-def exact_instances(draw: st.DrawFn) -> Instance:
+def exact_instances() -> st.SearchStrategy[Instance]:
     """Small instances of :data:`SMALL` whose lengths are whole milliseconds."""
-    return whole(draw(instances(**SMALL)))
+    return family(**SMALL)
 
 
 @pytest.mark.parametrize("name", sorted(OPTIMA))
