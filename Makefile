@@ -46,6 +46,8 @@ test: lint
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/validation.py
+	$(BIN)/python benchmarks/exact.py
+	$(BIN)/python benchmarks/heuristics.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

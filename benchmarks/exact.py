@@ -1,0 +1,158 @@
+"""Where each exact formulation stops proving: CP-SAT, MILP-CBC and MILP-HiGHS side by side.
+
+For each configuration (one library, ``drives`` drives, ``arms`` arms,
+single-piece requests or gangs of up to 3 pieces) and each size ``n`` of
+:data:`SIZES`, one instance is drawn from
+:func:`toolkit.generators.random_instance` (the generator's LTO-class
+defaults otherwise: 6 TB tapes, about half the drives holding a tape at time
+0, weights ``1 / size in GB``, weighted flow) with releases spread over
+``--release-per-request`` seconds per request, so that the drives stay busy
+as ``n`` grows. Every solver runs with the time limit; a line gives its
+status, the seconds to the proven optimum (or the limit), the objective, the
+bound and the gap ``(objective - bound) / objective``. Once a solver fails
+to prove a size of a configuration, it is not run on the larger ones
+(``-`` in the table): the table then shows where each formulation stops.
+
+The target (issue 3): CP-SAT proves optimality on 12 single-piece requests
+on 3 drives with 1 arm in under 60 s on the 2-core reference machine;
+``--target-seeds`` runs that size on several seeds. Times are wall-clock
+and grow with whatever else loads the machine.
+
+Run with ``make bench`` or ``.venv/bin/python benchmarks/exact.py``
+(``--time-limit 60``, ``--sizes 4,6,8,10,12,16``, ``--quick`` for a short
+smoke run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import solvers
+from toolkit.generators import RandomParams, random_instance
+from toolkit.model import Instance
+
+EXACT = ("cpsat", "milp-cbc", "milp-highs")
+"""The exact solvers compared."""
+
+SIZES = (4, 6, 8, 10, 12, 16)
+"""Requests per instance, smallest first."""
+
+CONFIGURATIONS = (
+    ("single", 3, 1),
+    ("single", 3, 3),
+    ("gang", 3, 1),
+    ("gang", 3, 3),
+    ("single", 6, 1),
+)
+"""``(pieces, drives, arms)`` of each configuration."""
+
+TARGET = ("single", 3, 1, 12)
+"""The issue's target: 12 single-piece requests on 3 drives with 1 arm."""
+
+
+def instance_for(
+    pieces: str, drives: int, arms: int, n: int, seed: int, spread_s: float
+) -> Instance:
+    """The instance of one cell of the table."""
+    params = RandomParams(
+        n_requests=n,
+        n_libraries=1,
+        drives_per_library=(drives, drives),
+        arms=(arms, arms),
+        max_gang=1 if pieces == "single" else 3,
+        tapes_per_library=max(4, n),
+        release_horizon_s=spread_s * n,
+    )
+    return random_instance(params, seed)
+
+
+def _line(label: str, solver: str, result: solvers.Result | None, seconds: float) -> str:
+    if result is None:
+        return f"{label} {solver:>10} {'-':>8}"
+    objective = result.objective if result.objective is not None else float("nan")
+    bound = result.bound if result.bound is not None else float("nan")
+    gap = (objective - bound) / objective if objective else 0.0
+    return (
+        f"{label} {solver:>10} {result.status.value:>8} {seconds:>8.2f} "
+        f"{objective:>12.3f} {bound:>12.3f} {gap:>7.2%}"
+    )
+
+
+def run(
+    solver: str, instance: Instance, time_limit_s: float, seed: int
+) -> tuple[solvers.Result, float]:
+    """One exact solver on one instance; its result and wall-clock seconds."""
+    began = time.perf_counter()
+    result = solvers.solve(instance, solver=solver, time_limit_s=time_limit_s, seed=seed)
+    return result, time.perf_counter() - began
+
+
+def scaling(sizes: list[int], time_limit_s: float, seed: int, spread_s: float) -> None:
+    """Print the scaling table."""
+    print(
+        f"Exact solvers, limit {time_limit_s:g} s each, seed {seed}, "
+        f"releases over {spread_s:g} s per request"
+    )
+    header = f"{'pieces':>6} {'drives':>6} {'arms':>4} {'n':>3}"
+    print(
+        f"{header} {'solver':>10} {'status':>8} {'seconds':>8} {'objective':>12} "
+        f"{'bound':>12} {'gap':>7}"
+    )
+    for pieces, drives, arms in CONFIGURATIONS:
+        stopped: set[str] = set()
+        for n in sizes:
+            instance = instance_for(pieces, drives, arms, n, seed, spread_s)
+            label = f"{pieces:>6} {drives:>6} {arms:>4} {n:>3}"
+            for solver in EXACT:
+                if solver in stopped:
+                    print(_line(label, solver, None, 0.0))
+                    continue
+                result, seconds = run(solver, instance, time_limit_s, seed)
+                print(_line(label, solver, result, seconds), flush=True)
+                if result.status is not solvers.Status.OPTIMAL:
+                    stopped.add(solver)
+        print()
+
+
+def target(seeds: list[int], time_limit_s: float, spread_s: float) -> None:
+    """Print CP-SAT on the target size for each seed, and how many it proved in time."""
+    pieces, drives, arms, n = TARGET
+    print(f"Target: CP-SAT on {n} {pieces}-piece requests, {drives} drives, {arms} arm")
+    proven = 0
+    for seed in seeds:
+        instance = instance_for(pieces, drives, arms, n, seed, spread_s)
+        result, seconds = run("cpsat", instance, time_limit_s, seed)
+        proven += result.status is solvers.Status.OPTIMAL and seconds < time_limit_s
+        print(_line(f"seed {seed:>3}", "cpsat", result, seconds), flush=True)
+    print(f"proven optimal within {time_limit_s:g} s: {proven} of {len(seeds)} seeds")
+
+
+def _ints(text: str) -> list[int]:
+    """``"1-5"`` or ``"4,6,8"`` as a list of integers."""
+    if "-" in text:
+        first, last = text.split("-", 1)
+        return list(range(int(first), int(last) + 1))
+    return [int(x) for x in text.split(",")]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the scaling table, then the target runs."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--target-seeds", default="1-5")
+    parser.add_argument("--release-per-request", type=float, default=60.0)
+    parser.add_argument("--quick", action="store_true", help="sizes 4,6 and a 10 s limit")
+    args = parser.parse_args(argv)
+    sizes = [4, 6] if args.quick else _ints(args.sizes)
+    limit = 10.0 if args.quick else args.time_limit
+    scaling(sizes, limit, args.seed, args.release_per_request)
+    target(_ints("1" if args.quick else args.target_seeds), limit, args.release_per_request)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
