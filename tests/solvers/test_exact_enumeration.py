@@ -32,7 +32,8 @@ from toolkit.model import Drive, InitialTape, Instance, Library, Piece, Request,
 from toolkit.strategies import instances
 from toolkit.validator import validate
 
-from ..conftest import INSTANCES
+from ..conftest import INSTANCES, OTHER_OBJECTIVES
+from ..toolkit.test_validator import instant_switch
 from .brute_force import best_schedule, candidate_count
 from .exact_enumeration import StateLimitError, exact_optimum, solve
 from .family import family
@@ -40,23 +41,6 @@ from .test_brute_force import gang_mounts_its_second_piece_first, interleaved_ar
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
 
-# Hand-worked optima of the shipped instances under their other objectives
-# (instances/README.md has the schedules): one-drive-two-tapes ends at 56
-# whichever tape goes first; offset-order reads near then far, ending at 21
-# with flows 10 and 21; prefetch ends at 110 with flow 10; the gangs end at
-# 30 (one arm) and 20 (two arms), their only request released at 0.
-OTHER_OBJECTIVES = {
-    ("one-drive-two-tapes", "makespan"): 56.0,
-    ("one-drive-two-tapes", "max-weighted-flow"): 56.0,
-    ("offset-order", "makespan"): 21.0,
-    ("offset-order", "max-weighted-flow"): 21.0,
-    ("prefetch", "makespan"): 110.0,
-    ("prefetch", "max-weighted-flow"): 10.0,
-    ("gang-one-arm", "weighted-flow"): 30.0,
-    ("gang-one-arm", "max-weighted-flow"): 30.0,
-    ("gang-two-arms", "weighted-flow"): 20.0,
-    ("gang-two-arms", "max-weighted-flow"): 20.0,
-}
 
 SMALL: dict[str, Any] = {
     "n_requests": (1, 6),
@@ -198,17 +182,7 @@ def test_a_zero_length_request_then_an_instant_switch_is_valid():
     # With zero unload, dismount, mount and load, the empty read of T1, T1's
     # dismount, T2's mount and the read of T2 all start at 0: two stays meet
     # at 0 and the validator puts the empty read in T1's.
-    instance = Instance(
-        name="instant-switch",
-        libraries=(Library("L0", 1, 0, 0),),
-        drives=(Drive("d0", "L0", 100, 0, 0, 1000),),
-        tapes=(Tape("T1", "L0", 1000), Tape("T2", "L0", 1000)),
-        requests=(
-            Request("empty", 0, 1.0, "read", (Piece("T1", 0, 0),)),
-            Request("b", 0, 1.0, "read", (Piece("T2", 0, 100),)),
-        ),
-        initial=(InitialTape("d0", "T1"),),
-    )
+    instance = instant_switch()
     value, schedule = optimum(instance)
     assert value == 1.0
     assert [op.start_s for op in schedule.operations] == [0.0, 0.0]

@@ -271,7 +271,7 @@ def test_dropping_any_arm_operation_of_a_greedy_schedule_is_infeasible(instance,
     assert report.rules <= set(RULES)
 
 
-def _instant_switch() -> Instance:
+def instant_switch() -> Instance:
     """One drive holding T1 at 0; everything but the 100 MB transfer of T2 takes no time."""
     return Instance(
         name="instant-switch",
@@ -290,7 +290,7 @@ def test_an_empty_read_then_an_instant_switch_at_the_same_time_is_feasible():
     # At time 0 the drive reads nothing from T1 (an empty request), unloads,
     # the arm dismounts T1 and mounts T2, all in no time, and T2 is read from
     # 0: two stays meet at 0, and the empty read belongs to T1's.
-    instance = _instant_switch()
+    instance = instant_switch()
     schedule = Schedule(
         requests=(
             ScheduledRequest("empty", ("d0",), 0.0, 0.0),
@@ -307,7 +307,7 @@ def test_an_empty_read_then_an_instant_switch_at_the_same_time_is_feasible():
 
 
 def test_an_empty_read_of_a_tape_already_gone_is_still_rejected():
-    instance = _instant_switch()
+    instance = instant_switch()
     schedule = Schedule(
         requests=(
             ScheduledRequest("empty", ("d0",), 0.5, 0.5),
