@@ -22,6 +22,16 @@ library. Makespan and the weighted-flow bound of that machine are computed in
 O(n log n); the max-weighted-flow optimum of it is found by bisection over
 earliest-deadline-first runs.
 
+**Arm time** (:func:`arm_bound`). Every tape that no drive holds at time 0
+is mounted before it is read; the ``k``-th of those first mounts ends no
+earlier than the arms can do ``k`` mounts and the dismounts that free drives
+for them. The requests of the tapes mounted late wait for it: on a library
+with one arm and many tapes, this is what binds.
+
+**Tape time** (:func:`tape_bound`). A tape is in one drive at a time, so
+the transfers of the requests reading it never overlap: each tape is a
+single machine, bounded like the pooled drives.
+
 The arguments of validity are in the docstrings of the functions. The
 problem is specified in ``shared/spec/core-problem.md``.
 """
@@ -30,6 +40,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from bisect import bisect_left
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -43,6 +54,9 @@ holds a tape at time 0) is summarised by one optimistic profile that takes
 the best of each timing over its drives, which keeps the cost per piece
 constant and the bound valid, only weaker.
 """
+
+WEIGHT_LAYERS = 32
+"""Most weight levels of the layered tardiness of :func:`arm_bound` (cost per level O(n log n))."""
 
 BISECTION_STEPS = 40
 """Most bisection steps of the max-weighted-flow relaxation per library."""
@@ -289,11 +303,68 @@ class _Pooled(NamedTuple):
       and no drive holds at time 0 is mounted into some drive at least once,
       and that drive can transfer nothing from the start of the mount to the
       end of the load: ``mount_s + load_s`` at least, over ``m``.
+    - ``locate_jobs``: as ``drive_jobs``, each piece's drive also busy with
+      its least locate (:func:`locate_floors`) just before the transfer, so
+      the job may start that much earlier and has that much more work (over
+      ``m``). Not always stronger than ``drive_jobs`` (an earlier start
+      spread over ``m`` drives), so both are kept.
     """
 
     drive_jobs: list[_Job]
     volume_jobs: list[_Job]
     setup: float
+    locate_jobs: list[_Job]
+
+
+def locate_floors(instance: Instance) -> dict[tuple[str, int], float]:
+    """Least locate before each piece, keyed ``(request id, piece index)``.
+
+    The head reaches a piece's offset from where it rests: offset 0 after a
+    mount or at time 0 (a tape held at time 0), or the end of another piece
+    of the same tape read before it on the same stay. It travels at most at
+    the fastest speed of its library's drives (locate or read, whichever is
+    larger; the holder's for a tape held at time 0). The least of those
+    distances over that speed is a locate every schedule makes, on the drive
+    that then reads the piece and with the tape in it. O(n log n).
+    """
+    return _locate_floors(_Context(instance))
+
+
+def _locate_floors(ctx: _Context) -> dict[tuple[str, int], float]:
+    """:func:`locate_floors` with the context at hand."""
+    instance = ctx.instance
+    by_tape: dict[str, list[tuple[float, tuple[str, int]]]] = {}
+    for request in instance.requests:
+        for k, piece in enumerate(request.pieces):
+            end = float(piece.offset_mb) + float(piece.size_mb)
+            by_tape.setdefault(piece.tape, []).append((end, (request.id, k)))
+    for ends in by_tape.values():
+        ends.sort()
+    floors: dict[tuple[str, int], float] = {}
+    for request in instance.requests:
+        lib = ctx.libraries[ctx.library_of(request)]
+        for k, piece in enumerate(request.pieces):
+            offset = float(piece.offset_mb)
+            held = ctx.held.get(piece.tape)
+            speed = lib.max_speed if held is None else max(lib.max_speed, held.speed)
+            best = offset
+            for end, key in _near(by_tape[piece.tape], offset):
+                if key != (request.id, k):
+                    best = min(best, abs(offset - end))
+            floors[request.id, k] = best / speed
+    return floors
+
+
+def _near(
+    ends: list[tuple[float, tuple[str, int]]], offset: float
+) -> list[tuple[float, tuple[str, int]]]:
+    """The piece ends of one tape (sorted) nearest ``offset``, two on each side.
+
+    Two, so that a piece's own end (at or after its offset) never hides the
+    nearest other one.
+    """
+    i = bisect_left(ends, (offset,))
+    return ends[max(0, i - 2) : i + 2]
 
 
 def _scan(ctx: _Context) -> tuple[EarliestTimes, dict[str, _Pooled]]:
@@ -304,6 +375,8 @@ def _scan(ctx: _Context) -> tuple[EarliestTimes, dict[str, _Pooled]]:
     needed: dict[str, set[str]] = {}
     tape_library = ctx.tape_library
     held = ctx.held
+    floors = _locate_floors(ctx)
+    located: dict[str, list[_Job]] = {}
     for request in ctx.instance.requests:
         start, end, longest, volume = _request_times(ctx, request)
         starts[request.id] = start
@@ -318,6 +391,11 @@ def _scan(ctx: _Context) -> tuple[EarliestTimes, dict[str, _Pooled]]:
         drive_work = len(request.pieces) * longest / lib.max_rate / lib.n_drives
         jobs[lib_id][0].append(_Job(start, drive_work, weight, release))
         jobs[lib_id][1].append(_Job(start, volume / lib.total_rate, weight, release))
+        seeks = [floors[request.id, k] for k in range(len(request.pieces))]
+        work = (sum(seeks) + len(seeks) * longest / lib.max_rate) / lib.n_drives
+        located.setdefault(lib_id, []).append(
+            _Job(max(0.0, start - max(seeks)), work, weight, release)
+        )
         tapes = needed[lib_id]
         for piece in request.pieces:
             if piece.tape not in held:
@@ -326,7 +404,7 @@ def _scan(ctx: _Context) -> tuple[EarliestTimes, dict[str, _Pooled]]:
     for lib_id, (drive_jobs, volume_jobs) in jobs.items():
         lib = ctx.libraries[lib_id]
         setup = len(needed[lib_id]) * (lib.mount + lib.min_load) / lib.n_drives
-        pooled[lib_id] = _Pooled(drive_jobs, volume_jobs, setup)
+        pooled[lib_id] = _Pooled(drive_jobs, volume_jobs, setup, located[lib_id])
     return EarliestTimes(starts, ends), pooled
 
 
@@ -514,15 +592,24 @@ def _max_weighted_flow(jobs: list[_Job], floor: float) -> float:
 def _drive_time_bound(name: str, pooled: dict[str, _Pooled]) -> dict[str, float]:
     """Bound (b) per library; see :func:`drive_time_bound`."""
     out: dict[str, float] = {}
-    for lib_id, (drive_jobs, volume_jobs, setup) in pooled.items():
+    for lib_id, (drive_jobs, volume_jobs, setup, locate_jobs) in pooled.items():
         if name == "makespan":
-            out[lib_id] = max(_makespan(drive_jobs, setup), _makespan(volume_jobs, 0.0))
+            out[lib_id] = max(
+                _makespan(drive_jobs, setup),
+                _makespan(volume_jobs, 0.0),
+                _makespan(locate_jobs, setup),
+            )
         elif name == "weighted-flow":
             released = sum(j.weight * j.release for j in drive_jobs)
-            completion = max(_weighted_completion(drive_jobs), _weighted_completion(volume_jobs))
+            completion = max(
+                _weighted_completion(drive_jobs),
+                _weighted_completion(volume_jobs),
+                _weighted_completion(locate_jobs),
+            )
             out[lib_id] = completion - released
         elif name == "max-weighted-flow":
-            out[lib_id] = _max_weighted_flow(volume_jobs, _max_weighted_flow(drive_jobs, 0.0))
+            floor = _max_weighted_flow(drive_jobs, 0.0)
+            out[lib_id] = _max_weighted_flow(locate_jobs, _max_weighted_flow(volume_jobs, floor))
         else:
             raise ValueError(f"unknown objective {name!r}")
     return out
@@ -561,13 +648,227 @@ def drive_time_bound(instance: Instance, objective: str | None = None) -> float:
     return float(max(parts.values(), default=0.0))
 
 
+def _mount_ends(lib: _LibraryTimes, empty: int, count: int) -> list[float]:
+    """Least end of the ``k``-th mount of a library, for ``k = 1 .. count``.
+
+    With ``arms`` arms, ``k`` mounts of equal length ``mount_s`` end no
+    earlier than ``ceil(k / arms) * mount_s`` (they split into ``arms``
+    lanes). A mount needs an empty drive: beyond the ``empty`` drives empty
+    at time 0, each mount follows a dismount, so by the end of the ``k``-th
+    mount the arms have worked ``k * mount_s + max(0, k - empty) *
+    dismount_s``, at most ``arms`` at a time. Operations of no length take no
+    arm and count for nothing.
+    """
+    arms = lib.arms
+    out = []
+    for k in range(1, count + 1):
+        lanes = math.ceil(k / arms) * lib.mount
+        work = (k * lib.mount + max(0, k - empty) * lib.dismount) / arms
+        out.append(max(lanes, work))
+    return out
+
+
+def _arm_bounds(ctx: _Context, name: str, ends: dict[str, float]) -> dict[str, float]:
+    """:func:`arm_bound` of each library with requests (0 where the arms take no time)."""
+    instance = ctx.instance
+    by_library: dict[str, list[Request]] = {}
+    for request in instance.requests:
+        by_library.setdefault(ctx.library_of(request), []).append(request)
+    held_drives: dict[str, int] = {}
+    for drive_id in instance.initial_tape:
+        lib_id = instance.drive_by_id[drive_id].library
+        held_drives[lib_id] = held_drives.get(lib_id, 0) + 1
+    out: dict[str, float] = {}
+    for lib_id, requests in by_library.items():
+        lib = ctx.libraries[lib_id]
+        own: dict[str, list[tuple[float, str]]] = {}
+        tail: dict[str, list[tuple[Request, float]]] = {}
+        for request in requests:
+            longest = max(float(p.size_mb) for p in request.pieces) / lib.max_rate
+            for piece in request.pieces:
+                if piece.tape not in ctx.held:
+                    after = lib.min_load + float(piece.offset_mb) / lib.max_speed + longest
+                    own.setdefault(request.id, []).append((after, piece.tape))
+                    tail.setdefault(piece.tape, []).append((request, after))
+        if not tail or (lib.mount <= 0 and lib.dismount <= 0):
+            out[lib_id] = 0.0
+            continue
+        mounts = _mount_ends(lib, lib.n_drives - held_drives.get(lib_id, 0), len(tail))
+        last = mounts[-1]
+        if name == "makespan":
+            out[lib_id] = min(last + max(a for _, a in pairs) for pairs in tail.values())
+            continue
+        if name == "max-weighted-flow":
+            out[lib_id] = min(
+                max(float(r.weight) * (last + a - float(r.release_s)) for r, a in pairs)
+                for pairs in tail.values()
+            )
+            continue
+        weight = dict.fromkeys(tail, 0.0)
+        slack = dict.fromkeys(tail, -_INF)
+        total = 0.0
+        for request in requests:
+            alone = ends[request.id]
+            total += float(request.weight) * (alone - float(request.release_s))
+            if request.id in own:
+                after, tape = max(own[request.id])
+                weight[tape] += float(request.weight)
+                slack[tape] = max(slack[tape], alone - after)
+        out[lib_id] = total + _layered_tardiness(weight, slack, mounts)
+    return out
+
+
+def _layered_tardiness(
+    weight: dict[str, float], due: dict[str, float], slots: list[float]
+) -> float:
+    """A lower bound on ``min over one-to-one slot assignments of sum W_t max(0, slot - due_t)``.
+
+    Split every weight into layers (the layer cake: ``W_t`` is the sum of
+    the layer heights below it, rounded down to :data:`WEIGHT_LAYERS`
+    levels, which only lowers the bound). Within a layer all the tapes it
+    covers weigh the same, and unit-weight tardiness over slots is least when
+    due dates and slots are matched in sorted order (the cost is convex in
+    ``slot - due``), on the earliest slots. The layers' minima, each times its
+    height, add up to at most the minimum of the whole.
+    """
+    levels = sorted({w for w in weight.values() if w > 0})
+    if len(levels) > WEIGHT_LAYERS:
+        levels = [levels[(i * len(levels)) // WEIGHT_LAYERS] for i in range(WEIGHT_LAYERS)]
+    total = 0.0
+    below = 0.0
+    for level in levels:
+        dues = sorted(due[t] for t, w in weight.items() if w >= level)
+        late = sum(max(0.0, at - d) for at, d in zip(slots, dues, strict=False))
+        total += (level - below) * late
+        below = level
+    return total
+
+
+def arm_bound(instance: Instance, objective: str | None = None) -> float:
+    """Bound (c): the first mounts of the tapes no drive holds at time 0, on the arms.
+
+    Take any feasible schedule and a library. Each tape ``t`` that no drive
+    holds at time 0 and that some request reads is mounted before its first
+    read; order those first mounts by their ends ``c_1 <= c_2 <= ...``: the
+    ``k``-th ends no earlier than :func:`_mount_ends` gives. A request reading
+    ``t`` starts after ``t``'s first mount, a load, and the head's travel
+    from 0 to its piece (at the fastest speed), and lasts its longest piece
+    at the fastest rate: ``C_j >= c(t) + a_j``. Then:
+
+    - weighted flow: every request ends no earlier than alone
+      (:func:`earliest_times`, ``e_j``); a request reading such tapes keeps
+      one (the one with the largest ``a_j``) and ends no earlier than
+      ``c(t) + a_j`` either, that is, later than alone by at least
+      ``max(0, c(t) - (e_j - a_j))``, hence by ``max(0, c(t) - d_t)`` with
+      ``d_t`` the largest ``e_j - a_j`` of the requests keeping ``t``. The
+      weighted flow is then at least the weighted flows alone plus the
+      weighted tardiness of the tapes' first mounts against ``d_t``, whose
+      least over every order of the mounts :func:`_layered_tardiness` bounds
+      from below;
+    - makespan and max weighted flow: whichever tape is mounted last, its
+      first mount ends no earlier than ``c_T``, and every request reading it
+      after that: the least, over tapes, of their largest end (or weighted
+      flow).
+
+    Summed over libraries for the weighted flow, the largest otherwise.
+    O(n log n).
+
+    Parameters
+    ----------
+    instance
+        A well-formed instance.
+    objective
+        Objective name; the instance's when ``None``.
+    """
+    name = _objective_name(instance, objective)
+    ctx = _Context(instance)
+    parts = _arm_bounds(ctx, name, _scan(ctx)[0].ends)
+    if name == "weighted-flow":
+        return float(sum(parts.values()))
+    return float(max(parts.values(), default=0.0))
+
+
+def _tape_bounds(ctx: _Context, name: str, starts: dict[str, float]) -> dict[str, float]:
+    """:func:`tape_bound` of each library with requests."""
+    floors = _locate_floors(ctx)
+    by_tape: dict[str, list[_Job]] = {}
+    kept: dict[str, list[_Job]] = {}
+    libraries: dict[str, str] = {}
+    for request in ctx.instance.requests:
+        lib = ctx.libraries[ctx.library_of(request)]
+        weight = float(request.weight)
+        release = float(request.release_s)
+        largest = max(request.pieces, key=lambda p: p.size_mb)
+        for k, piece in enumerate(request.pieces):
+            seek = floors[request.id, k]
+            work = seek + float(piece.size_mb) / lib.max_rate
+            job = _Job(max(0.0, starts[request.id] - seek), work, weight, release)
+            by_tape.setdefault(piece.tape, []).append(job)
+            if piece is largest:
+                kept.setdefault(piece.tape, []).append(job)
+            libraries[piece.tape] = ctx.tape_library[piece.tape]
+    out: dict[str, float] = {}
+    for tape, jobs in by_tape.items():
+        lib_id = libraries[tape]
+        if name == "makespan":
+            value = _makespan(jobs, 0.0)
+        elif name == "max-weighted-flow":
+            value = _max_weighted_flow(jobs, 0.0)
+        else:
+            own = kept.get(tape, [])
+            value = _weighted_completion(own) - sum(j.weight * j.release for j in own)
+            out[lib_id] = out.get(lib_id, 0.0) + value
+            continue
+        out[lib_id] = max(out.get(lib_id, 0.0), value)
+    return out
+
+
+def tape_bound(instance: Instance, objective: str | None = None) -> float:
+    """Bound (d): each tape a single machine for the transfers that read it.
+
+    A tape is in at most one drive at a time and a drive runs one request
+    at a time, so the pieces read from one tape never overlap in time, nor
+    the locates just before them (:func:`locate_floors`: the tape is in the
+    drive and its head moves). A piece's locate and transfer lie inside
+    ``[S_j - locate, C_j]``, and ``S_j`` is no earlier than the request's
+    earliest start (:func:`earliest_times`); the transfer lasts at least the
+    piece's size at the library's fastest rate. Hence, per tape, a single machine
+    whose jobs are its pieces:
+
+    - makespan: that machine's optimal makespan, the largest over tapes;
+    - max weighted flow: its optimum (:func:`_max_weighted_flow`), the
+      largest over tapes;
+    - weighted flow: each request counted on one tape only (that of its
+      largest piece), so that the tapes' bounds add up: the mean-busy-time
+      bound of :func:`_weighted_completion` minus the weighted releases,
+      summed over tapes and libraries.
+
+    O(n log n) for n pieces (the max weighted flow: times the bisection
+    steps).
+
+    Parameters
+    ----------
+    instance
+        A well-formed instance.
+    objective
+        Objective name; the instance's when ``None``.
+    """
+    name = _objective_name(instance, objective)
+    ctx = _Context(instance)
+    parts = _tape_bounds(ctx, name, _scan(ctx)[0].starts)
+    if name == "weighted-flow":
+        return float(sum(parts.values()))
+    return float(max(parts.values(), default=0.0))
+
+
 def lower_bound(instance: Instance, objective: str | None = None) -> float:
-    """The best of bounds (a) and (b) on the optimum of ``objective``.
+    """The best of bounds (a) to (d) on the optimum of ``objective``.
 
     For the weighted flow, which sums over libraries, the better of the two
     bounds is taken library by library; for the two maxima, over the whole
     instance. Never above the optimum of any instance (see
-    :func:`request_bound` and :func:`drive_time_bound`).
+    :func:`request_bound`, :func:`drive_time_bound`, :func:`arm_bound` and
+    :func:`tape_bound`).
 
     Parameters
     ----------
@@ -586,15 +887,22 @@ def lower_bound(instance: Instance, objective: str | None = None) -> float:
     ctx = _Context(instance)
     times, machines = _scan(ctx)
     pooled = _drive_time_bound(name, machines)
+    arms = _arm_bounds(ctx, name, times.ends)
+    tapes = _tape_bounds(ctx, name, times.starts)
     if name != "weighted-flow":
         alone = _objective_of_ends(instance.requests, times.ends, name)
-        return float(max([alone, *pooled.values()]))
+        return float(max([alone, *pooled.values(), *arms.values(), *tapes.values()]))
     by_library: dict[str, list[Request]] = {}
     for request in instance.requests:
         by_library.setdefault(ctx.library_of(request), []).append(request)
     return float(
         sum(
-            max(_objective_of_ends(requests, times.ends, name), pooled.get(lib_id, 0.0))
+            max(
+                _objective_of_ends(requests, times.ends, name),
+                pooled.get(lib_id, 0.0),
+                arms.get(lib_id, 0.0),
+                tapes.get(lib_id, 0.0),
+            )
             for lib_id, requests in by_library.items()
         )
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -20,10 +21,13 @@ from solvers.bounds import (
     _Job,
     _max_weighted_flow,
     _weighted_completion,
+    arm_bound,
     drive_time_bound,
     earliest_times,
+    locate_floors,
     lower_bound,
     request_bound,
+    tape_bound,
 )
 from solvers.greedy import greedy
 from toolkit.generators import RandomParams, random_instance
@@ -44,9 +48,10 @@ from toolkit.strategies import instances
 from toolkit.validator import validate
 
 from ..conftest import INSTANCES
+from .exact_enumeration import exact_optimum
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
-BOUNDS = (lower_bound, request_bound, drive_time_bound)
+BOUNDS = (lower_bound, request_bound, drive_time_bound, arm_bound, tape_bound)
 
 
 def slack(value: float) -> float:
@@ -105,8 +110,10 @@ def test_a_tape_loaded_at_time_0_needs_only_the_locate_from_0():
     times = earliest_times(instance)
     assert times.starts == pytest.approx({"near": 0.0, "far": 2.0})
     assert times.ends == pytest.approx({"near": 10.0, "far": 12.0})
-    # Pooled on its one drive, the 20 s of transfers end by 30 at best in total flow.
-    assert drive_time_bound(instance) == pytest.approx(30.0)
+    # Pooled on its one drive, the 20 s of transfers end by 30 at best in total
+    # flow; with the least locate before each piece (far's, from near's end, is
+    # 1 s), by 31: the optimum.
+    assert drive_time_bound(instance) == pytest.approx(31.0)
 
 
 def test_the_spec_example_bound_by_hand():
@@ -241,3 +248,20 @@ def test_the_instance_objective_is_the_default(objective):
         objective=objective,
     )
     assert lower_bound(chosen) == lower_bound(instance, objective)
+
+
+def test_locate_floors_take_the_nearest_other_piece_or_offset_0():
+    # offset-order: near reads 0..1000 MB, far 2000..3000 MB of T1, at most
+    # 1000 MB/s: near needs no locate, far at least from near's end (1 s).
+    instance = load_instance(INSTANCES / "offset-order.json")
+    assert locate_floors(instance) == pytest.approx({("near", 0): 0.0, ("far", 0): 1.0})
+
+
+@pytest.mark.parametrize("objective", ["weighted-flow", "makespan", "max-weighted-flow"])
+@pytest.mark.parametrize("name", sorted(OPTIMA))
+def test_arm_and_tape_bounds_stay_below_the_hand_made_optima(name, objective):
+    instance = attrs.evolve(load_instance(INSTANCES / f"{name}.json"), objective=objective)
+    value, _ = exact_optimum(instance)
+    assert arm_bound(instance) <= value + 1e-9
+    assert tape_bound(instance) <= value + 1e-9
+    assert lower_bound(instance) <= value + 1e-9
