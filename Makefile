@@ -9,6 +9,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test bench lint clean instances
 
+SHIPPED = $(filter-out %.optimum.json instances/optima.json,$(wildcard instances/*.json))
+
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
@@ -28,7 +30,7 @@ run: $(STAMP)
 	$(BIN)/tapesched solve out/golubchik-200.json --solver greedy --out out/golubchik-200.greedy.json
 	$(BIN)/tapesched verify out/golubchik-200.json out/golubchik-200.greedy.json
 	$(BIN)/tapesched metrics out/golubchik-200.json out/golubchik-200.greedy.json
-	$(BIN)/tapesched compare instances/spec-example.json instances/one-drive-two-tapes.json instances/gang-one-arm.json instances/gang-two-arms.json instances/offset-order.json instances/prefetch.json --solvers greedy,fifo,wspt,stretch,tape-batching,sltf,backfill,fifo-dismount-at-once,milp-cbc,milp-highs --time-limit 30
+	$(BIN)/tapesched compare $(SHIPPED) --solvers greedy,fifo,wspt,stretch,tape-batching,sltf,backfill,fifo-dismount-at-once,local-search,cpsat,milp-cbc,milp-highs --time-limit 20
 
 # The generated instances that ship in instances/ (the same seeds give the same files).
 instances: $(STAMP)

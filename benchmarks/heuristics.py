@@ -2,9 +2,10 @@
 
 Each size draws one instance from :func:`toolkit.generators.random_instance`
 (one library of 6 drives and 2 arms, gangs of up to 2 pieces, Poisson
-arrivals that keep the drives about 70 % busy, the generator's LTO-class
-defaults otherwise) and runs every online heuristic of the registry, the
-local search and, up to :data:`EXACT_UP_TO` requests, CP-SAT, through
+arrivals that would keep the drives about 70 % busy were every request
+served alone with a switch, the generator's LTO-class defaults otherwise)
+and runs every online heuristic of the registry, the local search and, up
+to :data:`EXACT_UP_TO` requests, CP-SAT, through
 :func:`solvers.compare.compare`. The ratio is to CP-SAT's proven optimum
 when it has one, else to the best lower bound known (CP-SAT's or
 :func:`solvers.bounds.lower_bound`), marked ``<=``: then it is an upper
@@ -44,25 +45,46 @@ LOAD = 0.7
 """Target share of drive time in use: sets the arrival rate."""
 
 
+def drive_seconds(instance: Instance) -> float:
+    """Mean drive-seconds a request of ``instance`` takes, served alone with a tape switch.
+
+    Per piece: unload, dismount, mount and load, the locate from 0 to its
+    offset and its transfer, with the library's and drives' mean timings.
+    """
+    drives = instance.drives
+    n = len(drives)
+    library = instance.libraries[0]
+    switch = library.mount_s + library.dismount_s + sum(d.load_s + d.unload_s for d in drives) / n
+    locate = sum(d.locate_mb_s for d in drives) / n
+    rate = sum(d.rate_mb_s for d in drives) / n
+    total = 0.0
+    for request in instance.requests:
+        for piece in request.pieces:
+            total += switch + piece.offset_mb / locate + piece.size_mb / rate
+    return total / max(1, len(instance.requests))
+
+
 def instance_for(n: int, seed: int) -> Instance:
     """``n`` requests arriving so that 6 drives are about :data:`LOAD` busy.
 
-    A request keeps about 1.5 drives (gangs of 1 or 2) for some 100 s (a
-    log-uniform size of 100 MB to 100 GB, mean 14.5 GB, at about 275 MB/s,
-    plus a switch): 150 drive-seconds.
+    A first draw measures the mean drive-seconds of a request
+    (:func:`drive_seconds`: locates over 6 TB tapes dominate), which sets
+    the Poisson rate of the second draw.
     """
-    drive_s_per_request = 150.0
-    rate = LOAD * 6 / drive_s_per_request
-    params = RandomParams(
-        n_requests=n,
-        n_libraries=1,
-        drives_per_library=(6, 6),
-        arms=(2, 2),
-        max_gang=2,
-        tapes_per_library=max(10, n // 4),
-        arrival_rate_per_s=rate,
-    )
-    return random_instance(params, seed)
+
+    def draw(rate: float) -> Instance:
+        params = RandomParams(
+            n_requests=n,
+            n_libraries=1,
+            drives_per_library=(6, 6),
+            arms=(2, 2),
+            max_gang=2,
+            tapes_per_library=max(10, n // 4),
+            arrival_rate_per_s=rate,
+        )
+        return random_instance(params, seed)
+
+    return draw(LOAD * 6 / drive_seconds(draw(1.0)))
 
 
 def main(argv: list[str] | None = None) -> int:
