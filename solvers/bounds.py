@@ -408,6 +408,13 @@ def _scan(ctx: _Context) -> tuple[EarliestTimes, dict[str, _Pooled]]:
     return EarliestTimes(starts, ends), pooled
 
 
+def _over_libraries(name: str, parts: dict[str, float]) -> float:
+    """A bound per library as one of the instance: their sum for the weighted flow, else the max."""
+    if name == "weighted-flow":
+        return float(sum(parts.values()))
+    return float(max(parts.values(), default=0.0))
+
+
 def _objective_name(instance: Instance, objective: str | None) -> str:
     """``objective``, or the instance's when ``None``; an unknown name is an error."""
     name = objective or instance.objective
@@ -643,9 +650,7 @@ def drive_time_bound(instance: Instance, objective: str | None = None) -> float:
     """
     name = _objective_name(instance, objective)
     parts = _drive_time_bound(name, _scan(_Context(instance))[1])
-    if name == "weighted-flow":
-        return float(sum(parts.values()))
-    return float(max(parts.values(), default=0.0))
+    return _over_libraries(name, parts)
 
 
 def _mount_ends(lib: _LibraryTimes, empty: int, count: int) -> list[float]:
@@ -783,9 +788,7 @@ def arm_bound(instance: Instance, objective: str | None = None) -> float:
     name = _objective_name(instance, objective)
     ctx = _Context(instance)
     parts = _arm_bounds(ctx, name, _scan(ctx)[0].ends)
-    if name == "weighted-flow":
-        return float(sum(parts.values()))
-    return float(max(parts.values(), default=0.0))
+    return _over_libraries(name, parts)
 
 
 def _tape_bounds(ctx: _Context, name: str, starts: dict[str, float]) -> dict[str, float]:
@@ -856,9 +859,7 @@ def tape_bound(instance: Instance, objective: str | None = None) -> float:
     name = _objective_name(instance, objective)
     ctx = _Context(instance)
     parts = _tape_bounds(ctx, name, _scan(ctx)[0].starts)
-    if name == "weighted-flow":
-        return float(sum(parts.values()))
-    return float(max(parts.values(), default=0.0))
+    return _over_libraries(name, parts)
 
 
 def lower_bound(instance: Instance, objective: str | None = None) -> float:
