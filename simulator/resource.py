@@ -1,0 +1,114 @@
+"""A server of ``capacity`` identical units with priority classes, FIFO within each.
+
+The platform builds its robot arms on it (a library's arms serve loads
+before unloads, FIFO within each, as in the Golubchik model) and may build
+drives or mover bandwidth slots the same way; the engine and this class know
+nothing of what is served. A request names a priority (lower first) and a
+callback run, through the engine, when a unit is granted; the holder gives
+the unit back with :meth:`Resource.release`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from simulator.engine import Engine
+
+
+class Resource:
+    """``capacity`` units granted to waiting requests by priority, then arrival.
+
+    Parameters
+    ----------
+    engine
+        The engine whose clock and events the resource uses.
+    capacity
+        Number of units (>= 1).
+    priorities
+        Number of priority classes; class 0 is served first.
+
+    Attributes
+    ----------
+    busy
+        Units granted and not yet released.
+    busy_time_s
+        Unit-seconds of service up to the last grant or release
+        (:meth:`utilisation` adds what has passed since).
+    """
+
+    __slots__ = (
+        "_changed_s",
+        "_queues",
+        "_started_s",
+        "busy",
+        "busy_time_s",
+        "capacity",
+        "engine",
+    )
+
+    def __init__(self, engine: Engine, capacity: int, priorities: int = 1) -> None:
+        if capacity < 1:
+            raise ValueError(f"capacity must be >= 1, got {capacity!r}")
+        if priorities < 1:
+            raise ValueError(f"priorities must be >= 1, got {priorities!r}")
+        self.engine = engine
+        self.capacity = capacity
+        self.busy = 0
+        self.busy_time_s = 0.0
+        self._changed_s = engine.now_s
+        self._started_s = engine.now_s
+        self._queues: list[deque[tuple[Callable[..., Any], tuple[Any, ...]]]] = [
+            deque() for _ in range(priorities)
+        ]
+
+    @property
+    def waiting(self) -> int:
+        """Requests queued and not yet granted."""
+        return sum(len(q) for q in self._queues)
+
+    def utilisation(self) -> float:
+        """Share of unit-time in use since the resource was made (0 before time passes)."""
+        now = self.engine.now_s
+        span = self.capacity * (now - self._started_s)
+        if span <= 0:
+            return 0.0
+        return (self.busy_time_s + self.busy * (now - self._changed_s)) / span
+
+    def request(self, priority: int, granted: Callable[..., Any], *args: Any) -> None:
+        """Ask for a unit; ``granted(*args)`` runs (as an event) once one is given.
+
+        A request finding a free unit and nobody waiting is granted at the
+        current time; otherwise it queues behind every request of its class
+        and of the classes before it.
+        """
+        if not 0 <= priority < len(self._queues):
+            raise ValueError(f"priority must be in [0, {len(self._queues)}), got {priority!r}")
+        self._queues[priority].append((granted, args))
+        self._dispatch()
+
+    def release(self) -> None:
+        """Give a unit back; the first waiting request, if any, gets it."""
+        if self.busy == 0:
+            raise RuntimeError("release of a resource with no unit granted")
+        self._account()
+        self.busy -= 1
+        self._dispatch()
+
+    def _account(self) -> None:
+        now = self.engine.now_s
+        self.busy_time_s += self.busy * (now - self._changed_s)
+        self._changed_s = now
+
+    def _dispatch(self) -> None:
+        while self.busy < self.capacity:
+            for queue in self._queues:
+                if queue:
+                    granted, args = queue.popleft()
+                    break
+            else:
+                return
+            self._account()
+            self.busy += 1
+            self.engine.after(0.0, granted, *args)
