@@ -50,6 +50,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/validation.py
 	$(BIN)/python benchmarks/exact.py
 	$(BIN)/python benchmarks/heuristics.py
+	$(BIN)/python benchmarks/engine.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

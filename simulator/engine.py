@@ -7,48 +7,36 @@ by a sequence number. Events at the same time run in the order they were
 scheduled, so a run depends on nothing but its inputs and its seeds: the
 same seed gives the same run, event for event.
 
-Cancelling an event marks it; the heap drops it when it comes to the top
-(lazy deletion), which keeps scheduling and cancelling O(log n).
+Cancelling an event blanks its callback; the heap drops it when it comes to
+the top (lazy deletion), which keeps scheduling and cancelling O(log n).
 """
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Callable
+from heapq import heappop, heappush
+from itertools import count
 from typing import Any
 
 Callback = Callable[..., Any]
 """What an event runs: any callable, given the arguments it was scheduled with."""
 
 
-class Event:
-    """A scheduled callback; :meth:`cancel` keeps it from running.
+Event = list
+"""A scheduled event: ``[time_s, sequence, callback, args]``, as kept in the heap.
 
-    Attributes
-    ----------
-    time_s
-        When it runs.
-    cancelled
-        Whether :meth:`cancel` was called before it ran.
-    """
+A bare list, not an object, because creating one is the engine's most
+frequent operation; :meth:`Engine.cancel` blanks its callback, and
+:func:`event_time_s` reads its time.
+"""
 
-    __slots__ = ("args", "callback", "cancelled", "time_s")
+_INF = math.inf
 
-    def __init__(self, time_s: float, callback: Callback, args: tuple[Any, ...]) -> None:
-        self.time_s = time_s
-        self.callback = callback
-        self.args = args
-        self.cancelled = False
 
-    def cancel(self) -> None:
-        """Keep the event from running (no effect once it has run)."""
-        self.cancelled = True
-
-    def __repr__(self) -> str:
-        name = getattr(self.callback, "__qualname__", repr(self.callback))
-        state = ", cancelled" if self.cancelled else ""
-        return f"Event({self.time_s!r}, {name}{state})"
+def event_time_s(event: Event) -> float:
+    """When ``event`` runs (or would have, once cancelled)."""
+    return float(event[0])
 
 
 class Engine:
@@ -78,27 +66,32 @@ class Engine:
             raise ValueError(f"start_s must be finite, got {start_s!r}")
         self.now_s = float(start_s)
         self.events_run = 0
-        self._heap: list[tuple[float, int, Event]] = []
-        self._sequence = 0
+        self._heap: list[Event] = []
+        self._sequence = count()
         self._stopped = False
 
     def at(self, time_s: float, callback: Callback, *args: Any) -> Event:
         """Schedule ``callback(*args)`` at ``time_s`` (not before the clock)."""
-        if not time_s >= self.now_s or math.isinf(time_s):
+        if not self.now_s <= time_s < _INF:
             raise ValueError(
                 f"an event must be at a finite time no earlier than now ({self.now_s!r}), "
                 f"got {time_s!r}"
             )
-        event = Event(time_s, callback, args)
-        heapq.heappush(self._heap, (time_s, self._sequence, event))
-        self._sequence += 1
+        event = [time_s, next(self._sequence), callback, args]
+        heappush(self._heap, event)
         return event
 
     def after(self, delay_s: float, callback: Callback, *args: Any) -> Event:
         """Schedule ``callback(*args)`` ``delay_s`` seconds from now (``delay_s >= 0``)."""
-        if not delay_s >= 0 or math.isinf(delay_s):
+        if not 0.0 <= delay_s < _INF:
             raise ValueError(f"a delay must be finite and >= 0, got {delay_s!r}")
-        return self.at(self.now_s + delay_s, callback, *args)
+        event = [self.now_s + delay_s, next(self._sequence), callback, args]
+        heappush(self._heap, event)
+        return event
+
+    def cancel(self, event: Event) -> None:
+        """Keep ``event`` from running (no effect once it has run)."""
+        event[2] = None
 
     @property
     def pending(self) -> int:
@@ -108,8 +101,8 @@ class Engine:
     def peek_s(self) -> float:
         """Time of the next event that will run, ``inf`` when none is left."""
         heap = self._heap
-        while heap and heap[0][2].cancelled:
-            heapq.heappop(heap)
+        while heap and heap[0][2] is None:
+            heappop(heap)
         return heap[0][0] if heap else math.inf
 
     def stop(self) -> None:
@@ -132,20 +125,20 @@ class Engine:
                 f"until_s must be no earlier than now ({self.now_s!r}), got {until_s!r}"
             )
         heap = self._heap
-        pop = heapq.heappop
-        limit = math.inf if until_s is None else until_s
-        budget = math.inf if max_events is None else max_events
+        limit = _INF if until_s is None else until_s
+        budget = _INF if max_events is None else max_events
         ran = 0
         self._stopped = False
         while heap and ran < budget and not self._stopped:
-            time_s, _, event = heap[0]
+            event = heappop(heap)
+            time_s, _, callback, args = event
             if time_s > limit:
+                heappush(heap, event)
                 break
-            pop(heap)
-            if event.cancelled:
+            if callback is None:
                 continue
             self.now_s = time_s
-            event.callback(*event.args)
+            callback(*args)
             ran += 1
         self.events_run += ran
         if until_s is not None and not self._stopped and ran < budget:

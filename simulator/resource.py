@@ -42,6 +42,7 @@ class Resource:
         "_changed_s",
         "_queues",
         "_started_s",
+        "_waiting",
         "busy",
         "busy_time_s",
         "capacity",
@@ -59,6 +60,7 @@ class Resource:
         self.busy_time_s = 0.0
         self._changed_s = engine.now_s
         self._started_s = engine.now_s
+        self._waiting = 0
         self._queues: list[deque[tuple[Callable[..., Any], tuple[Any, ...]]]] = [
             deque() for _ in range(priorities)
         ]
@@ -66,7 +68,7 @@ class Resource:
     @property
     def waiting(self) -> int:
         """Requests queued and not yet granted."""
-        return sum(len(q) for q in self._queues)
+        return self._waiting
 
     def utilisation(self) -> float:
         """Share of unit-time in use since the resource was made (0 before time passes)."""
@@ -77,38 +79,40 @@ class Resource:
         return (self.busy_time_s + self.busy * (now - self._changed_s)) / span
 
     def request(self, priority: int, granted: Callable[..., Any], *args: Any) -> None:
-        """Ask for a unit; ``granted(*args)`` runs (as an event) once one is given.
+        """Ask for a unit; ``granted(*args)`` runs once one is given.
 
-        A request finding a free unit and nobody waiting is granted at the
-        current time; otherwise it queues behind every request of its class
-        and of the classes before it.
+        A request finding a free unit and nobody waiting is granted at once:
+        ``granted`` runs before ``request`` returns (no event, which is what
+        makes the common case cheap). Otherwise it queues behind every
+        request of its class and of the classes before it, and ``granted``
+        runs as an event at the time of the release that frees its unit.
         """
-        if not 0 <= priority < len(self._queues):
-            raise ValueError(f"priority must be in [0, {len(self._queues)}), got {priority!r}")
-        self._queues[priority].append((granted, args))
-        self._dispatch()
+        queues = self._queues
+        if not 0 <= priority < len(queues):
+            raise ValueError(f"priority must be in [0, {len(queues)}), got {priority!r}")
+        if self.busy < self.capacity and not self._waiting:
+            now = self.engine.now_s
+            self.busy_time_s += self.busy * (now - self._changed_s)
+            self._changed_s = now
+            self.busy += 1
+            granted(*args)
+            return
+        queues[priority].append((granted, args))
+        self._waiting += 1
 
     def release(self) -> None:
-        """Give a unit back; the first waiting request, if any, gets it."""
+        """Give a unit back; the first waiting request, if any, gets it (as an event now)."""
         if self.busy == 0:
             raise RuntimeError("release of a resource with no unit granted")
-        self._account()
-        self.busy -= 1
-        self._dispatch()
-
-    def _account(self) -> None:
-        now = self.engine.now_s
-        self.busy_time_s += self.busy * (now - self._changed_s)
-        self._changed_s = now
-
-    def _dispatch(self) -> None:
-        while self.busy < self.capacity:
+        if self._waiting:
+            self._waiting -= 1
             for queue in self._queues:
                 if queue:
                     granted, args = queue.popleft()
                     break
-            else:
-                return
-            self._account()
-            self.busy += 1
             self.engine.after(0.0, granted, *args)
+            return
+        now = self.engine.now_s
+        self.busy_time_s += self.busy * (now - self._changed_s)
+        self._changed_s = now
+        self.busy -= 1

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simulator.engine import Engine
+from simulator.engine import Engine, event_time_s
 
 
 def test_events_run_in_time_order_and_ties_in_scheduling_order():
@@ -44,7 +44,8 @@ def test_a_cancelled_event_never_runs():
     seen: list[int] = []
     doomed = engine.at(1.0, seen.append, 1)
     engine.at(2.0, seen.append, 2)
-    doomed.cancel()
+    engine.cancel(doomed)
+    assert event_time_s(doomed) == 1.0
     assert engine.peek_s() == 2.0
     assert engine.run() == 1
     assert seen == [2]
