@@ -41,6 +41,7 @@ import heapq
 import math
 from bisect import bisect_right
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from attrs import field, frozen
@@ -489,28 +490,31 @@ def _stays(
     return stays
 
 
-def _stay_at(
-    stays: list[_Stay], begins: list[float], start: float, tape: str
-) -> tuple[int, _Stay | None]:
-    """The stay of a drive that a transfer of ``tape`` starting at ``start`` belongs to.
+def stay_of_transfer(
+    begins: Sequence[float], ends: Sequence[float], tapes: Sequence[str], start: float, tape: str
+) -> tuple[int, int]:
+    """Which stay of a drive a transfer of ``tape`` starting at ``start`` belongs to.
 
-    A stay holds the transfer when it begins no later than ``start`` and ends
-    no earlier (both to ``EPS``). Where stays meet, at a switch whose unload,
+    The stays are given by their begins (sorted), ends and tapes. A stay
+    holds the transfer when it begins no later than ``start`` and ends no
+    earlier (both to ``EPS``). Where stays meet, at a switch whose unload,
     dismount, mount and load all take no time, two stays hold ``start``: the
-    one of the transfer's tape is taken (the latest, if both are). Otherwise
-    the stay returned (for the message) is the one strictly around
-    ``start``, or ``None`` when the drive is empty then.
+    one of the transfer's tape is taken (the latest, if both are). Returns
+    that stay's index, or -1, and the index of the stay strictly around
+    ``start`` whatever its tape (for messages), or -1 when the drive is
+    empty then. Shared with the solvers that read schedules back
+    (``solvers/milp/hint.py``), so that they place transfers as this
+    validator does.
     """
-    around: tuple[int, _Stay | None] = (-1, None)
+    around = -1
     k = bisect_right(begins, start + EPS) - 1
-    while k >= 0 and stays[k].end >= start - EPS:
-        stay = stays[k]
-        if stay.tape == tape:
-            return k, stay
-        if around[1] is None and start < stay.end - EPS and stay.begin < stay.end:
-            around = (k, stay)
+    while k >= 0 and ends[k] >= start - EPS:
+        if tapes[k] == tape:
+            return k, k
+        if around < 0 and start < ends[k] - EPS and begins[k] < ends[k]:
+            around = k
         k -= 1
-    return around
+    return -1, around
 
 
 def _check_drive_timelines(
@@ -528,12 +532,14 @@ def _check_drive_timelines(
         drive_uses = uses.get(did, [])
         drive_uses.sort()
         begins = [s.begin for s in stays]
+        ends = [s.end for s in stays]
+        tapes = [s.tape for s in stays]
         assigned: list[list[_Use]] = [[] for _ in stays]
         for use in drive_uses:
             start = use[0]
-            k, stay = _stay_at(stays, begins, start, use[3])
-            if stay is None or stay.tape != use[3]:
-                held = f"holds {stay.tape!r}" if stay is not None else "is empty"
+            k, around = stay_of_transfer(begins, ends, tapes, start, use[3])
+            if k < 0:
+                held = f"holds {tapes[around]!r}" if around >= 0 else "is empty"
                 out.append(
                     Violation(
                         "tape-not-mounted",

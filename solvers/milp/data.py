@@ -26,16 +26,6 @@ from attrs import frozen
 
 from toolkit.model import Instance
 
-PAD_S = 1e-5
-"""Least time from a transfer's start to the end of the dismount that follows it.
-
-The validator places a transfer in the tape stay that contains its start and
-compares with a tolerance of 1e-6 s, so a transfer starting within 1e-6 s of
-the end of its stay's dismount is read as outside the stay. That can only
-happen when the transfer, the unload and the dismount all take no time; the
-model then delays the dismount by at most this much (see :attr:`MilpData.unload`).
-"""
-
 ARM_EPS = 1e-6
 """Arm operations this short or shorter take no arm: the validator does not count them."""
 
@@ -114,9 +104,9 @@ class MilpData:
         end: larger than every time of the model.
     unload
         Least time from the end of node ``u``'s transfer to the dismount of
-        its tape from drive ``d``, keyed ``(u, d)``: the drive's ``unload_s``,
-        raised to :data:`PAD_S` less the transfer and dismount when those are
-        all zero.
+        its tape from drive ``d``, keyed ``(u, d)``: the drive's ``unload_s``
+        (the validator places a transfer at an instant switch in its tape's
+        stay, so a switch of no time needs no padding).
     continue_arcs, switch_arcs
         Possible arcs ``(u, v, d)`` of drive ``d``'s sequence with the least
         time from ``C_j(u)`` to ``S_j(v)`` they need: a locate from where the
@@ -375,10 +365,7 @@ def prepare(instance: Instance, known_objective: float | None = None) -> MilpDat
             if not node.initial:
                 duration[node.index, d] = dur
                 ready[node.index, d] = _ready(instance, node, d, nearest[node.index])
-            lag = dur + drive.unload_s + library.dismount_s
-            unload[node.index, d] = (
-                drive.unload_s if node.initial or lag >= PAD_S else PAD_S - dur - library.dismount_s
-            )
+            unload[node.index, d] = drive.unload_s
 
     lower_start = []
     shortest = []

@@ -13,14 +13,13 @@ are split into lanes by interval partitioning.
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
 from typing import Any
 
 from solvers.milp.data import MilpData
 from solvers.milp.solution import Decisions, StayNodes
 from solvers.milp.variables import Variables
 from toolkit.model import Schedule
-from toolkit.validator import EPS
+from toolkit.validator import EPS, stay_of_transfer
 
 _BOUND_TOL = 1e-6
 """A hint value this far outside its variable's bounds is clamped; farther, the hint is dropped."""
@@ -97,14 +96,14 @@ def _drive_route(
     if initial is not None:
         members[0].append(initial)
     begins = [s[1] for s in stays]
+    ends = [s[2] for s in stays]
+    tapes = [s[0] for s in stays]
     pieces = sorted(
         (starts[data.nodes[k].request], k) for k, where in drive_of.items() if where == d
     )
     for start, k in pieces:
-        i = bisect_right(begins, start + EPS) - 1
-        while i >= 0 and stays[i][1] == stays[i][2]:
-            i -= 1
-        if i < 0 or start >= stays[i][2] - EPS or stays[i][0] != data.nodes[k].tape:
+        i, _ = stay_of_transfer(begins, ends, tapes, start, data.nodes[k].tape)
+        if i < 0:
             return None
         members[i].append(k)
     route = []
