@@ -95,7 +95,7 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import NamedTuple, Protocol, overload
 
 from attrs import frozen
@@ -156,6 +156,110 @@ class Preview(NamedTuple):
     end: float
 
 
+class PlatformState(Protocol):
+    """What a policy may read of a platform: the plug point's other half.
+
+    :class:`PlatformView` implements it over a core-problem dispatch; the
+    simulator implements it over its live platform, so that each policy of
+    this module runs unchanged in both. Drives and tapes are named by id,
+    libraries by id or by their number (0, 1, ... in the order of
+    :meth:`idle_counts`). A drive is *idle* when it has nothing to do after
+    the decision time; a tape is *held* by a drive from its mount to its
+    dismount.
+    """
+
+    @property
+    def now(self) -> float:
+        """The decision time."""
+        ...
+
+    def service_s(self, request: Request) -> float:
+        """Expected service of ``request``: its time alone on an idle platform."""
+        ...
+
+    def any_idle(self) -> bool:
+        """Whether some drive is idle."""
+        ...
+
+    def is_idle(self, drive: str) -> bool:
+        """Whether ``drive`` has nothing to do after now."""
+        ...
+
+    def idle_count(self, library: str) -> int:
+        """Number of idle drives of ``library``."""
+        ...
+
+    def idle_counts(self) -> Sequence[int]:
+        """Number of idle drives of each library, by library number."""
+        ...
+
+    def library_number(self, request: Request) -> int:
+        """Number of the library ``request`` runs in (an index of :meth:`idle_counts`)."""
+        ...
+
+    def idle_drives(self, *, holding: bool = False) -> list[str]:
+        """Idle drives in platform order; with ``holding``, only those holding a tape."""
+        ...
+
+    def idle_holding_count(self) -> int:
+        """Number of idle drives holding a tape."""
+        ...
+
+    def idle_held_tapes(self) -> Iterator[str]:
+        """Tapes held by idle drives (in no set order)."""
+        ...
+
+    def tape_in(self, drive: str) -> str | None:
+        """Tape ``drive`` holds, or will hold once its committed work is done."""
+        ...
+
+    def head_mb(self, drive: str) -> float:
+        """Head offset of ``drive`` once its committed work is done."""
+        ...
+
+    def holder(self, tape: str) -> str | None:
+        """Drive holding ``tape`` (once committed work is done), or ``None``."""
+        ...
+
+    def arrival(self, request: Request) -> int:
+        """Rank of ``request`` in release order (ties in file order)."""
+        ...
+
+    def is_waiting(self, request: Request) -> bool:
+        """Whether ``request`` is released and not started."""
+        ...
+
+    def waiting_on(self, tape: str) -> Sequence[Request]:
+        """Waiting requests with a piece on ``tape``, in release order."""
+        ...
+
+    def waits_for_tape(self, request: Request) -> bool:
+        """Whether one of ``request``'s tapes is in a busy drive."""
+        ...
+
+    def can_start(self, request: Request) -> bool:
+        """Whether ``request`` can start now on idle drives."""
+        ...
+
+    def loaded(self, request: Request) -> bool:
+        """Whether every tape of ``request`` is held by an idle drive (no mount needed)."""
+        ...
+
+    def locate_s(self, request: Request) -> float | None:
+        """Longest locate of ``request``'s pieces from the heads, when :meth:`loaded`."""
+        ...
+
+    def plan(
+        self, request: Request, drives: tuple[str, ...] | None = None, queue: bool = False
+    ) -> Preview:
+        """Where and when ``request`` would run if started now as :class:`Start` says."""
+        ...
+
+    def trial(self, decision: Decision) -> AbstractContextManager[None]:
+        """A block inside which the state shows ``decision`` carried out; undone on exit."""
+        ...
+
+
 class Scheduler(Protocol):
     """What a dispatcher asks at each decision time: the plug point of every policy.
 
@@ -167,7 +271,7 @@ class Scheduler(Protocol):
     """
 
     def decide(
-        self, now: float, waiting: Sequence[Request], platform: PlatformView
+        self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The next decision at time ``now``, or ``None`` to wait for the next event.
 
@@ -180,7 +284,7 @@ class Scheduler(Protocol):
             (ties in file order): a live read-only sequence, valid during
             the call; iterating it lazily costs only what is read.
         platform
-            Read-only view of the platform at ``now``.
+            Read-only state of the platform at ``now``.
         """
         ...
 
@@ -282,12 +386,32 @@ class PlatformView:
         """Number of idle drives of ``library``."""
         return self._dispatcher.idle_count[self._dispatcher.library_index[library]]
 
+    def idle_counts(self) -> Sequence[int]:
+        """Number of idle drives of each library, in file order of the libraries."""
+        return self._dispatcher.idle_count
+
+    def library_number(self, request: Request) -> int:
+        """Index of ``request``'s library in file order."""
+        return self._dispatcher.info(request).library
+
     def idle_drives(self, *, holding: bool = False) -> list[str]:
         """Idle drives in file order; with ``holding``, only those holding a tape."""
         dispatcher = self._dispatcher
         drives = dispatcher.idle_holding if holding else dispatcher.idle_set
         ids = self._engine.drive_ids
         return [ids[d] for d in sorted(drives)]
+
+    def idle_holding_count(self) -> int:
+        """Number of idle drives holding a tape."""
+        return len(self._dispatcher.idle_holding)
+
+    def idle_held_tapes(self) -> Iterator[str]:
+        """Tapes held by idle drives."""
+        tape_in = self._engine.tape_in
+        for d in self._dispatcher.idle_holding:
+            tape = tape_in(d)
+            if tape is not None:
+                yield tape
 
     def tape_in(self, drive: str) -> str | None:
         """Tape ``drive`` holds, or will hold once its committed work is done."""
@@ -616,21 +740,21 @@ def dispatch(instance: Instance, scheduler: Scheduler) -> Schedule:
 # Policies.
 
 
-def first_startable(requests: Iterable[Request], platform: PlatformView) -> Request | None:
+def first_startable(requests: Iterable[Request], platform: PlatformState) -> Request | None:
     """The first of ``requests`` that can start, the order being kept within each library.
 
     Requests that wait for a tape are passed over; the first request of a
     library that lacks idle drives holds back the later ones of that
     library. ``requests`` is read lazily, and no further than needed.
     """
-    dispatcher = platform._dispatcher
-    idle_count = dispatcher.idle_count
+    idle_count = platform.idle_counts()
     open_libraries = sum(1 for count in idle_count if count > 0)
     if not open_libraries:
         return None
     blocked: set[int] = set()
+    library_number = platform.library_number
     for request in requests:
-        lib = dispatcher.info(request).library
+        lib = library_number(request)
         if lib in blocked or not idle_count[lib] or platform.waits_for_tape(request):
             continue
         if platform.can_start(request):
@@ -645,7 +769,7 @@ class Fifo:
     """Oldest first (release order, ties in file order)."""
 
     def decide(
-        self, now: float, waiting: Sequence[Request], platform: PlatformView
+        self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The oldest request that can start, unless an older one of its library lacks drives."""
         request = first_startable(waiting, platform)
@@ -664,13 +788,13 @@ class Wspt:
         self._heap: list[tuple[float, int, Request]] = []
         self._seen: set[str] = set()
 
-    def key(self, request: Request, platform: PlatformView) -> float:
+    def key(self, request: Request, platform: PlatformState) -> float:
         """Minus the weight over the expected service (a zero service ranks first)."""
         service = platform.service_s(request)
         return -request.weight / service if service > 0 else -float("inf")
 
     def decide(
-        self, now: float, waiting: Sequence[Request], platform: PlatformView
+        self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The first-ranked request that can start, unless one ranked before it lacks drives."""
         heap, seen = self._heap, self._seen
@@ -691,7 +815,7 @@ class Wspt:
         return None if chosen is None else Start(chosen)
 
     def _ranked(
-        self, kept: list[tuple[float, int, Request]], platform: PlatformView
+        self, kept: list[tuple[float, int, Request]], platform: PlatformState
     ) -> Iterator[Request]:
         """Waiting requests in rank order, popped from the heap into ``kept``."""
         heap = self._heap
@@ -716,7 +840,7 @@ class Stretch:
         self._seen: set[str] = set()
 
     def decide(
-        self, now: float, waiting: Sequence[Request], platform: PlatformView
+        self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The most stretched request that can start, unless one ranked before it lacks drives."""
         entries, seen = self._entries, self._seen
@@ -753,21 +877,17 @@ class Stretch:
         return None if chosen is None else Start(chosen)
 
 
-def _loaded(waiting: Sequence[Request], platform: PlatformView) -> Iterator[Request]:
+def _loaded(waiting: Sequence[Request], platform: PlatformState) -> Iterator[Request]:
     """The waiting requests whose tapes are all held by idle drives (in no set order).
 
     Found from the waiting list or from the idle drives' tapes, whichever
     is shorter.
     """
-    holding = platform._dispatcher.idle_holding
-    if len(waiting) <= len(holding):
+    if len(waiting) <= platform.idle_holding_count():
         yield from (request for request in waiting if platform.loaded(request))
         return
-    engine = platform._engine
     seen: set[str] = set()
-    for d in holding:
-        tape = engine.tape_in(d)
-        assert tape is not None
+    for tape in platform.idle_held_tapes():
         for request in platform.waiting_on(tape):
             if request.id not in seen and platform.loaded(request):
                 seen.add(request.id)
@@ -777,7 +897,7 @@ def _loaded(waiting: Sequence[Request], platform: PlatformView) -> Iterator[Requ
 class TapeBatching:
     """Requests on loaded tapes first, in offset order along each tape; then oldest first."""
 
-    def key(self, request: Request, platform: PlatformView) -> tuple[float, float]:
+    def key(self, request: Request, platform: PlatformState) -> tuple[float, float]:
         """``(behind the head, offset)`` of the first piece, for a loaded request."""
         piece = request.pieces[0]
         holder = platform.holder(piece.tape)
@@ -785,7 +905,7 @@ class TapeBatching:
         return (1.0 if piece.offset_mb < platform.head_mb(holder) else 0.0, piece.offset_mb)
 
     def decide(
-        self, now: float, waiting: Sequence[Request], platform: PlatformView
+        self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The next loaded request in the forward sweep, else the oldest that can start."""
         if not platform.any_idle():
@@ -804,7 +924,7 @@ class Sltf:
     """Requests on loaded tapes first, shortest locate first; then oldest first."""
 
     def decide(
-        self, now: float, waiting: Sequence[Request], platform: PlatformView
+        self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The loaded request nearest its heads, else the oldest that can start."""
         if not platform.any_idle():
@@ -833,7 +953,7 @@ class Backfill:
         self.depth = depth
 
     def decide(
-        self, now: float, waiting: Sequence[Request], platform: PlatformView
+        self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The oldest request that can start, or one that does not delay a blocked gang.
 
@@ -843,8 +963,7 @@ class Backfill:
         library that can start goes ahead only if, placed first, it leaves
         that start where it was.
         """
-        dispatcher = platform._dispatcher
-        idle_count = dispatcher.idle_count
+        idle_count = platform.idle_counts()
         open_libraries = sum(1 for count in idle_count if count > 0)
         reserved: dict[int, tuple[Request, float]] = {}
         tries: dict[int, int] = {}
@@ -852,7 +971,7 @@ class Backfill:
         for request in waiting:
             if done == open_libraries:
                 break
-            lib = dispatcher.info(request).library
+            lib = platform.library_number(request)
             if not idle_count[lib] or platform.waits_for_tape(request):
                 continue
             held = reserved.get(lib)
@@ -893,7 +1012,7 @@ class DismountAtOnce:
         self.inner = inner
 
     def decide(
-        self, now: float, waiting: Sequence[Request], platform: PlatformView
+        self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The wrapped policy's decision, else a dismount of an unneeded tape, else wait."""
         decision = self.inner.decide(now, waiting, platform)
@@ -915,7 +1034,7 @@ class ReleaseOrder:
     """
 
     def decide(
-        self, now: float, waiting: Sequence[Request], platform: PlatformView
+        self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The oldest waiting request, queued on the drives that complete it first."""
         for request in waiting:

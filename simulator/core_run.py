@@ -1,0 +1,68 @@
+"""A core-problem instance run directly in the simulator: no policy layer, the same heuristics.
+
+The instance's libraries, drives, tapes and requests are taken as given. The
+simulator's clock drives a :class:`solvers.online.Dispatcher` event by
+event: a release or a drive becoming free is an event of
+:class:`simulator.engine.Engine`, at which the dispatcher lets the
+scheduler decide. The dispatcher places each decision with the core
+problem's timing rules (fixed durations, the arms of the instance), so the
+schedule the run exports is the one ``tapesched solve`` returns for the same
+heuristic: each heuristic has one implementation, used by both.
+"""
+
+from __future__ import annotations
+
+from typing import IO
+
+import orjson
+
+from simulator.engine import Engine
+from solvers.online import SCHEDULERS, Dispatcher
+from toolkit.model import Instance, Schedule
+
+
+def simulate_instance(
+    instance: Instance, scheduler: str, log: IO[bytes] | None = None
+) -> tuple[Schedule, int]:
+    """Run ``instance`` under the registered online heuristic ``scheduler``.
+
+    Parameters
+    ----------
+    instance
+        A well-formed instance.
+    scheduler
+        A key of :data:`solvers.online.SCHEDULERS`.
+    log
+        A binary stream for the event log (JSON lines: each decision time
+        and the requests waiting then).
+
+    Returns
+    -------
+    tuple[Schedule, int]
+        The realised schedule and the number of events the engine ran.
+
+    Raises
+    ------
+    KeyError
+        For an unknown scheduler.
+    """
+    if scheduler not in SCHEDULERS:
+        raise KeyError(f"unknown scheduler {scheduler!r} (known: {', '.join(SCHEDULERS)})")
+    dispatcher = Dispatcher(instance, SCHEDULERS[scheduler]())
+    engine = Engine()
+
+    def step() -> None:
+        if log is not None:
+            line = {"t": engine.now_s, "event": "decide", "waiting": len(dispatcher.waiting)}
+            log.write(orjson.dumps(line) + b"\n")
+        if dispatcher.step():
+            plan_next()
+
+    def plan_next() -> None:
+        t = dispatcher.next_event_s()
+        if t is not None:
+            engine.at(max(t, engine.now_s), step)
+
+    plan_next()
+    engine.run()
+    return dispatcher.engine.schedule(), engine.events_run

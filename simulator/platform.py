@@ -1,0 +1,579 @@
+"""The tape platform in time: libraries with arms, drives, movers, and the jobs they run.
+
+A *job* is a :class:`~simulator.layout.Plan` carried out on a set of drives:
+for each phase, every drive with an extent gets its tape ready (switching
+tapes if needed: unload, arm dismount, arm mount, load; then a locate), the
+extents stream in lockstep once all drives are ready (the Golubchik
+"buddies"), and the heads move on. The platform knows nothing of files,
+policies or which scheduler runs: whoever starts a job (the simulation) is
+told when its data is done and when its drives are free.
+
+Timing rules are those of the core problem (``../shared/spec/core-problem.md``),
+so that a run with fixed times exports a schedule the validator accepts:
+
+- an arm carries one cartridge at a time, for ``mount_s`` or ``dismount_s``;
+  a library's arms serve mounts before dismounts, FIFO within each
+  (Golubchik, Muntz and Watson 1994, Section 4);
+- a switch on a drive is sequential: unload, dismount, mount, load;
+- a tape held by another, idle, drive is first unloaded and dismounted
+  there;
+- a transfer of ``x`` MB on a drive of rate ``r`` takes ``x / r``; an
+  extent of ``b`` blocks streams ``b * block_s * r`` MB more (the per-block
+  cost, charged as streaming time);
+- a locate moves the head ``|offset - head|`` at ``locate_mb_s``, from 0
+  after a load.
+
+Mover nodes group drives: a job runs on the drives of one mover, holds
+``memory_mb`` of its memory while it runs, and the mover admits jobs while
+the native rates of its busy drives stay within its ``bandwidth_mb_s``.
+
+Tapes are dismounted when a switch needs their drive or their tape
+(``dismount="on-demand"``, the core problem's rule), or as soon as a job is
+done (``"at-once"``, the Golubchik model, where the drives stay busy until
+their tapes are back in their slots).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+from attrs import field, frozen
+
+from simulator.engine import Engine
+from simulator.layout import Extent, Phase, Plan
+from simulator.resource import Resource
+from simulator.technology import DriveModel, Duration
+
+MOUNT, DISMOUNT = 0, 1
+"""Arm priority classes: mounts first."""
+
+
+@frozen
+class LibrarySpec:
+    """A library: its arms and their times.
+
+    Attributes
+    ----------
+    id
+        Library id.
+    arms
+        Number of robot arms (>= 1).
+    mount_s, dismount_s
+        Arm time to carry a tape into a drive, and back to its slot.
+    """
+
+    id: str
+    arms: int
+    mount_s: Duration
+    dismount_s: Duration
+
+    def __attrs_post_init__(self) -> None:
+        if self.arms < 1:
+            raise ValueError(f"library {self.id!r}: arms must be >= 1, got {self.arms!r}")
+
+
+@frozen
+class DriveSpec:
+    """A drive: its library, mover and technology."""
+
+    id: str
+    library: str
+    model: DriveModel
+    mover: str | None = None
+
+
+@frozen
+class MoverSpec:
+    """A mover node: the drives it serves and its limits.
+
+    Attributes
+    ----------
+    id
+        Mover id.
+    memory_mb
+        Memory for erasure coding (RAIT and PARALLEL hold ``(X + Y) B``).
+    disk_mb
+        Local disk (VERTICAL accumulates parity there).
+    bandwidth_mb_s
+        Most native MB/s its busy drives may stream at once (``None``: no cap).
+    """
+
+    id: str
+    memory_mb: float = float("inf")
+    disk_mb: float = float("inf")
+    bandwidth_mb_s: float | None = None
+
+
+@frozen
+class PlatformSpec:
+    """A whole platform: libraries, drives, movers, tapes, and when tapes are put away."""
+
+    libraries: tuple[LibrarySpec, ...] = field(converter=tuple)
+    drives: tuple[DriveSpec, ...] = field(converter=tuple)
+    movers: tuple[MoverSpec, ...] = field(converter=tuple, default=())
+    tape_capacity_mb: float = 1_000_000.0
+    dismount: Literal["on-demand", "at-once"] = "on-demand"
+
+    def __attrs_post_init__(self) -> None:
+        libraries = {lib.id for lib in self.libraries}
+        if len(libraries) != len(self.libraries) or not libraries:
+            raise ValueError("libraries must be at least one, with distinct ids")
+        movers = {m.id for m in self.movers}
+        if len(movers) != len(self.movers):
+            raise ValueError("mover ids must be distinct")
+        if len({d.id for d in self.drives}) != len(self.drives) or not self.drives:
+            raise ValueError("drives must be at least one, with distinct ids")
+        for d in self.drives:
+            if d.library not in libraries:
+                raise ValueError(f"drive {d.id!r}: unknown library {d.library!r}")
+            if d.mover is not None and d.mover not in movers:
+                raise ValueError(f"drive {d.id!r}: unknown mover {d.mover!r}")
+            if (d.mover is None) != (not self.movers):
+                raise ValueError(f"drive {d.id!r}: every drive has a mover, or none does")
+        if self.dismount not in ("on-demand", "at-once"):
+            raise ValueError(f"dismount is on-demand or at-once, got {self.dismount!r}")
+        if not self.tape_capacity_mb > 0:
+            raise ValueError("tape_capacity_mb must be > 0")
+
+    @property
+    def random(self) -> bool:
+        """Whether some time is drawn at random."""
+        times = [t for lib in self.libraries for t in (lib.mount_s, lib.dismount_s)]
+        times += [t for d in self.drives for t in (d.model.load_s, d.model.unload_s)]
+        return any(t.random for t in times)
+
+
+class DriveState:
+    """A drive during a run."""
+
+    __slots__ = (
+        "busy",
+        "busy_s",
+        "expected_free_s",
+        "head_mb",
+        "id",
+        "index",
+        "library",
+        "model",
+        "mover",
+        "reserved",
+        "since_s",
+        "spec",
+        "tape",
+    )
+
+    def __init__(self, spec: DriveSpec, index: int, library: int, mover: int) -> None:
+        self.spec = spec
+        self.id = spec.id
+        self.index = index
+        self.library = library
+        self.mover = mover
+        self.model = spec.model
+        self.tape: str | None = None
+        self.head_mb = 0.0
+        self.busy = False
+        self.reserved: str | None = None
+        self.busy_s = 0.0
+        self.since_s = 0.0
+        self.expected_free_s = 0.0
+
+
+class MoverState:
+    """A mover during a run: its drives (indices), memory and bandwidth in use."""
+
+    __slots__ = (
+        "bandwidth_mb_s",
+        "drives",
+        "idle",
+        "library",
+        "memory_mb",
+        "spec",
+        "streaming_mb_s",
+    )
+
+    def __init__(self, spec: MoverSpec) -> None:
+        self.spec = spec
+        self.drives: list[int] = []
+        self.idle = 0
+        self.library = -1
+        self.memory_mb = 0.0
+        self.streaming_mb_s = 0.0
+        self.bandwidth_mb_s = spec.bandwidth_mb_s
+
+
+class Job:
+    """A plan being carried out on drives (indices, one per plan column)."""
+
+    __slots__ = (
+        "data_done",
+        "done",
+        "drives",
+        "key",
+        "mounts",
+        "mover",
+        "phase",
+        "phases",
+        "plan",
+        "ready",
+        "stream_mb_s",
+    )
+
+    def __init__(
+        self,
+        key: str,
+        plan: Plan,
+        drives: Sequence[int],
+        data_done: Callable[[Job], None],
+        done: Callable[[Job], None],
+    ) -> None:
+        self.key = key
+        self.plan = plan
+        self.drives = tuple(drives)
+        self.phases: tuple[Phase, ...] = plan.phases + plan.flush
+        self.phase = 0
+        self.ready = 0
+        self.mounts = 0
+        self.mover = -1
+        self.stream_mb_s = 0.0
+        self.data_done = data_done
+        self.done = done
+
+
+class Transfer:
+    """One phase streamed: for the export and the records."""
+
+    __slots__ = ("drives", "end_s", "extents", "flush", "key", "phase", "start_s")
+
+    def __init__(
+        self,
+        key: str,
+        phase: int,
+        flush: bool,
+        drives: tuple[str, ...],
+        extents: tuple[Extent, ...],
+        start_s: float,
+        end_s: float,
+    ) -> None:
+        self.key = key
+        self.phase = phase
+        self.flush = flush
+        self.drives = drives
+        self.extents = extents
+        self.start_s = start_s
+        self.end_s = end_s
+
+
+ArmRecord = tuple[str, str, str, float, float, str]
+"""An arm operation done: ``(op, tape, drive, start_s, end_s, library)``."""
+
+
+class Platform:
+    """The platform during a run: carries jobs out and keeps its state.
+
+    Parameters
+    ----------
+    spec
+        The platform.
+    engine
+        The event engine.
+    rng
+        Source of the random times.
+    freed
+        Called with a drive index when that drive becomes free (idle).
+    record
+        Keep the arm operations and transfers (for the exported schedule).
+    """
+
+    def __init__(
+        self,
+        spec: PlatformSpec,
+        engine: Engine,
+        rng: random.Random,
+        freed: Callable[[int], None],
+        record: bool = True,
+    ) -> None:
+        self.spec = spec
+        self.engine = engine
+        self.rng = rng
+        self.freed = freed
+        self.record = record
+        self.library_ids = [lib.id for lib in spec.libraries]
+        self.library_index = {lib: i for i, lib in enumerate(self.library_ids)}
+        self.libraries = list(spec.libraries)
+        self.arms = [Resource(engine, lib.arms, priorities=2) for lib in spec.libraries]
+        movers = spec.movers or tuple(MoverSpec(lib.id) for lib in spec.libraries)
+        self.movers = [MoverState(m) for m in movers]
+        mover_index = {m.id: i for i, m in enumerate(movers)}
+        self.drives: list[DriveState] = []
+        for i, d in enumerate(spec.drives):
+            lib = self.library_index[d.library]
+            mover = mover_index[d.mover] if d.mover is not None else lib
+            self.drives.append(DriveState(d, i, lib, mover))
+            self.movers[mover].drives.append(i)
+            self.movers[mover].idle += 1
+            self.movers[mover].library = lib
+        self.idle_set = set(range(len(self.drives)))
+        self.idle_holding: set[int] = set()
+        self.idle_count = [0] * len(self.library_ids)
+        for state in self.drives:
+            self.idle_count[state.library] += 1
+        self.drive_index = {d.id: d.index for d in self.drives}
+        self.where: dict[str, int] = {}
+        self.at_once = spec.dismount == "at-once"
+        self.arm_log: list[ArmRecord] = []
+        self.transfers: list[Transfer] = []
+        self.mounts = 0
+        self.tape_mounts: dict[str, int] = {}
+
+    # State changes.
+
+    def _occupy(self, d: DriveState) -> None:
+        if d.reserved is None:
+            self._not_idle(d)
+        d.busy = True
+        d.since_s = self.engine.now_s
+
+    def _free(self, d: DriveState) -> None:
+        d.busy = False
+        d.busy_s += self.engine.now_s - d.since_s
+        d.expected_free_s = self.engine.now_s
+        if d.reserved is None:
+            self._now_idle(d)
+        self.freed(d.index)
+
+    def _not_idle(self, d: DriveState) -> None:
+        self.idle_set.discard(d.index)
+        self.idle_holding.discard(d.index)
+        self.idle_count[d.library] -= 1
+        self.movers[d.mover].idle -= 1
+
+    def _now_idle(self, d: DriveState) -> None:
+        self.idle_set.add(d.index)
+        if d.tape is not None:
+            self.idle_holding.add(d.index)
+        self.idle_count[d.library] += 1
+        self.movers[d.mover].idle += 1
+
+    def reserve(self, drive: int, key: str) -> None:
+        """Keep ``drive`` for ``key``: once free it is not idle to anyone else."""
+        d = self.drives[drive]
+        if d.reserved is not None:
+            raise ValueError(f"drive {d.id!r} is already reserved for {d.reserved!r}")
+        if not d.busy:
+            self._not_idle(d)
+        d.reserved = key
+
+    def unreserve(self, drive: int) -> None:
+        """End a reservation (before the drive is started on)."""
+        d = self.drives[drive]
+        d.reserved = None
+        if not d.busy:
+            self._now_idle(d)
+
+    def is_idle(self, drive: int) -> bool:
+        """Whether ``drive`` is neither busy nor reserved."""
+        return drive in self.idle_set
+
+    def drive_busy_s(self, d: DriveState) -> float:
+        """Seconds ``d`` has been busy so far."""
+        return d.busy_s + (self.engine.now_s - d.since_s if d.busy else 0.0)
+
+    def utilisation(self) -> float:
+        """Share of drive-time busy since time 0."""
+        span = self.engine.now_s * len(self.drives)
+        return sum(self.drive_busy_s(d) for d in self.drives) / span if span > 0 else 0.0
+
+    # Jobs.
+
+    def start(self, job: Job, expected_s: float = 0.0) -> None:
+        """Carry ``job`` out on its drives, which must be idle and on one mover."""
+        drives = [self.drives[i] for i in job.drives]
+        movers = {d.mover for d in drives}
+        if len(movers) != 1 or any(d.busy or d.reserved not in (None, job.key) for d in drives):
+            raise ValueError(f"job {job.key!r}: drives must be idle and on one mover")
+        for d in drives:
+            if d.reserved is not None:
+                d.reserved = None
+                self._now_idle(d)
+        job.mover = movers.pop()
+        mover = self.movers[job.mover]
+        job.stream_mb_s = sum(d.model.rate_mb_s for d in drives)
+        mover.memory_mb += job.plan.memory_mb
+        mover.streaming_mb_s += job.stream_mb_s
+        now = self.engine.now_s
+        for d in drives:
+            self._occupy(d)
+            d.expected_free_s = now + expected_s
+        self._prepare(job)
+
+    def _prepare(self, job: Job) -> None:
+        phase = job.phases[job.phase]
+        job.ready = sum(1 for extent in phase if extent is not None)
+        if job.ready == 0:
+            self._phase_done(job)
+            return
+        for i, extent in enumerate(phase):
+            if extent is not None:
+                self._get_ready(job, self.drives[job.drives[i]], extent)
+
+    def _get_ready(self, job: Job, d: DriveState, extent: Extent) -> None:
+        if d.tape == extent.tape:
+            self._locate(job, d, extent.offset_mb)
+        else:
+            self._switch(d, extent.tape, self._locate, job, d, extent.offset_mb)
+
+    def _locate(self, job: Job, d: DriveState, offset_mb: float) -> None:
+        delay = abs(offset_mb - d.head_mb) / d.model.locate_mb_s
+        d.head_mb = offset_mb
+        if delay > 0:
+            self.engine.after(delay, self._ready, job)
+        else:
+            self._ready(job)
+
+    def _ready(self, job: Job) -> None:
+        job.ready -= 1
+        if job.ready:
+            return
+        phase = job.phases[job.phase]
+        now = self.engine.now_s
+        longest = 0.0
+        for i, extent in enumerate(phase):
+            if extent is None:
+                continue
+            d = self.drives[job.drives[i]]
+            stream = self.stream_mb(d.model, extent)
+            d.head_mb = extent.offset_mb + stream
+            longest = max(longest, stream / d.model.rate_mb_s)
+        if self.record:
+            columns = [i for i, extent in enumerate(phase) if extent is not None]
+            self.transfers.append(
+                Transfer(
+                    job.key,
+                    job.phase,
+                    job.phase >= len(job.plan.phases),
+                    tuple(self.drives[job.drives[i]].id for i in columns),
+                    tuple(phase[i] for i in columns),  # type: ignore[misc]
+                    now,
+                    now + longest,
+                )
+            )
+        self.engine.after(longest, self._phase_done, job)
+
+    @staticmethod
+    def stream_mb(model: DriveModel, extent: Extent) -> float:
+        """Tape MB the head streams over for ``extent``: its data and its per-block cost."""
+        if model.block_s:
+            return extent.tape_mb + extent.blocks * model.block_s * model.rate_mb_s
+        return extent.tape_mb
+
+    def _phase_done(self, job: Job) -> None:
+        job.phase += 1
+        if job.phase == len(job.plan.phases):
+            mover = self.movers[job.mover]
+            mover.memory_mb -= job.plan.memory_mb
+            job.data_done(job)
+        if job.phase < len(job.phases):
+            self._prepare(job)
+            return
+        mover = self.movers[job.mover]
+        mover.streaming_mb_s -= job.stream_mb_s
+        if not self.at_once:
+            for i in job.drives:
+                self._free(self.drives[i])
+            job.done(job)
+            return
+        job.ready = len(job.drives)
+        for i in job.drives:
+            self._put_away(self.drives[i], self._put_away_done, job)
+
+    def _put_away_done(self, job: Job) -> None:
+        job.ready -= 1
+        if job.ready == 0:
+            for i in job.drives:
+                self._free(self.drives[i])
+            job.done(job)
+
+    # Tape movements.
+
+    def _switch(self, d: DriveState, tape: str, then: Callable[..., None], *args: object) -> None:
+        """Put ``d``'s tape away (if any), bring ``tape`` in, then ``then(*args)``."""
+        if d.tape is None:
+            self._fetch(d, tape, then, args)
+        else:
+            self._put_away(d, self._fetch, d, tape, then, args)
+
+    def _fetch(self, d: DriveState, tape: str, then: Callable[..., None], args: tuple) -> None:
+        holder = self.where.get(tape)
+        if holder is not None:
+            other = self.drives[holder]
+            if other.busy:
+                raise RuntimeError(
+                    f"tape {tape!r} is wanted by {d.id!r} while {other.id!r} uses it"
+                )
+            self._occupy(other)
+            self._put_away(other, self._evicted, other, d, tape, then, args)
+            return
+        self._mount(d, tape, then, args)
+
+    def _evicted(
+        self, other: DriveState, d: DriveState, tape: str, then: Callable[..., None], args: tuple
+    ) -> None:
+        self._free(other)
+        self._mount(d, tape, then, args)
+
+    def _mount(self, d: DriveState, tape: str, then: Callable[..., None], args: tuple) -> None:
+        self.where[tape] = d.index
+        d.tape = tape
+        self.arms[d.library].request(MOUNT, self._arm_mount, d, tape, then, args)
+
+    def _arm_mount(self, d: DriveState, tape: str, then: Callable[..., None], args: tuple) -> None:
+        lib = self.libraries[d.library]
+        duration = lib.mount_s.draw(self.rng)
+        if self.record:
+            now = self.engine.now_s
+            self.arm_log.append(("mount", tape, d.id, now, now + duration, lib.id))
+        self.mounts += 1
+        self.tape_mounts[tape] = self.tape_mounts.get(tape, 0) + 1
+        self.engine.after(duration, self._mounted, d, then, args)
+
+    def _mounted(self, d: DriveState, then: Callable[..., None], args: tuple) -> None:
+        self.arms[d.library].release()
+        d.head_mb = 0.0
+        self.engine.after(d.model.load_s.draw(self.rng), then, *args)
+
+    def _put_away(self, d: DriveState, then: Callable[..., None], *args: object) -> None:
+        """Unload ``d``'s tape and have an arm dismount it, then ``then(*args)``."""
+        if d.tape is None:
+            then(*args)
+            return
+        self.engine.after(d.model.unload_s.draw(self.rng), self._unloaded, d, then, args)
+
+    def _unloaded(self, d: DriveState, then: Callable[..., None], args: tuple) -> None:
+        self.arms[d.library].request(DISMOUNT, self._arm_dismount, d, then, args)
+
+    def _arm_dismount(self, d: DriveState, then: Callable[..., None], args: tuple) -> None:
+        lib = self.libraries[d.library]
+        duration = lib.dismount_s.draw(self.rng)
+        if self.record:
+            now = self.engine.now_s
+            assert d.tape is not None
+            self.arm_log.append(("dismount", d.tape, d.id, now, now + duration, lib.id))
+        self.engine.after(duration, self._dismounted, d, then, args)
+
+    def _dismounted(self, d: DriveState, then: Callable[..., None], args: tuple) -> None:
+        self.arms[d.library].release()
+        if d.tape is not None and self.where.get(d.tape) == d.index:
+            del self.where[d.tape]
+        d.tape = None
+        d.head_mb = 0.0
+        then(*args)
+
+    def dismount(self, drive: int) -> None:
+        """Put the tape of an idle drive away now; the drive is busy meanwhile."""
+        d = self.drives[drive]
+        if d.busy:
+            raise ValueError(f"drive {d.id!r} is busy")
+        self._occupy(d)
+        self._put_away(d, self._free, d)

@@ -1,0 +1,51 @@
+"""A core-problem instance run in the simulator gives the schedule ``tapesched solve`` gives."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from simulator.core_run import simulate_instance
+from solvers import solve
+from solvers.online import SCHEDULERS
+from tests.conftest import INSTANCES
+from toolkit.io import load_instance
+from toolkit.strategies import instances
+from toolkit.validator import validate
+
+SHIPPED = ["spec-example.json", "prefetch.json", "offset-order.json", "golubchik-ampex-300.json"]
+
+
+@pytest.mark.parametrize("scheduler", sorted(SCHEDULERS))
+@pytest.mark.parametrize("name", SHIPPED)
+def test_simulated_instance_gives_the_solver_schedule(name, scheduler):
+    instance = load_instance(INSTANCES / name)
+    schedule, events = simulate_instance(instance, scheduler)
+    assert schedule == solve(instance, solver=scheduler).schedule
+    assert validate(instance, schedule).feasible
+    assert events >= 1
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instance=instances(n_requests=(1, 8)))
+def test_every_heuristic_gives_the_same_schedule_on_random_instances(instance):
+    for scheduler in SCHEDULERS:
+        schedule, _ = simulate_instance(instance, scheduler)
+        assert schedule == solve(instance, solver=scheduler).schedule
+
+
+def test_event_log_is_json_lines_in_time_order(spec_instance):
+    log = io.BytesIO()
+    simulate_instance(spec_instance, "fifo", log=log)
+    lines = [json.loads(line) for line in log.getvalue().splitlines()]
+    assert lines and all(line["event"] == "decide" for line in lines)
+    times = [line["t"] for line in lines]
+    assert times == sorted(times)
+
+
+def test_unknown_scheduler_is_refused(spec_instance):
+    with pytest.raises(KeyError, match="unknown scheduler"):
+        simulate_instance(spec_instance, "nope")
