@@ -9,6 +9,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test bench lint clean instances
 
+ECMWF = ../shared/traces/ecmwf
 SHIPPED = $(filter-out %.optimum.json instances/optima.json,$(wildcard instances/*.json))
 
 $(STAMP): setup.cfg pyproject.toml
@@ -18,7 +19,10 @@ $(STAMP): setup.cfg pyproject.toml
 
 # The main job: the spec's example end to end (check, solve, verify, metrics),
 # its hand-made optimum verified for comparison, then a freshly generated
-# instance of the Golubchik (1994) library, solved and measured the same way.
+# instance of the Golubchik (1994) library, solved and measured the same way;
+# then the simulator: the spec's example run directly, the Ampex and Blue Waters
+# scenarios (the Ampex run's realised schedule checked by the validator), and
+# the ECMWF trace replayed on its SL8500 layout with 120 drives.
 run: $(STAMP)
 	@mkdir -p out
 	$(BIN)/tapesched check instances/spec-example.json
@@ -30,6 +34,11 @@ run: $(STAMP)
 	$(BIN)/tapesched solve out/golubchik-200.json --solver greedy --out out/golubchik-200.greedy.json
 	$(BIN)/tapesched verify out/golubchik-200.json out/golubchik-200.greedy.json
 	$(BIN)/tapesched metrics out/golubchik-200.json out/golubchik-200.greedy.json
+	$(BIN)/tapesched simulate instances/spec-example.json --scheduler fifo --out out/sim-spec-example
+	$(BIN)/tapesched simulate instances/scenarios/ampex.json --out out/sim-ampex
+	$(BIN)/tapesched verify out/sim-ampex/instance.json out/sim-ampex/schedule.json
+	$(BIN)/tapesched simulate instances/scenarios/blue-waters.json --duration 1d --out out/sim-blue-waters
+	$(BIN)/tapesched replay $(ECMWF)/io_events_sample_10k.csv.bz2 $(ECMWF)/sl8500_from_snap20111001.json.bz2 --drives 120
 	$(BIN)/tapesched compare $(SHIPPED) --solvers greedy,fifo,wspt,stretch,tape-batching,sltf,backfill,fifo-dismount-at-once,local-search,cpsat,milp-cbc,milp-highs --time-limit 20
 
 # The generated instances that ship in instances/ (the same seeds give the same files).
@@ -51,6 +60,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/exact.py
 	$(BIN)/python benchmarks/heuristics.py
 	$(BIN)/python benchmarks/engine.py
+	$(BIN)/python benchmarks/platform.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

@@ -172,11 +172,15 @@ class Plan:
         Phases run on the same drives after the request is complete and
         before the drives are free (VERTICAL writing its parity tapes once
         its ``X`` data tapes are full).
+    per_block
+        Whether each block of an extent costs the drive's ``block_s`` of
+        streaming (RAIT, whose drives synchronise on every row).
     """
 
     phases: tuple[Phase, ...]
     memory_mb: float = 0.0
     flush: tuple[Phase, ...] = ()
+    per_block: bool = False
 
     @property
     def width(self) -> int:

@@ -36,8 +36,9 @@ their tapes are back in their slots).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from typing import Literal
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal
 
 from attrs import field, frozen
 
@@ -45,6 +46,11 @@ from simulator.engine import Engine
 from simulator.layout import Extent, Phase, Plan
 from simulator.resource import Resource
 from simulator.technology import DriveModel, Duration
+
+
+def _tuple(items: Iterable[Any]) -> tuple[Any, ...]:
+    return tuple(items)
+
 
 MOUNT, DISMOUNT = 0, 1
 """Arm priority classes: mounts first."""
@@ -110,9 +116,9 @@ class MoverSpec:
 class PlatformSpec:
     """A whole platform: libraries, drives, movers, tapes, and when tapes are put away."""
 
-    libraries: tuple[LibrarySpec, ...] = field(converter=tuple)
-    drives: tuple[DriveSpec, ...] = field(converter=tuple)
-    movers: tuple[MoverSpec, ...] = field(converter=tuple, default=())
+    libraries: tuple[LibrarySpec, ...] = field(converter=_tuple)
+    drives: tuple[DriveSpec, ...] = field(converter=_tuple)
+    movers: tuple[MoverSpec, ...] = field(converter=_tuple, default=())
     tape_capacity_mb: float = 1_000_000.0
     dismount: Literal["on-demand", "at-once"] = "on-demand"
 
@@ -174,7 +180,7 @@ class DriveState:
         self.tape: str | None = None
         self.head_mb = 0.0
         self.busy = False
-        self.reserved: str | None = None
+        self.reserved: deque[str] = deque()
         self.busy_s = 0.0
         self.since_s = 0.0
         self.expected_free_s = 0.0
@@ -244,7 +250,7 @@ class Job:
 class Transfer:
     """One phase streamed: for the export and the records."""
 
-    __slots__ = ("drives", "end_s", "extents", "flush", "key", "phase", "start_s")
+    __slots__ = ("drives", "end_s", "extents", "flush", "key", "phase", "start_s", "streamed_mb")
 
     def __init__(
         self,
@@ -253,9 +259,11 @@ class Transfer:
         flush: bool,
         drives: tuple[str, ...],
         extents: tuple[Extent, ...],
+        streamed_mb: tuple[float, ...],
         start_s: float,
         end_s: float,
     ) -> None:
+        self.streamed_mb = streamed_mb
         self.key = key
         self.phase = phase
         self.flush = flush
@@ -320,7 +328,13 @@ class Platform:
         for state in self.drives:
             self.idle_count[state.library] += 1
         self.drive_index = {d.id: d.index for d in self.drives}
+        self.version = 0
+        """Counts the changes of drive states, memory and bandwidth: equal, nothing changed."""
+        self.movers_of: list[list[int]] = [[] for _ in self.library_ids]
+        for m, mover_state in enumerate(self.movers):
+            self.movers_of[mover_state.library].append(m)
         self.where: dict[str, int] = {}
+        self.waiters: dict[str, list[tuple[DriveState, Callable[..., None], tuple]]] = {}
         self.at_once = spec.dismount == "at-once"
         self.arm_log: list[ArmRecord] = []
         self.transfers: list[Transfer] = []
@@ -330,47 +344,52 @@ class Platform:
     # State changes.
 
     def _occupy(self, d: DriveState) -> None:
-        if d.reserved is None:
-            self._not_idle(d)
+        self.version += 1
         d.busy = True
         d.since_s = self.engine.now_s
+        self._refresh(d)
 
     def _free(self, d: DriveState) -> None:
+        if d.tape is not None and d.tape in self.waiters:
+            # Another drive waits for the tape this one kept through its job: hand it over.
+            self._put_away(d, self._free, d)
+            return
+        self.version += 1
         d.busy = False
         d.busy_s += self.engine.now_s - d.since_s
         d.expected_free_s = self.engine.now_s
-        if d.reserved is None:
-            self._now_idle(d)
+        self._refresh(d)
         self.freed(d.index)
 
-    def _not_idle(self, d: DriveState) -> None:
-        self.idle_set.discard(d.index)
-        self.idle_holding.discard(d.index)
-        self.idle_count[d.library] -= 1
-        self.movers[d.mover].idle -= 1
-
-    def _now_idle(self, d: DriveState) -> None:
-        self.idle_set.add(d.index)
-        if d.tape is not None:
-            self.idle_holding.add(d.index)
-        self.idle_count[d.library] += 1
-        self.movers[d.mover].idle += 1
+    def _refresh(self, d: DriveState) -> None:
+        """Keep the idle sets and counts in step: idle is neither busy nor reserved."""
+        idle = not d.busy and not d.reserved
+        if idle == (d.index in self.idle_set):
+            if idle and d.tape is not None:
+                self.idle_holding.add(d.index)
+            elif not idle or d.tape is None:
+                self.idle_holding.discard(d.index)
+            return
+        step = 1 if idle else -1
+        self.idle_count[d.library] += step
+        self.movers[d.mover].idle += step
+        if idle:
+            self.idle_set.add(d.index)
+            if d.tape is not None:
+                self.idle_holding.add(d.index)
+        else:
+            self.idle_set.discard(d.index)
+            self.idle_holding.discard(d.index)
 
     def reserve(self, drive: int, key: str) -> None:
-        """Keep ``drive`` for ``key``: once free it is not idle to anyone else."""
-        d = self.drives[drive]
-        if d.reserved is not None:
-            raise ValueError(f"drive {d.id!r} is already reserved for {d.reserved!r}")
-        if not d.busy:
-            self._not_idle(d)
-        d.reserved = key
+        """Queue ``key`` for ``drive``: a reserved drive is idle to no one else.
 
-    def unreserve(self, drive: int) -> None:
-        """End a reservation (before the drive is started on)."""
+        Reservations of a drive are served in the order they were made.
+        """
         d = self.drives[drive]
-        d.reserved = None
-        if not d.busy:
-            self._now_idle(d)
+        self.version += 1
+        d.reserved.append(key)
+        self._refresh(d)
 
     def is_idle(self, drive: int) -> bool:
         """Whether ``drive`` is neither busy nor reserved."""
@@ -391,12 +410,13 @@ class Platform:
         """Carry ``job`` out on its drives, which must be idle and on one mover."""
         drives = [self.drives[i] for i in job.drives]
         movers = {d.mover for d in drives}
-        if len(movers) != 1 or any(d.busy or d.reserved not in (None, job.key) for d in drives):
+        if len(movers) != 1 or any(
+            d.busy or (d.reserved and d.reserved[0] != job.key) for d in drives
+        ):
             raise ValueError(f"job {job.key!r}: drives must be idle and on one mover")
         for d in drives:
-            if d.reserved is not None:
-                d.reserved = None
-                self._now_idle(d)
+            if d.reserved:
+                d.reserved.popleft()
         job.mover = movers.pop()
         mover = self.movers[job.mover]
         job.stream_mb_s = sum(d.model.rate_mb_s for d in drives)
@@ -439,22 +459,30 @@ class Platform:
         phase = job.phases[job.phase]
         now = self.engine.now_s
         longest = 0.0
+        columns: list[int] = []
+        extents: list[Extent] = []
+        streamed: list[float] = []
         for i, extent in enumerate(phase):
             if extent is None:
                 continue
             d = self.drives[job.drives[i]]
-            stream = self.stream_mb(d.model, extent)
+            stream = self.stream_mb(d.model, extent, job.plan.per_block)
             d.head_mb = extent.offset_mb + stream
             longest = max(longest, stream / d.model.rate_mb_s)
+            columns.append(d.index)
+            extents.append(extent)
+            streamed.append(stream)
         if self.record:
-            columns = [i for i, extent in enumerate(phase) if extent is not None]
+            drives = tuple(self.drives[d].id for d in columns)
+            flush = job.phase >= len(job.plan.phases)
             self.transfers.append(
                 Transfer(
                     job.key,
                     job.phase,
-                    job.phase >= len(job.plan.phases),
-                    tuple(self.drives[job.drives[i]].id for i in columns),
-                    tuple(phase[i] for i in columns),  # type: ignore[misc]
+                    flush,
+                    drives,
+                    tuple(extents),
+                    tuple(streamed),
                     now,
                     now + longest,
                 )
@@ -462,15 +490,16 @@ class Platform:
         self.engine.after(longest, self._phase_done, job)
 
     @staticmethod
-    def stream_mb(model: DriveModel, extent: Extent) -> float:
-        """Tape MB the head streams over for ``extent``: its data and its per-block cost."""
-        if model.block_s:
+    def stream_mb(model: DriveModel, extent: Extent, per_block: bool) -> float:
+        """Tape MB the head streams over for ``extent``: its data, and its blocks' cost if any."""
+        if per_block and model.block_s:
             return extent.tape_mb + extent.blocks * model.block_s * model.rate_mb_s
         return extent.tape_mb
 
     def _phase_done(self, job: Job) -> None:
         job.phase += 1
         if job.phase == len(job.plan.phases):
+            self.version += 1
             mover = self.movers[job.mover]
             mover.memory_mb -= job.plan.memory_mb
             job.data_done(job)
@@ -506,16 +535,16 @@ class Platform:
 
     def _fetch(self, d: DriveState, tape: str, then: Callable[..., None], args: tuple) -> None:
         holder = self.where.get(tape)
-        if holder is not None:
-            other = self.drives[holder]
-            if other.busy:
-                raise RuntimeError(
-                    f"tape {tape!r} is wanted by {d.id!r} while {other.id!r} uses it"
-                )
-            self._occupy(other)
-            self._put_away(other, self._evicted, other, d, tape, then, args)
+        if holder is None:
+            self._mount(d, tape, then, args)
             return
-        self._mount(d, tape, then, args)
+        other = self.drives[holder]
+        if other.busy:
+            # The holder is putting the tape away for work of its own: mount once it is out.
+            self.waiters.setdefault(tape, []).append((d, then, args))
+            return
+        self._occupy(other)
+        self._put_away(other, self._evicted, other, d, tape, then, args)
 
     def _evicted(
         self, other: DriveState, d: DriveState, tape: str, then: Callable[..., None], args: tuple
@@ -564,10 +593,17 @@ class Platform:
 
     def _dismounted(self, d: DriveState, then: Callable[..., None], args: tuple) -> None:
         self.arms[d.library].release()
-        if d.tape is not None and self.where.get(d.tape) == d.index:
-            del self.where[d.tape]
+        tape = d.tape
         d.tape = None
         d.head_mb = 0.0
+        if tape is not None and self.where.get(tape) == d.index:
+            del self.where[tape]
+            waiting = self.waiters.get(tape)
+            if waiting:
+                other, after, after_args = waiting.pop(0)
+                if not waiting:
+                    del self.waiters[tape]
+                self._mount(other, tape, after, after_args)
         then(*args)
 
     def dismount(self, drive: int) -> None:

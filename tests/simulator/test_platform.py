@@ -152,10 +152,11 @@ def test_phases_switch_tapes_on_the_drives_that_need_it():
 def test_per_block_cost_streams_more_tape():
     model = DRIVE_MODELS["ampex"]
     extent = Extent("t", 0.0, 100.0, 100.0, blocks=4)
-    assert Platform.stream_mb(evolve(model, block_s=0.5), extent) == pytest.approx(
+    assert Platform.stream_mb(evolve(model, block_s=0.5), extent, True) == pytest.approx(
         100.0 + 4 * 0.5 * model.rate_mb_s
     )
-    assert Platform.stream_mb(model, extent) == 100.0
+    assert Platform.stream_mb(evolve(model, block_s=0.5), extent, False) == 100.0
+    assert Platform.stream_mb(model, extent, True) == 100.0
 
 
 def test_utilisation_counts_busy_drive_time():

@@ -1,0 +1,140 @@
+"""Running a scenario: replications with their seeds, records, metrics and files.
+
+:func:`run_once` is one replication (a workload drawn from the seed, a run
+to the workload's duration, its records and summary); :func:`run_scenario`
+repeats it with seeds ``seed, seed + 1, ...`` and combines the metrics with
+their 95 % intervals (:mod:`simulator.results`). The same scenario and seed
+give byte-identical outputs.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import IO
+
+from attrs import evolve, frozen
+
+from simulator.policy import POLICIES, Policy
+from simulator.results import Estimate, RequestRecord, RunSummary, combine, record_of, summarise
+from simulator.scenario import Scenario
+from simulator.simulation import Simulation
+from simulator.workload import Workload, generate
+from solvers.online import SCHEDULERS
+
+
+@frozen
+class Replication:
+    """One run: its records, its summary and the simulation (for exports)."""
+
+    records: tuple[RequestRecord, ...]
+    summary: RunSummary
+    simulation: Simulation
+
+
+def make_policy(scenario: Scenario) -> Policy:
+    """The scenario's archival policy with those of its parameters it takes.
+
+    A scenario names ``block_mb`` and ``threshold_mb`` once for every
+    policy; VERTICAL takes neither, RAIT and PARALLEL only the block size.
+
+    Raises
+    ------
+    KeyError
+        For an unknown policy name.
+    """
+    if scenario.policy not in POLICIES:
+        raise KeyError(f"unknown policy {scenario.policy!r} (known: {', '.join(POLICIES)})")
+    factory = POLICIES[scenario.policy]
+    accepted = inspect.signature(factory).parameters
+    return factory(**{k: v for k, v in scenario.policy_params.items() if k in accepted})
+
+
+def override(
+    scenario: Scenario,
+    *,
+    policy: str | None = None,
+    scheduler: str | None = None,
+    rate_per_s: float | None = None,
+    duration_s: float | None = None,
+    seed: int | None = None,
+    replications: int | None = None,
+) -> Scenario:
+    """The scenario with the given settings replaced (``None``: kept)."""
+    workload = scenario.workload
+    if rate_per_s is not None:
+        workload = evolve(workload, rate_per_s=rate_per_s)
+    if duration_s is not None:
+        workload = evolve(workload, duration_s=duration_s)
+    run = scenario.run
+    if scheduler is not None:
+        run = evolve(run, scheduler=scheduler)
+    if seed is not None:
+        run = evolve(run, seed=seed)
+    if replications is not None:
+        run = evolve(run, replications=replications)
+    return evolve(scenario, policy=policy or scenario.policy, workload=workload, run=run)
+
+
+def run_once(
+    scenario: Scenario,
+    seed: int,
+    *,
+    workload: Workload | None = None,
+    record: bool = True,
+    log: IO[bytes] | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> Replication:
+    """One replication of ``scenario`` with ``seed`` (the workload's and the times').
+
+    Raises
+    ------
+    KeyError
+        For an unknown policy or scheduler.
+    """
+    if scenario.run.scheduler not in SCHEDULERS:
+        raise KeyError(
+            f"unknown scheduler {scenario.run.scheduler!r} (known: {', '.join(SCHEDULERS)})"
+        )
+    if workload is None:
+        workload = generate(scenario.workload, seed)
+    simulation = Simulation(
+        scenario.platform,
+        make_policy(scenario),
+        SCHEDULERS[scenario.run.scheduler](),
+        workload,
+        seed=seed,
+        record=record,
+        log=log,
+    )
+    duration = scenario.workload.duration_s
+    simulation.run(duration, progress)
+    records = tuple(record_of(e, simulation) for e in simulation.finished)
+    summary = summarise(simulation, records, seed, scenario.run.warmup * duration)
+    return Replication(records, summary, simulation)
+
+
+def run_scenario(
+    scenario: Scenario,
+    *,
+    log: IO[bytes] | None = None,
+    progress: Callable[[int, float], None] | None = None,
+) -> tuple[list[Replication], dict[str, Estimate]]:
+    """Every replication of ``scenario`` and the metrics over them.
+
+    ``log`` receives the first replication's event log; ``progress(k, now)``
+    is called as replication ``k`` advances.
+    """
+    replications = []
+    for k in range(scenario.run.replications):
+        report = None if progress is None else (lambda now, k=k: progress(k, now))
+        replications.append(
+            run_once(
+                scenario,
+                scenario.run.seed + k,
+                record=k == 0,
+                log=log if k == 0 else None,
+                progress=report,
+            )
+        )
+    return replications, combine([r.summary for r in replications])

@@ -1,0 +1,292 @@
+"""What every archival policy offers the platform, the writing streams they keep, and a registry.
+
+A policy is pure layout (:mod:`simulator.layout`): it turns a read into the
+extents to stream, and a write into the extents it appends, recording them
+in the :class:`~simulator.catalogue.Catalogue`. Writes go through a
+:class:`Group`, an open writing stream: consecutive writes of the same type
+(the policy that lays them out and their resiliency scheme, as the paper's
+requests are typed) append to the same tapes, as the paper's I/O processes
+keep their tapes loaded between requests. The platform keeps one open group
+per type and process, passes it back to the next write of that type, and
+closes it when the stream ends.
+
+The four policies are :mod:`simulator.rait`, :mod:`simulator.parallel`,
+:mod:`simulator.vertical` and :mod:`simulator.hetero`; :data:`POLICIES`
+names them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+from attrs import define
+
+from simulator.catalogue import TOLERANCE_MB, Catalogue, Piece
+from simulator.layout import Extent, FileSpec, Plan, Scheme
+
+GroupType = tuple[str, Scheme]
+"""The policy that lays a write out, and its scheme: writes of one type share groups."""
+
+
+@define
+class Group:
+    """An open writing stream: the tapes it appends to and what its policy remembers.
+
+    Attributes
+    ----------
+    policy
+        Name of the policy that writes it (for HETERO, the one it chose:
+        ``"vertical"`` or ``"parallel"``).
+    scheme
+        Resiliency scheme of every file written to it.
+    tapes
+        The tapes open for appending, one per drive of the write width
+        (entry ``i`` for the job's drive ``i``); empty until a write needs
+        tapes, and between VERTICAL parity groups.
+    disk_mb
+        Parity held on the mover's disk (VERTICAL, until its data tapes
+        are full); 0 for the others.
+    state
+        The policy's own state (RAIT's rotation, VERTICAL's parity group).
+    closed
+        Closed by :meth:`Policy.close`; no more writes.
+    """
+
+    policy: str
+    scheme: Scheme
+    tapes: tuple[str, ...] = ()
+    disk_mb: float = 0.0
+    state: object = None
+    closed: bool = False
+
+    @property
+    def type(self) -> GroupType:
+        """``(policy, scheme)``."""
+        return (self.policy, self.scheme)
+
+
+class Policy(Protocol):
+    """An archival policy: how a file's data and parity are laid out on tapes."""
+
+    @property
+    def name(self) -> str:
+        """Registry name, also recorded in the catalogue for each file it writes."""
+        ...
+
+    def write_width(self, file: FileSpec) -> int:
+        """Drives a write of ``file`` needs."""
+        ...
+
+    def read_width(self, catalogue: Catalogue, file_id: str) -> int:
+        """Drives a read of the file needs, as it was written."""
+        ...
+
+    def stream_of(self, file: FileSpec) -> str:
+        """Name of the policy laying a write of ``file`` out (its group's :attr:`Group.policy`)."""
+        ...
+
+    def write_memory_mb(self, file: FileSpec) -> float:
+        """Mover memory a write of ``file`` holds (known before it is planned)."""
+        ...
+
+    def plan_read(self, catalogue: Catalogue, file_id: str) -> Plan:
+        """The extents to read, in order, to get the file back; changes nothing.
+
+        Raises
+        ------
+        KeyError
+            When the file is not in the catalogue.
+        ValueError
+            When another policy wrote it.
+        """
+        ...
+
+    def plan_write(
+        self, catalogue: Catalogue, file: FileSpec, group: Group | None, library: str
+    ) -> tuple[Plan, Group]:
+        """Lay ``file`` out after what ``group`` wrote (a new group when None); plan and group.
+
+        Records the layout in the catalogue, opening tapes in ``library``
+        when the group has none or they fill. The group returned (the one
+        given, updated) is for the next write of the same type.
+
+        Raises
+        ------
+        ValueError
+            When ``group`` is closed or of another type, or a block does not
+            fit on an empty tape.
+        """
+        ...
+
+    def close(self, catalogue: Catalogue, group: Group) -> Plan | None:
+        """End a stream: what is left to write (VERTICAL's parity), or None."""
+        ...
+
+
+def rait(block_mb: float) -> Policy:
+    """RAIT with blocks of ``block_mb`` host MB (:mod:`simulator.rait`)."""
+    from simulator.rait import Rait
+
+    return Rait(block_mb)
+
+
+def parallel(block_mb: float) -> Policy:
+    """PARALLEL with blocks of ``block_mb`` host MB (:mod:`simulator.parallel`)."""
+    from simulator.parallel import Parallel
+
+    return Parallel(block_mb)
+
+
+def vertical() -> Policy:
+    """VERTICAL (:mod:`simulator.vertical`)."""
+    from simulator.vertical import Vertical
+
+    return Vertical()
+
+
+def hetero(block_mb: float, threshold_mb: float = 1000.0) -> Policy:
+    """VERTICAL below ``threshold_mb``, PARALLEL at or above (:mod:`simulator.hetero`)."""
+    from simulator.hetero import Hetero
+
+    return Hetero(block_mb, threshold_mb)
+
+
+POLICIES: dict[str, Callable[..., Policy]] = {
+    "rait": rait,
+    "parallel": parallel,
+    "vertical": vertical,
+    "hetero": hetero,
+}
+"""Policy factories by name. They import their module when called, as those
+modules import this one for :class:`Group`."""
+
+
+def make_policy(name: str, **params: float) -> Policy:
+    """The policy registered as ``name``, built with ``params`` (e.g. ``block_mb``)."""
+    try:
+        factory = POLICIES[name]
+    except KeyError:
+        raise ValueError(f"unknown policy {name!r}; the policies are {sorted(POLICIES)}") from None
+    return factory(**params)
+
+
+def preload(catalogue: Catalogue, policy: Policy, files: Iterable[FileSpec], library: str) -> None:
+    """Write ``files`` at time zero, untimed, with the policy's own layout, and close the groups.
+
+    A simulation then starts with an archive to read from. Files of one
+    type share a group, as consecutive writes do.
+    """
+    groups: dict[GroupType, Group] = {}
+    for file in files:
+        key = group_type(policy, file)
+        _, groups[key] = policy.plan_write(catalogue, file, groups.get(key), library)
+    for group in groups.values():
+        policy.close(catalogue, group)
+
+
+def group_type(policy: Policy, file: FileSpec) -> GroupType:
+    """Type of the group a write of ``file`` appends to: ``(policy.stream_of(file), scheme)``."""
+    return (policy.stream_of(file), file.scheme)
+
+
+# Helpers shared by the policies.
+
+
+def writable_group(
+    catalogue: Catalogue,
+    library: str,
+    group: Group | None,
+    policy: str,
+    scheme: Scheme,
+    state: Callable[[], object],
+) -> Group:
+    """``group``, checked to take a write of this type, or a new one with ``state()``.
+
+    The library is checked too, before anything is written.
+    """
+    if library not in catalogue.libraries:
+        raise ValueError(f"unknown library {library!r}; the libraries are {catalogue.libraries}")
+    if group is None:
+        return Group(policy, scheme, state=state())
+    if group.closed:
+        raise ValueError(f"the {group.policy} {group.scheme} group is closed")
+    if group.type != (policy, scheme):
+        raise ValueError(
+            f"a {policy} {scheme} write cannot go to a {group.policy} {group.scheme} group"
+        )
+    return group
+
+
+def close_tapes(catalogue: Catalogue, group: Group, policy: str) -> None:
+    """Close the group's open tapes and the group (what RAIT and PARALLEL do at a stream's end)."""
+    if group.policy != policy:
+        raise ValueError(f"{policy} cannot close a {group.policy} {group.scheme} group")
+    if group.closed:
+        raise ValueError(f"the {group.policy} {group.scheme} group is closed")
+    for tape in group.tapes:
+        catalogue.close_tape(tape)
+    group.tapes = ()
+    group.closed = True
+
+
+def check_written_by(catalogue: Catalogue, file_id: str, policy: str) -> None:
+    """Raise unless ``policy`` wrote the file's current version."""
+    writer = catalogue.writer(file_id)
+    if writer != policy:
+        raise ValueError(f"file {file_id!r} was written by {writer}, not {policy}")
+
+
+def check_block(block_mb: float, catalogue: Catalogue) -> None:
+    """Raise unless a block fits on an empty tape (else a write could never progress)."""
+    if block_mb > catalogue.capacity_mb:
+        raise ValueError(
+            f"block_mb {block_mb!r} is larger than a tape ({catalogue.capacity_mb!r} MB)"
+        )
+
+
+def check_block_mb(_: object, attribute: object, value: float) -> None:
+    """attrs validator: a block size is a positive finite number."""
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{getattr(attribute, 'name', 'value')} must be > 0, got {value!r}")
+
+
+def blocks_of(size_mb: float, block_mb: float) -> tuple[int, float]:
+    """Blocks of ``block_mb`` a file of ``size_mb`` makes, and the host MB of the last one.
+
+    A size that is a whole number of blocks up to rounding (``0.9 / 0.3``)
+    makes that number of blocks, not one more of a few bytes, and the last
+    block is never longer than ``block_mb``: with :func:`check_block`, any
+    block fits on an empty tape, so every write progresses.
+    """
+    count = max(1, math.ceil(size_mb / block_mb))
+    last = size_mb - (count - 1) * block_mb
+    if count > 1 and last <= 1e-9 * block_mb:
+        count -= 1
+        last = block_mb
+    return count, min(last, block_mb)
+
+
+def fits(tape_mb: float, free_mb: float) -> bool:
+    """Whether ``tape_mb`` fits in ``free_mb``, up to :data:`TOLERANCE_MB`."""
+    return tape_mb <= free_mb + TOLERANCE_MB
+
+
+def most_fitting(limit: int, tape_mb: Callable[[int], float], free_mb: float) -> int:
+    """The largest ``n <= limit`` whose ``tape_mb(n)`` fits in ``free_mb`` (nondecreasing in n)."""
+    lo, hi = 0, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(tape_mb(mid), free_mb):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def extent(piece: Piece) -> Extent:
+    """The extent streaming ``piece``."""
+    return Extent(
+        piece.tape, piece.offset_mb, piece.tape_mb, piece.host_mb, piece.blocks, piece.kind
+    )

@@ -1,0 +1,258 @@
+"""What a run measured: a record per request, the metrics, replications and their intervals.
+
+Metrics (Blue Waters paper, Section 3.2)
+    - *weighted response time*: a request's response time (arrival to the
+      end of its data) divided by its size, here in seconds per GB; the mean
+      over requests is the paper's objective of choice;
+    - *stretch*: the response time over the request's expected time alone
+      on an idle platform (:meth:`simulator.simulation.Simulation._alone_s`);
+    - *throughput*: MB of files read or written per second, over the
+      measured window;
+    - drive and arm utilisation, mounts, and mounts per tape mounted.
+
+Warm-up
+    Requests arriving in the first ``warmup`` share of the run are left
+    out of the means (they found an empty platform); utilisations are over
+    the whole run.
+
+Saturation
+    A run *cannot keep up* when requests pile up without bound. It is
+    reported saturated when, at the end, the requests arrived and not done
+    outnumber both 20 and a tenth of all arrivals: a stable queue holds a
+    bounded number of requests whatever the length of the run, an unstable
+    one a share of the arrivals that does not shrink. A saturated run has
+    no mean response (its value would only measure the run's length).
+
+Replications
+    The same scenario with seeds ``seed, seed + 1, ...``: each metric is
+    given as its mean and the half-width of its 95 % confidence interval
+    (Student's t over the replications). If any replication is saturated,
+    the scenario is.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+
+from attrs import asdict, frozen
+
+from simulator.simulation import Entry, Simulation
+
+SATURATION_FLOOR = 20
+"""Fewest requests left undone at the end for a run to be called saturated."""
+
+SATURATION_SHARE = 0.1
+"""Share of the arrivals left undone at the end above which a run is saturated."""
+
+_T95 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+"""Two-sided 95 % quantiles of Student's t for 1 to 30 degrees of freedom."""
+
+
+def t95(degrees: int) -> float:
+    """The 97.5 % quantile of Student's t with ``degrees`` degrees of freedom (1.96 above 30)."""
+    if degrees < 1:
+        raise ValueError(f"degrees of freedom must be >= 1, got {degrees!r}")
+    return _T95[degrees - 1] if degrees <= len(_T95) else 1.96
+
+
+@frozen
+class RequestRecord:
+    """One request as it ran.
+
+    Attributes
+    ----------
+    id, kind, file, size_mb
+        The request and its file.
+    arrival_s, start_s, end_s
+        Arrival, start (the scheduler's decision) and end of its data.
+    free_s
+        When its drives were free again (after parity flushes, and after
+        the tapes were put away when they are at once).
+    drives, tapes
+        Drive ids (plan columns) and the tapes it used.
+    host_mb
+        MB that crossed the mover (data and parity).
+    mounts
+        Tape mounts made on the platform while it ran (its own and others').
+    alone_s
+        Expected time alone on an idle platform.
+    """
+
+    id: str
+    kind: str
+    file: str
+    size_mb: float
+    arrival_s: float
+    start_s: float
+    end_s: float
+    free_s: float
+    drives: tuple[str, ...]
+    tapes: tuple[str, ...]
+    host_mb: float
+    mounts: int
+    alone_s: float
+
+    @property
+    def response_s(self) -> float:
+        """Arrival to the end of the data."""
+        return self.end_s - self.arrival_s
+
+    @property
+    def weighted_response_s_per_gb(self) -> float:
+        """Response time per GB of file (the Blue Waters paper's weighted response time)."""
+        return self.response_s / (self.size_mb / 1000.0)
+
+    @property
+    def stretch(self) -> float:
+        """Response time over the expected time alone."""
+        return self.response_s / self.alone_s if self.alone_s > 0 else 1.0
+
+
+def record_of(entry: Entry, simulation: Simulation) -> RequestRecord:
+    """The record of a finished request."""
+    assert entry.plan is not None and entry.start_s is not None
+    assert entry.data_done_s is not None and entry.done_s is not None
+    fr = entry.file_request
+    drives = simulation.platform.drives
+    host = sum(e.host_mb for phase in entry.plan.phases + entry.plan.flush for e in phase if e)
+    return RequestRecord(
+        id=fr.id,
+        kind=fr.kind,
+        file=fr.file.id,
+        size_mb=fr.file.size_mb,
+        arrival_s=fr.arrival_s,
+        start_s=entry.start_s,
+        end_s=entry.data_done_s,
+        free_s=entry.done_s,
+        drives=tuple(drives[d].id for d in entry.drives),
+        tapes=entry.tapes,
+        host_mb=host,
+        mounts=entry.mounts_before,
+        alone_s=entry.service_s,
+    )
+
+
+@frozen
+class RunSummary:
+    """The metrics of one run.
+
+    Response metrics are ``None`` when the run is saturated or when no
+    request completed in the measured window.
+    """
+
+    seed: int
+    duration_s: float
+    warmup_s: float
+    arrived: int
+    completed: int
+    measured: int
+    backlog: int
+    saturated: bool
+    mean_weighted_response_s_per_gb: float | None
+    mean_response_s: float | None
+    mean_stretch: float | None
+    throughput_mb_s: float
+    drive_utilisation: float
+    arm_utilisation: float
+    mounts: int
+    mounts_per_tape: float
+
+    def to_dict(self) -> dict[str, object]:
+        """As a JSON-ready mapping."""
+        return asdict(self)
+
+
+def summarise(
+    simulation: Simulation, records: Sequence[RequestRecord], seed: int, warmup_s: float
+) -> RunSummary:
+    """The metrics of a run that has been run to its end time."""
+    now = simulation.engine.now_s
+    measured = [r for r in records if r.arrival_s >= warmup_s]
+    arrived = simulation.arrived
+    backlog = arrived - len(records)
+    saturated = backlog > max(SATURATION_FLOOR, SATURATION_SHARE * arrived)
+    platform = simulation.platform
+    window = now - warmup_s
+    done_mb = sum(r.size_mb for r in records if r.end_s >= warmup_s)
+    arms = platform.arms
+    tape_mounts = platform.tape_mounts
+    have = bool(measured) and not saturated
+    return RunSummary(
+        seed=seed,
+        duration_s=now,
+        warmup_s=warmup_s,
+        arrived=arrived,
+        completed=len(records),
+        measured=len(measured),
+        backlog=backlog,
+        saturated=saturated,
+        mean_weighted_response_s_per_gb=(
+            statistics.fmean(r.weighted_response_s_per_gb for r in measured) if have else None
+        ),
+        mean_response_s=statistics.fmean(r.response_s for r in measured) if have else None,
+        mean_stretch=statistics.fmean(r.stretch for r in measured) if have else None,
+        throughput_mb_s=done_mb / window if window > 0 else 0.0,
+        drive_utilisation=platform.utilisation(),
+        arm_utilisation=statistics.fmean(a.utilisation() for a in arms),
+        mounts=platform.mounts,
+        mounts_per_tape=(statistics.fmean(tape_mounts.values()) if tape_mounts else 0.0),
+    )
+
+
+@frozen
+class Estimate:
+    """A metric over replications: mean and 95 % half-width (``None`` when saturated)."""
+
+    mean: float | None
+    half_width: float | None
+    n: int
+
+    def __str__(self) -> str:
+        if self.mean is None:
+            return "saturated"
+        if self.half_width is None or not math.isfinite(self.half_width):
+            return f"{self.mean:.4g}"
+        return f"{self.mean:.4g} ± {self.half_width:.2g}"
+
+
+def estimate(values: Sequence[float | None]) -> Estimate:
+    """Mean and 95 % confidence half-width of ``values`` (any ``None``: saturated)."""
+    if not values or any(v is None for v in values):
+        return Estimate(None, None, len(values))
+    numbers = [float(v) for v in values if v is not None]
+    mean = statistics.fmean(numbers)
+    if len(numbers) < 2:
+        return Estimate(mean, None, 1)
+    half = t95(len(numbers) - 1) * statistics.stdev(numbers) / math.sqrt(len(numbers))
+    return Estimate(mean, half, len(numbers))
+
+
+METRICS = (
+    "mean_weighted_response_s_per_gb",
+    "mean_response_s",
+    "mean_stretch",
+    "throughput_mb_s",
+    "drive_utilisation",
+    "arm_utilisation",
+    "mounts_per_tape",
+)
+"""The metrics estimated over replications, in table order."""
+
+
+def combine(runs: Sequence[RunSummary]) -> dict[str, Estimate]:
+    """Each metric of :data:`METRICS` over the replications ``runs``."""
+    saturated = any(r.saturated for r in runs)
+    out: dict[str, Estimate] = {}
+    for name in METRICS:
+        values = [getattr(r, name) for r in runs]
+        if saturated and name.startswith("mean_"):
+            out[name] = Estimate(None, None, len(runs))
+            continue
+        out[name] = estimate(values)
+    return out

@@ -1,0 +1,755 @@
+"""A run of the platform: file requests arrive, a policy lays them out, a scheduler starts them.
+
+Data flows one way: a workload (:mod:`simulator.workload`) gives file
+requests; an archival policy (:mod:`simulator.policy`) turns each into a
+:class:`~simulator.layout.Plan` over the catalogue's tapes; a scheduler of
+:mod:`solvers.online` (the same objects ``tapesched solve`` dispatches)
+decides which waiting request starts; the platform (:mod:`simulator.platform`)
+carries the plans out in time; the run's records go to
+:mod:`simulator.results` and its realised schedule to :mod:`simulator.export`.
+
+What the scheduler sees
+    Each admitted file request is shown as a core-problem
+    :class:`~toolkit.model.Request`: its release is the arrival, its weight
+    ``1000 / size_mb`` (the paper's weighted response time is the response
+    divided by the size, here per GB), its pieces the first phase of its
+    read plan. A write shows pieces on tapes that do not exist yet (ids
+    beginning ``new:``): where a write goes is the policy's choice when it
+    starts, so no scheduler can rank it by tape; the platform appends it to
+    an idle stream of its type (policy and scheme) whose tapes are mounted
+    on idle drives of one mover when there is one. The platform state is
+    shown through :class:`SimulationState`, which implements
+    :class:`solvers.online.PlatformState`.
+
+When a request waits (Blue Waters paper, Section 5)
+    A request is not shown to the scheduler while an earlier request for
+    the same file is pending (until that one's data is done); a read waits
+    while one of its tapes is in use by a running job. A request can start
+    when some mover of its library has an idle drive per column of its plan
+    and the memory and bandwidth for it.
+
+Where requests run
+    A read runs in the library of its tapes. A write runs in the library of
+    the stream it appends to, or for a new stream in the library with the
+    most drives (the first of those): the Blue Waters runs have one
+    library. Initial files (the archive at time 0) are laid out in the
+    first library.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
+from typing import IO, Any
+
+import orjson
+
+from simulator.catalogue import Catalogue
+from simulator.engine import Engine
+from simulator.layout import FileRequest, FileSpec, Plan
+from simulator.platform import DriveState, Job, Platform, PlatformSpec
+from simulator.policy import Group, GroupType, Policy, group_type, preload
+from simulator.workload import Workload
+from solvers.online import Decision, Dismount, Preview, Scheduler, Start
+from toolkit.model import Piece, Request
+
+NEW_TAPE = "new:"
+"""Prefix of the tape ids a waiting write shows (tapes that do not exist yet)."""
+
+
+class Entry:
+    """What the run keeps of an admitted request."""
+
+    __slots__ = (
+        "data_done_s",
+        "done_s",
+        "drives",
+        "file_request",
+        "group",
+        "library",
+        "mounts_before",
+        "plan",
+        "request",
+        "reserved",
+        "seq",
+        "service_s",
+        "start_s",
+        "tapes",
+        "width",
+    )
+
+    def __init__(self, file_request: FileRequest, seq: int) -> None:
+        self.file_request = file_request
+        self.seq = seq
+        self.request: Request
+        self.plan: Plan | None = None
+        self.group: Group | None = None
+        self.library = 0
+        self.width = 1
+        self.tapes: tuple[str, ...] = ()
+        self.service_s = 0.0
+        self.start_s: float | None = None
+        self.data_done_s: float | None = None
+        self.done_s: float | None = None
+        self.drives: tuple[int, ...] = ()
+        self.reserved: tuple[int, ...] = ()
+        self.mounts_before = 0
+
+
+class Simulation:
+    """One run: a platform, a policy, a scheduler and a workload, from a seed.
+
+    Parameters
+    ----------
+    spec
+        The platform.
+    policy
+        The archival policy laying files out.
+    scheduler
+        The online scheduler (a fresh one: schedulers keep state per run).
+    workload
+        The initial archive and the requests.
+    seed
+        Seed of the random times (the same seed gives the same run).
+    record
+        Keep arm operations and transfers, for :mod:`simulator.export`.
+    log
+        A binary stream to write the event log to, one JSON object a line.
+    """
+
+    def __init__(
+        self,
+        spec: PlatformSpec,
+        policy: Policy,
+        scheduler: Scheduler,
+        workload: Workload,
+        seed: int = 0,
+        record: bool = True,
+        log: IO[bytes] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.policy = policy
+        self.scheduler = scheduler
+        self.workload = workload
+        self.engine = Engine()
+        self.rng = random.Random(seed)
+        self.log = log
+        self.platform = Platform(spec, self.engine, self.rng, self._freed, record=record)
+        library_ids = self.platform.library_ids
+        self.catalogue = Catalogue(spec.tape_capacity_mb, library_ids)
+        preload(self.catalogue, policy, workload.initial, library_ids[0])
+        drives_per_library = [0] * len(library_ids)
+        for d in self.platform.drives:
+            drives_per_library[d.library] += 1
+        self.write_library = max(range(len(library_ids)), key=lambda i: (drives_per_library[i], -i))
+        self.entries: dict[str, Entry] = {}
+        self.finished: list[Entry] = []
+        self.waiting: dict[int, Request] = {}
+        self.waiting_by_tape: dict[str, dict[int, Request]] = {}
+        self.in_use: dict[str, int] = {}
+        self.file_busy: dict[str, deque[FileRequest]] = {}
+        self.idle_groups: dict[GroupType, list[Group]] = {}
+        self.reservations: dict[str, Entry] = {}
+        self.groups_version = 0
+        self._placed: tuple[tuple[int, int, int], list[int] | None] | None = None
+        self.arrived = 0
+        self.admitted = 0
+        self._requests = workload.requests
+        self._next = 0
+        self._deciding = False
+        self._poked = False
+        self.state = SimulationState(self)
+        self._schedule_next_arrival()
+
+    # Running.
+
+    def run(self, until_s: float | None = None, progress: Callable[[float], None] | None = None):
+        """Run to ``until_s`` (or until nothing is left); ``progress(now)`` now and then."""
+        if progress is None:
+            self.engine.run(until_s)
+            return
+        step = 50_000
+        while self.engine.run(until_s, max_events=step) == step:
+            progress(self.engine.now_s)
+        progress(self.engine.now_s)
+
+    def _schedule_next_arrival(self) -> None:
+        if self._next < len(self._requests):
+            request = self._requests[self._next]
+            self._next += 1
+            self.engine.at(request.arrival_s, self._arrive, request)
+
+    def _arrive(self, file_request: FileRequest) -> None:
+        self._schedule_next_arrival()
+        self.arrived += 1
+        self._log("arrive", request=file_request.id, kind=file_request.kind)
+        file_id = file_request.file.id
+        queue = self.file_busy.get(file_id)
+        if queue is not None:
+            queue.append(file_request)
+            return
+        self.file_busy[file_id] = deque()
+        self._admit(file_request)
+
+    def _admit(self, file_request: FileRequest) -> None:
+        entry = Entry(file_request, self.admitted)
+        self.admitted += 1
+        self.entries[file_request.id] = entry
+        file = file_request.file
+        if file_request.kind == "read":
+            plan = self.policy.plan_read(self.catalogue, file.id)
+            entry.plan = plan
+            entry.width = plan.width
+            first = plan.phases[0]
+            pieces = tuple(Piece(e.tape, e.offset_mb, e.tape_mb) for e in first if e is not None)
+            entry.tapes = tuple(
+                sorted({e.tape for phase in plan.phases + plan.flush for e in phase if e})
+            )
+            entry.library = self.platform.library_index[self.catalogue.tape(pieces[0].tape).library]
+        else:
+            entry.width = self.policy.write_width(file)
+            share = file.size_mb / entry.width
+            pieces = tuple(
+                Piece(f"{NEW_TAPE}{file_request.id}:{i}", 0.0, share) for i in range(entry.width)
+            )
+            group = self._best_group(file)
+            lib = self.write_library
+            if group is not None and group.tapes:
+                lib = self.platform.library_index[self.catalogue.tape(group.tapes[0]).library]
+            entry.library = lib
+        entry.request = Request(
+            id=file_request.id,
+            release_s=file_request.arrival_s,
+            weight=1000.0 / file.size_mb,
+            kind=file_request.kind,
+            pieces=pieces,
+        )
+        entry.service_s = self._alone_s(entry)
+        self.waiting[entry.seq] = entry.request
+        for piece in pieces:
+            self.waiting_by_tape.setdefault(piece.tape, {})[entry.seq] = entry.request
+        self._poke()
+
+    def _poke(self) -> None:
+        if not self._poked and not self._deciding:
+            self._poked = True
+            self.engine.after(0.0, self._decide)
+
+    def _decide(self) -> None:
+        self._poked = False
+        self._deciding = True
+        try:
+            now = self.engine.now_s
+            state = self.state
+            waiting = list(self.waiting.values())
+            while waiting:
+                decision = self.scheduler.decide(now, waiting, state)
+                if decision is None:
+                    break
+                self._carry_out(decision)
+                waiting = list(self.waiting.values())
+            if not waiting:
+                decision = self.scheduler.decide(now, waiting, state)
+                while decision is not None:
+                    self._carry_out(decision)
+                    decision = self.scheduler.decide(now, waiting, state)
+        finally:
+            self._deciding = False
+
+    def _carry_out(self, decision: Decision) -> None:
+        if isinstance(decision, Dismount):
+            self.platform.dismount(self.platform.drive_index[decision.drive])
+            self._log("dismount", drive=decision.drive)
+            return
+        entry = self.entries.get(decision.request.id)
+        if entry is None or entry.seq not in self.waiting:
+            raise ValueError(f"the scheduler started {decision.request.id!r}, which is not waiting")
+        if decision.drives is not None:
+            drives = [self.platform.drive_index[d] for d in decision.drives]
+            if len(drives) != entry.width:
+                raise ValueError(
+                    f"request {entry.request.id!r} needs {entry.width} drives, "
+                    f"the scheduler gave {len(drives)}"
+                )
+            if all(self.platform.is_idle(d) for d in drives):
+                self._start(entry, drives)
+            else:
+                self._reserve(entry, drives)
+            return
+        placed = self.placement(entry)
+        if placed is not None:
+            self._start(entry, placed)
+        elif decision.queue:
+            self._reserve(entry, self.queue_drives(entry))
+        else:
+            raise ValueError(f"the scheduler started {entry.request.id!r}, which cannot start")
+
+    def _unwait(self, entry: Entry) -> None:
+        del self.waiting[entry.seq]
+        for piece in entry.request.pieces:
+            on_tape = self.waiting_by_tape[piece.tape]
+            del on_tape[entry.seq]
+            if not on_tape:
+                del self.waiting_by_tape[piece.tape]
+
+    def _reserve(self, entry: Entry, drives: Sequence[int]) -> None:
+        self._unwait(entry)
+        entry.reserved = tuple(drives)
+        key = entry.request.id
+        for d in drives:
+            self.platform.reserve(d, key)
+        self.reservations[key] = entry
+        self._log("reserve", request=key, drives=[self.platform.drives[d].id for d in drives])
+        self._try_reserved(entry)
+
+    def _try_reserved(self, entry: Entry) -> None:
+        drives = self.platform.drives
+        key = entry.request.id
+        if any(drives[d].busy or drives[d].reserved[0] != key for d in entry.reserved):
+            return
+        if entry.file_request.kind == "read" and self.state.waits_for_tape(entry.request):
+            return
+        del self.reservations[entry.request.id]
+        self._start(entry, list(entry.reserved), waiting=False)
+
+    def _start(self, entry: Entry, drives: list[int], waiting: bool = True) -> None:
+        if waiting:
+            self._unwait(entry)
+        fr = entry.file_request
+        platform = self.platform
+        if fr.kind == "read":
+            assert entry.plan is not None
+            plan = entry.plan
+        else:
+            group = self._take_group(fr.file, drives)
+            library = platform.library_ids[platform.drives[drives[0]].library]
+            plan, entry.group = self.policy.plan_write(self.catalogue, fr.file, group, library)
+            entry.plan = plan
+            entry.tapes = tuple(
+                sorted({e.tape for phase in plan.phases + plan.flush for e in phase if e})
+            )
+        columns = self._columns(plan, drives)
+        for tape in entry.tapes:
+            self.in_use[tape] = self.in_use.get(tape, 0) + 1
+        entry.start_s = self.engine.now_s
+        entry.drives = tuple(columns)
+        entry.mounts_before = platform.mounts
+        job = Job(fr.id, plan, columns, self._data_done, self._job_done)
+        self._log("start", request=fr.id, drives=[platform.drives[d].id for d in columns])
+        platform.start(job, expected_s=entry.service_s)
+
+    def _columns(self, plan: Plan, drives: list[int]) -> list[int]:
+        """The drives in plan-column order: a column whose first tape a drive holds gets it."""
+        platform = self.platform
+        free = list(drives)
+        columns: list[int | None] = [None] * plan.width
+        for i in range(plan.width):
+            tape = next((e.tape for p in plan.phases + plan.flush if (e := p[i]) is not None), None)
+            holder = platform.where.get(tape) if tape is not None else None
+            if holder is not None and holder in free:
+                columns[i] = holder
+                free.remove(holder)
+        free.sort(key=lambda d: (platform.drives[d].tape is not None, d))
+        it = iter(free)
+        return [c if c is not None else next(it) for c in columns]
+
+    def _data_done(self, job: Job) -> None:
+        entry = self.entries[job.key]
+        entry.data_done_s = self.engine.now_s
+        self._log("data-done", request=job.key)
+        file_id = entry.file_request.file.id
+        queue = self.file_busy[file_id]
+        if queue:
+            self._admit(queue.popleft())
+        else:
+            del self.file_busy[file_id]
+
+    def _job_done(self, job: Job) -> None:
+        entry = self.entries.pop(job.key)
+        entry.done_s = self.engine.now_s
+        for tape in entry.tapes:
+            left = self.in_use[tape] - 1
+            if left:
+                self.in_use[tape] = left
+            else:
+                del self.in_use[tape]
+        if entry.group is not None:
+            self.idle_groups.setdefault(entry.group.type, []).append(entry.group)
+            self.groups_version += 1
+        entry.mounts_before = self.platform.mounts - entry.mounts_before
+        self.finished.append(entry)
+        self._log("done", request=job.key)
+        for key, reserved in list(self.reservations.items()):
+            if key in self.reservations:
+                self._try_reserved(reserved)
+
+    def _freed(self, drive: int) -> None:
+        d = self.platform.drives[drive]
+        if d.reserved and not d.busy:
+            self._try_reserved(self.reservations[d.reserved[0]])
+        self._poke()
+
+    # Streams (groups) of writes.
+
+    def _free_groups(self, file: FileSpec) -> list[Group]:
+        """Idle streams of ``file``'s type whose tapes no job uses or is putting away."""
+        groups = self.idle_groups.get(group_type(self.policy, file))
+        if not groups:
+            return []
+        in_use, where, drives = self.in_use, self.platform.where, self.platform.drives
+        return [
+            g
+            for g in groups
+            if not any(t in in_use or (t in where and drives[where[t]].busy) for t in g.tapes)
+        ]
+
+    def _best_group(self, file: FileSpec, near: Collection[int] | None = None) -> Group | None:
+        """The free stream of ``file``'s type with most tapes in idle drives (of ``near``).
+
+        Ties go to the stream idle the longest.
+        """
+        groups = self._free_groups(file)
+        if not groups:
+            return None
+        where, platform = self.platform.where, self.platform
+
+        def held(group: Group) -> int:
+            return sum(
+                t in where and platform.is_idle(where[t]) and (near is None or where[t] in near)
+                for t in group.tapes
+            )
+
+        return max(groups, key=held)
+
+    def _take_group(self, file: FileSpec, drives: list[int]) -> Group | None:
+        group = self._best_group(file, set(drives))
+        if group is not None:
+            self.idle_groups[group_type(self.policy, file)].remove(group)
+            self.groups_version += 1
+        return group
+
+    # Placement.
+
+    def placement(self, entry: Entry) -> list[int] | None:
+        """Idle drives of one mover to start ``entry`` on now, or ``None`` when it cannot start.
+
+        The mover holding most of its tapes in idle drives, then the one with
+        most idle drives, then the first; the drives holding its tapes, then
+        empty drives, then the others. The answer is kept until the platform
+        changes (a scheduler asks :meth:`SimulationState.can_start`, then the
+        start asks again).
+        """
+        platform = self.platform
+        key = (entry.seq, platform.version, self.groups_version)
+        if self._placed is not None and self._placed[0] == key:
+            return self._placed[1]
+        placed = self._place(entry)
+        self._placed = (key, placed)
+        return placed
+
+    def _place(self, entry: Entry) -> list[int] | None:
+        platform = self.platform
+        width = entry.width
+        memory = self._memory_mb(entry)
+        wanted = self._wanted_tapes(entry)
+        held: dict[int, int] = {}
+        for tape in wanted:
+            d = platform.where.get(tape)
+            if d is not None and platform.is_idle(d):
+                m = platform.drives[d].mover
+                held[m] = held.get(m, 0) + 1
+        movers = platform.movers
+
+        def fits(m: int) -> bool:
+            mover = movers[m]
+            if mover.idle < width or mover.memory_mb + memory > mover.spec.memory_mb:
+                return False
+            if mover.bandwidth_mb_s is None:
+                return True
+            rate = platform.drives[mover.drives[0]].model.rate_mb_s
+            return mover.streaming_mb_s + width * rate <= mover.bandwidth_mb_s + 1e-9
+
+        chosen = None
+        for m in sorted(held, key=lambda m: (-held[m], -movers[m].idle, m)):
+            if fits(m):
+                chosen = m
+                break
+        if chosen is None:
+            most = -1
+            for m in platform.movers_of[entry.library]:
+                idle = movers[m].idle
+                if idle > most and fits(m):
+                    chosen, most = m, idle
+                    if idle == len(movers[m].drives):
+                        break
+        if chosen is None:
+            return None
+        idle_drives = [d for d in movers[chosen].drives if platform.is_idle(d)]
+        holders = [platform.where[t] for t in wanted if platform.where.get(t) in idle_drives]
+        rest = sorted(
+            (d for d in idle_drives if d not in holders),
+            key=lambda d: (platform.drives[d].tape is not None, d),
+        )
+        return (holders + rest)[:width]
+
+    def queue_drives(
+        self, entry: Entry, free_at: Callable[[DriveState], float] | None = None
+    ) -> list[int]:
+        """Drives of one mover of the library that free up first (for a queued start).
+
+        ``free_at`` gives when a drive is expected free (by default, now for
+        an idle drive, else the expected end of its job).
+        """
+        platform = self.platform
+        if free_at is None:
+            free_at = self.expected_free_s
+
+        best: tuple[float, int] | None = None
+        chosen: list[int] = []
+        for m, mover in enumerate(platform.movers):
+            if mover.library != entry.library or len(mover.drives) < entry.width:
+                continue
+            free = list(mover.drives)
+            free.sort(key=lambda d: (free_at(platform.drives[d]), d))
+            ready = free_at(platform.drives[free[entry.width - 1]])
+            if best is None or (ready, m) < best:
+                best, chosen = (ready, m), free[: entry.width]
+        if not chosen:
+            raise ValueError(f"no mover can ever run {entry.request.id!r}")
+        return chosen
+
+    def expected_free_s(self, d: DriveState) -> float:
+        """When ``d`` is expected free: its job's expected end, then its reservations' services."""
+        ahead = sum(self.reservations[key].service_s for key in d.reserved)
+        return (d.expected_free_s if d.busy else self.engine.now_s) + ahead
+
+    def _wanted_tapes(self, entry: Entry) -> list[str]:
+        if entry.file_request.kind == "read":
+            return [p.tape for p in entry.request.pieces]
+        group = self._best_group(entry.file_request.file)
+        return list(group.tapes) if group is not None else []
+
+    def _memory_mb(self, entry: Entry) -> float:
+        if entry.plan is not None:
+            return entry.plan.memory_mb
+        return self.policy.write_memory_mb(entry.file_request.file)
+
+    # Estimates.
+
+    def _alone_s(self, entry: Entry) -> float:
+        """Expected time of ``entry`` alone on idle empty drives, from the mean times.
+
+        Its mounts (``arms`` at a time), a load, the first locate of each
+        drive and the phases' transfers; a write, whose layout is not known
+        yet, streams an equal share of its size uncompressed on each drive.
+        """
+        platform = self.platform
+        lib = platform.libraries[entry.library]
+        model = next(d for d in platform.drives if d.library == entry.library).model
+        mount = lib.mount_s.mean_s
+        total = max(entry.width * mount / lib.arms, mount) + model.load_s.mean_s
+        if entry.plan is None:
+            return total + entry.file_request.file.size_mb / entry.width / model.rate_mb_s
+        for k, phase in enumerate(entry.plan.phases):
+            longest = 0.0
+            for extent in phase:
+                if extent is not None:
+                    locate = extent.offset_mb / model.locate_mb_s if k == 0 else 0.0
+                    stream = (
+                        platform.stream_mb(model, extent, entry.plan.per_block) / model.rate_mb_s
+                    )
+                    longest = max(longest, locate + stream)
+            total += longest
+        return total
+
+    def _log(self, event: str, **fields: Any) -> None:
+        if self.log is not None:
+            fields = {"t": self.engine.now_s, "event": event, **fields}
+            self.log.write(orjson.dumps(fields) + b"\n")
+
+
+class SimulationState:
+    """The platform of a run as a scheduler sees it (:class:`solvers.online.PlatformState`)."""
+
+    def __init__(self, simulation: Simulation) -> None:
+        self._sim = simulation
+        self._platform = simulation.platform
+        self._trial: dict[int, float] = {}
+
+    @property
+    def now(self) -> float:
+        """The decision time."""
+        return self._sim.engine.now_s
+
+    def _entry(self, request: Request) -> Entry:
+        entry = self._sim.entries.get(request.id)
+        if entry is None:
+            raise ValueError(f"request {request.id!r} is not in the run")
+        return entry
+
+    def _drive(self, drive: str) -> DriveState:
+        return self._platform.drives[self._platform.drive_index[drive]]
+
+    def service_s(self, request: Request) -> float:
+        """Expected time alone on idle empty drives, from the mean times."""
+        return self._entry(request).service_s
+
+    def any_idle(self) -> bool:
+        """Whether some drive is idle."""
+        trial = self._trial
+        return any(d not in trial for d in self._platform.idle_set)
+
+    def is_idle(self, drive: str) -> bool:
+        """Whether ``drive`` is neither busy nor reserved."""
+        d = self._platform.drive_index[drive]
+        return d not in self._trial and self._platform.is_idle(d)
+
+    def idle_count(self, library: str) -> int:
+        """Idle drives of ``library``."""
+        return self.idle_counts()[self._platform.library_index[library]]
+
+    def idle_counts(self) -> Sequence[int]:
+        """Idle drives of each library."""
+        counts = self._platform.idle_count
+        if not self._trial:
+            return counts
+        counts = list(counts)
+        for d in self._trial:
+            counts[self._platform.drives[d].library] -= 1
+        return counts
+
+    def library_number(self, request: Request) -> int:
+        """The library ``request`` runs in."""
+        return self._entry(request).library
+
+    def idle_drives(self, *, holding: bool = False) -> list[str]:
+        """Idle drives in platform order (with ``holding``: those holding a tape)."""
+        p = self._platform
+        drives = p.idle_holding if holding else p.idle_set
+        return [p.drives[d].id for d in sorted(drives) if d not in self._trial]
+
+    def idle_holding_count(self) -> int:
+        """Idle drives holding a tape."""
+        return len(self._platform.idle_holding)
+
+    def idle_held_tapes(self) -> Iterator[str]:
+        """Tapes held by idle drives."""
+        drives = self._platform.drives
+        for d in self._platform.idle_holding:
+            tape = drives[d].tape
+            if tape is not None:
+                yield tape
+
+    def tape_in(self, drive: str) -> str | None:
+        """The tape ``drive`` holds (or is getting)."""
+        return self._drive(drive).tape
+
+    def head_mb(self, drive: str) -> float:
+        """Head offset of ``drive``."""
+        return self._drive(drive).head_mb
+
+    def available_s(self, drive: str) -> float:
+        """When ``drive`` is expected to be free (now if it is)."""
+        d = self._drive(drive)
+        if d.index in self._trial:
+            return self._trial[d.index]
+        return self._sim.expected_free_s(d)
+
+    def holder(self, tape: str) -> str | None:
+        """Drive holding (or getting) ``tape``."""
+        d = self._platform.where.get(tape)
+        return None if d is None else self._platform.drives[d].id
+
+    def arrival(self, request: Request) -> int:
+        """Rank of ``request`` in admission order."""
+        return self._entry(request).seq
+
+    def is_waiting(self, request: Request) -> bool:
+        """Whether ``request`` is admitted and not started."""
+        entry = self._sim.entries.get(request.id)
+        return entry is not None and entry.seq in self._sim.waiting
+
+    def waiting_on(self, tape: str) -> Sequence[Request]:
+        """Waiting requests with a piece on ``tape``, in admission order."""
+        on_tape = self._sim.waiting_by_tape.get(tape)
+        return tuple(on_tape.values()) if on_tape else ()
+
+    def waits_for_tape(self, request: Request) -> bool:
+        """Whether one of the tapes a read needs is in use (writes never wait for tapes)."""
+        entry = self._entry(request)
+        if entry.file_request.kind == "write":
+            return False
+        in_use = self._sim.in_use
+        p = self._platform
+        for tape in entry.tapes:
+            if tape in in_use:
+                return True
+            d = p.where.get(tape)
+            if d is not None and (p.drives[d].busy or d in self._trial):
+                return True
+        return False
+
+    def can_start(self, request: Request) -> bool:
+        """Whether ``request`` can start now on idle drives of one mover."""
+        if self._trial or self.waits_for_tape(request):
+            return False
+        entry = self._entry(request)
+        if self._platform.idle_count[entry.library] < entry.width:
+            return False
+        return self._sim.placement(entry) is not None
+
+    def loaded(self, request: Request) -> bool:
+        """Whether every tape ``request`` shows is held by an idle drive."""
+        p = self._platform
+        for piece in request.pieces:
+            d = p.where.get(piece.tape)
+            if d is None or not p.is_idle(d) or d in self._trial:
+                return False
+        return True
+
+    def locate_s(self, request: Request) -> float | None:
+        """Longest locate from the heads, for a :meth:`loaded` request."""
+        if not self.loaded(request):
+            return None
+        p = self._platform
+        longest = 0.0
+        for piece in request.pieces:
+            d = p.drives[p.where[piece.tape]]
+            longest = max(longest, abs(piece.offset_mb - d.head_mb) / d.model.locate_mb_s)
+        return longest
+
+    def plan(
+        self, request: Request, drives: tuple[str, ...] | None = None, queue: bool = False
+    ) -> Preview:
+        """An estimate of where and when ``request`` would run, from expected free times."""
+        sim = self._sim
+        entry = self._entry(request)
+        p = self._platform
+        if drives is not None:
+            chosen = [p.drive_index[d] for d in drives]
+        else:
+            placed = None if self._trial else sim.placement(entry)
+            if placed is None:
+                placed = sim.queue_drives(entry, lambda d: self.available_s(d.id))
+            chosen = placed
+        ready = max([self.now] + [self.available_s(p.drives[d].id) for d in chosen])
+        return Preview(tuple(p.drives[d].id for d in chosen), ready, ready + entry.service_s)
+
+    @contextmanager
+    def trial(self, decision: Decision) -> Iterator[None]:
+        """Inside the block, the drives ``decision`` would take look busy until its expected end."""
+        added: list[int] = []
+        try:
+            if isinstance(decision, Start):
+                preview = self.plan(decision.request, decision.drives, decision.queue)
+                for drive in preview.drives:
+                    d = self._platform.drive_index[drive]
+                    if d not in self._trial:
+                        self._trial[d] = preview.end
+                        added.append(d)
+            yield
+        finally:
+            for d in added:
+                del self._trial[d]

@@ -1,0 +1,201 @@
+"""VERTICAL: one drive fills data tapes one by one, then writes their parity (paper Section 4.3).
+
+A group is a parity group of ``X`` data tapes and ``Y`` parity members.
+Files are appended, contiguously, to the group's current data tape; when
+it is full, to the next (a file may span two). Parity is computed over
+whole data tapes, byte position by byte position, and accumulates on the
+mover's disk meanwhile: :attr:`~simulator.policy.Group.disk_mb` is ``Y``
+members, each as long as the longest data tape so far in host MB (a
+shorter tape counts as zero-padded). When the ``X``-th data tape is full,
+the same drive writes the ``Y`` parity members, each from a new tape, with
+a new tape whenever one fills; then a new group begins. A stream that ends
+with a group not full writes its parity then (:meth:`Vertical.close`, the
+paper's "or there is no more data to be written").
+
+Compression: data takes ``host / C_D`` of tape. A parity byte mixes the
+bytes of several files, which compress differently; the parity members
+take ``host / C_P`` with ``C_P`` the group's host-weighted harmonic mean
+of its files' ``C_P`` (the parity takes, in all, the tape the files'
+parity would take if each compressed as its file's).
+
+Catalogue: a file's bytes on a data tape at host positions ``[lo, hi)``
+make a row whose other members are the group's other data tapes and its
+parity over ``[lo, hi)`` (see :mod:`simulator.catalogue`); the file is
+charged ``1/X`` of that parity. Parity on the mover's disk counts as safe.
+
+Plans, all on one drive: a phase per piece. Parity written after the
+file's last data goes in :attr:`~simulator.layout.Plan.flush` (the request
+is complete, the drive is still busy); parity written when a group fills
+in the middle of a file is in its phases. No mover memory is held: parity
+lives on disk. A read streams the file's own data pieces only.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from attrs import define, frozen
+
+from simulator.catalogue import TOLERANCE_MB, Catalogue, RowSpan
+from simulator.layout import FileSpec, Phase, Plan
+from simulator.policy import (
+    Group,
+    check_written_by,
+    extent,
+    fits,
+    writable_group,
+)
+
+
+@define
+class VerticalState:
+    """The parity group being filled.
+
+    Attributes
+    ----------
+    stripe
+        Its stripe in the catalogue (None until data comes).
+    slot
+        Index of the data tape being filled.
+    host_mb
+        Data host MB written to the group.
+    alone_mb
+        Sum of each write's host MB over its ``C_P``: the tape its parity
+        would take alone.
+    longest_mb
+        Host MB of the longest data tape: the length of each parity member.
+    library
+        Where its parity tapes go: the library of the last write to it.
+    """
+
+    stripe: int | None = None
+    slot: int = 0
+    host_mb: float = 0.0
+    alone_mb: float = 0.0
+    longest_mb: float = 0.0
+    library: str | None = None
+
+
+def _state(group: Group) -> VerticalState:
+    if not isinstance(group.state, VerticalState):
+        raise ValueError(f"the {group.policy} {group.scheme} group was not opened by VERTICAL")
+    return group.state
+
+
+@frozen
+class Vertical:
+    """VERTICAL."""
+
+    name: ClassVar[str] = "vertical"
+
+    def write_width(self, file: FileSpec) -> int:
+        """1."""
+        return 1
+
+    def read_width(self, catalogue: Catalogue, file_id: str) -> int:
+        """1."""
+        check_written_by(catalogue, file_id, self.name)
+        return 1
+
+    def stream_of(self, file: FileSpec) -> str:
+        """``"vertical"``."""
+        return self.name
+
+    def write_memory_mb(self, file: FileSpec) -> float:
+        """0: parity accumulates on disk."""
+        return 0.0
+
+    def plan_read(self, catalogue: Catalogue, file_id: str) -> Plan:
+        """The file's data pieces, in order, on one drive."""
+        check_written_by(catalogue, file_id, self.name)
+        layout = catalogue.layout(file_id)
+        phases = tuple(
+            (extent(p),) for row in layout.rows for i in row.own for p in row.members[i].pieces
+        )
+        return Plan(phases)
+
+    def plan_write(
+        self, catalogue: Catalogue, file: FileSpec, group: Group | None, library: str
+    ) -> tuple[Plan, Group]:
+        """Append the file to the group's data tapes; write the parity if the group fills."""
+        group = writable_group(catalogue, library, group, self.name, file.scheme, VerticalState)
+        x, y = file.scheme.data, file.scheme.parity
+        phases: list[Phase] = []
+        flush: list[Phase] = []
+        spans: list[RowSpan] = []
+        left = file.size_mb
+        while left > 0:
+            state = _state(group)
+            if state.stripe is None:
+                state.stripe = catalogue.open_stripe(file.scheme, shares=x)
+            state.library = library
+            if not group.tapes:
+                group.tapes = (catalogue.new_tape(library),)
+            tape = group.tapes[0]
+            free = catalogue.free_mb(tape)
+            if fits(left / file.data_ratio, free):
+                host, tape_mb = left, left / file.data_ratio
+            else:
+                host, tape_mb = free * file.data_ratio, free
+            start = catalogue.member_length_mb(state.stripe, state.slot)
+            piece = catalogue.append(
+                state.stripe, state.slot, tape, data_host_mb=host, data_tape_mb=tape_mb
+            )
+            end = catalogue.member_length_mb(state.stripe, state.slot)
+            spans.append(RowSpan(state.stripe, (state.slot,), start, end))
+            phases.append((extent(piece),))
+            left = 0.0 if host == left else left - host
+            state.host_mb += host
+            state.alone_mb += host / file.ec_ratio
+            state.longest_mb = max(state.longest_mb, end)
+            for j in range(x, x + y):
+                catalogue.hold(state.stripe, j, state.longest_mb)
+            group.disk_mb = y * state.longest_mb
+            if catalogue.free_mb(tape) <= TOLERANCE_MB:
+                catalogue.close_tape(tape, full=True)
+                group.tapes = ()
+                state.slot += 1
+                if state.slot == x:
+                    (phases if left > 0 else flush).extend(self._write_parity(catalogue, group))
+        catalogue.record(file, self.name, spans)
+        return Plan(tuple(phases), flush=tuple(flush)), group
+
+    def _write_parity(self, catalogue: Catalogue, group: Group) -> list[Phase]:
+        """Write the group's parity members, close its tapes, start a new group; the phases."""
+        state = _state(group)
+        stripe = state.stripe
+        phases: list[Phase] = []
+        if stripe is not None and state.library is not None and state.host_mb > 0:
+            x, y = group.scheme.data, group.scheme.parity
+            ratio = state.host_mb / state.alone_mb
+            for j in range(x, x + y):
+                catalogue.hold(stripe, j, 0.0)
+                left = state.longest_mb
+                while left > 0:
+                    tape = catalogue.new_tape(state.library)
+                    free = catalogue.free_mb(tape)
+                    if fits(left / ratio, free):
+                        host, tape_mb = left, left / ratio
+                    else:
+                        host, tape_mb = free * ratio, free
+                    piece = catalogue.append(stripe, j, tape, ec_host_mb=host, ec_tape_mb=tape_mb)
+                    phases.append((extent(piece),))
+                    left = 0.0 if host == left else left - host
+                    catalogue.close_tape(tape, full=catalogue.free_mb(tape) <= TOLERANCE_MB)
+        for tape in group.tapes:
+            catalogue.close_tape(tape)
+        group.tapes = ()
+        group.disk_mb = 0.0
+        group.state = VerticalState()
+        return phases
+
+    def close(self, catalogue: Catalogue, group: Group) -> Plan | None:
+        """Write the parity of a group whose data tapes are not all full; None if none is due."""
+        if group.closed:
+            raise ValueError(f"the {group.policy} {group.scheme} group is closed")
+        if group.policy != self.name:
+            raise ValueError(f"{self.name} cannot close a {group.policy} {group.scheme} group")
+        _state(group)
+        phases = self._write_parity(catalogue, group)
+        group.closed = True
+        return Plan(tuple(phases)) if phases else None

@@ -1,0 +1,351 @@
+"""The Blue Waters workload: Poisson requests for log-uniform files under Table 1's schemes.
+
+Section 6.1 of "Tape archival policies for Blue Waters" (the paper the
+archival policies come from) defines the workload its experiments run:
+
+- requests arrive as a Poisson process of rate ``lambda``;
+- file sizes are log-uniform between two bounds (an approximation of the
+  lognormal sizes observed in file systems, for files large enough to be
+  archived);
+- a request is a read or a write with equal probability;
+- a write creates a new file in 90 % of the cases and rewrites an existing
+  file otherwise;
+- each file has a resiliency scheme ``X + Y`` drawn from Table 1;
+- each file's data compresses by ``C_D`` drawn in ``[1, 3]`` and its
+  erasure-code blocks by ``C_P`` drawn in ``[1, C_D]``.
+
+Sections 6.2-6.3 use five size ranges (:data:`SIZE_CLASSES_MB`). What the
+paper leaves open is settled here and said in :class:`WorkloadParams`: the
+archive a run starts from (``initial_files``), which file a read or a
+rewrite targets (any existing file, uniformly), and that both draws are
+uniform in their ranges.
+
+Everything random comes from one :class:`random.Random` seeded by the caller:
+the same parameters and seed give the same workload, draw for draw.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Iterable, Mapping
+from itertools import accumulate
+from types import MappingProxyType
+from typing import Any
+
+from attrs import field, frozen
+
+from simulator.layout import FileRequest, FileSpec, Scheme
+
+TABLE_1: Mapping[Scheme, float] = MappingProxyType(
+    {
+        Scheme(1, 0): 0.025,
+        Scheme(2, 1): 0.025,
+        Scheme(3, 1): 0.05,
+        Scheme(3, 2): 0.1,
+        Scheme(4, 1): 0.1,
+        Scheme(4, 2): 0.3,
+        Scheme(6, 2): 0.2,
+        Scheme(8, 2): 0.2,
+    }
+)
+"""The resiliency schemes of the experiments and their probabilities (Table 1)."""
+
+SIZE_CLASSES_MB: Mapping[str, tuple[float, float]] = MappingProxyType(
+    {
+        "small": (10.0, 1_000.0),
+        "medium": (1_000.0, 100_000.0),
+        "large": (1_000_000.0, 100_000_000.0),
+        "mixed": (10.0, 10_000_000.0),
+        "gb-tb": (1_000.0, 1_000_000.0),
+    }
+)
+"""File size ranges of the experiments, in MB (10^6 bytes), by name.
+
+``small`` (10 MB-1 GB), ``medium`` (1-100 GB) and ``large`` (1-100 TB) are
+the three classes of Section 6.2's arrival-rate experiments (Figures 6-8);
+``mixed`` (10 MB-10 TB) is Section 6.3's range for the HETERO policy
+(Figure 11); ``gb-tb`` (1 GB-1 TB) is the range of the block size,
+compression and load-balancing experiments (Figures 5, 9 and 10).
+"""
+
+DEFAULT_INITIAL_FILES = 1000
+"""Files archived before a run starts, which reads and rewrites may target.
+
+The paper does not say what its archive holds at time 0. A thousand files
+spread reads over many tapes from the first request on, and stays small
+beside the files a run writes itself (at 65 requests an hour, a 30-day run
+writes about 21,000 new ones).
+"""
+
+_MAX_SHARE_ERROR = 1e-9
+
+
+def _positive_finite(_: object, attribute: Any, value: float) -> None:
+    if not 0 < value < math.inf:
+        raise ValueError(f"{attribute.name} must be finite and > 0, got {value!r}")
+
+
+def _share(_: object, attribute: Any, value: float) -> None:
+    if not 0 <= value <= 1:
+        raise ValueError(f"{attribute.name} must be within [0, 1], got {value!r}")
+
+
+def _scheme_table(
+    schemes: Mapping[Scheme, float] | Iterable[tuple[Scheme, float]],
+) -> tuple[tuple[Scheme, float], ...]:
+    pairs = schemes.items() if isinstance(schemes, Mapping) else schemes
+    return tuple((scheme, float(p)) for scheme, p in pairs)
+
+
+def _ratio_range(value: Iterable[float]) -> tuple[float, float]:
+    lo, hi = value
+    return float(lo), float(hi)
+
+
+@frozen(kw_only=True)
+class WorkloadParams:
+    """What a Blue Waters workload is drawn from.
+
+    Parameters
+    ----------
+    rate_per_s
+        Poisson arrival rate ``lambda`` of requests (the paper's rates are
+        per hour: 65/h is ``65 / 3600``; :func:`parse_rate` reads ``"65/h"``).
+    duration_s
+        Requests arrive in ``[0, duration_s)``.
+    min_size_mb, max_size_mb
+        Bounds of the log-uniform file sizes (:data:`SIZE_CLASSES_MB` holds
+        the paper's ranges; :meth:`for_size_class` takes one by name).
+    read_share
+        Probability that a request is a read (0.5: "chosen uniformly
+        between read and write").
+    new_file_share
+        Probability that a write creates a new file (0.9); otherwise it
+        rewrites an existing one, which keeps its size, scheme and ratios.
+    schemes
+        Resiliency scheme probabilities, a mapping ``Scheme -> p`` (or its
+        pairs) summing to 1; Table 1 by default. Kept as a tuple of
+        ``(scheme, p)`` pairs, in the order given, so the parameters stay
+        hashable and the draws do not depend on a dict's order.
+    data_ratio
+        Range ``(lo, hi)`` of the data compression ratio ``C_D``, drawn
+        uniformly; ``[1, 3]`` by default. ``(3, 3)`` fixes it, as in the
+        compression experiment (Figure 9).
+    ec_ratio
+        ``None`` (the default): each file's erasure-code ratio ``C_P`` is
+        drawn uniformly in ``[1, C_D]``. A number fixes ``C_P`` for every
+        file (Figure 9 varies it from 1 to 3); it must not exceed the
+        smallest ``C_D``.
+    initial_files
+        Files archived at time 0, drawn like new files, which reads and
+        rewrites may target from the first request on
+        (:data:`DEFAULT_INITIAL_FILES`). At least one is needed when there
+        may be reads or rewrites.
+
+    Notes
+    -----
+    A read or a rewrite targets a file chosen uniformly among all the files
+    that exist when it arrives: the initial ones and those created by
+    earlier writes of the run (created by the request, not necessarily
+    finished: the generator knows nothing of service).
+    """
+
+    rate_per_s: float = field(validator=_positive_finite)
+    duration_s: float = field(validator=_positive_finite)
+    min_size_mb: float = field(validator=_positive_finite)
+    max_size_mb: float = field(validator=_positive_finite)
+    read_share: float = field(default=0.5, validator=_share)
+    new_file_share: float = field(default=0.9, validator=_share)
+    schemes: tuple[tuple[Scheme, float], ...] = field(default=TABLE_1, converter=_scheme_table)
+    data_ratio: tuple[float, float] = field(default=(1.0, 3.0), converter=_ratio_range)
+    ec_ratio: float | None = None
+    initial_files: int = DEFAULT_INITIAL_FILES
+
+    def __attrs_post_init__(self) -> None:
+        if self.min_size_mb > self.max_size_mb:
+            raise ValueError(
+                f"min_size_mb ({self.min_size_mb!r}) exceeds max_size_mb ({self.max_size_mb!r})"
+            )
+        if not self.schemes:
+            raise ValueError("schemes must hold at least one scheme")
+        for scheme, p in self.schemes:
+            if not 0 <= p <= 1:
+                raise ValueError(f"scheme {scheme}: probability must be within [0, 1], got {p!r}")
+        if len({s for s, _ in self.schemes}) != len(self.schemes):
+            raise ValueError("schemes names a scheme twice")
+        total = sum(p for _, p in self.schemes)
+        if abs(total - 1) > _MAX_SHARE_ERROR:
+            raise ValueError(f"scheme probabilities must sum to 1, got {total!r}")
+        lo, hi = self.data_ratio
+        if not 1 <= lo <= hi < math.inf:
+            raise ValueError(f"data_ratio must be a range 1 <= lo <= hi, got {self.data_ratio!r}")
+        if self.ec_ratio is not None and not 1 <= self.ec_ratio <= lo:
+            raise ValueError(
+                f"ec_ratio must be within [1, lowest data ratio {lo!r}], got {self.ec_ratio!r}"
+            )
+        if isinstance(self.initial_files, bool) or not isinstance(self.initial_files, int):
+            raise ValueError(f"initial_files must be an integer, got {self.initial_files!r}")
+        if self.initial_files < 0:
+            raise ValueError(f"initial_files must be >= 0, got {self.initial_files!r}")
+        targets_existing = self.read_share > 0 or self.new_file_share < 1
+        if targets_existing and self.initial_files == 0:
+            raise ValueError(
+                "initial_files must be >= 1 when requests may read or rewrite "
+                "(read_share > 0 or new_file_share < 1): the first one needs a file"
+            )
+
+    @classmethod
+    def for_size_class(
+        cls, name: str, *, rate_per_s: float, duration_s: float, **overrides: Any
+    ) -> WorkloadParams:
+        """Parameters with the sizes of :data:`SIZE_CLASSES_MB` ``[name]``.
+
+        Raises
+        ------
+        ValueError
+            For a name not in :data:`SIZE_CLASSES_MB`.
+        """
+        if name not in SIZE_CLASSES_MB:
+            known = ", ".join(SIZE_CLASSES_MB)
+            raise ValueError(f"unknown size class {name!r}; known: {known}")
+        lo, hi = SIZE_CLASSES_MB[name]
+        return cls(
+            rate_per_s=rate_per_s,
+            duration_s=duration_s,
+            min_size_mb=lo,
+            max_size_mb=hi,
+            **overrides,
+        )
+
+
+@frozen
+class Workload:
+    """A generated workload: the archive at time 0 and the requests, in order of arrival."""
+
+    initial: tuple[FileSpec, ...]
+    requests: tuple[FileRequest, ...]
+
+
+class _Draw:
+    """The draws of one workload, in a fixed order from one seeded generator."""
+
+    def __init__(self, params: WorkloadParams, seed: int) -> None:
+        self.params = params
+        self.rng = random.Random(seed)
+        self.log_min = math.log(params.min_size_mb)
+        self.log_max = math.log(params.max_size_mb)
+        self.schemes = [s for s, _ in params.schemes]
+        self.cumulative = list(accumulate(p for _, p in params.schemes))
+
+    def new_file(self, file_id: str) -> FileSpec:
+        rng, params = self.rng, self.params
+        size_mb = min(
+            params.max_size_mb,
+            max(params.min_size_mb, math.exp(rng.uniform(self.log_min, self.log_max))),
+        )
+        scheme = rng.choices(self.schemes, cum_weights=self.cumulative)[0]
+        lo, hi = params.data_ratio
+        data_ratio = min(hi, rng.uniform(lo, hi))
+        if params.ec_ratio is None:
+            ec_ratio = min(data_ratio, rng.uniform(1.0, data_ratio))
+        else:
+            ec_ratio = params.ec_ratio
+        return FileSpec(file_id, size_mb, scheme, data_ratio, ec_ratio)
+
+
+def generate(params: WorkloadParams, seed: int) -> Workload:
+    """Draw a workload: ``params.initial_files`` files, then the requests of ``duration_s``.
+
+    Files are named ``f0, f1, ...`` (initial files first, then new files in
+    order of creation) and requests ``r0, r1, ...`` in order of arrival.
+    Each request draws, in this order: its interarrival time, read or
+    write, then for a read or a rewrite the file it targets, for a new
+    write the new file's size, scheme, ``C_D`` and ``C_P``.
+
+    Parameters
+    ----------
+    params
+        What to draw from.
+    seed
+        Seed of every random choice: the same seed gives the same workload.
+    """
+    draw = _Draw(params, seed)
+    rng = draw.rng
+    files = [draw.new_file(f"f{i}") for i in range(params.initial_files)]
+    initial = tuple(files)
+    requests: list[FileRequest] = []
+    arrival_s = 0.0
+    while True:
+        arrival_s += rng.expovariate(params.rate_per_s)
+        if arrival_s >= params.duration_s:
+            break
+        request_id = f"r{len(requests)}"
+        if rng.random() < params.read_share:
+            target = files[rng.randrange(len(files))]
+            requests.append(FileRequest(request_id, arrival_s, "read", target))
+        elif rng.random() < params.new_file_share:
+            target = draw.new_file(f"f{len(files)}")
+            files.append(target)
+            requests.append(FileRequest(request_id, arrival_s, "write", target))
+        else:
+            target = files[rng.randrange(len(files))]
+            requests.append(FileRequest(request_id, arrival_s, "write", target))
+    return Workload(initial, tuple(requests))
+
+
+_DURATION_UNITS_S = {"s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
+_DURATION = re.compile(r"\s*([+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)\s*([a-z]*)\s*")
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in a duration such as ``"90"`` (seconds), ``"45s"``, ``"30min"``, ``"12h"``,
+    ``"30d"`` or ``"2w"``.
+
+    Raises
+    ------
+    ValueError
+        When ``text`` is not a number followed by one of ``s, min, h, d, w``
+        (or by nothing), or is not a positive finite duration.
+    """
+    match = _DURATION.fullmatch(text)
+    if match is None:
+        raise ValueError(f"{text!r} is not a duration such as 90, 45s, 30min, 12h, 30d or 2w")
+    number, unit = match.groups()
+    if unit and unit not in _DURATION_UNITS_S:
+        raise ValueError(f"{text!r}: unknown unit {unit!r}; use s, min, h, d or w")
+    try:
+        seconds = float(number) * _DURATION_UNITS_S[unit or "s"]
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is not a duration such as 90, 45s, 30min, 12h, 30d or 2w"
+        ) from None
+    if not 0 < seconds < math.inf:
+        raise ValueError(f"{text!r} must be a positive finite duration")
+    return seconds
+
+
+def parse_rate(text: str) -> float:
+    """Requests per second in a rate such as ``"0.005"`` (per second), ``"0.3/min"``,
+    ``"65/h"`` or ``"2/d"``.
+
+    The grammar is the command line's (:class:`toolkit.cli.RateType`, which
+    ``tapesched generate --rate`` uses): this function applies it, so a rate
+    reads the same everywhere. ``toolkit.cli`` is imported on the first call
+    only, as it will import the simulator's commands.
+
+    Raises
+    ------
+    ValueError
+        When ``text`` is not a number optionally followed by ``/s``,
+        ``/min``, ``/h`` or ``/d``, or is not a positive finite rate.
+    """
+    import click
+
+    from toolkit.cli import RateType
+
+    try:
+        return RateType().convert(text, None, None)
+    except click.BadParameter as exc:
+        raise ValueError(exc.message) from None

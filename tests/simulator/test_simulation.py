@@ -1,0 +1,223 @@
+"""Whole runs: Golubchik's saturation rates, Erlang C on the platform, exports, determinism."""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import random
+
+import pytest
+from attrs import evolve
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from simulator.experiment import override, run_once
+from simulator.export import ExportError, export
+from simulator.layout import FileRequest, FileSpec, Scheme
+from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
+from simulator.policy import POLICIES
+from simulator.scenario import RunSettings, Scenario, load_scenario
+from simulator.technology import DRIVE_MODELS, Duration
+from simulator.workload import Workload, WorkloadParams
+from solvers.online import SCHEDULERS
+from tests.conftest import INSTANCES
+from toolkit.io import dumps, schedule_to_dict
+from toolkit.validator import validate
+
+SCENARIOS = INSTANCES / "scenarios"
+HOUR = 3600.0
+
+
+def ampex(schemes: dict[Scheme, float], rate_per_s: float, days: float) -> Scenario:
+    """The shipped Ampex scenario with 1 GB reads of the given stripe widths."""
+    scenario = load_scenario(SCENARIOS / "ampex.json")
+    workload = evolve(
+        scenario.workload, schemes=schemes, rate_per_s=rate_per_s, duration_s=days * 86400
+    )
+    return evolve(scenario, workload=workload)
+
+
+@pytest.mark.parametrize(
+    "width, capacity_per_s",
+    [(1, 4 / 147), (4, 1 / 147)],
+    ids=["unstriped", "striped-4"],
+)
+def test_golubchik_saturation_rates_on_ampex(width, capacity_per_s):
+    """Below ``k mu`` the run keeps up, above it is saturated (Golubchik et al. 1994, Section 3).
+
+    Unstriped: 4 servers of 147 s, ``4/147`` requests/s; striped over 4: one
+    super-server of 147 s, ``1/147``.
+    """
+    schemes = {Scheme(width, 0): 1.0}
+    below = run_once(ampex(schemes, 0.75 * capacity_per_s, days=3), seed=1).summary
+    above = run_once(ampex(schemes, 1.3 * capacity_per_s, days=3), seed=1).summary
+    assert not below.saturated and below.mean_response_s is not None
+    assert above.saturated and above.mean_response_s is None
+    assert above.backlog > 0.1 * above.arrived
+
+
+def test_golubchik_no_load_response_on_ampex():
+    """A lone 1 GB read: arm 10 s, load 5 s, locate to its offset, 80 s of transfer."""
+    scenario = ampex({Scheme(1, 0): 1.0}, 1e-6, days=1)
+    workload = Workload(
+        initial=(FileSpec("f", 12_500.0, Scheme(1, 0)), FileSpec("g", 1000.0, Scheme(1, 0))),
+        requests=(FileRequest("r", 10.0, "read", FileSpec("g", 1000.0, Scheme(1, 0))),),
+    )
+    (record,) = run_once(scenario, seed=1, workload=workload).records
+    assert record.response_s == pytest.approx(10 + 5 + 12_500 / 500 + 80)
+    assert record.free_s - record.arrival_s == pytest.approx(147.0)
+
+
+def erlang_c_wait_s(servers: int, arrival_per_s: float, service_s: float) -> float:
+    """Mean wait in queue of M/M/c (Erlang's C formula)."""
+    a = arrival_per_s * service_s
+    rho = a / servers
+    top = a**servers / math.factorial(servers) / (1 - rho)
+    p_wait = top / (sum(a**k / math.factorial(k) for k in range(servers)) + top)
+    return p_wait * service_s / (servers - rho * servers)
+
+
+def test_mean_wait_on_the_platform_matches_erlang_c():
+    """Exponential service on 4 drives whose arms and drive times take nothing: M/M/4.
+
+    Writes of new files of exponential sizes, VERTICAL 1+0, so each takes
+    one drive for ``size / rate``; five seeded replications of 8,000
+    requests at load 0.8, the first tenth dropped.
+    """
+    model = evolve(
+        DRIVE_MODELS["LTO-7"], load_s=Duration(0.0), unload_s=Duration(0.0), locate_mb_s=1e12
+    )
+    spec = PlatformSpec(
+        libraries=[LibrarySpec("L", 1, Duration(0.0), Duration(0.0))],
+        drives=[DriveSpec(f"d{i}", "L", model) for i in range(4)],
+        tape_capacity_mb=1e12,
+    )
+    service_s, servers, load = 100.0, 4, 0.8
+    rate = load * servers / service_s
+    n = 8_000
+    params = WorkloadParams(
+        rate_per_s=rate, duration_s=n / rate, min_size_mb=1, max_size_mb=1, read_share=0.0
+    )
+    scenario = Scenario("mmc", "", spec, "vertical", {}, params, RunSettings(warmup=0.0))
+    waits = []
+    for seed in range(5):
+        rng = random.Random(seed)
+        t = 0.0
+        requests = []
+        for i in range(n):
+            t += rng.expovariate(rate)
+            size = rng.expovariate(1 / (service_s * model.rate_mb_s))
+            requests.append(FileRequest(f"r{i}", t, "write", FileSpec(f"f{i}", size, Scheme(1, 0))))
+        run = run_once(scenario, seed, workload=Workload((), tuple(requests)))
+        kept = [r for r in run.records if r.arrival_s >= requests[n // 10].arrival_s]
+        waits.append(sum(r.start_s - r.arrival_s for r in kept) / len(kept))
+    mean = sum(waits) / len(waits)
+    half = 2.776 * math.sqrt(sum((w - mean) ** 2 for w in waits) / 4) / math.sqrt(5)
+    expected = erlang_c_wait_s(servers, rate, service_s)
+    assert abs(mean - expected) <= half + 0.05 * expected
+
+
+def small_platform(capacity_mb: float) -> PlatformSpec:
+    model = evolve(DRIVE_MODELS["LTO-7"], locate_mb_s=2000.0, block_s=0.01)
+    return PlatformSpec(
+        libraries=[LibrarySpec("L", 2, Duration(8.0), Duration(6.0))],
+        drives=[DriveSpec(f"d{i}", "L", model, mover=f"m{i // 6}") for i in range(12)],
+        movers=[MoverSpec("m0", memory_mb=10_000), MoverSpec("m1", memory_mb=10_000)],
+        tape_capacity_mb=capacity_mb,
+    )
+
+
+EXPORT_EXAMPLES = int(os.environ.get("TAPESCHED_EXPORT_EXAMPLES", "30"))
+"""Random workloads whose exports are validated (raise it to search harder)."""
+
+SMALL_SCHEMES = {Scheme(1, 0): 0.25, Scheme(2, 1): 0.25, Scheme(3, 2): 0.25, Scheme(4, 2): 0.25}
+
+
+@settings(
+    max_examples=EXPORT_EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    policy=st.sampled_from(sorted(POLICIES)),
+    scheduler=st.sampled_from(sorted(SCHEDULERS)),
+    seed=st.integers(0, 10_000),
+    rate_per_h=st.floats(5, 120),
+    capacity_mb=st.sampled_from([3_000.0, 20_000.0]),
+    dismount=st.sampled_from(["on-demand", "at-once"]),
+)
+def test_exported_schedules_pass_the_validator(
+    policy, scheduler, seed, rate_per_h, capacity_mb, dismount
+):
+    params = WorkloadParams(
+        rate_per_s=rate_per_h / HOUR,
+        duration_s=6 * HOUR,
+        min_size_mb=10,
+        max_size_mb=2_000,
+        schemes=SMALL_SCHEMES,
+        initial_files=30,
+    )
+    spec = evolve(small_platform(capacity_mb), dismount=dismount)
+    scenario = Scenario(
+        "h", "", spec, policy, {"block_mb": 64.0}, params, RunSettings(scheduler=scheduler)
+    )
+    run = run_once(scenario, seed)
+    instance, schedule = export(run.simulation)
+    report = validate(instance, schedule)
+    assert report.feasible, [str(v) for v in report.violations[:3]]
+    assert len(schedule.requests) >= len(run.records)
+
+
+@pytest.mark.parametrize("scheduler", sorted(SCHEDULERS))
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+def test_every_heuristic_runs_every_policy_on_the_platform(policy, scheduler):
+    params = WorkloadParams(
+        rate_per_s=20 / HOUR,
+        duration_s=12 * HOUR,
+        min_size_mb=10,
+        max_size_mb=5_000,
+        schemes=SMALL_SCHEMES,
+        initial_files=40,
+    )
+    scenario = Scenario(
+        "all", "", small_platform(20_000.0), policy, {"block_mb": 64.0}, params,
+        RunSettings(scheduler=scheduler),
+    )  # fmt: skip
+    run = run_once(scenario, seed=3)
+    assert not run.summary.saturated
+    assert run.summary.completed >= run.summary.arrived - 3
+    assert all(r.end_s >= r.start_s >= r.arrival_s for r in run.records)
+
+
+def test_same_seed_gives_byte_identical_results():
+    scenario = override(
+        load_scenario(SCENARIOS / "blue-waters.json"),
+        policy="parallel",
+        scheduler="stretch",
+        duration_s=2 * HOUR,
+    )
+
+    def outputs(seed: int) -> tuple[str, str, bytes]:
+        log = io.BytesIO()
+        run = run_once(scenario, seed, log=log)
+        _, schedule = export(run.simulation)
+        records = "\n".join(repr(r) for r in run.records)
+        return records + repr(run.summary), dumps(schedule_to_dict(schedule)), log.getvalue()
+
+    first = outputs(7)
+    assert first == outputs(7)
+    assert first[0] != outputs(8)[0]
+    assert first[2].count(b"\n") > 100
+
+
+def test_exponential_times_cannot_be_exported():
+    scenario = override(load_scenario(SCENARIOS / "ampex.json"), duration_s=HOUR)
+    lib = scenario.platform.libraries[0]
+    randomised = evolve(
+        scenario.platform, libraries=(evolve(lib, mount_s=Duration(10.0, "exponential")),)
+    )
+    run = run_once(evolve(scenario, platform=randomised), seed=1)
+    with pytest.raises(ExportError, match="exponential"):
+        export(run.simulation)
