@@ -60,7 +60,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/exact.py
 	$(BIN)/python benchmarks/heuristics.py
 	$(BIN)/python benchmarks/engine.py
-	$(BIN)/python benchmarks/platform.py
+	$(BIN)/python benchmarks/blue_waters.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

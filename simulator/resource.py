@@ -90,11 +90,12 @@ class Resource:
         queues = self._queues
         if not 0 <= priority < len(queues):
             raise ValueError(f"priority must be in [0, {len(queues)}), got {priority!r}")
-        if self.busy < self.capacity and not self._waiting:
+        busy = self.busy
+        if busy < self.capacity and not self._waiting:
             now = self.engine.now_s
-            self.busy_time_s += self.busy * (now - self._changed_s)
+            self.busy_time_s += busy * (now - self._changed_s)
             self._changed_s = now
-            self.busy += 1
+            self.busy = busy + 1
             granted(*args)
             return
         queues[priority].append((granted, args))
@@ -110,7 +111,7 @@ class Resource:
                 if queue:
                     granted, args = queue.popleft()
                     break
-            self.engine.after(0.0, granted, *args)
+            self.engine.soon(granted, args)
             return
         now = self.engine.now_s
         self.busy_time_s += self.busy * (now - self._changed_s)

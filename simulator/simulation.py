@@ -38,6 +38,7 @@ Where requests run
 
 from __future__ import annotations
 
+import gc
 import random
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -52,7 +53,7 @@ from simulator.layout import FileRequest, FileSpec, Plan
 from simulator.platform import DriveState, Job, Platform, PlatformSpec
 from simulator.policy import Group, GroupType, Policy, group_type, preload
 from simulator.workload import Workload
-from solvers.online import Decision, Dismount, Preview, Scheduler, Start
+from solvers.online import Decision, Dismount, Preview, Scheduler, Start, WaitingRequests
 from toolkit.model import Piece, Request
 
 NEW_TAPE = "new:"
@@ -147,12 +148,15 @@ class Simulation:
         self.entries: dict[str, Entry] = {}
         self.finished: list[Entry] = []
         self.waiting: dict[int, Request] = {}
+        self.waiting_view = WaitingRequests(self.waiting)
         self.waiting_by_tape: dict[str, dict[int, Request]] = {}
         self.in_use: dict[str, int] = {}
         self.file_busy: dict[str, deque[FileRequest]] = {}
         self.idle_groups: dict[GroupType, list[Group]] = {}
         self.reservations: dict[str, Entry] = {}
         self.groups_version = 0
+        self._read_plans: dict[str, Plan] = {}
+        """Read plan of each file read so far, until it is written again (a layout is final)."""
         self._placed: tuple[tuple[int, int, int], list[int] | None] | None = None
         self.arrived = 0
         self.admitted = 0
@@ -166,14 +170,26 @@ class Simulation:
     # Running.
 
     def run(self, until_s: float | None = None, progress: Callable[[float], None] | None = None):
-        """Run to ``until_s`` (or until nothing is left); ``progress(now)`` now and then."""
-        if progress is None:
-            self.engine.run(until_s)
-            return
-        step = 50_000
-        while self.engine.run(until_s, max_events=step) == step:
+        """Run to ``until_s`` (or until nothing is left); ``progress(now)`` now and then.
+
+        The cyclic garbage collector is off meanwhile: a run makes no
+        reference cycles it drops, and the collector's passes over the
+        run's many live objects would make long runs slower per simulated
+        day than short ones.
+        """
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            if progress is None:
+                self.engine.run(until_s)
+                return
+            step = 50_000
+            while self.engine.run(until_s, max_events=step) == step:
+                progress(self.engine.now_s)
             progress(self.engine.now_s)
-        progress(self.engine.now_s)
+        finally:
+            if enabled:
+                gc.enable()
 
     def _schedule_next_arrival(self) -> None:
         if self._next < len(self._requests):
@@ -192,6 +208,9 @@ class Simulation:
             return
         self.file_busy[file_id] = deque()
         self._admit(file_request)
+        if self._poked or self._deciding:
+            return
+        self._decide()
 
     def _admit(self, file_request: FileRequest) -> None:
         entry = Entry(file_request, self.admitted)
@@ -199,7 +218,9 @@ class Simulation:
         self.entries[file_request.id] = entry
         file = file_request.file
         if file_request.kind == "read":
-            plan = self.policy.plan_read(self.catalogue, file.id)
+            plan = self._read_plans.get(file.id)
+            if plan is None:
+                plan = self._read_plans[file.id] = self.policy.plan_read(self.catalogue, file.id)
             entry.plan = plan
             entry.width = plan.width
             first = plan.phases[0]
@@ -214,10 +235,12 @@ class Simulation:
             pieces = tuple(
                 Piece(f"{NEW_TAPE}{file_request.id}:{i}", 0.0, share) for i in range(entry.width)
             )
-            group = self._best_group(file)
             lib = self.write_library
-            if group is not None and group.tapes:
-                lib = self.platform.library_index[self.catalogue.tape(group.tapes[0]).library]
+            if len(self.platform.library_ids) > 1:
+                group = self._best_group(file)
+                if group is not None and group.tapes:
+                    tape = self.catalogue.tape(group.tapes[0])
+                    lib = self.platform.library_index[tape.library]
             entry.library = lib
         entry.request = Request(
             id=file_request.id,
@@ -230,7 +253,6 @@ class Simulation:
         self.waiting[entry.seq] = entry.request
         for piece in pieces:
             self.waiting_by_tape.setdefault(piece.tape, {})[entry.seq] = entry.request
-        self._poke()
 
     def _poke(self) -> None:
         if not self._poked and not self._deciding:
@@ -238,23 +260,16 @@ class Simulation:
             self.engine.after(0.0, self._decide)
 
     def _decide(self) -> None:
+        """Ask the scheduler for decisions until it waits (it sees an empty list too)."""
         self._poked = False
         self._deciding = True
         try:
             now = self.engine.now_s
-            state = self.state
-            waiting = list(self.waiting.values())
-            while waiting:
-                decision = self.scheduler.decide(now, waiting, state)
-                if decision is None:
-                    break
+            state, waiting, decide = self.state, self.waiting_view, self.scheduler.decide
+            decision = decide(now, waiting, state)
+            while decision is not None:
                 self._carry_out(decision)
-                waiting = list(self.waiting.values())
-            if not waiting:
-                decision = self.scheduler.decide(now, waiting, state)
-                while decision is not None:
-                    self._carry_out(decision)
-                    decision = self.scheduler.decide(now, waiting, state)
+                decision = decide(now, waiting, state)
         finally:
             self._deciding = False
 
@@ -301,7 +316,9 @@ class Simulation:
         for d in drives:
             self.platform.reserve(d, key)
         self.reservations[key] = entry
-        self._log("reserve", request=key, drives=[self.platform.drives[d].id for d in drives])
+        if self.log is not None:
+            ids = [self.platform.drives[d].id for d in drives]
+            self._log("reserve", request=key, drives=ids)
         self._try_reserved(entry)
 
     def _try_reserved(self, entry: Entry) -> None:
@@ -326,6 +343,7 @@ class Simulation:
             group = self._take_group(fr.file, drives)
             library = platform.library_ids[platform.drives[drives[0]].library]
             plan, entry.group = self.policy.plan_write(self.catalogue, fr.file, group, library)
+            self._read_plans.pop(fr.file.id, None)
             entry.plan = plan
             entry.tapes = tuple(
                 sorted({e.tape for phase in plan.phases + plan.flush for e in phase if e})
@@ -337,11 +355,14 @@ class Simulation:
         entry.drives = tuple(columns)
         entry.mounts_before = platform.mounts
         job = Job(fr.id, plan, columns, self._data_done, self._job_done)
-        self._log("start", request=fr.id, drives=[platform.drives[d].id for d in columns])
+        if self.log is not None:
+            self._log("start", request=fr.id, drives=[platform.drives[d].id for d in columns])
         platform.start(job, expected_s=entry.service_s)
 
     def _columns(self, plan: Plan, drives: list[int]) -> list[int]:
         """The drives in plan-column order: a column whose first tape a drive holds gets it."""
+        if len(drives) == 1:
+            return drives
         platform = self.platform
         free = list(drives)
         columns: list[int | None] = [None] * plan.width
@@ -363,6 +384,7 @@ class Simulation:
         queue = self.file_busy[file_id]
         if queue:
             self._admit(queue.popleft())
+            self._poke()
         else:
             del self.file_busy[file_id]
 

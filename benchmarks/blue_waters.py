@@ -8,7 +8,7 @@ per duration: wall-clock seconds, requests done, engine events per second,
 and the seconds per simulated week against the 1-week run (1.0 is linear).
 The issue's target: 4 weeks in under 2 minutes on the 2-core machine.
 
-Run with ``make bench`` or ``.venv/bin/python benchmarks/platform.py``
+Run with ``make bench`` or ``.venv/bin/python benchmarks/blue_waters.py``
 (``--weeks 1,2,4 --policy vertical --scheduler fifo``).
 """
 
