@@ -11,8 +11,10 @@ operations are those the platform did. Drives carry their technology's
 rates and mean times; tapes their library, and the larger of the platform's
 capacity and the furthest offset reached.
 
-Only a run whose times are all fixed can be exported: the core problem has
-one duration per operation and drive, which draws at random do not keep.
+Only a run whose times are all fixed, and in which no tape went through a
+pass-through port, can be exported: the core problem has one duration per
+operation and drive, which draws at random do not keep, and keeps every tape
+in its library.
 """
 
 from __future__ import annotations
@@ -59,6 +61,11 @@ def export(simulation: Simulation, name: str = "simulated") -> tuple[Instance, S
             "make every time fixed in the scenario"
         )
     platform: Platform = simulation.platform
+    if platform.pass_throughs:
+        raise ExportError(
+            "cannot export a run in which tapes went through a pass-through port: "
+            "the core problem keeps every tape in its library"
+        )
     libraries = tuple(
         Library(
             id=lib.id,

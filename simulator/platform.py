@@ -114,13 +114,19 @@ class MoverSpec:
 
 @frozen
 class PlatformSpec:
-    """A whole platform: libraries, drives, movers, tapes, and when tapes are put away."""
+    """A whole platform: libraries, drives, movers, tapes, and when tapes are put away.
+
+    With ``pass_through_s``, the libraries are joined by pass-through ports:
+    a drive may take a tape of another library, and the arm moving it
+    through the port takes ``pass_through_s`` more, each way.
+    """
 
     libraries: tuple[LibrarySpec, ...] = field(converter=_tuple)
     drives: tuple[DriveSpec, ...] = field(converter=_tuple)
     movers: tuple[MoverSpec, ...] = field(converter=_tuple, default=())
     tape_capacity_mb: float = 1_000_000.0
     dismount: Literal["on-demand", "at-once"] = "on-demand"
+    pass_through_s: Duration | None = None
 
     def __attrs_post_init__(self) -> None:
         libraries = {lib.id for lib in self.libraries}
@@ -148,6 +154,8 @@ class PlatformSpec:
         """Whether some time is drawn at random."""
         times = [t for lib in self.libraries for t in (lib.mount_s, lib.dismount_s)]
         times += [t for d in self.drives for t in (d.model.load_s, d.model.unload_s)]
+        if self.pass_through_s is not None:
+            times.append(self.pass_through_s)
         return any(t.random for t in times)
 
 
@@ -292,6 +300,9 @@ class Platform:
         Called with a drive index when that drive becomes free (idle).
     record
         Keep the arm operations and transfers (for the exported schedule).
+    home
+        The library (index) a tape belongs to, for the pass-through; by
+        default every tape belongs to the library of the drive it goes to.
     """
 
     def __init__(
@@ -301,8 +312,12 @@ class Platform:
         rng: random.Random,
         freed: Callable[[int], None],
         record: bool = True,
+        home: Callable[[str], int] | None = None,
     ) -> None:
         self.spec = spec
+        self.home = home
+        self.pass_throughs = 0
+        """Tape moves through a pass-through port so far."""
         self.engine = engine
         self.rng = rng
         self.freed = freed
@@ -557,9 +572,17 @@ class Platform:
         d.tape = tape
         self.arms[d.library].request(MOUNT, self._arm_mount, d, tape, then, args)
 
+    def _through(self, d: DriveState, tape: str) -> float:
+        """Pass-through time of ``tape`` to or from ``d`` (0 within a library)."""
+        spec = self.spec.pass_through_s
+        if spec is None or self.home is None or self.home(tape) == d.library:
+            return 0.0
+        self.pass_throughs += 1
+        return spec.draw(self.rng)
+
     def _arm_mount(self, d: DriveState, tape: str, then: Callable[..., None], args: tuple) -> None:
         lib = self.libraries[d.library]
-        duration = lib.mount_s.draw(self.rng)
+        duration = lib.mount_s.draw(self.rng) + self._through(d, tape)
         if self.record:
             now = self.engine.now_s
             self.arm_log.append(("mount", tape, d.id, now, now + duration, lib.id))
@@ -584,10 +607,10 @@ class Platform:
 
     def _arm_dismount(self, d: DriveState, then: Callable[..., None], args: tuple) -> None:
         lib = self.libraries[d.library]
-        duration = lib.dismount_s.draw(self.rng)
+        assert d.tape is not None
+        duration = lib.dismount_s.draw(self.rng) + self._through(d, d.tape)
         if self.record:
             now = self.engine.now_s
-            assert d.tape is not None
             self.arm_log.append(("dismount", d.tape, d.id, now, now + duration, lib.id))
         self.engine.after(duration, self._dismounted, d, then, args)
 

@@ -14,7 +14,8 @@ optional; times are a number of seconds, fixed, or ``{"mean_s": m, "dist":
         "drives": [{"library": "L0", "count": 500, "model": "T10000D", "per_mover": 10}],
         "movers": {"memory_mb": 96000, "disk_mb": 10000000, "bandwidth_mb_s": null},
         "tape_capacity_mb": 1000000,
-        "dismount": "on-demand"
+        "dismount": "on-demand",
+        "pass_through_s": 30
       },
       "policy": {"name": "parallel", "block_mb": 192, "threshold_mb": 1000},
       "workload": {
@@ -30,7 +31,9 @@ or an object ``{"base": NAME, ...}`` overriding any of its fields
 (``rate_mb_s``, ``load_s``, ``unload_s``, ``locate_mb_s``, ``capacity_mb``,
 ``block_s``). Drives are named ``<library>-d<k>`` and, with ``per_mover``,
 served ``per_mover`` at a time by movers ``<library>-m<k>`` with the
-``movers`` limits. ``sizes`` is a size class of
+``movers`` limits. ``pass_through_s`` (optional) joins the libraries by
+pass-through ports: any drive may then take any tape, the arm taking that
+much longer each way for a tape of another library. ``sizes`` is a size class of
 :data:`simulator.workload.SIZE_CLASSES_MB` or ``[min_mb, max_mb]``.
 """
 
@@ -196,7 +199,11 @@ def _model(value: Any) -> DriveModel:
 
 
 def _platform(r: _Reader, data: Any) -> PlatformSpec | None:
-    p = r.obj(data, "platform", {"libraries", "drives", "movers", "tape_capacity_mb", "dismount"})
+    p = r.obj(
+        data,
+        "platform",
+        {"libraries", "drives", "movers", "tape_capacity_mb", "dismount", "pass_through_s"},
+    )
     libraries: list[LibrarySpec] = []
     for i, raw in enumerate(p.get("libraries") or []):
         path = f"platform.libraries[{i}]"
@@ -266,6 +273,7 @@ def _platform(r: _Reader, data: Any) -> PlatformSpec | None:
             drives.append(DriveSpec(f"{library}-d{first + k:03d}", library, model, mover))
     capacity = r.get(p, "platform", "tape_capacity_mb", _positive, 1_000_000.0)
     dismount = r.get(p, "platform", "dismount", _text, "on-demand")
+    through = r.get(p, "platform", "pass_through_s", Duration.from_json, None)
     if r.problems:
         return None
     try:
@@ -275,6 +283,7 @@ def _platform(r: _Reader, data: Any) -> PlatformSpec | None:
             movers=tuple(movers),
             tape_capacity_mb=_or(capacity, 1_000_000.0),
             dismount=dismount,  # type: ignore[arg-type]
+            pass_through_s=through,
         )
     except ValueError as exc:
         r.fail("platform", str(exc))

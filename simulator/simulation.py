@@ -29,11 +29,13 @@ When a request waits (Blue Waters paper, Section 5)
     and the memory and bandwidth for it.
 
 Where requests run
-    A read runs in the library of its tapes. A write runs in the library of
-    the stream it appends to, or for a new stream in the library with the
-    most drives (the first of those): the Blue Waters runs have one
-    library. Initial files (the archive at time 0) are laid out in the
-    first library.
+    A read runs in the library of its tapes, or, when pass-through ports join
+    the libraries (``pass_through_s`` in the platform), on any drive, its own
+    library's movers first; the scheduler then sees one pool of drives. A
+    write runs in the library of the stream it appends to, or for a new
+    stream in the library with the most drives (the first of those): the
+    Blue Waters runs have one library. Initial files (the archive at time 0)
+    are laid out in the first library.
 """
 
 from __future__ import annotations
@@ -137,7 +139,11 @@ class Simulation:
         self.engine = Engine()
         self.rng = random.Random(seed)
         self.log = log
-        self.platform = Platform(spec, self.engine, self.rng, self._freed, record=record)
+        self.platform = Platform(
+            spec, self.engine, self.rng, self._freed, record=record, home=self._home
+        )
+        self.pooled = spec.pass_through_s is not None and len(spec.libraries) > 1
+        """Whether pass-through ports join the libraries into one pool of drives."""
         library_ids = self.platform.library_ids
         self.catalogue = Catalogue(spec.tape_capacity_mb, library_ids)
         preload(self.catalogue, policy, workload.initial, library_ids[0])
@@ -253,6 +259,10 @@ class Simulation:
         self.waiting[entry.seq] = entry.request
         for piece in pieces:
             self.waiting_by_tape.setdefault(piece.tape, {})[entry.seq] = entry.request
+
+    def _home(self, tape: str) -> int:
+        """Index of the library ``tape`` belongs to."""
+        return self.platform.library_index[self.catalogue.tape(tape).library]
 
     def _poke(self) -> None:
         if not self._poked and not self._deciding:
@@ -500,7 +510,7 @@ class Simulation:
                 break
         if chosen is None:
             most = -1
-            for m in platform.movers_of[entry.library]:
+            for m in self._movers_for(entry):
                 idle = movers[m].idle
                 if idle > most and fits(m):
                     chosen, most = m, idle
@@ -531,7 +541,9 @@ class Simulation:
         best: tuple[float, int] | None = None
         chosen: list[int] = []
         for m, mover in enumerate(platform.movers):
-            if mover.library != entry.library or len(mover.drives) < entry.width:
+            if (mover.library != entry.library and not self.pooled) or len(
+                mover.drives
+            ) < entry.width:
                 continue
             free = list(mover.drives)
             free.sort(key=lambda d: (free_at(platform.drives[d]), d))
@@ -546,6 +558,13 @@ class Simulation:
         """When ``d`` is expected free: its job's expected end, then its reservations' services."""
         ahead = sum(self.reservations[key].service_s for key in d.reserved)
         return (d.expected_free_s if d.busy else self.engine.now_s) + ahead
+
+    def _movers_for(self, entry: Entry) -> list[int]:
+        """Movers that may run ``entry``: its library's, then, with pass-through, the others."""
+        own = self.platform.movers_of[entry.library]
+        if not self.pooled:
+            return own
+        return own + [m for lib in self.platform.movers_of for m in lib if m not in own]
 
     def _wanted_tapes(self, entry: Entry) -> list[str]:
         if entry.file_request.kind == "read":
@@ -633,8 +652,10 @@ class SimulationState:
         return self.idle_counts()[self._platform.library_index[library]]
 
     def idle_counts(self) -> Sequence[int]:
-        """Idle drives of each library."""
+        """Idle drives of each library (of all, as one, when pass-through joins them)."""
         counts = self._platform.idle_count
+        if self._sim.pooled:
+            return [len(self._platform.idle_set) - len(self._trial)]
         if not self._trial:
             return counts
         counts = list(counts)
@@ -643,8 +664,8 @@ class SimulationState:
         return counts
 
     def library_number(self, request: Request) -> int:
-        """The library ``request`` runs in."""
-        return self._entry(request).library
+        """The library ``request`` runs in (0 for all when pass-through joins the libraries)."""
+        return 0 if self._sim.pooled else self._entry(request).library
 
     def idle_drives(self, *, holding: bool = False) -> list[str]:
         """Idle drives in platform order (with ``holding``: those holding a tape)."""
@@ -718,7 +739,7 @@ class SimulationState:
         if self._trial or self.waits_for_tape(request):
             return False
         entry = self._entry(request)
-        if self._platform.idle_count[entry.library] < entry.width:
+        if self.idle_counts()[self.library_number(request)] < entry.width:
             return False
         return self._sim.placement(entry) is not None
 

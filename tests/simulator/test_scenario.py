@@ -488,3 +488,15 @@ def test_the_shipped_document_is_not_changed_by_parsing():
     before = copy.deepcopy(doc)
     scenario_from_dict(doc)
     assert doc == before
+
+
+def test_pass_through_ports_parse_and_default_to_none():
+    doc = _ampex()
+    assert scenario_from_dict(doc, SOURCE).platform.pass_through_s is None
+    doc["platform"]["pass_through_s"] = {"mean_s": 30, "dist": "exponential"}
+    through = scenario_from_dict(doc, SOURCE).platform.pass_through_s
+    assert through == Duration(30.0, "exponential")
+    doc["platform"]["pass_through_s"] = -1
+    assert _problems(doc) == [
+        f"{SOURCE}: platform.pass_through_s: a duration must be >= 0 s, got -1.0"
+    ]

@@ -221,3 +221,35 @@ def test_exponential_times_cannot_be_exported():
     run = run_once(evolve(scenario, platform=randomised), seed=1)
     with pytest.raises(ExportError, match="exponential"):
         export(run.simulation)
+
+
+def two_libraries(pass_through_s: float | None) -> Scenario:
+    """Two Ampex libraries of one drive each, 1 GB tapes, files of 1 GB: one file a tape."""
+    spec = PlatformSpec(
+        libraries=[LibrarySpec(lib, 1, Duration(10.0), Duration(10.0)) for lib in ("L0", "L1")],
+        drives=[DriveSpec(f"{lib}-d", lib, DRIVE_MODELS["ampex"]) for lib in ("L0", "L1")],
+        tape_capacity_mb=1000.0,
+        pass_through_s=None if pass_through_s is None else Duration(pass_through_s),
+    )
+    params = WorkloadParams(rate_per_s=1.0, duration_s=1000.0, min_size_mb=1, max_size_mb=1)
+    return Scenario("two", "", spec, "vertical", {}, params, RunSettings(warmup=0.0))
+
+
+def test_a_pass_through_lets_a_drive_of_another_library_read_a_tape():
+    """r2's tape is in L0, whose one drive reads r1: L1's drive takes it through the port."""
+    f, g = (FileSpec(name, 1000.0, Scheme(1, 0)) for name in ("f", "g"))
+    workload = Workload(
+        initial=(f, g),
+        requests=(FileRequest("r1", 0.0, "read", f), FileRequest("r2", 1.0, "read", g)),
+    )
+    joined = run_once(two_libraries(30.0), seed=1, workload=workload)
+    by_id = {r.id: r for r in joined.records}
+    assert by_id["r1"].drives == ("L0-d",) and by_id["r1"].end_s == pytest.approx(10 + 5 + 80)
+    assert by_id["r2"].drives == ("L1-d",)
+    assert by_id["r2"].end_s == pytest.approx(1 + 10 + 30 + 5 + 80)
+    assert joined.simulation.platform.pass_throughs == 1
+    with pytest.raises(ExportError, match="pass-through"):
+        export(joined.simulation)
+    apart = run_once(two_libraries(None), seed=1, workload=workload)
+    later = {r.id: r for r in apart.records}["r2"]
+    assert later.drives == ("L0-d",) and later.start_s == pytest.approx(95.0)
