@@ -31,15 +31,15 @@ from __future__ import annotations
 from functools import partial
 from typing import ClassVar
 
-from attrs import field, frozen
+from attrs import frozen
 
 from simulator.catalogue import Catalogue, RowSpan
 from simulator.layout import Extent, FileSpec, Phase, Plan
 from simulator.policy import (
     Group,
+    Striped,
     blocks_of,
     check_block,
-    check_block_mb,
     check_written_by,
     close_tapes,
     extent,
@@ -115,28 +115,15 @@ class Runs:
 
 
 @frozen
-class Parallel:
+class Parallel(Striped):
     """PARALLEL with blocks of ``block_mb`` host MB."""
 
-    block_mb: float = field(validator=check_block_mb)
     name: ClassVar[str] = "parallel"
-
-    def write_width(self, file: FileSpec) -> int:
-        """``X + Y``."""
-        return file.scheme.width
 
     def read_width(self, catalogue: Catalogue, file_id: str) -> int:
         """``X``: parity is not read."""
         check_written_by(catalogue, file_id, self.name)
         return catalogue.file(file_id).scheme.data
-
-    def stream_of(self, file: FileSpec) -> str:
-        """``"parallel"``."""
-        return self.name
-
-    def write_memory_mb(self, file: FileSpec) -> float:
-        """``(X + Y) B``: a row of blocks and its parity."""
-        return file.scheme.width * self.block_mb
 
     def plan_read(self, catalogue: Catalogue, file_id: str) -> Plan:
         """A phase per stripe, each data drive reading its run."""

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from typing import Protocol
+from typing import ClassVar, Protocol
 
-from attrs import define
+from attrs import define, field, frozen
 
 from simulator.catalogue import TOLERANCE_MB, Catalogue, Piece
 from simulator.layout import Extent, FileSpec, Plan, Scheme
@@ -250,6 +250,27 @@ def check_block_mb(_: object, attribute: object, value: float) -> None:
     """attrs validator: a block size is a positive finite number."""
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"{getattr(attribute, 'name', 'value')} must be > 0, got {value!r}")
+
+
+@frozen
+class Striped:
+    """What RAIT and PARALLEL share: blocks of ``block_mb`` host MB, ``X + Y`` drives
+    to write, and a row of blocks with its parity, ``(X + Y) B``, in the mover's memory."""
+
+    block_mb: float = field(validator=check_block_mb)
+    name: ClassVar[str] = ""
+
+    def write_width(self, file: FileSpec) -> int:
+        """``X + Y``."""
+        return file.scheme.width
+
+    def stream_of(self, file: FileSpec) -> str:
+        """The policy's own name: it writes every file itself."""
+        return self.name
+
+    def write_memory_mb(self, file: FileSpec) -> float:
+        """``(X + Y) B``: a row of blocks and its parity."""
+        return file.scheme.width * self.block_mb
 
 
 def blocks_of(size_mb: float, block_mb: float) -> tuple[int, float]:

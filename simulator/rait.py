@@ -33,15 +33,15 @@ import math
 from functools import partial
 from typing import ClassVar
 
-from attrs import define, field, frozen
+from attrs import define, frozen
 
 from simulator.catalogue import Catalogue, Kind, RowSpan
 from simulator.layout import Extent, FileSpec, Phase, Plan, Scheme
 from simulator.policy import (
     Group,
+    Striped,
     blocks_of,
     check_block,
-    check_block_mb,
     check_written_by,
     close_tapes,
     extent,
@@ -113,28 +113,15 @@ def _kind(data_host: float, ec_host: float, first_member: int, x: int) -> Kind:
 
 
 @frozen
-class Rait:
+class Rait(Striped):
     """RAIT with blocks of ``block_mb`` host MB."""
 
-    block_mb: float = field(validator=check_block_mb)
     name: ClassVar[str] = "rait"
-
-    def write_width(self, file: FileSpec) -> int:
-        """``X + Y``."""
-        return file.scheme.width
 
     def read_width(self, catalogue: Catalogue, file_id: str) -> int:
         """``X + Y``: parity cannot be bypassed."""
         check_written_by(catalogue, file_id, self.name)
         return catalogue.file(file_id).scheme.width
-
-    def stream_of(self, file: FileSpec) -> str:
-        """``"rait"``."""
-        return self.name
-
-    def write_memory_mb(self, file: FileSpec) -> float:
-        """``(X + Y) B``: a row of blocks and its parity."""
-        return file.scheme.width * self.block_mb
 
     def plan_read(self, catalogue: Catalogue, file_id: str) -> Plan:
         """A phase per run of rows, every drive reading its tape's share (data and parity)."""

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from collections.abc import Iterable, Mapping
 from itertools import accumulate
 from types import MappingProxyType
@@ -37,6 +36,7 @@ from typing import Any
 from attrs import field, frozen
 
 from simulator.layout import FileRequest, FileSpec, Scheme
+from toolkit.units import parse_duration, parse_rate
 
 TABLE_1: Mapping[Scheme, float] = MappingProxyType(
     {
@@ -295,57 +295,13 @@ def generate(params: WorkloadParams, seed: int) -> Workload:
     return Workload(initial, tuple(requests))
 
 
-_DURATION_UNITS_S = {"s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
-_DURATION = re.compile(r"\s*([+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)\s*([a-z]*)\s*")
-
-
-def parse_duration(text: str) -> float:
-    """Seconds in a duration such as ``"90"`` (seconds), ``"45s"``, ``"30min"``, ``"12h"``,
-    ``"30d"`` or ``"2w"``.
-
-    Raises
-    ------
-    ValueError
-        When ``text`` is not a number followed by one of ``s, min, h, d, w``
-        (or by nothing), or is not a positive finite duration.
-    """
-    match = _DURATION.fullmatch(text)
-    if match is None:
-        raise ValueError(f"{text!r} is not a duration such as 90, 45s, 30min, 12h, 30d or 2w")
-    number, unit = match.groups()
-    if unit and unit not in _DURATION_UNITS_S:
-        raise ValueError(f"{text!r}: unknown unit {unit!r}; use s, min, h, d or w")
-    try:
-        seconds = float(number) * _DURATION_UNITS_S[unit or "s"]
-    except ValueError:
-        raise ValueError(
-            f"{text!r} is not a duration such as 90, 45s, 30min, 12h, 30d or 2w"
-        ) from None
-    if not 0 < seconds < math.inf:
-        raise ValueError(f"{text!r} must be a positive finite duration")
-    return seconds
-
-
-def parse_rate(text: str) -> float:
-    """Requests per second in a rate such as ``"0.005"`` (per second), ``"0.3/min"``,
-    ``"65/h"`` or ``"2/d"``.
-
-    The grammar is the command line's (:class:`toolkit.cli.RateType`, which
-    ``tapesched generate --rate`` uses): this function applies it, so a rate
-    reads the same everywhere. ``toolkit.cli`` is imported on the first call
-    only, as it will import the simulator's commands.
-
-    Raises
-    ------
-    ValueError
-        When ``text`` is not a number optionally followed by ``/s``,
-        ``/min``, ``/h`` or ``/d``, or is not a positive finite rate.
-    """
-    import click
-
-    from toolkit.cli import RateType
-
-    try:
-        return RateType().convert(text, None, None)
-    except click.BadParameter as exc:
-        raise ValueError(exc.message) from None
+__all__ = [
+    "DEFAULT_INITIAL_FILES",
+    "SIZE_CLASSES_MB",
+    "TABLE_1",
+    "Workload",
+    "WorkloadParams",
+    "generate",
+    "parse_duration",
+    "parse_rate",
+]

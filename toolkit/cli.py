@@ -40,6 +40,7 @@ from toolkit.io import (
 )
 from toolkit.metrics import compute_metrics
 from toolkit.model import OBJECTIVES, Instance, Schedule
+from toolkit.units import parse_duration, parse_rate
 from toolkit.validator import Report, summary, validate
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -377,27 +378,32 @@ def _save_generated(instance: Instance, out_file: str | None) -> None:
         click.echo(f"wrote {out_file}: {_describe(instance)}")
 
 
-_PER = {"s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+class ParsedType(click.ParamType):
+    """A value read by ``parse`` (a :mod:`toolkit.units` reader); its error is the message."""
 
-
-class RateType(click.ParamType):
-    """An arrival rate: ``0.005`` (per second) or ``0.3/min``, ``65/h``, ``2/d``."""
-
-    name = "RATE"
+    def __init__(self, name: str, parse: Callable[[str], float]) -> None:
+        self.name = name
+        self.parse = parse
 
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
     ) -> float:
         if isinstance(value, float):
             return value
-        count, _, unit = str(value).partition("/")
         try:
-            rate = float(count) / _PER[unit or "s"]
-        except (ValueError, KeyError):
-            self.fail(f"{value!r} is not a rate such as 0.005, 0.3/min or 65/h", param, ctx)
-        if not rate > 0 or rate == float("inf"):
-            self.fail(f"{value!r} must be a positive finite rate", param, ctx)
-        return rate
+            return self.parse(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def RateType() -> ParsedType:
+    """An arrival rate: ``0.005`` (per second) or ``0.3/min``, ``65/h``, ``2/d``."""
+    return ParsedType("RATE", parse_rate)
+
+
+def DurationType() -> ParsedType:
+    """A duration: ``3600`` (seconds) or ``30d``, ``4w``, ``12h``, ``90min``."""
+    return ParsedType("DURATION", parse_duration)
 
 
 class SpanType(click.ParamType):
@@ -635,24 +641,6 @@ RECORD_COLUMNS = (
     "drives", "tapes", "host_mb", "mounts", "alone_s",
 )  # fmt: skip
 """Columns of ``requests.csv`` (:class:`simulator.results.RequestRecord` fields)."""
-
-
-class DurationType(click.ParamType):
-    """A duration: ``3600`` (seconds) or ``30d``, ``4w``, ``12h``, ``90min``."""
-
-    name = "DURATION"
-
-    def convert(
-        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
-    ) -> float:
-        if isinstance(value, float):
-            return value
-        from simulator.workload import parse_duration
-
-        try:
-            return parse_duration(str(value))
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
 
 
 def _simulate_instance(instance: Instance, scheduler: str, out_dir: str | None, log: bool) -> None:
