@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from typing import ClassVar, Protocol
+from typing import ClassVar, Protocol, TypeVar
 
 from attrs import define, field, frozen
 
@@ -244,6 +244,22 @@ def check_block(block_mb: float, catalogue: Catalogue) -> None:
         raise ValueError(
             f"block_mb {block_mb!r} is larger than a tape ({catalogue.capacity_mb!r} MB)"
         )
+
+
+S = TypeVar("S")
+
+
+def state_of(group: Group, kind: type[S], policy: str) -> S:
+    """``group``'s policy state, checked to be ``kind`` (the group was opened by ``policy``).
+
+    Raises
+    ------
+    ValueError
+        When another policy opened the group.
+    """
+    if not isinstance(group.state, kind):
+        raise ValueError(f"the {group.policy} {group.scheme} group was not opened by {policy}")
+    return group.state
 
 
 def check_block_mb(_: object, attribute: object, value: float) -> None:

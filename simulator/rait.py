@@ -47,6 +47,7 @@ from simulator.policy import (
     extent,
     fits,
     most_fitting,
+    state_of,
     writable_group,
 )
 
@@ -59,9 +60,7 @@ class RaitState:
 
 
 def _state(group: Group) -> RaitState:
-    if not isinstance(group.state, RaitState):
-        raise ValueError(f"the {group.policy} {group.scheme} group was not opened by RAIT")
-    return group.state
+    return state_of(group, RaitState, "RAIT")
 
 
 @frozen

@@ -43,6 +43,7 @@ from simulator.policy import (
     check_written_by,
     extent,
     fits,
+    state_of,
     writable_group,
 )
 
@@ -77,9 +78,7 @@ class VerticalState:
 
 
 def _state(group: Group) -> VerticalState:
-    if not isinstance(group.state, VerticalState):
-        raise ValueError(f"the {group.policy} {group.scheme} group was not opened by VERTICAL")
-    return group.state
+    return state_of(group, VerticalState, "VERTICAL")
 
 
 @frozen

@@ -269,6 +269,18 @@ def _ratio_text(ratio: float | None, yardstick: str | None) -> str:
     return f"{ratio:.4f}" if yardstick == "optimum" else f"<= {ratio:.4f}"
 
 
+def _progress() -> Progress:
+    """A progress bar on standard error with a field ``current``, shown on terminals only."""
+    console = Console(stderr=True)
+    return Progress(
+        *Progress.get_default_columns(),
+        TextColumn("{task.fields[current]}"),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+
+
 @main.command()
 @click.argument("instance_files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option(
@@ -318,14 +330,7 @@ def compare(
     if as_json and as_csv:
         _fail(["--json and --csv: choose one"])
     loaded = [(path, load_instance(path)) for path in instance_files]
-    console = Console(stderr=True)
-    with Progress(
-        *Progress.get_default_columns(),
-        TextColumn("{task.fields[current]}"),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    ) as progress:
+    with _progress() as progress:
         task = progress.add_task("solving", total=len(loaded) * len(names), current="")
         rows = run_compare(
             loaded,
@@ -747,15 +752,8 @@ def simulate(
     if problems:
         _fail(problems)
     events = io.BytesIO() if log else None
-    console = Console(stderr=True)
     total = scenario.workload.duration_s * scenario.run.replications
-    with Progress(
-        *Progress.get_default_columns(),
-        TextColumn("{task.fields[current]}"),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    ) as progress:
+    with _progress() as progress:
         task = progress.add_task("simulating", total=total, current="")
         span = scenario.workload.duration_s
 
