@@ -68,6 +68,10 @@ class Hetero:
         """That of the policy chosen."""
         return self.chosen(file).write_memory_mb(file)
 
+    def stream_disk_mb(self, file: FileSpec, tape_capacity_mb: float) -> float:
+        """That of the policy chosen."""
+        return self.chosen(file).stream_disk_mb(file, tape_capacity_mb)
+
     def plan_read(self, catalogue: Catalogue, file_id: str) -> Plan:
         """The read plan of the policy that wrote the file."""
         return self._writer(catalogue.writer(file_id)).plan_read(catalogue, file_id)

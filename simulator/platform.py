@@ -195,10 +195,11 @@ class DriveState:
 
 
 class MoverState:
-    """A mover during a run: its drives (indices), memory and bandwidth in use."""
+    """A mover during a run: its drives (indices), memory, disk and bandwidth in use."""
 
     __slots__ = (
         "bandwidth_mb_s",
+        "disk_mb",
         "drives",
         "idle",
         "library",
@@ -212,6 +213,7 @@ class MoverState:
         self.drives: list[int] = []
         self.idle = 0
         self.library = -1
+        self.disk_mb = 0.0
         self.memory_mb = 0.0
         self.streaming_mb_s = 0.0
         self.bandwidth_mb_s = spec.bandwidth_mb_s

@@ -91,6 +91,13 @@ class Policy(Protocol):
         """Mover memory a write of ``file`` holds (known before it is planned)."""
         ...
 
+    def stream_disk_mb(self, file: FileSpec, tape_capacity_mb: float) -> float:
+        """Mover disk a stream of ``file``'s type keeps while it is open (0: none).
+
+        A stream that keeps disk is tied to the mover it was opened on.
+        """
+        ...
+
     def plan_read(self, catalogue: Catalogue, file_id: str) -> Plan:
         """The extents to read, in order, to get the file back; changes nothing.
 
@@ -287,6 +294,10 @@ class Striped:
     def write_memory_mb(self, file: FileSpec) -> float:
         """``(X + Y) B``: a row of blocks and its parity."""
         return file.scheme.width * self.block_mb
+
+    def stream_disk_mb(self, file: FileSpec, tape_capacity_mb: float) -> float:
+        """0: the parity is computed in memory."""
+        return 0.0
 
 
 def blocks_of(size_mb: float, block_mb: float) -> tuple[int, float]:

@@ -161,6 +161,8 @@ class Simulation:
         self.idle_groups: dict[GroupType, list[Group]] = {}
         self.reservations: dict[str, Entry] = {}
         self.groups_version = 0
+        self.group_mover: dict[int, int] = {}
+        """Mover of each stream tied to one (by ``id`` of the group): its parity is on its disk."""
         self._read_plans: dict[str, Plan] = {}
         """Read plan of each file read so far, until it is written again (a layout is final)."""
         self._placed: tuple[tuple[int, int, int], list[int] | None] | None = None
@@ -353,6 +355,8 @@ class Simulation:
             group = self._take_group(fr.file, drives)
             library = platform.library_ids[platform.drives[drives[0]].library]
             plan, entry.group = self.policy.plan_write(self.catalogue, fr.file, group, library)
+            if group is None and self._stream_disk_mb(fr.file) > 0:
+                self.group_mover[id(entry.group)] = platform.drives[drives[0]].mover
             self._read_plans.pop(fr.file.id, None)
             entry.plan = plan
             entry.tapes = tuple(
@@ -442,7 +446,9 @@ class Simulation:
 
         Ties go to the stream idle the longest.
         """
-        groups = self._free_groups(file)
+        return self._pick(self._free_groups(file), near)
+
+    def _pick(self, groups: list[Group], near: Collection[int] | None) -> Group | None:
         if not groups:
             return None
         where, platform = self.platform.where, self.platform
@@ -455,11 +461,29 @@ class Simulation:
 
         return max(groups, key=held)
 
+    def _stream_disk_mb(self, file: FileSpec) -> float:
+        return self.policy.stream_disk_mb(file, self.spec.tape_capacity_mb)
+
     def _take_group(self, file: FileSpec, drives: list[int]) -> Group | None:
-        group = self._best_group(file, set(drives))
+        """The free stream the write goes to on ``drives`` (``None``: a new one).
+
+        A stream keeping parity on a mover's disk is tied to that mover: only
+        those of the drives' mover are taken, and opening one there reserves
+        its disk.
+        """
+        near = set(drives)
+        mover = self.platform.drives[drives[0]].mover
+        tied = self._stream_disk_mb(file) > 0
+        if tied:
+            candidates = [g for g in self._free_groups(file) if self.group_mover[id(g)] == mover]
+            group = self._pick(candidates, near)
+        else:
+            group = self._best_group(file, near)
         if group is not None:
             self.idle_groups[group_type(self.policy, file)].remove(group)
             self.groups_version += 1
+        elif tied:
+            self.platform.movers[mover].disk_mb += self._stream_disk_mb(file)
         return group
 
     # Placement.
@@ -493,10 +517,21 @@ class Simulation:
                 m = platform.drives[d].mover
                 held[m] = held.get(m, 0) + 1
         movers = platform.movers
+        disk = 0.0
+        hosts: set[int] = set()
+        if entry.file_request.kind == "write":
+            disk = self._stream_disk_mb(entry.file_request.file)
+            if disk > 0:
+                for g in self._free_groups(entry.file_request.file):
+                    m = self.group_mover[id(g)]
+                    hosts.add(m)
+                    held[m] = held.get(m, 0) + 1
 
         def fits(m: int) -> bool:
             mover = movers[m]
             if mover.idle < width or mover.memory_mb + memory > mover.spec.memory_mb:
+                return False
+            if disk > 0 and m not in hosts and mover.disk_mb + disk > mover.spec.disk_mb:
                 return False
             if mover.bandwidth_mb_s is None:
                 return True
@@ -569,7 +604,10 @@ class Simulation:
     def _wanted_tapes(self, entry: Entry) -> list[str]:
         if entry.file_request.kind == "read":
             return [p.tape for p in entry.request.pieces]
-        group = self._best_group(entry.file_request.file)
+        file = entry.file_request.file
+        if self._stream_disk_mb(file) > 0:
+            return [t for g in self._free_groups(file) for t in g.tapes]
+        group = self._best_group(file)
         return list(group.tapes) if group is not None else []
 
     def _memory_mb(self, entry: Entry) -> float:

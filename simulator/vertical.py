@@ -104,6 +104,11 @@ class Vertical:
         """0: parity accumulates on disk."""
         return 0.0
 
+    def stream_disk_mb(self, file: FileSpec, tape_capacity_mb: float) -> float:
+        """``Y`` tapes' worth: the paper's "enough local storage space to store Y
+        uncompressed tapes" (Section 4.3), here ``Y`` times the tape capacity."""
+        return file.scheme.parity * tape_capacity_mb
+
     def plan_read(self, catalogue: Catalogue, file_id: str) -> Plan:
         """The file's data pieces, in order, on one drive."""
         check_written_by(catalogue, file_id, self.name)

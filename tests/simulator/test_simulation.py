@@ -253,3 +253,30 @@ def test_a_pass_through_lets_a_drive_of_another_library_read_a_tape():
     apart = run_once(two_libraries(None), seed=1, workload=workload)
     later = {r.id: r for r in apart.records}["r2"]
     assert later.drives == ("L0-d",) and later.start_s == pytest.approx(95.0)
+
+
+@pytest.mark.parametrize("disk_mb, concurrent", [(1000.0, False), (2000.0, True)])
+def test_a_vertical_stream_keeps_its_parity_room_on_its_movers_disk(disk_mb, concurrent):
+    """Each open 2+1 VERTICAL stream holds one tape's worth of disk on its mover.
+
+    With room for one stream, a second write of the type waits for the first
+    stream; with room for two, it opens its own stream at once.
+    """
+    spec = PlatformSpec(
+        libraries=[LibrarySpec("L", 2, Duration(10.0), Duration(10.0))],
+        drives=[DriveSpec(f"d{i}", "L", DRIVE_MODELS["ampex"], mover="m") for i in range(2)],
+        movers=[MoverSpec("m", disk_mb=disk_mb)],
+        tape_capacity_mb=1000.0,
+    )
+    params = WorkloadParams(rate_per_s=1.0, duration_s=1000.0, min_size_mb=1, max_size_mb=1)
+    scenario = Scenario("disk", "", spec, "vertical", {}, params, RunSettings(warmup=0.0))
+    files = [FileSpec(name, 100.0, Scheme(2, 1)) for name in ("a", "b")]
+    workload = Workload(
+        initial=(),
+        requests=tuple(FileRequest(f"w{i}", float(i), "write", f) for i, f in enumerate(files)),
+    )
+    run = run_once(scenario, seed=1, workload=workload)
+    first, second = sorted(run.records, key=lambda r: r.arrival_s)
+    assert (second.start_s < first.end_s) == concurrent
+    mover = run.simulation.platform.movers[0]
+    assert mover.disk_mb == (2 if concurrent else 1) * 1000.0
