@@ -567,7 +567,11 @@ class Platform:
         self, other: DriveState, d: DriveState, tape: str, then: Callable[..., None], args: tuple
     ) -> None:
         self._free(other)
-        self._mount(d, tape, then, args)
+        if tape in self.where:
+            # A drive waiting for the tape got it as it came out: wait in turn.
+            self.waiters.setdefault(tape, []).append((d, then, args))
+        else:
+            self._mount(d, tape, then, args)
 
     def _mount(self, d: DriveState, tape: str, then: Callable[..., None], args: tuple) -> None:
         self.where[tape] = d.index

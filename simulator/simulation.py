@@ -300,12 +300,14 @@ class Simulation:
                     f"request {entry.request.id!r} needs {entry.width} drives, "
                     f"the scheduler gave {len(drives)}"
                 )
-            if all(self.platform.is_idle(d) for d in drives):
+            blocked = self.state.waits_for_tape(entry.request)
+            if not blocked and all(self.platform.is_idle(d) for d in drives):
                 self._start(entry, drives)
             else:
                 self._reserve(entry, drives)
             return
-        placed = self.placement(entry)
+        # A read whose tape is in use queues (it starts once the tape is free).
+        placed = None if self.state.waits_for_tape(entry.request) else self.placement(entry)
         if placed is not None:
             self._start(entry, placed)
         elif decision.queue:
