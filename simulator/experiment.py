@@ -84,8 +84,13 @@ def run_once(
     record: bool = True,
     log: IO[bytes] | None = None,
     progress: Callable[[float], None] | None = None,
+    to_end: bool = False,
 ) -> Replication:
     """One replication of ``scenario`` with ``seed`` (the workload's and the times').
+
+    The run stops at the workload's duration, or with ``to_end`` once every
+    request is done (for a finite trace: nothing is then left undone, so
+    nothing is saturated).
 
     Raises
     ------
@@ -108,7 +113,7 @@ def run_once(
         log=log,
     )
     duration = scenario.workload.duration_s
-    simulation.run(duration, progress)
+    simulation.run(None if to_end else duration, progress)
     records = tuple(record_of(e, simulation) for e in simulation.finished)
     summary = summarise(simulation, records, seed, scenario.run.warmup * duration)
     return Replication(records, summary, simulation)
@@ -117,11 +122,14 @@ def run_once(
 def run_scenario(
     scenario: Scenario,
     *,
+    workload: Workload | None = None,
     log: IO[bytes] | None = None,
     progress: Callable[[int, float], None] | None = None,
 ) -> tuple[list[Replication], dict[str, Estimate]]:
     """Every replication of ``scenario`` and the metrics over them.
 
+    With ``workload`` (a trace), every replication runs it to its end, the
+    seeds changing only the random times; otherwise each draws its own.
     ``log`` receives the first replication's event log; ``progress(k, now)``
     is called as replication ``k`` advances.
     """
@@ -132,9 +140,11 @@ def run_scenario(
             run_once(
                 scenario,
                 scenario.run.seed + k,
+                workload=workload,
                 record=k == 0,
                 log=log if k == 0 else None,
                 progress=report,
+                to_end=workload is not None,
             )
         )
     return replications, combine([r.summary for r in replications])

@@ -690,6 +690,13 @@ def _simulate_instance(instance: Instance, scheduler: str, out_dir: str | None, 
     "--out", "out_dir", type=click.Path(file_okay=False), default=None, help="Directory to write."
 )
 @click.option("--log", is_flag=True, help="Also write the event log (events.jsonl) to --out.")
+@click.option(
+    "--workload",
+    "workload_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A CSV trace of file requests to run to its end instead of the scenario's workload.",
+)
 @_reports_bad_input
 def simulate(
     scenario_file: str,
@@ -701,6 +708,7 @@ def simulate(
     replications: int | None,
     out_dir: str | None,
     log: bool,
+    workload_file: str | None,
 ) -> None:
     """Simulate SCENARIO_FILE (a scenario, or a core-problem instance run as given).
 
@@ -708,6 +716,9 @@ def simulate(
     intervals), requests.csv (a record per request of the first
     replication), and, when every time is fixed, the realised run as
     instance.json and schedule.json (checked by the validator here).
+    With --workload, the requests come from a CSV trace (see
+    simulator/requests_csv.py), run until all are done; the warm-up is then
+    a share of the last arrival time.
     """
     from pathlib import Path
 
@@ -744,6 +755,13 @@ def simulate(
         seed=seed,
         replications=replications,
     )
+    trace = None
+    if workload_file is not None:
+        from simulator.requests_csv import load_workload
+
+        trace = load_workload(workload_file)
+        last = max(r.arrival_s for r in trace.requests)
+        scenario = override(scenario, duration_s=duration or max(last, 1.0))
     problems = []
     if scenario.policy not in POLICIES:
         problems.append(f"{scenario_file}: policy.name: unknown policy {scenario.policy!r}")
@@ -764,7 +782,7 @@ def simulate(
                 current=f"replication {k + 1}, day {now / 86400:.1f}",
             )
 
-        runs, estimates = run_scenario(scenario, log=events, progress=advance)
+        runs, estimates = run_scenario(scenario, workload=trace, log=events, progress=advance)
     table = Table(
         title=(
             f"{scenario.name}: {scenario.policy}, {scenario.run.scheduler}, "
