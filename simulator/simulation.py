@@ -168,6 +168,8 @@ class Simulation:
         self._placed: tuple[tuple[int, int, int], list[int] | None] | None = None
         self.arrived = 0
         self.admitted = 0
+        self.midway_backlog: int | None = None
+        """Backlog half-way through the last :meth:`run` to a time (for saturation)."""
         self._requests = workload.requests
         self._next = 0
         self._deciding = False
@@ -185,6 +187,8 @@ class Simulation:
         run's many live objects would make long runs slower per simulated
         day than short ones.
         """
+        if until_s is not None and until_s > self.engine.now_s:
+            self.engine.at((self.engine.now_s + until_s) / 2, self._sample)
         enabled = gc.isenabled()
         gc.disable()
         try:
@@ -198,6 +202,14 @@ class Simulation:
         finally:
             if enabled:
                 gc.enable()
+
+    @property
+    def backlog(self) -> int:
+        """Requests arrived and not done."""
+        return self.arrived - len(self.finished)
+
+    def _sample(self) -> None:
+        self.midway_backlog = self.backlog
 
     def _schedule_next_arrival(self) -> None:
         if self._next < len(self._requests):

@@ -14,6 +14,7 @@ from simulator.experiment import run_once, run_scenario
 from simulator.results import (
     METRICS,
     SATURATION_FLOOR,
+    SATURATION_GROWTH,
     SATURATION_SHARE,
     Estimate,
     RequestRecord,
@@ -199,7 +200,9 @@ def test_record_with_nothing_to_do_alone_has_stretch_one():
 # --- the saturation rule, at its edges ------------------------------------------------
 
 
-def _finished_simulation(arrived: int, now_s: float = 1000.0) -> SimpleNamespace:
+def _finished_simulation(
+    arrived: int, now_s: float = 1000.0, midway_backlog: int | None = None
+) -> SimpleNamespace:
     """What summarise reads of a simulation, with round numbers."""
     arm = SimpleNamespace(utilisation=lambda: 0.25)
     platform = SimpleNamespace(
@@ -208,7 +211,12 @@ def _finished_simulation(arrived: int, now_s: float = 1000.0) -> SimpleNamespace
         mounts=4,
         utilisation=lambda: 0.5,
     )
-    return SimpleNamespace(engine=SimpleNamespace(now_s=now_s), arrived=arrived, platform=platform)
+    return SimpleNamespace(
+        engine=SimpleNamespace(now_s=now_s),
+        arrived=arrived,
+        platform=platform,
+        midway_backlog=midway_backlog,
+    )
 
 
 def _records(n: int) -> list[RequestRecord]:
@@ -216,22 +224,28 @@ def _records(n: int) -> list[RequestRecord]:
 
 
 @pytest.mark.parametrize(
-    ("arrived", "backlog", "saturated"),
+    ("arrived", "backlog", "midway", "saturated"),
     [
-        (100, SATURATION_FLOOR, False),  # the floor: 20 left of 100 is not saturated
-        (100, SATURATION_FLOOR + 1, True),
-        (30, SATURATION_FLOOR, False),  # a share of 2/3 but only 20 left
-        (1000, 100, False),  # the share: a tenth of 1000 left is not saturated
-        (1000, 101, True),
-        (1000, 0, False),
+        (100, SATURATION_FLOOR, None, False),  # the floor: 20 left of 100 is not saturated
+        (100, SATURATION_FLOOR + 1, None, True),
+        (30, SATURATION_FLOOR, None, False),  # a share of 2/3 but only 20 left
+        (10_000, 100, None, False),  # the share: a hundredth of 10,000 left is not saturated
+        (10_000, 101, None, True),
+        (1000, 0, None, False),
+        (1000, 60, 40, True),  # grown by half since half-way
+        (1000, 59, 40, False),  # grown by less: a queue that may be stable
+        (1000, 60, 0, True),
     ],
 )
-def test_saturation_is_a_backlog_above_both_the_floor_and_the_share(arrived, backlog, saturated):
+def test_saturation_is_a_growing_backlog_above_the_floor_and_the_share(
+    arrived, backlog, midway, saturated
+):
     records = _records(arrived - backlog)
-    s = summarise(_finished_simulation(arrived), records, seed=3, warmup_s=100.0)
+    s = summarise(_finished_simulation(arrived, midway_backlog=midway), records, 3, 100.0)
     assert s.backlog == backlog
     assert s.saturated is saturated
-    assert max(SATURATION_FLOOR, SATURATION_SHARE * arrived) == max(20, arrived / 10)
+    assert max(SATURATION_FLOOR, SATURATION_SHARE * arrived) == max(20, arrived / 100)
+    assert SATURATION_GROWTH == 1.5
     assert (s.mean_response_s is None) is saturated
     assert s.drive_utilisation == 0.5  # utilisations reported either way
 
