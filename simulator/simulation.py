@@ -796,13 +796,18 @@ class SimulationState:
         return self._sim.placement(entry) is not None
 
     def loaded(self, request: Request) -> bool:
-        """Whether every tape ``request`` shows is held by an idle drive."""
+        """Whether every tape ``request`` shows is held by an idle drive, and it can start.
+
+        The protocol promises that a loaded request can start; here idle
+        drives holding its tapes may still be on several movers, or a mover
+        short of memory, so that is checked too.
+        """
         p = self._platform
         for piece in request.pieces:
             d = p.where.get(piece.tape)
             if d is None or not p.is_idle(d) or d in self._trial:
                 return False
-        return True
+        return self.can_start(request)
 
     def locate_s(self, request: Request) -> float | None:
         """Longest locate from the heads, for a :meth:`loaded` request."""

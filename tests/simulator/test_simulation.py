@@ -9,7 +9,7 @@ import random
 
 import pytest
 from attrs import evolve
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from simulator.experiment import override, run_once
@@ -141,6 +141,9 @@ SMALL_SCHEMES = {Scheme(1, 0): 0.25, Scheme(2, 1): 0.25, Scheme(3, 2): 0.25, Sch
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
+@example("hetero", "backfill", 1442, 51.0, 3000.0, "on-demand")  # a PARALLEL fill, fixed
+@example("hetero", "greedy", 63, 91.0, 3000.0, "on-demand")  # one tape in two drives, fixed
+@example("vertical", "sltf", 1110, 44.0, 3000.0, "on-demand")  # loaded yet unable to start
 @given(
     policy=st.sampled_from(sorted(POLICIES)),
     scheduler=st.sampled_from(sorted(SCHEDULERS)),
