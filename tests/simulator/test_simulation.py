@@ -284,3 +284,71 @@ def test_a_vertical_stream_keeps_its_parity_room_on_its_movers_disk(disk_mb, con
     assert (second.start_s < first.end_s) == concurrent
     mover = run.simulation.platform.movers[0]
     assert mover.disk_mb == (2 if concurrent else 1) * 1000.0
+
+
+def overlapping(intervals: list[tuple[float, float]], limit: int) -> bool:
+    """Whether more than ``limit`` of the half-open intervals overlap at some time."""
+    events = sorted(
+        [(a, 1) for a, b in intervals if b > a] + [(b, -1) for a, b in intervals if b > a]
+    )
+    live = 0
+    for _, step in events:
+        live += step
+        if live > limit:
+            return True
+    return False
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(
+    policy=st.sampled_from(sorted(POLICIES)),
+    scheduler=st.sampled_from(sorted(SCHEDULERS)),
+    seed=st.integers(0, 10_000),
+    rate_per_h=st.floats(5, 150),
+)
+def test_runs_with_exponential_times_keep_the_platform_rules(policy, scheduler, seed, rate_per_h):
+    """No arm carries two tapes, no tape is in two drives, no drive streams twice at once."""
+    base = small_platform(3_000.0)
+    lib = base.libraries[0]
+    random_lib = evolve(
+        lib,
+        mount_s=Duration(lib.mount_s.mean_s, "exponential"),
+        dismount_s=Duration(lib.dismount_s.mean_s, "exponential"),
+    )
+    model = evolve(base.drives[0].model, load_s=Duration(15.0, "exponential"))
+    spec = evolve(
+        base,
+        libraries=(random_lib,),
+        drives=tuple(evolve(d, model=model) for d in base.drives),
+    )
+    params = WorkloadParams(
+        rate_per_s=rate_per_h / HOUR,
+        duration_s=4 * HOUR,
+        min_size_mb=10,
+        max_size_mb=2_000,
+        schemes=SMALL_SCHEMES,
+        initial_files=30,
+    )
+    scenario = Scenario(
+        "x", "", spec, policy, {"block_mb": 64.0}, params, RunSettings(scheduler=scheduler)
+    )
+    run = run_once(scenario, seed)
+    platform = run.simulation.platform
+    assert all(r.arrival_s <= r.start_s <= r.end_s <= r.free_s for r in run.records)
+    arms = [(op[3], op[4]) for op in platform.arm_log]
+    assert not overlapping(arms, lib.arms)
+    held: dict[str, list[tuple[float, float]]] = {}
+    mounted: dict[tuple[str, str], float] = {}
+    for op, tape, drive, start, end, _ in platform.arm_log:
+        if op == "mount":
+            mounted[(tape, drive)] = start
+        else:
+            held.setdefault(tape, []).append((mounted.pop((tape, drive)), end))
+    for (tape, _), start in mounted.items():
+        held.setdefault(tape, []).append((start, math.inf))
+    assert not any(overlapping(spans, 1) for spans in held.values())
+    streams: dict[str, list[tuple[float, float]]] = {}
+    for t in platform.transfers:
+        for drive in t.drives:
+            streams.setdefault(drive, []).append((t.start_s, t.end_s))
+    assert not any(overlapping(spans, 1) for spans in streams.values())
