@@ -310,9 +310,11 @@ class LibrarySearch:
             )
             for r in requests
         ]
+        self.head_speed = [max(r, x) for r, x in zip(self.rate, self.locate, strict=True)]
+        """Fastest a head moves forward: locating, or streaming other requests' pieces."""
         self.tails = [
             [
-                [ld + p.offset_mb / lc for ld, lc in zip(self.load, self.locate, strict=True)]
+                [ld + p.offset_mb / v for ld, v in zip(self.load, self.head_speed, strict=True)]
                 for p in r.pieces
             ]
             for r in requests
@@ -546,7 +548,10 @@ class LibrarySearch:
         piece's tape after locating from its head, or any drive after a
         mount, which waits for the tape to be out of its drive, for the
         drive to be emptied and for an arm, then the load and the locate
-        from 0. The pieces take distinct drives, so the least over every
+        from 0; a head gets to a piece no faster than by locating or by
+        streaming other requests' pieces on the way, whichever is faster (an
+        optimal schedule may read a long piece to pass over a short one). The
+        pieces take distinct drives, so the least over every
         assignment of pieces to drives of the start, and of the start plus
         the longest transfer on those drives, bound ``S_j`` and ``C_j``.
 
@@ -578,7 +583,7 @@ class LibrarySearch:
             for d, tape in enumerate(holds)
         ]
         holder = {tape: i for i, tape in enumerate(holds) if tape != EMPTY}
-        heads, slots, locate, mount_s = s.heads, s.slots, self.locate, self.mount_s
+        heads, slots, speed, mount_s = s.heads, s.slots, self.head_speed, self.mount_s
         mounted = [max(c, mount_free) + mount_s for c in clear]
         starts = {}
         ends = {}
@@ -591,7 +596,7 @@ class LibrarySearch:
                     (m if m > here else here) + tail for m, tail in zip(mounted, tails, strict=True)
                 ]
                 if at is not None:
-                    located = frees[at] + abs(offset - heads[at]) / locate[at]
+                    located = frees[at] + abs(offset - heads[at]) / speed[at]
                     if located < row[at]:
                         row[at] = located
                 rows.append(row)

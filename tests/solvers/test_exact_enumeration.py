@@ -188,6 +188,30 @@ def test_a_zero_length_request_then_an_instant_switch_is_valid():
     assert [op.start_s for op in schedule.operations] == [0.0, 0.0]
 
 
+def test_streaming_a_long_piece_passes_a_short_one_faster_than_a_locate():
+    # Locating runs at 10 MB/s, streaming at 25 MB/s: after r2 (at 0), the
+    # best way to r1 (at 621 MB) is to read r0 (665 MB from 0) on the way,
+    # then locate back 44 MB, not to locate there (62 s). Hypothesis found
+    # the search's bound counting only locates and cutting that schedule.
+    def read(rid: str, weight: float, offset_mb: float, size_mb: float) -> Request:
+        return Request(rid, 0.0, weight, "read", (Piece("T0", offset_mb, size_mb),))
+
+    instance = Instance(
+        name="stream-past",
+        libraries=(Library("L0", 1, 0.0, 0.0),),
+        drives=(Drive("d0", "L0", 25.0, 0.0, 0.0, 10.0),),
+        tapes=(Tape("T0", "L0", 1000.0),),
+        requests=(read("r0", 1.5, 0.0, 665.0), read("r1", 1000.0, 621.0, 1.0),
+                  read("r2", 1000.0, 0.0, 1.0)),
+        initial=(InitialTape("d0", "T0"),),
+    )  # fmt: skip
+    value, _ = optimum(instance)
+    assert value == pytest.approx(1000 * 0.04 + 1.5 * 26.64 + 1000 * 31.08)
+    unpruned, _ = solve(instance, prune=False)
+    assert unpruned is not None and unpruned.objective is not None
+    assert value == pytest.approx(unpruned.objective.value)
+
+
 def test_too_many_states_are_refused():
     instance, _ = interleaved_arms()
     with pytest.raises(StateLimitError):
