@@ -285,3 +285,15 @@ def test_an_instance_with_another_scheduler_and_its_log(tmp_path):
     assert events and all(e["event"] == "decide" for e in events)
     times = [e["t"] for e in events]
     assert times == sorted(times)
+
+
+def test_a_run_with_exponential_times_writes_no_schedule_and_says_why(tmp_path):
+    scenario = json.loads(Path(AMPEX).read_text())
+    scenario["platform"]["libraries"][0]["mount_s"] = {"mean_s": 10, "dist": "exponential"}
+    path = tmp_path / "ampex-exponential.json"
+    path.write_text(json.dumps(scenario))
+    out = tmp_path / "out"
+    code, stdout, _ = run("simulate", str(path), "--duration", "3h", "--out", str(out))
+    assert code == 0
+    assert "no schedule exported: cannot export a run with exponential times" in stdout
+    assert sorted(p.name for p in out.iterdir()) == ["requests.csv", "summary.json"]
