@@ -299,44 +299,31 @@ def overlapping(intervals: list[tuple[float, float]], limit: int) -> bool:
     return False
 
 
-@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-@given(
-    policy=st.sampled_from(sorted(POLICIES)),
-    scheduler=st.sampled_from(sorted(SCHEDULERS)),
-    seed=st.integers(0, 10_000),
-    rate_per_h=st.floats(5, 150),
-)
-def test_runs_with_exponential_times_keep_the_platform_rules(policy, scheduler, seed, rate_per_h):
-    """No arm carries two tapes, no tape is in two drives, no drive streams twice at once."""
-    base = small_platform(3_000.0)
-    lib = base.libraries[0]
-    random_lib = evolve(
-        lib,
-        mount_s=Duration(lib.mount_s.mean_s, "exponential"),
-        dismount_s=Duration(lib.dismount_s.mean_s, "exponential"),
-    )
-    model = evolve(base.drives[0].model, load_s=Duration(15.0, "exponential"))
-    spec = evolve(
-        base,
-        libraries=(random_lib,),
-        drives=tuple(evolve(d, model=model) for d in base.drives),
-    )
-    params = WorkloadParams(
-        rate_per_s=rate_per_h / HOUR,
-        duration_s=4 * HOUR,
-        min_size_mb=10,
-        max_size_mb=2_000,
-        schemes=SMALL_SCHEMES,
-        initial_files=30,
-    )
-    scenario = Scenario(
-        "x", "", spec, policy, {"block_mb": 64.0}, params, RunSettings(scheduler=scheduler)
-    )
-    run = run_once(scenario, seed)
-    platform = run.simulation.platform
-    assert all(r.arrival_s <= r.start_s <= r.end_s <= r.free_s for r in run.records)
-    arms = [(op[3], op[4]) for op in platform.arm_log]
-    assert not overlapping(arms, lib.arms)
+def joined_libraries(capacity_mb: float) -> PlatformSpec:
+    """Two libraries of 6 drives (one mover each), joined by a pass-through port."""
+    model = evolve(DRIVE_MODELS["LTO-7"], locate_mb_s=2000.0, block_s=0.01)
+    libraries = [LibrarySpec(lib, 1, Duration(8.0), Duration(6.0)) for lib in ("L0", "L1")]
+    return PlatformSpec(
+        libraries=libraries,
+        drives=[
+            DriveSpec(f"{lib}-d{i}", lib, model, mover=f"{lib}-m") for lib in ("L0", "L1")
+            for i in range(6)
+        ],
+        movers=[MoverSpec("L0-m", memory_mb=10_000), MoverSpec("L1-m", memory_mb=10_000)],
+        tape_capacity_mb=capacity_mb,
+        pass_through_s=Duration(20.0),
+    )  # fmt: skip
+
+
+def platform_rules_hold(run: object, arms_per_library: dict[str, int]) -> None:
+    """No library's arms carry more tapes than it has arms, no tape is in two drives,
+    and no drive streams twice at once."""
+    platform = run.simulation.platform  # type: ignore[attr-defined]
+    by_library: dict[str, list[tuple[float, float]]] = {}
+    for op in platform.arm_log:
+        by_library.setdefault(op[5], []).append((op[3], op[4]))
+    for library, spans in by_library.items():
+        assert not overlapping(spans, arms_per_library[library])
     held: dict[str, list[tuple[float, float]]] = {}
     mounted: dict[tuple[str, str], float] = {}
     for op, tape, drive, start, end, _ in platform.arm_log:
@@ -352,3 +339,50 @@ def test_runs_with_exponential_times_keep_the_platform_rules(policy, scheduler, 
         for drive in t.drives:
             streams.setdefault(drive, []).append((t.start_s, t.end_s))
     assert not any(overlapping(spans, 1) for spans in streams.values())
+
+
+def randomised(spec: PlatformSpec) -> PlatformSpec:
+    """``spec`` with exponential arm and load times of the same means."""
+    libraries = tuple(
+        evolve(
+            lib,
+            mount_s=Duration(lib.mount_s.mean_s, "exponential"),
+            dismount_s=Duration(lib.dismount_s.mean_s, "exponential"),
+        )
+        for lib in spec.libraries
+    )
+    model = evolve(spec.drives[0].model, load_s=Duration(15.0, "exponential"))
+    drives = tuple(evolve(d, model=model) for d in spec.drives)
+    return evolve(spec, libraries=libraries, drives=drives)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(
+    policy=st.sampled_from(sorted(POLICIES)),
+    scheduler=st.sampled_from(sorted(SCHEDULERS)),
+    seed=st.integers(0, 10_000),
+    rate_per_h=st.floats(5, 150),
+    joined=st.booleans(),
+)
+def test_runs_with_exponential_times_keep_the_platform_rules(
+    policy, scheduler, seed, rate_per_h, joined
+):
+    """No arm carries two tapes, no tape is in two drives, no drive streams twice at once.
+
+    On one library, or on two joined by a pass-through port.
+    """
+    spec = randomised(joined_libraries(3_000.0) if joined else small_platform(3_000.0))
+    params = WorkloadParams(
+        rate_per_s=rate_per_h / HOUR,
+        duration_s=4 * HOUR,
+        min_size_mb=10,
+        max_size_mb=2_000,
+        schemes=SMALL_SCHEMES,
+        initial_files=30,
+    )
+    scenario = Scenario(
+        "x", "", spec, policy, {"block_mb": 64.0}, params, RunSettings(scheduler=scheduler)
+    )
+    run = run_once(scenario, seed)
+    assert all(r.arrival_s <= r.start_s <= r.end_s <= r.free_s for r in run.records)
+    platform_rules_hold(run, {lib.id: lib.arms for lib in spec.libraries})
