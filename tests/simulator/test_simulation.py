@@ -22,6 +22,7 @@ from simulator.technology import DRIVE_MODELS, Duration
 from simulator.workload import Workload, WorkloadParams
 from solvers.online import SCHEDULERS
 from tests.conftest import INSTANCES
+from tests.simulator.test_queueing import erlang_c_wait
 from toolkit.io import dumps, schedule_to_dict
 from toolkit.validator import validate
 
@@ -70,15 +71,6 @@ def test_golubchik_no_load_response_on_ampex():
     assert record.free_s - record.arrival_s == pytest.approx(147.0)
 
 
-def erlang_c_wait_s(servers: int, arrival_per_s: float, service_s: float) -> float:
-    """Mean wait in queue of M/M/c (Erlang's C formula)."""
-    a = arrival_per_s * service_s
-    rho = a / servers
-    top = a**servers / math.factorial(servers) / (1 - rho)
-    p_wait = top / (sum(a**k / math.factorial(k) for k in range(servers)) + top)
-    return p_wait * service_s / (servers - rho * servers)
-
-
 def test_mean_wait_on_the_platform_matches_erlang_c():
     """Exponential service on 4 drives whose arms and drive times take nothing: M/M/4.
 
@@ -115,7 +107,7 @@ def test_mean_wait_on_the_platform_matches_erlang_c():
         waits.append(sum(r.start_s - r.arrival_s for r in kept) / len(kept))
     mean = sum(waits) / len(waits)
     half = 2.776 * math.sqrt(sum((w - mean) ** 2 for w in waits) / 4) / math.sqrt(5)
-    expected = erlang_c_wait_s(servers, rate, service_s)
+    expected = erlang_c_wait(rate, 1 / service_s, servers)
     assert abs(mean - expected) <= half + 0.05 * expected
 
 
