@@ -9,13 +9,12 @@ give byte-identical outputs.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import IO
 
 from attrs import evolve, frozen
 
-from simulator.policy import POLICIES, Policy
+from simulator.policy_registry import make_policy
 from simulator.results import Estimate, RequestRecord, RunSummary, combine, record_of, summarise
 from simulator.scenario import Scenario
 from simulator.simulation import Simulation
@@ -30,24 +29,6 @@ class Replication:
     records: tuple[RequestRecord, ...]
     summary: RunSummary
     simulation: Simulation
-
-
-def make_policy(scenario: Scenario) -> Policy:
-    """The scenario's archival policy with those of its parameters it takes.
-
-    A scenario names ``block_mb`` and ``threshold_mb`` once for every
-    policy; VERTICAL takes neither, RAIT and PARALLEL only the block size.
-
-    Raises
-    ------
-    KeyError
-        For an unknown policy name.
-    """
-    if scenario.policy not in POLICIES:
-        raise KeyError(f"unknown policy {scenario.policy!r} (known: {', '.join(POLICIES)})")
-    factory = POLICIES[scenario.policy]
-    accepted = inspect.signature(factory).parameters
-    return factory(**{k: v for k, v in scenario.policy_params.items() if k in accepted})
 
 
 def override(
@@ -105,7 +86,7 @@ def run_once(
         workload = generate(scenario.workload, seed)
     simulation = Simulation(
         scenario.platform,
-        make_policy(scenario),
+        make_policy(scenario.policy, **scenario.policy_params),
         SCHEDULERS[scenario.run.scheduler](),
         workload,
         seed=seed,

@@ -11,8 +11,8 @@ per type and process, passes it back to the next write of that type, and
 closes it when the stream ends.
 
 The four policies are :mod:`simulator.rait`, :mod:`simulator.parallel`,
-:mod:`simulator.vertical` and :mod:`simulator.hetero`; :data:`POLICIES`
-names them.
+:mod:`simulator.vertical` and :mod:`simulator.hetero`, which import this
+module; :mod:`simulator.policy_registry` names them.
 """
 
 from __future__ import annotations
@@ -130,53 +130,6 @@ class Policy(Protocol):
     def close(self, catalogue: Catalogue, group: Group) -> Plan | None:
         """End a stream: what is left to write (VERTICAL's parity), or None."""
         ...
-
-
-def rait(block_mb: float) -> Policy:
-    """RAIT with blocks of ``block_mb`` host MB (:mod:`simulator.rait`)."""
-    from simulator.rait import Rait
-
-    return Rait(block_mb)
-
-
-def parallel(block_mb: float) -> Policy:
-    """PARALLEL with blocks of ``block_mb`` host MB (:mod:`simulator.parallel`)."""
-    from simulator.parallel import Parallel
-
-    return Parallel(block_mb)
-
-
-def vertical() -> Policy:
-    """VERTICAL (:mod:`simulator.vertical`)."""
-    from simulator.vertical import Vertical
-
-    return Vertical()
-
-
-def hetero(block_mb: float, threshold_mb: float = 1000.0) -> Policy:
-    """VERTICAL below ``threshold_mb``, PARALLEL at or above (:mod:`simulator.hetero`)."""
-    from simulator.hetero import Hetero
-
-    return Hetero(block_mb, threshold_mb)
-
-
-POLICIES: dict[str, Callable[..., Policy]] = {
-    "rait": rait,
-    "parallel": parallel,
-    "vertical": vertical,
-    "hetero": hetero,
-}
-"""Policy factories by name. They import their module when called, as those
-modules import this one for :class:`Group`."""
-
-
-def make_policy(name: str, **params: float) -> Policy:
-    """The policy registered as ``name``, built with ``params`` (e.g. ``block_mb``)."""
-    try:
-        factory = POLICIES[name]
-    except KeyError:
-        raise ValueError(f"unknown policy {name!r}; the policies are {sorted(POLICIES)}") from None
-    return factory(**params)
 
 
 def preload(catalogue: Catalogue, policy: Policy, files: Iterable[FileSpec], library: str) -> None:

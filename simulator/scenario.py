@@ -48,7 +48,7 @@ from attrs import evolve, frozen
 
 from simulator.layout import Scheme
 from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
-from simulator.policy import POLICIES
+from simulator.policy_registry import POLICIES
 from simulator.technology import DRIVE_MODELS, DriveModel, Duration
 from simulator.workload import SIZE_CLASSES_MB, WorkloadParams, parse_duration, parse_rate
 from solvers.online import SCHEDULERS

@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from tests.conftest import INSTANCES
-from toolkit.cli import RECORD_COLUMNS, main
+from toolkit.cli import main
+from toolkit.cli.simulate import RECORD_COLUMNS
 
 AMPEX = str(INSTANCES / "scenarios" / "ampex.json")
 BLUE_WATERS = str(INSTANCES / "scenarios" / "blue-waters.json")

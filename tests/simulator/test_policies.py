@@ -25,14 +25,13 @@ from simulator.hetero import Hetero
 from simulator.layout import Extent, FileSpec, Plan, Scheme
 from simulator.parallel import Parallel
 from simulator.policy import (
-    POLICIES,
     Group,
     Policy,
     blocks_of,
     group_type,
-    make_policy,
     preload,
 )
+from simulator.policy_registry import POLICIES, make_policy
 from simulator.rait import Rait
 from simulator.vertical import Vertical
 

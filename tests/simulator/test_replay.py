@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from simulator.replay import SL8500Timings, replay, select_drives
-from simulator.replay_cli import replay_command
 from simulator.trace import Level, LibraryLayout, TraceRequest, read_layout, read_requests
+from toolkit.cli.replay import replay as replay_command
 
 ECMWF = Path(__file__).resolve().parents[2].parent / "shared" / "traces" / "ecmwf"
 TRACE = ECMWF / "io_events_sample_10k.csv.bz2"

@@ -16,7 +16,7 @@ from simulator.experiment import override, run_once
 from simulator.export import ExportError, export
 from simulator.layout import FileRequest, FileSpec, Scheme
 from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
-from simulator.policy import POLICIES
+from simulator.policy_registry import POLICIES
 from simulator.scenario import RunSettings, Scenario, load_scenario
 from simulator.technology import DRIVE_MODELS, Duration
 from simulator.workload import Workload, WorkloadParams

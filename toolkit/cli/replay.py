@@ -1,12 +1,4 @@
-"""``tapesched replay``: replay a cartridge trace on a library layout (:mod:`simulator.replay`).
-
-The command object is :data:`replay_command`, registered on the ``tapesched``
-group by :mod:`toolkit.cli`. It follows that module's contract: bad input is
-reported one line per problem (file, line or JSON path, what is wrong) with
-exit code 2, and then nothing is written. ``toolkit.cli`` is imported when
-the command runs, not when this module is, since ``toolkit.cli`` imports this
-module to register the command.
-"""
+"""``tapesched replay``: replay a cartridge trace on a library layout (:mod:`simulator.replay`)."""
 
 from __future__ import annotations
 
@@ -16,8 +8,10 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from simulator.replay import ReplayResult, replay
+from simulator.replay import ReplayResult
+from simulator.replay import replay as run_replay
 from simulator.trace import read_layout, read_requests
+from toolkit.cli.common import fail
 from toolkit.errors import InputError
 from toolkit.io import dumps, write_atomic
 
@@ -53,7 +47,7 @@ def _table(result: ReplayResult, title: str) -> Table:
     return table
 
 
-@click.command("replay")
+@click.command()
 @click.argument("trace_file", type=click.Path(dir_okay=False))
 @click.argument("layout_file", type=click.Path(dir_okay=False))
 @click.option(
@@ -87,7 +81,7 @@ def _table(result: ReplayResult, title: str) -> Table:
     default=None,
     help="Write the measures and per-request latencies here (JSON).",
 )
-def replay_command(
+def replay(
     trace_file: str,
     layout_file: str,
     drives: int,
@@ -102,21 +96,19 @@ def replay_command(
     unloads, T10000 load and unload times, elevator and pass-through between
     levels; prints mount latency, utilisation, mounts and hits.
     """
-    from toolkit.cli import _fail
-
     try:
         requests = read_requests(trace_file)
         layout = read_layout(layout_file)
     except InputError as exc:
-        _fail(exc.lines())
+        fail(exc.lines())
     if drives > layout.drives:
-        _fail([f"--drives: {layout_file} has {layout.drives} drives, asked for {drives}"])
+        fail([f"--drives: {layout_file} has {layout.drives} drives, asked for {drives}"])
     if limit is not None:
         requests = requests[:limit]
     try:
-        result = replay(requests, layout, drives, keep_mounted=not dismount_at_once, seed=seed)
+        result = run_replay(requests, layout, drives, keep_mounted=not dismount_at_once, seed=seed)
     except ValueError as exc:
-        _fail([f"replay: {exc}"])
+        fail([f"replay: {exc}"])
     if out_file is not None:
         document = {"trace": trace_file, "layout": layout_file, "seed": seed}
         write_atomic(out_file, dumps({**document, **result.as_dict()}))

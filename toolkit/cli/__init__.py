@@ -1,0 +1,37 @@
+"""The ``tapesched`` command line, the top layer of the project.
+
+Each command is a module of this package (``check``, ``solve``, ``solvers``,
+``verify``, ``metrics``, ``compare``, ``generate``, ``simulate``,
+``replay``); :data:`main` gathers them into one ``click`` group. This is the
+only part of :mod:`toolkit` that may import :mod:`solvers` and
+:mod:`simulator`: the core of the toolkit (model, files, validator, metrics,
+generators, strategies) stands below both, and the commands sit above all
+three. What every command shares (exit codes, the one-line bad-input
+report, option types) is in :mod:`toolkit.cli.common`.
+"""
+
+from __future__ import annotations
+
+import click
+
+from toolkit.cli.check import check
+from toolkit.cli.compare import compare
+from toolkit.cli.generate import generate
+from toolkit.cli.list_solvers import list_solvers
+from toolkit.cli.metrics import metrics
+from toolkit.cli.replay import replay
+from toolkit.cli.simulate import simulate
+from toolkit.cli.solve import solve
+from toolkit.cli.verify import verify
+
+__all__ = ["main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="tapesched")
+def main() -> None:
+    """Schedule robotic tape archives: instance and schedule files, solvers, a validator."""
+
+
+for _command in (check, solve, list_solvers, verify, metrics, compare, generate, simulate, replay):
+    main.add_command(_command)

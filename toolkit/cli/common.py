@@ -1,0 +1,160 @@
+"""What every ``tapesched`` command shares: exit codes, bad-input reports, option types.
+
+Exit codes are part of the interface: 0 success, 1 an infeasible schedule,
+2 bad input (a file that cannot be read or parsed, or breaks the format, or a
+bad option). Bad input is reported one line per problem, naming the file, the
+JSON path of the value and what is wrong, never with a traceback, and no output
+file is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, NoReturn, TypeVar
+
+import click
+from rich.console import Console
+from rich.progress import Progress, TextColumn
+
+from toolkit.errors import InputError
+from toolkit.io import load_instance, load_schedule
+from toolkit.model import Instance, Schedule
+from toolkit.units import parse_duration, parse_rate
+from toolkit.validator import Report, validate
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_INFEASIBLE = 1
+EXIT_BAD_INPUT = 2
+
+
+def fail(lines: list[str]) -> NoReturn:
+    """Print each line of a bad-input report on standard error and exit with code 2."""
+    for line in lines:
+        click.echo(line, err=True)
+    raise SystemExit(EXIT_BAD_INPUT)
+
+
+def reports_bad_input(func: F) -> F:
+    """Turn :class:`InputError` into one stderr line per problem and exit code 2."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except InputError as exc:
+            fail(exc.lines())
+
+    return wrapper  # type: ignore[return-value]
+
+
+def describe(instance: Instance) -> str:
+    """One line saying what an instance holds (``check`` and ``generate`` print it)."""
+    gangs = [len(r.pieces) for r in instance.requests if len(r.pieces) > 1]
+    widest = max((len(r.pieces) for r in instance.requests), default=0)
+    arms = sum(lib.arms for lib in instance.libraries)
+    return (
+        f"instance {instance.name!r}: {len(instance.libraries)} libraries ({arms} arms), "
+        f"{len(instance.drives)} drives, {len(instance.tapes)} tapes "
+        f"({len(instance.initial)} mounted at time 0), {len(instance.requests)} requests "
+        f"({len(gangs)} gangs, widest {widest}), objective {instance.objective}"
+    )
+
+
+def print_violations(report: Report) -> None:
+    """The verdict of an infeasible schedule: a count, then one ``[rule] message`` per line."""
+    click.echo(f"infeasible: {len(report.violations)} violations")
+    for v in report.violations:
+        click.echo(str(v))
+
+
+def echo_verdict(schedule: Schedule, report: Report) -> None:
+    """Warnings, then feasible with the objective, or the violations."""
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}")
+    if report.feasible:
+        click.echo(
+            f"feasible: {len(schedule.requests)} requests, "
+            f"{len(schedule.operations)} arm operations"
+        )
+        click.echo(f"objective {report.objective_name}: {report.objective:.6f}")
+    else:
+        print_violations(report)
+
+
+def instance_and_schedule(command: F) -> F:
+    """The two file arguments and the ``--json`` flag of commands that judge a schedule."""
+    for decorate in (
+        click.option("--json", "as_json", is_flag=True, help="Print JSON for machines."),
+        click.argument("schedule_file", type=click.Path(dir_okay=False)),
+        click.argument("instance_file", type=click.Path(dir_okay=False)),
+    ):
+        command = decorate(command)
+    return command
+
+
+def load_and_validate(instance_file: str, schedule_file: str) -> tuple[Instance, Schedule, Report]:
+    """Read an instance and a schedule and judge the schedule."""
+    instance = load_instance(instance_file)
+    schedule = load_schedule(schedule_file)
+    return instance, schedule, validate(instance, schedule)
+
+
+def progress_bar() -> Progress:
+    """A progress bar on standard error with a field ``current``, shown on terminals only."""
+    console = Console(stderr=True)
+    return Progress(
+        *Progress.get_default_columns(),
+        TextColumn("{task.fields[current]}"),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+
+
+class ParsedType(click.ParamType):
+    """A value read by ``parse`` (a :mod:`toolkit.units` reader); its error is the message."""
+
+    def __init__(self, name: str, parse: Callable[[str], float]) -> None:
+        self.name = name
+        self.parse = parse
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        if isinstance(value, float):
+            return value
+        try:
+            return self.parse(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def RateType() -> ParsedType:
+    """An arrival rate: ``0.005`` (per second) or ``0.3/min``, ``65/h``, ``2/d``."""
+    return ParsedType("RATE", parse_rate)
+
+
+def DurationType() -> ParsedType:
+    """A duration: ``3600`` (seconds) or ``30d``, ``4w``, ``12h``, ``90min``."""
+    return ParsedType("DURATION", parse_duration)
+
+
+class SpanType(click.ParamType):
+    """A range ``LO:HI`` or a single value ``V`` (meaning ``V:V``)."""
+
+    name = "LO:HI"
+
+    def __init__(self, kind: type) -> None:
+        self.kind = kind
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        lo, _, hi = str(value).partition(":")
+        try:
+            pair = (self.kind(lo), self.kind(hi or lo))
+        except ValueError:
+            self.fail(f"{value!r} is not a value or a LO:HI range", param, ctx)
+        return pair

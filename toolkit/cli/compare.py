@@ -1,0 +1,114 @@
+"""``tapesched compare``: solvers side by side on instances, against the best optimum or bound."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from toolkit.cli.common import fail, progress_bar, reports_bad_input
+from toolkit.io import load_instance
+
+
+def _ratio_text(ratio: float | None, yardstick: str | None) -> str:
+    if ratio is None:
+        return "n/a"
+    return f"{ratio:.4f}" if yardstick == "optimum" else f"<= {ratio:.4f}"
+
+
+@click.command()
+@click.argument("instance_files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option(
+    "--solvers",
+    "solver_list",
+    default="greedy",
+    show_default=True,
+    help="Comma-separated solver names (see `tapesched solvers`).",
+)
+@click.option(
+    "--time-limit",
+    "time_limit_s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Seconds each solver may run on each instance.",
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the rows as CSV.")
+@reports_bad_input
+def compare(
+    instance_files: tuple[str, ...],
+    solver_list: str,
+    time_limit_s: float | None,
+    seed: int,
+    as_json: bool,
+    as_csv: bool,
+) -> None:
+    """Run solvers on instances; set each result against the best optimum or bound.
+
+    The ratio is to the proven optimum when an exact solver proved one, else to
+    the best lower bound known, printed as "<= r": an upper bound on the true
+    ratio.
+    """
+    from solvers import registry
+    from solvers.compare import compare as run_compare
+
+    names = [n.strip() for n in solver_list.split(",") if n.strip()]
+    unknown = [n for n in names if n not in registry.names()]
+    if unknown or not names:
+        fail(
+            [
+                f"--solvers: unknown solver {n!r}; known: {', '.join(registry.names())}"
+                for n in unknown or ["(none)"]
+            ]
+        )
+    if as_json and as_csv:
+        fail(["--json and --csv: choose one"])
+    loaded = [(path, load_instance(path)) for path in instance_files]
+    with progress_bar() as progress:
+        task = progress.add_task("solving", total=len(loaded) * len(names), current="")
+        rows = run_compare(
+            loaded,
+            names,
+            time_limit_s=time_limit_s,
+            seed=seed,
+            on_run=lambda label, solver: progress.update(
+                task, advance=1, current=f"{solver} on {label}"
+            ),
+        )
+    if as_json:
+        click.echo(json.dumps([r.as_dict() for r in rows], indent=1))
+        return
+    if as_csv:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(rows[0].as_dict()), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(r.as_dict() for r in rows)
+        click.echo(out.getvalue(), nl=False)
+        return
+    table = Table(title="objective against the best optimum (or bound: <=) per instance")
+    for column, justify in [
+        ("instance", "left"),
+        ("solver", "left"),
+        ("objective", "right"),
+        ("ratio", "right"),
+        ("status", "left"),
+        ("bound", "right"),
+        ("runtime (s)", "right"),
+    ]:
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for r in rows:
+        table.add_row(
+            r.instance,
+            r.solver,
+            "infeasible" if not r.feasible else f"{r.objective:.4f}",
+            _ratio_text(r.ratio, r.yardstick),
+            r.status,
+            "" if r.bound is None else f"{r.bound:.4f}",
+            f"{r.runtime_s:.3f}",
+        )
+    Console(width=140).print(table)

@@ -1,0 +1,237 @@
+"""``tapesched generate``: seeded random instances (same seed, same instance)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import click
+
+from toolkit.cli.common import RateType, SpanType, describe, fail
+from toolkit.generators import (
+    TECHNOLOGIES,
+    WEIGHT_RULES,
+    RandomParams,
+    golubchik_instance,
+    random_instance,
+)
+from toolkit.io import dumps, instance_to_dict, save_instance
+from toolkit.model import OBJECTIVES, Instance
+
+
+def _save_generated(instance: Instance, out_file: str | None) -> None:
+    if out_file is None:
+        click.echo(dumps(instance_to_dict(instance)), nl=False)
+    else:
+        save_instance(instance, out_file)
+        click.echo(f"wrote {out_file}: {describe(instance)}")
+
+
+@click.group()
+def generate() -> None:
+    """Generate random instances (same seed, same instance)."""
+
+
+def _generated(build: Callable[[], Instance], out_file: str | None) -> None:
+    try:
+        instance = build()
+    except ValueError as exc:
+        fail([f"generate: {exc}"])
+    _save_generated(instance, out_file)
+
+
+_OUT = click.option(
+    "--out",
+    "out_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Instance file to write (standard output when left out).",
+)
+_SEED = click.option("--seed", type=int, required=True, help="Seed of every random choice.")
+_OBJECTIVE = click.option(
+    "--objective", type=click.Choice(OBJECTIVES), default="weighted-flow", show_default=True
+)
+
+
+@generate.command("random")
+@_SEED
+@click.option("--requests", "n_requests", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option(
+    "--libraries", "n_libraries", type=click.IntRange(min=1), default=1, show_default=True
+)
+@click.option(
+    "--drives", type=SpanType(int), default="2:4", show_default=True, help="Drives per library."
+)
+@click.option(
+    "--arms", type=SpanType(int), default="1:2", show_default=True, help="Arms per library."
+)
+@click.option(
+    "--tapes", type=click.IntRange(min=1), default=12, show_default=True, help="Tapes per library."
+)
+@click.option(
+    "--max-gang",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Most pieces of one request.",
+)
+@click.option(
+    "--size-mb",
+    type=SpanType(float),
+    default="100:100000",
+    show_default=True,
+    help="Request sizes, drawn log-uniformly.",
+)
+@click.option(
+    "--initial-fraction",
+    type=click.FloatRange(0, 1),
+    default=0.5,
+    show_default=True,
+    help="Share of drives holding a tape at time 0.",
+)
+@click.option(
+    "--horizon",
+    "horizon_s",
+    type=click.FloatRange(min=0),
+    default=3600.0,
+    show_default=True,
+    help="Releases uniform in [0, horizon] seconds.",
+)
+@click.option(
+    "--rate", "rate", type=RateType(), default=None, help="Poisson arrivals instead, e.g. 65/h."
+)
+@click.option(
+    "--weight", type=click.Choice(WEIGHT_RULES), default="inverse-size-gb", show_default=True
+)
+@click.option(
+    "--homogeneous/--heterogeneous",
+    default=False,
+    show_default=True,
+    help="All drives of a library alike.",
+)
+@_OBJECTIVE
+@_OUT
+def generate_random(
+    seed: int,
+    n_requests: int,
+    n_libraries: int,
+    drives: tuple[int, int],
+    arms: tuple[int, int],
+    tapes: int,
+    max_gang: int,
+    size_mb: tuple[float, float],
+    initial_fraction: float,
+    horizon_s: float,
+    rate: float | None,
+    weight: str,
+    homogeneous: bool,
+    objective: str,
+    out_file: str | None,
+) -> None:
+    """Random instance from the ranges of toolkit.generators.RandomParams."""
+    _generated(
+        lambda: random_instance(
+            RandomParams(
+                n_requests=n_requests,
+                n_libraries=n_libraries,
+                drives_per_library=drives,
+                arms=arms,
+                tapes_per_library=tapes,
+                max_gang=max_gang,
+                size_mb=size_mb,
+                initial_fraction=initial_fraction,
+                release_horizon_s=horizon_s,
+                arrival_rate_per_s=rate,
+                weight=weight,
+                homogeneous_drives=homogeneous,
+                objective=objective,
+            ),
+            seed,
+        ),
+        out_file,
+    )
+
+
+def _classes(text: str) -> tuple[list[float], list[int], list[float]]:
+    sizes, widths, shares = [], [], []
+    for item in text.split(","):
+        parts = item.split(":")
+        if len(parts) not in (2, 3):
+            raise click.BadParameter(
+                f"{item!r} is not SIZE_GB:WIDTH[:SHARE]", param_hint="--classes"
+            )
+        try:
+            sizes.append(float(parts[0]))
+            widths.append(int(parts[1]))
+            shares.append(float(parts[2]) if len(parts) == 3 else 1.0)
+        except ValueError:
+            raise click.BadParameter(
+                f"{item!r} is not SIZE_GB:WIDTH[:SHARE]", param_hint="--classes"
+            ) from None
+    return sizes, widths, shares
+
+
+@generate.command("golubchik")
+@_SEED
+@click.option(
+    "--requests", "n_requests", type=click.IntRange(min=1), default=100, show_default=True
+)
+@click.option(
+    "--technology",
+    type=click.Choice(sorted(TECHNOLOGIES)),
+    default="ampex",
+    show_default=True,
+    help="Drive and robot parameters of the paper's tables.",
+)
+@click.option("--drives", type=click.IntRange(min=1), default=4, show_default=True, help="K.")
+@click.option("--arms", type=click.IntRange(min=1), default=1, show_default=True, help="R.")
+@click.option(
+    "--tapes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Tapes in the library (the technology's when left out).",
+)
+@click.option(
+    "--classes",
+    default="1:1,2:1,3:1",
+    show_default=True,
+    help="Request classes SIZE_GB:WIDTH[:SHARE], comma separated (Figure 8's '111').",
+)
+@click.option(
+    "--rate",
+    type=RateType(),
+    default="0.3/min",
+    show_default=True,
+    help="Poisson arrival rate lambda.",
+)
+@_OBJECTIVE
+@_OUT
+def generate_golubchik(
+    seed: int,
+    n_requests: int,
+    technology: str,
+    drives: int,
+    arms: int,
+    tapes: int | None,
+    classes: str,
+    rate: float,
+    objective: str,
+    out_file: str | None,
+) -> None:
+    """The robotic library of Golubchik, Muntz & Watson (1994) under a Poisson workload."""
+    sizes, widths, shares = _classes(classes)
+    _generated(
+        lambda: golubchik_instance(
+            n_requests,
+            technology=technology,
+            drives=drives,
+            arms=arms,
+            tapes=tapes,
+            sizes_gb=sizes,
+            widths=widths,
+            probabilities=shares,
+            arrival_rate_per_s=rate,
+            seed=seed,
+            objective=objective,
+        ),
+        out_file,
+    )

@@ -1,0 +1,57 @@
+"""``tapesched metrics``: the metrics of a feasible schedule, as a table or JSON."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from toolkit.cli.common import (
+    EXIT_INFEASIBLE,
+    instance_and_schedule,
+    load_and_validate,
+    print_violations,
+    reports_bad_input,
+)
+from toolkit.metrics import compute_metrics
+
+_METRIC_LABELS = {
+    "requests": ("requests", "{:d}"),
+    "weighted_flow": ("weighted flow (sum w(C-r))", "{:.6f}"),
+    "makespan_s": ("makespan (s)", "{:.3f}"),
+    "max_weighted_flow": ("max weighted flow", "{:.6f}"),
+    "mean_response_s": ("mean response time (s)", "{:.3f}"),
+    "max_response_s": ("max response time (s)", "{:.3f}"),
+    "mean_weighted_response": ("mean weighted response", "{:.6f}"),
+    "mean_stretch": ("mean stretch", "{:.4f}"),
+    "max_stretch": ("max stretch", "{:.4f}"),
+    "drive_utilisation": ("drive utilisation", "{:.2%}"),
+    "tape_switches": ("tape switches (mounts)", "{:d}"),
+    "dismounts": ("dismounts", "{:d}"),
+    "arm_utilisation": ("arm utilisation", "{:.2%}"),
+    "total_mb": ("data transferred (MB)", "{:.1f}"),
+    "throughput_mb_s": ("throughput (MB/s)", "{:.3f}"),
+}
+
+
+@click.command()
+@instance_and_schedule
+@reports_bad_input
+def metrics(instance_file: str, schedule_file: str, as_json: bool) -> None:
+    """Print the metrics of a feasible schedule (exit 1 if it is infeasible)."""
+    instance, schedule, report = load_and_validate(instance_file, schedule_file)
+    if not report.feasible:
+        print_violations(report)
+        raise SystemExit(EXIT_INFEASIBLE)
+    values = compute_metrics(instance, schedule, report).as_dict()
+    if as_json:
+        click.echo(json.dumps(values, indent=1))
+        return
+    table = Table(title=f"{instance.name} / {schedule_file}")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key, (label, fmt) in _METRIC_LABELS.items():
+        table.add_row(label, fmt.format(values[key]))
+    Console(width=100).print(table)

@@ -1,0 +1,77 @@
+"""``tapesched solve``: run a solver of the registry on an instance and write its schedule."""
+
+from __future__ import annotations
+
+import click
+
+from toolkit.cli.common import EXIT_INFEASIBLE, fail, print_violations, reports_bad_input
+from toolkit.io import load_instance, save_schedule
+from toolkit.validator import validate
+
+
+@click.command()
+@click.argument("instance_file", type=click.Path(dir_okay=False))
+@click.option(
+    "--solver",
+    "solver_name",
+    default="greedy",
+    show_default=True,
+    help="A solver of the registry (see `tapesched solvers`).",
+)
+@click.option(
+    "--out",
+    "out_file",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Where to write the schedule (JSON).",
+)
+@click.option(
+    "--time-limit",
+    "time_limit_s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Seconds the solver may run.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of random choices.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Parallel search workers of a solver that has them (cpsat); default: the solver's.",
+)
+@reports_bad_input
+def solve(
+    instance_file: str,
+    solver_name: str,
+    out_file: str,
+    time_limit_s: float | None,
+    seed: int,
+    workers: int | None,
+) -> None:
+    """Solve an instance and write the schedule; print status, objective, bound, runtime."""
+    import solvers
+
+    if solver_name not in solvers.names():
+        fail([f"--solver: unknown solver {solver_name!r}; known: {', '.join(solvers.names())}"])
+    if workers is not None and not solvers.takes_workers(solver_name):
+        fail([f"--workers: solver {solver_name!r} runs on one thread and takes no workers"])
+    instance = load_instance(instance_file)
+    result = solvers.solve(
+        instance, solver=solver_name, time_limit_s=time_limit_s, seed=seed, workers=workers
+    )
+    click.echo(
+        f"solver {result.solver}: status {result.status.value}, runtime {result.runtime_s:.3f} s"
+    )
+    if result.schedule is None:
+        click.echo("no schedule found; nothing written")
+        raise SystemExit(EXIT_INFEASIBLE)
+    report = validate(instance, result.schedule)
+    if not report.feasible:
+        print_violations(report)
+        click.echo("the solver returned an infeasible schedule; nothing written", err=True)
+        raise SystemExit(EXIT_INFEASIBLE)
+    save_schedule(result.schedule, out_file)
+    bound = "none" if result.bound is None else f"{result.bound:.6f}"
+    click.echo(f"wrote {out_file}")
+    click.echo(f"bound: {bound}")
+    click.echo(f"objective {report.objective_name}: {report.objective:.6f}")

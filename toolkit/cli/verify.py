@@ -1,0 +1,29 @@
+"""``tapesched verify``: judge a schedule with the independent validator."""
+
+from __future__ import annotations
+
+import click
+
+from toolkit.cli.common import (
+    EXIT_INFEASIBLE,
+    echo_verdict,
+    instance_and_schedule,
+    load_and_validate,
+    reports_bad_input,
+)
+from toolkit.io import dumps
+from toolkit.validator import summary
+
+
+@click.command()
+@instance_and_schedule
+@reports_bad_input
+def verify(instance_file: str, schedule_file: str, as_json: bool) -> None:
+    """Verify a schedule: exit 0 if feasible (objective on the last line), 1 if not."""
+    _, schedule, report = load_and_validate(instance_file, schedule_file)
+    if as_json:
+        click.echo(dumps(summary(report)), nl=False)
+    else:
+        echo_verdict(schedule, report)
+    if not report.feasible:
+        raise SystemExit(EXIT_INFEASIBLE)
