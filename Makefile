@@ -1,21 +1,36 @@
 # Two commands on a fresh clone: `make run` (the main job) and `make test`.
-# Both create the virtualenv .venv when it is missing and install the pinned
-# package into it; nothing is installed by hand.
+# Both check the Python version first, then create the virtualenv .venv and
+# install the pinned package into it; nothing is installed by hand.
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench lint clean instances
+.PHONY: run test bench lint clean instances venv
 
-ECMWF = ../shared/traces/ecmwf
 SHIPPED = $(filter-out %.optimum.json instances/optima.json,$(wildcard instances/*.json))
 
-$(STAMP): setup.cfg pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
-	touch $(STAMP)
+# The Python version is checked first, in one line, for every goal but clean.
+ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),run)),)
+ifneq ($(shell $(PYTHON) -c 'import sys; print(sys.version_info >= (3, 11))' 2>/dev/null),True)
+$(error tapesched needs Python >= 3.11, and '$(PYTHON)' is $(or $(shell $(PYTHON) --version 2>/dev/null),not found): run make with PYTHON=python3.11 or newer)
+endif
+endif
+
+# The virtualenv is made for one interpreter and one set of pins: its stamp
+# records both (the interpreter's version and prefix, and a checksum of
+# setup.cfg and pyproject.toml), written only once the install has succeeded.
+# A virtualenv made by another interpreter, for other pins, or whose install
+# failed half-way has no matching stamp and is rebuilt from scratch, never
+# reused.
+venv:
+	@key="$$($(PYTHON) -c 'import platform, sys; print(platform.python_version(), sys.base_prefix)') $$(cat setup.cfg pyproject.toml | cksum)"; \
+	if [ -x $(BIN)/python ] && [ -f $(STAMP) ] && [ "$$(cat $(STAMP))" = "$$key" ]; then exit 0; fi; \
+	echo "building $(VENV) for $$($(PYTHON) --version 2>&1)"; \
+	rm -rf $(VENV) && $(PYTHON) -m venv $(VENV) && \
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]' && \
+	echo "$$key" > $(STAMP)
 
 # The main job: the spec's example end to end (check, solve, verify, metrics),
 # its hand-made optimum verified for comparison, then a freshly generated
@@ -23,7 +38,7 @@ $(STAMP): setup.cfg pyproject.toml
 # then the simulator: the spec's example run directly, the Ampex and Blue Waters
 # scenarios (the Ampex run's realised schedule checked by the validator), and
 # the ECMWF trace replayed on its SL8500 layout with 120 drives.
-run: $(STAMP)
+run: venv
 	@mkdir -p out
 	$(BIN)/tapesched check instances/spec-example.json
 	$(BIN)/tapesched solve instances/spec-example.json --solver greedy --out out/spec-example.greedy.json
@@ -42,12 +57,12 @@ run: $(STAMP)
 	$(BIN)/tapesched compare $(SHIPPED) --solvers greedy,fifo,wspt,stretch,tape-batching,sltf,backfill,fifo-dismount-at-once,local-search,cpsat,milp-cbc,milp-highs --time-limit 20
 
 # The generated instances that ship in instances/ (the same seeds give the same files).
-instances: $(STAMP)
+instances: venv
 	$(BIN)/tapesched generate golubchik --seed 1 --requests 300 --out instances/golubchik-ampex-300.json
 	$(BIN)/tapesched generate golubchik --seed 2 --requests 200 --technology exabyte --classes 1:1,2:2,3:4 --rate 0.05/min --out instances/golubchik-exabyte-striped-200.json
 	$(BIN)/tapesched generate random --seed 3 --requests 300 --drives 4:8 --arms 1:3 --max-gang 3 --tapes 60 --rate 120/h --out instances/random-300.json
 
-lint: $(STAMP)
+lint: venv
 	$(BIN)/ruff check toolkit solvers simulator tests benchmarks
 	$(BIN)/ruff format --check toolkit solvers simulator tests benchmarks
 	$(BIN)/mypy
@@ -55,7 +70,7 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest -n 2 tests
 
-bench: $(STAMP)
+bench: venv
 	$(BIN)/python benchmarks/validation.py
 	$(BIN)/python benchmarks/exact.py
 	$(BIN)/python benchmarks/heuristics.py
