@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
+from functools import cache
 
 from attrs import asdict, frozen
 
@@ -53,19 +54,23 @@ SATURATION_SHARE = 0.01
 SATURATION_GROWTH = 1.5
 """Growth of the backlog over the second half of a run above which it may be saturated."""
 
-_T95 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
-"""Two-sided 95 % quantiles of Student's t for 1 to 30 degrees of freedom."""
+CONFIDENCE = 0.95
+"""Confidence level of the intervals over replications."""
 
 
+@cache
 def t95(degrees: int) -> float:
-    """The 97.5 % quantile of Student's t with ``degrees`` degrees of freedom (1.96 above 30)."""
+    """The two-sided 95 % quantile of Student's t with ``degrees`` degrees of freedom.
+
+    From :func:`scipy.stats.t.ppf` at 0.975, so that an interval over any
+    number of replications uses its exact quantile (12.706 for two
+    replications, 2.045 for thirty, 1.96 only in the limit).
+    """
     if degrees < 1:
         raise ValueError(f"degrees of freedom must be >= 1, got {degrees!r}")
-    return _T95[degrees - 1] if degrees <= len(_T95) else 1.96
+    from scipy.stats import t
+
+    return float(t.ppf(0.5 + CONFIDENCE / 2, degrees))
 
 
 @frozen
@@ -217,18 +222,54 @@ def summarise(
 
 @frozen
 class Estimate:
-    """A metric over replications: mean and 95 % half-width (``None`` when saturated)."""
+    """A metric over replications: its mean and the half-width of its 95 % interval.
+
+    ``mean`` is ``None`` when there is nothing to estimate: ``reason`` then
+    says why (``"saturated"``: the platform could not keep up, so a mean
+    would only measure the run's length; ``"no request measured"``: no
+    request arriving after the warm-up completed). ``half_width`` is
+    ``None`` with a single replication, which gives no interval.
+    """
 
     mean: float | None
     half_width: float | None
     n: int
+    reason: str = "saturated"
+
+    @property
+    def degrees_of_freedom(self) -> int:
+        """Of the Student's t behind the interval: replications less one."""
+        return max(self.n - 1, 0)
+
+    @property
+    def wide(self) -> bool:
+        """Whether the interval is wider than the mean itself: too few replications to tell."""
+        return (
+            self.mean is not None
+            and self.half_width is not None
+            and self.half_width > abs(self.mean)
+        )
 
     def __str__(self) -> str:
         if self.mean is None:
-            return "saturated"
+            return self.reason
         if self.half_width is None or not math.isfinite(self.half_width):
             return f"{self.mean:.4g}"
-        return f"{self.mean:.4g} ± {self.half_width:.2g}"
+        text = f"{self.mean:.4g} ± {self.half_width:.2g}"
+        if self.wide:
+            text += f" (t, {self.degrees_of_freedom} df: wider than the mean)"
+        return text
+
+    def to_dict(self) -> dict[str, object]:
+        """As a JSON-ready mapping (``summary.json``)."""
+        return {
+            "mean": self.mean,
+            "half_width_95": self.half_width,
+            "n": self.n,
+            "degrees_of_freedom": self.degrees_of_freedom,
+            "wider_than_mean": self.wide,
+            "missing": None if self.mean is not None else self.reason,
+        }
 
 
 def estimate(values: Sequence[float | None]) -> Estimate:
@@ -256,13 +297,19 @@ METRICS = (
 
 
 def combine(runs: Sequence[RunSummary]) -> dict[str, Estimate]:
-    """Each metric of :data:`METRICS` over the replications ``runs``."""
+    """Each metric of :data:`METRICS` over the replications ``runs``.
+
+    A response metric is missing when any replication is saturated, or when
+    one measured no request; the estimate says which.
+    """
     saturated = any(r.saturated for r in runs)
     out: dict[str, Estimate] = {}
     for name in METRICS:
         values = [getattr(r, name) for r in runs]
         if saturated and name.startswith("mean_"):
             out[name] = Estimate(None, None, len(runs))
-            continue
-        out[name] = estimate(values)
+        elif any(v is None for v in values):
+            out[name] = Estimate(None, None, len(runs), "no request measured")
+        else:
+            out[name] = estimate(values)
     return out

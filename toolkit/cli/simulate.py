@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -21,6 +23,11 @@ from toolkit.cli.common import (
 from toolkit.io import dumps, load_instance, save_instance, save_schedule
 from toolkit.model import Instance
 from toolkit.validator import validate
+
+if TYPE_CHECKING:
+    from simulator.experiment import Replication
+    from simulator.results import Estimate
+    from simulator.scenario import Scenario
 
 RECORD_COLUMNS = (
     "id", "kind", "file", "size_mb", "arrival_s", "start_s", "end_s", "free_s",
@@ -54,6 +61,62 @@ def _simulate_instance(instance: Instance, scheduler: str, out_dir: str | None, 
         raise SystemExit(EXIT_INFEASIBLE)
 
 
+def _document(
+    scenario: Scenario, runs: Sequence[Replication], estimates: Mapping[str, Estimate]
+) -> dict[str, object]:
+    """What ``simulate`` reports: the ``summary.json`` document, also ``--json``'s output.
+
+    Keys: ``scenario``, ``policy``, ``scheduler``, ``rate_per_h``,
+    ``duration_s``; ``replications``, one :class:`simulator.results.RunSummary`
+    mapping per replication (seed, arrivals, completions, backlog,
+    ``saturated`` and each metric, ``null`` where it cannot be measured);
+    ``estimates``, each metric of :data:`simulator.results.METRICS` as
+    :meth:`simulator.results.Estimate.to_dict` gives it (``mean``,
+    ``half_width_95``, ``n``, ``degrees_of_freedom``, ``wider_than_mean``,
+    ``missing``: why there is no mean).
+    """
+    return {
+        "scenario": scenario.name,
+        "policy": scenario.policy,
+        "scheduler": scenario.run.scheduler,
+        "rate_per_h": scenario.workload.rate_per_s * 3600,
+        "duration_s": scenario.workload.duration_s,
+        "replications": [r.summary.to_dict() for r in runs],
+        "estimates": {name: e.to_dict() for name, e in estimates.items()},
+    }
+
+
+def _print_estimates(
+    scenario: Scenario, runs: Sequence[Replication], estimates: Mapping[str, Estimate]
+) -> None:
+    """The table of estimates, or one line saying why there is nothing to tabulate."""
+    from simulator.results import METRICS
+
+    title = (
+        f"{scenario.name}: {scenario.policy}, {scenario.run.scheduler}, "
+        f"{scenario.workload.rate_per_s * 3600:g}/h, "
+        f"{scenario.workload.duration_s / 86400:g} d, {len(runs)} replication(s)"
+    )
+    if not any(r.summary.completed for r in runs):
+        arrived = sum(r.summary.arrived for r in runs)
+        click.echo(
+            f"{title}: no request completed in {scenario.workload.duration_s:g} s of "
+            f"simulated time ({arrived} arrived): nothing to measure"
+        )
+        return
+    table = Table(title=title)
+    table.add_column("metric")
+    heading = "mean ± 95 % half-width"
+    if len(runs) > 1:
+        heading += f" (Student's t, {len(runs) - 1} df)"
+    table.add_column(heading, justify="right")
+    for name in METRICS:
+        table.add_row(name, str(estimates[name]))
+    saturated = sum(r.summary.saturated for r in runs)
+    table.add_row("saturated runs", f"{saturated} of {len(runs)}")
+    Console(width=120).print(table)
+
+
 @click.command()
 @click.argument("scenario_file", type=click.Path(dir_okay=False))
 @click.option(
@@ -71,6 +134,9 @@ def _simulate_instance(instance: Instance, scheduler: str, out_dir: str | None, 
     "--out", "out_dir", type=click.Path(file_okay=False), default=None, help="Directory to write."
 )
 @click.option("--log", is_flag=True, help="Also write the event log (events.jsonl) to --out.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the summary.json document instead of a table."
+)
 @click.option(
     "--workload",
     "workload_file",
@@ -90,6 +156,7 @@ def simulate(
     out_dir: str | None,
     log: bool,
     workload_file: str | None,
+    as_json: bool,
 ) -> None:
     """Simulate SCENARIO_FILE (a scenario, or a core-problem instance run as given).
 
@@ -122,7 +189,6 @@ def simulate(
     from simulator.experiment import override, run_scenario
     from simulator.export import ExportError, export
     from simulator.policy_registry import POLICIES
-    from simulator.results import METRICS
     from solvers.online import SCHEDULERS
 
     if scheduler is not None and scheduler not in SCHEDULERS:
@@ -164,20 +230,11 @@ def simulate(
             )
 
         runs, estimates = run_scenario(scenario, workload=trace, log=events, progress=advance)
-    table = Table(
-        title=(
-            f"{scenario.name}: {scenario.policy}, {scenario.run.scheduler}, "
-            f"{scenario.workload.rate_per_s * 3600:g}/h, "
-            f"{scenario.workload.duration_s / 86400:g} d, {len(runs)} replication(s)"
-        )
-    )
-    table.add_column("metric")
-    table.add_column("mean ± 95 % half-width", justify="right")
-    for name in METRICS:
-        table.add_row(name, str(estimates[name]))
-    saturated = sum(r.summary.saturated for r in runs)
-    table.add_row("saturated runs", f"{saturated} of {len(runs)}")
-    Console(width=120).print(table)
+    document = _document(scenario, runs, estimates)
+    if as_json:
+        click.echo(dumps(document), nl=False)
+    else:
+        _print_estimates(scenario, runs, estimates)
     if out_dir is None:
         return
     out = Path(out_dir)
@@ -186,19 +243,7 @@ def simulate(
     try:
         exported = export(first.simulation, name=scenario.name)
     except ExportError as exc:
-        click.echo(f"no schedule exported: {exc}")
-    document = {
-        "scenario": scenario.name,
-        "policy": scenario.policy,
-        "scheduler": scenario.run.scheduler,
-        "rate_per_h": scenario.workload.rate_per_s * 3600,
-        "duration_s": scenario.workload.duration_s,
-        "replications": [r.summary.to_dict() for r in runs],
-        "estimates": {
-            name: {"mean": e.mean, "half_width_95": e.half_width, "n": e.n}
-            for name, e in estimates.items()
-        },
-    }
+        click.echo(f"no schedule exported: {exc}", err=as_json)
     rows = io.StringIO()
     writer = csv.writer(rows, lineterminator="\n")
     writer.writerow(RECORD_COLUMNS)
