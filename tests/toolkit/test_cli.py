@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import subprocess
 import sys
@@ -117,6 +119,23 @@ def test_metrics_table_and_json(tmp_path, spec_optimum):
     assert values["weighted_flow"] == pytest.approx(19.17667, abs=5e-6)
     assert values["tape_switches"] == 1
     assert values["makespan_s"] == pytest.approx(30 + 1000 / 300 + 5.1 + 10000 / 300)
+
+
+def test_metrics_csv_is_a_header_and_one_row_matching_the_json(tmp_path, spec_optimum):
+    path = tmp_path / "opt.json"
+    save_schedule(spec_optimum, path)
+    _, out, _ = run("metrics", SPEC, str(path), "--json")
+    values = json.loads(out)
+    code, out, _ = run("metrics", SPEC, str(path), "--csv")
+    assert code == 0
+    rows = list(csv.reader(io.StringIO(out)))
+    assert len(rows) == 2
+    assert rows[0] == ["instance", "schedule", *values]
+    assert rows[1][:2] == ["two-drives-three-reads", str(path)]
+    assert [float(v) for v in rows[1][2:]] == pytest.approx(list(values.values()))
+    code, _, err = run("metrics", SPEC, str(path), "--csv", "--json")
+    assert code == 2
+    assert err.strip() == "--json and --csv: choose one"
 
 
 def test_console_script_reports_bad_input_without_traceback(tmp_path):

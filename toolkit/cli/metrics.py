@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import click
@@ -10,6 +12,7 @@ from rich.table import Table
 
 from toolkit.cli.common import (
     EXIT_INFEASIBLE,
+    fail,
     instance_and_schedule,
     load_and_validate,
     print_violations,
@@ -38,9 +41,22 @@ _METRIC_LABELS = {
 
 @click.command()
 @instance_and_schedule
+@click.option(
+    "--csv",
+    "as_csv",
+    is_flag=True,
+    help="Print a CSV header and one row: instance, schedule, then each metric.",
+)
 @reports_bad_input
-def metrics(instance_file: str, schedule_file: str, as_json: bool) -> None:
-    """Print the metrics of a feasible schedule (exit 1 if it is infeasible)."""
+def metrics(instance_file: str, schedule_file: str, as_json: bool, as_csv: bool) -> None:
+    """Print the metrics of a feasible schedule (exit 1 if it is infeasible).
+
+    ``--json`` prints one object, metric name to value; ``--csv`` a header
+    and one row (``instance``, ``schedule``, then the same metrics), so that
+    the rows of many runs concatenate into one table.
+    """
+    if as_json and as_csv:
+        fail(["--json and --csv: choose one"])
     instance, schedule, report = load_and_validate(instance_file, schedule_file)
     if not report.feasible:
         print_violations(report)
@@ -48,6 +64,13 @@ def metrics(instance_file: str, schedule_file: str, as_json: bool) -> None:
     values = compute_metrics(instance, schedule, report).as_dict()
     if as_json:
         click.echo(json.dumps(values, indent=1))
+        return
+    if as_csv:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["instance", "schedule", *values])
+        writer.writerow([instance.name, schedule_file, *values.values()])
+        click.echo(out.getvalue(), nl=False)
         return
     table = Table(title=f"{instance.name} / {schedule_file}")
     table.add_column("metric")
