@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test bench lint clean instances
 
-ECMWF = ../shared/traces/ecmwf
+ECMWF = instances/traces/ecmwf
 SHIPPED = $(filter-out %.optimum.json instances/optima.json,$(wildcard instances/*.json))
 
 $(STAMP): setup.cfg pyproject.toml

@@ -13,13 +13,9 @@ from simulator.replay import SL8500Timings, replay, select_drives
 from simulator.trace import Level, LibraryLayout, TraceRequest, read_layout, read_requests
 from toolkit.cli.replay import replay as replay_command
 
-ECMWF = Path(__file__).resolve().parents[2].parent / "shared" / "traces" / "ecmwf"
+ECMWF = Path(__file__).resolve().parents[2] / "instances" / "traces" / "ecmwf"
 TRACE = ECMWF / "io_events_sample_10k.csv.bz2"
 LAYOUT = ECMWF / "sl8500_from_snap20111001.json.bz2"
-needs_ecmwf = pytest.mark.skipif(
-    not (TRACE.is_file() and LAYOUT.is_file()),
-    reason=f"the ECMWF sample trace is not shipped at {ECMWF}",
-)
 
 TIMES = SL8500Timings(exchange_s=10, load_s=5, unload_s=7, elevator_s=20, pass_through_s=40)
 """Round times for hand computation: a same-level mount is 10 + 5 = 15 s."""
@@ -198,8 +194,6 @@ def test_replay_refuses_more_cartridges_on_a_level_than_slots():
 
 @pytest.fixture(scope="module")
 def ecmwf():
-    if not (TRACE.is_file() and LAYOUT.is_file()):
-        pytest.skip(f"the ECMWF sample trace is not shipped at {ECMWF}")
     return read_requests(TRACE), read_layout(LAYOUT)
 
 

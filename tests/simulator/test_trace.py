@@ -21,13 +21,9 @@ from simulator.trace import (
 )
 from toolkit.errors import InputError
 
-ECMWF = Path(__file__).resolve().parents[2].parent / "shared" / "traces" / "ecmwf"
+ECMWF = Path(__file__).resolve().parents[2] / "instances" / "traces" / "ecmwf"
 TRACE = ECMWF / "io_events_sample_10k.csv.bz2"
 LAYOUT = ECMWF / "sl8500_from_snap20111001.json.bz2"
-needs_ecmwf = pytest.mark.skipif(
-    not (TRACE.is_file() and LAYOUT.is_file()),
-    reason=f"the ECMWF sample trace is not shipped at {ECMWF}",
-)
 
 GOOD_LINES = [
     "CB1172;20110819T001558;304",
@@ -254,7 +250,6 @@ def test_home_levels_follow_the_slots_and_overflow_to_the_next_level():
         home_levels(["a", "b", "c", "d", "e"], tight)
 
 
-@needs_ecmwf
 def test_the_shipped_trace_and_layout_read_whole():
     requests = read_requests(TRACE)
     assert len(requests) == 10_000
@@ -271,7 +266,6 @@ def test_the_shipped_trace_and_layout_read_whole():
     assert layout.drives == 170
 
 
-@needs_ecmwf
 def test_the_shipped_layout_maps_no_cartridge_to_any_slot():
     data = json.loads(bz2.decompress(LAYOUT.read_bytes()))
     entries = [v for level in data["level"].values() for v in level["libraries"].values()]
