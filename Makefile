@@ -22,7 +22,8 @@ $(STAMP): setup.cfg pyproject.toml
 # instance of the Golubchik (1994) library, solved and measured the same way;
 # then the simulator: the spec's example run directly, the Ampex and Blue Waters
 # scenarios (the Ampex run's realised schedule checked by the validator), and
-# the ECMWF trace replayed on its SL8500 layout with 120 drives.
+# the ECMWF trace replayed on its SL8500 layout with 120 drives, each cartridge
+# at home where the site's cartridge map beside the trace says.
 run: $(STAMP)
 	@mkdir -p out
 	$(BIN)/tapesched check instances/spec-example.json
