@@ -9,6 +9,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test bench lint clean instances venv
 
+ECMWF = instances/traces/ecmwf
 SHIPPED = $(filter-out %.optimum.json instances/optima.json,$(wildcard instances/*.json))
 
 # The Python version is checked first, in one line, for every goal but clean.
@@ -37,7 +38,8 @@ venv:
 # instance of the Golubchik (1994) library, solved and measured the same way;
 # then the simulator: the spec's example run directly, the Ampex and Blue Waters
 # scenarios (the Ampex run's realised schedule checked by the validator), and
-# the ECMWF trace replayed on its SL8500 layout with 120 drives.
+# the ECMWF trace replayed on its SL8500 layout with 120 drives, each cartridge
+# at home where the site's cartridge map beside the trace says.
 run: venv
 	@mkdir -p out
 	$(BIN)/tapesched check instances/spec-example.json

@@ -8,7 +8,7 @@ extents stream in lockstep once all drives are ready (the Golubchik
 policies or which scheduler runs: whoever starts a job (the simulation) is
 told when its data is done and when its drives are free.
 
-Timing rules are those of the core problem (``../shared/spec/core-problem.md``),
+Timing rules are those of the core problem (``docs/core-problem.md``),
 so that a run with fixed times exports a schedule the validator accepts:
 
 - an arm carries one cartridge at a time, for ``mount_s`` or ``dismount_s``;

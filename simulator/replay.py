@@ -44,9 +44,21 @@ Drives are chosen by :func:`select_drives`: ``N`` drives spread as evenly as
 possible over the levels that have drives. Timings are
 :class:`SL8500Timings`, whose docstring gives each figure's source.
 
-Everything is deterministic: no random draw (the home levels of the
-cartridges are seeded hashes, :func:`simulator.trace.home_levels`), ties
-broken by level, then drive order, then arrival order.
+Home levels are given (the cartridge map of the trace's snapshot, through
+:func:`simulator.trace.place_cartridges`), or else seeded hashes
+(:func:`simulator.trace.home_levels`). Everything is deterministic: no
+random draw, ties broken by level, then drive order, then arrival order.
+
+What a replay measures (:class:`ReplayResult`): the latency of every
+request, from its arrival to its cartridge ready in a drive for it, summed
+up separately over the requests that needed a mount (the mount latency) and
+over all requests (a hit counts its wait for its cartridge, 0 s when it sat
+idle in its drive); utilisation of drives and handbots; and the backlog,
+requests arrived and not done, half-way through the trace and at its last
+arrival. A backlog that grows by the rule of :mod:`simulator.results`
+(:attr:`ReplayResult.saturated`) means the drives could not keep up with the
+trace: the latencies then grow with the trace's length and their means
+describe no steady state.
 """
 
 from __future__ import annotations
@@ -55,12 +67,13 @@ import math
 from collections import OrderedDict, deque
 from collections.abc import Mapping, Sequence
 from heapq import heappop, heappush
-from typing import Any
+from typing import Any, Literal
 
 from attrs import field, frozen
 
 from simulator.engine import Engine
 from simulator.resource import Resource
+from simulator.results import is_saturated
 from simulator.trace import LibraryLayout, TraceRequest, home_levels
 
 LOAD, UNLOAD = 0, 1
@@ -217,6 +230,13 @@ class ReplayResult:
         Handbot time busy over ``handbots * span``, all levels' handbots.
     cross_level_mounts
         Mounts of a cartridge from another level than the drive's.
+    trace_end_s
+        The last arrival: the end of the trace, after which no request comes.
+    backlog_midway
+        Requests arrived and not done (their use not ended) half-way
+        through the trace, at ``trace_end_s / 2``.
+    backlog_end
+        Requests arrived and not done at ``trace_end_s``.
     """
 
     drive_ids: tuple[str, ...]
@@ -228,6 +248,9 @@ class ReplayResult:
     read_utilisation: float
     robot_utilisation: float
     cross_level_mounts: int
+    trace_end_s: float
+    backlog_midway: int
+    backlog_end: int
 
     @property
     def drives(self) -> int:
@@ -250,6 +273,43 @@ class ReplayResult:
         return self.requests - self.mounts
 
     @property
+    def saturated(self) -> bool:
+        """Whether the replay could not keep up with the trace.
+
+        The rule of :func:`simulator.results.is_saturated`, with the trace's
+        end as the run's end: the backlog at the last arrival outnumbers
+        both 20 and 1 % of the requests, and has grown by half since
+        half-way. The latencies of such a replay grow with the trace's
+        length: their means describe no steady state of the library.
+        """
+        return is_saturated(self.backlog_end, self.requests, self.backlog_midway)
+
+    @property
+    def mount_latencies_s(self) -> tuple[float, ...]:
+        """The latencies of the requests served by a mount of their own, in order."""
+        return tuple(x for x, m in zip(self.latencies_s, self.mounted, strict=True) if m)
+
+    def latency_stats(self, over: Literal["mounts", "requests"]) -> dict[str, float | int]:
+        """Count, mean, median, p95 and max of the latencies over mounts or over requests.
+
+        Over mounts: the requests that needed a mount, each from its arrival
+        to its cartridge ready in the drive. Over requests: every request,
+        a hit counting its wait for a cartridge already in a drive or on its
+        way (0 s when the cartridge sat idle in its drive).
+        """
+        if over not in ("mounts", "requests"):
+            raise ValueError(f"over is 'mounts' or 'requests', got {over!r}")
+        values = self.mount_latencies_s if over == "mounts" else self.latencies_s
+        ordered = sorted(values)
+        return {
+            "count": len(ordered),
+            "mean": math.fsum(ordered) / len(ordered),
+            "median": _percentile(ordered, 0.5),
+            "p95": _percentile(ordered, 0.95),
+            "max": ordered[-1],
+        }
+
+    @property
     def mean_latency_s(self) -> float:
         """Mean of the latencies."""
         return math.fsum(self.latencies_s) / len(self.latencies_s)
@@ -270,7 +330,12 @@ class ReplayResult:
         return max(self.latencies_s)
 
     def summary(self) -> dict[str, Any]:
-        """The measures without the per-request lists, for a table or JSON."""
+        """The measures without the per-request lists, for a table or JSON.
+
+        The latency statistics (:meth:`latency_stats`) are ``None`` when the
+        replay is :attr:`saturated`.
+        """
+        saturated = self.saturated
         return {
             "drives": self.drives,
             "keep_mounted": self.keep_mounted,
@@ -278,14 +343,16 @@ class ReplayResult:
             "mounts": self.mounts,
             "hits": self.hits,
             "cross_level_mounts": self.cross_level_mounts,
-            "mean_latency_s": self.mean_latency_s,
-            "median_latency_s": self.median_latency_s,
-            "p95_latency_s": self.p95_latency_s,
-            "max_latency_s": self.max_latency_s,
+            "latency_over_mounts_s": None if saturated else self.latency_stats("mounts"),
+            "latency_over_requests_s": None if saturated else self.latency_stats("requests"),
             "drive_utilisation": self.drive_utilisation,
             "read_utilisation": self.read_utilisation,
             "robot_utilisation": self.robot_utilisation,
             "span_s": self.span_s,
+            "trace_end_s": self.trace_end_s,
+            "backlog_midway": self.backlog_midway,
+            "backlog_end": self.backlog_end,
+            "saturated": saturated,
         }
 
     def as_dict(self) -> dict[str, Any]:
@@ -363,6 +430,7 @@ class _Replay:
         self.idle_count = 0
         self.waiting: deque[_Cartridge] = deque()
         self.latencies_s = [math.nan] * len(requests)
+        self.done_s = [math.nan] * len(requests)
         self.mounted = [False] * len(requests)
         self.cross_level_mounts = 0
 
@@ -380,6 +448,7 @@ class _Replay:
         robots = list(self.robots.values())
         handbots = sum(r.capacity for r in robots)
         robot_util = sum(r.utilisation() * r.capacity for r in robots) / handbots
+        end_s = max(r.arrival_s for r in self.requests)
         return ReplayResult(
             drive_ids=tuple(d.id for d in self.drives),
             keep_mounted=self.keep_mounted,
@@ -390,6 +459,17 @@ class _Replay:
             read_utilisation=read_s / drive_time if drive_time > 0 else 0.0,
             robot_utilisation=robot_util,
             cross_level_mounts=self.cross_level_mounts,
+            trace_end_s=end_s,
+            backlog_midway=self._backlog(end_s / 2),
+            backlog_end=self._backlog(end_s),
+        )
+
+    def _backlog(self, at_s: float) -> int:
+        """Requests arrived by ``at_s`` whose use had not ended by then."""
+        return sum(
+            1
+            for request, done_s in zip(self.requests, self.done_s, strict=True)
+            if request.arrival_s <= at_s < done_s
         )
 
     def _arrive(self, index: int) -> None:
@@ -467,6 +547,7 @@ class _Replay:
         now = self.engine.now_s
         self.latencies_s[index] = now - self.requests[index].arrival_s
         seconds = self.requests[index].seconds_in_drive
+        self.done_s[index] = now + seconds
         drive.read_s += seconds
         self.engine.after(seconds, self._used, drive)
 

@@ -180,6 +180,18 @@ class RunSummary:
         return asdict(self)
 
 
+def is_saturated(backlog: int, arrived: int, midway_backlog: int | None) -> bool:
+    """Whether a run could not keep up (see Saturation in the module docstring).
+
+    ``backlog`` is the requests arrived and not done at the end of the run,
+    ``arrived`` all its arrivals, ``midway_backlog`` the backlog half-way
+    (``None`` when the run never got there).
+    """
+    return backlog > max(SATURATION_FLOOR, SATURATION_SHARE * arrived) and (
+        midway_backlog is None or backlog >= SATURATION_GROWTH * midway_backlog
+    )
+
+
 def summarise(
     simulation: Simulation, records: Sequence[RequestRecord], seed: int, warmup_s: float
 ) -> RunSummary:
@@ -188,10 +200,7 @@ def summarise(
     measured = [r for r in records if r.arrival_s >= warmup_s]
     arrived = simulation.arrived
     backlog = arrived - len(records)
-    midway = simulation.midway_backlog
-    saturated = backlog > max(SATURATION_FLOOR, SATURATION_SHARE * arrived) and (
-        midway is None or backlog >= SATURATION_GROWTH * midway
-    )
+    saturated = is_saturated(backlog, arrived, simulation.midway_backlog)
     platform = simulation.platform
     window = now - warmup_s
     done_mb = sum(r.size_mb for r in records if r.end_s >= warmup_s)

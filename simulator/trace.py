@@ -3,24 +3,30 @@
 ECMWF published logs of its data handling system (StorageTek SL8500
 libraries under HPSS, August-September 2011), analysed in "Analysis of the
 ECMWF Storage Landscape" (FAST 2015) and "Simulation and performance
-analysis of the ECMWF tape library system" (SC 2016). Two files of that
-data set are read here:
+analysis of the ECMWF tape library system" (SC 2016). Three files of that
+data set are read here (a sample of each is in ``instances/traces/ecmwf/``,
+whose README says more):
 
 - the requests, one a line, ``CARTRIDGE;YYYYMMDDTHHMMSS;SECONDS``: the
   cartridge asked for, when, and how long it was then in use in a drive
   (:func:`read_requests`);
 - the layout snapshot, ``{"level": {"0": {"libraries": {...}, "drives":
   {...}, "robots": 1}, ...}}``: per level (rail) its storage slots, its
-  drives and its robots (:func:`read_layout`).
+  drives and its robots (:func:`read_layout`);
+- the cartridge map of the same snapshot, ``{"RB06/82": 2, ...}``: the home
+  level of each cartridge, the key being the cartridge id with a ``/``
+  inside (``RB06/82`` is ``RB0682`` of the trace) and the value a level of
+  the layout (:func:`read_homes`).
 
-Both may be bzip2-compressed (a name ending in ``.bz2``). A bad line or value
+Each may be bzip2-compressed (a name ending in ``.bz2``). A bad line or value
 raises :class:`~toolkit.errors.InputError` naming the file, the line (or the
 JSON path) and what is wrong.
 
-The snapshot holds no cartridge-to-slot mapping: every slot entry of the
-shipped file is an empty object. :func:`home_levels` therefore gives each
-cartridge a home level itself, deterministically and in proportion to the
-slots of each level.
+The layout snapshot itself maps no cartridge to a slot: every slot entry of
+the shipped file is an empty object. :func:`place_cartridges` takes the
+homes of the map, and gives any cartridge the map does not name (every
+cartridge, when there is no map) a home level by :func:`home_levels`:
+deterministically and in proportion to the free slots of each level.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ import hashlib
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from itertools import accumulate
 from pathlib import Path
@@ -350,6 +356,15 @@ def layout_from_dict(data: Any, source: str = "<layout>") -> LibraryLayout:
     return LibraryLayout(tuple(levels))
 
 
+def _read_json(path: str | Path) -> Any:
+    """The parsed JSON of ``path`` (``.bz2`` too); :class:`InputError` when it cannot be."""
+    text = _read_text(path)
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(str(path), [Problem("", f"bad JSON: {exc}")]) from None
+
+
 def read_layout(path: str | Path) -> LibraryLayout:
     """The layout of a snapshot file (``.json`` or ``.json.bz2``).
 
@@ -359,16 +374,142 @@ def read_layout(path: str | Path) -> LibraryLayout:
         For an unreadable file, bad JSON, and every bad value (see
         :func:`layout_from_dict`).
     """
-    source = str(path)
-    text = _read_text(path)
-    try:
-        data = orjson.loads(text)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(source, [Problem("", f"bad JSON: {exc}")]) from None
-    return layout_from_dict(data, source)
+    return layout_from_dict(_read_json(path), str(path))
 
 
-def home_levels(cartridges: Iterable[str], layout: LibraryLayout, seed: int = 0) -> dict[str, int]:
+def _cartridge_of_key(key: str) -> str:
+    """The cartridge id of a map key (``RB06/82`` -> ``RB0682``); ``ValueError`` if it is none."""
+    if not key or any(c.isspace() for c in key):
+        raise ValueError(f"a cartridge id is a non-empty word, got {key!r}")
+    head, slash, tail = key.partition("/")
+    if slash and (not head or not tail or "/" in tail):
+        raise ValueError(f"expected a cartridge id with at most one '/' inside, got {key!r}")
+    return head + tail
+
+
+def homes_from_dict(data: Any, layout: LibraryLayout, source: str = "<homes>") -> dict[str, int]:
+    """The home level of each cartridge of a map (``{"RB06/82": 2, ...}``), by cartridge id.
+
+    A key is a cartridge id, with or without one ``/`` inside (the ECMWF
+    map writes ``RB06/82`` for cartridge ``RB0682``); a value is the number
+    of a level of ``layout``, as the layout file numbers them.
+
+    Raises
+    ------
+    InputError
+        With one problem per bad entry, its key as the path: not an object,
+        a key that is no cartridge id, two keys for one cartridge, a value
+        that is not an integer >= 0 or not a level of ``layout``; and one
+        per level given more cartridges than it has slots.
+    """
+    problems: list[Problem] = []
+    top = _object(data, "", problems)
+    if top is None:
+        raise InputError(source, problems)
+    levels = {lv.id: lv for lv in layout.levels}
+    ids = list(levels)
+    contiguous = ids == list(range(ids[0], ids[-1] + 1))
+    known = f"levels {ids[0]}-{ids[-1]}" if contiguous else "levels " + ", ".join(map(str, ids))
+    homes: dict[str, int] = {}
+    keys: dict[str, str] = {}
+    for key, value in top.items():
+        path = key or '""'
+        try:
+            cartridge = _cartridge_of_key(key)
+        except ValueError as exc:
+            problems.append(Problem(path, str(exc)))
+            continue
+        if cartridge in keys:
+            problems.append(Problem(path, f"cartridge {cartridge!r} also at {keys[cartridge]!r}"))
+            continue
+        keys[cartridge] = key
+        if type(value) is not int or value < 0:
+            problems.append(Problem(path, f"expected a level number >= 0, got {_json_repr(value)}"))
+        elif value not in levels:
+            problems.append(Problem(path, f"level {value} is not in the layout ({known})"))
+        else:
+            homes[cartridge] = value
+    counts: dict[int, int] = {}
+    for level in homes.values():
+        counts[level] = counts.get(level, 0) + 1
+    for level, count in sorted(counts.items()):
+        if count > levels[level].slots:
+            problems.append(
+                Problem("", f"level {level}: {count} cartridges but {levels[level].slots} slots")
+            )
+    if problems:
+        raise InputError(source, _capped(problems))
+    return homes
+
+
+def read_homes(path: str | Path, layout: LibraryLayout) -> dict[str, int]:
+    """The home levels of a cartridge map file (``.json`` or ``.json.bz2``) on ``layout``.
+
+    Raises
+    ------
+    InputError
+        For an unreadable file, bad JSON, and every bad entry (see
+        :func:`homes_from_dict`).
+    """
+    return homes_from_dict(_read_json(path), layout, str(path))
+
+
+@frozen
+class Homes:
+    """Where the cartridges of a replay live, and how each came to live there.
+
+    Attributes
+    ----------
+    levels
+        Home level by cartridge id: every cartridge of the map (each takes a
+        slot whether the trace asks for it or not) and every cartridge of
+        the trace.
+    mapped
+        Cartridges of the trace whose home the map gives.
+    hashed
+        Cartridges of the trace the map does not name (all of them without
+        a map), placed by :func:`home_levels`.
+    """
+
+    levels: Mapping[str, int]
+    mapped: int
+    hashed: int
+
+
+def place_cartridges(
+    cartridges: Iterable[str],
+    layout: LibraryLayout,
+    mapped: Mapping[str, int] | None = None,
+    seed: int = 0,
+) -> Homes:
+    """Home levels for the ``cartridges`` of a trace: the map's, else a seeded hash.
+
+    Every cartridge of ``mapped`` (:func:`read_homes`) keeps its level and
+    takes a slot there; each of ``cartridges`` the map does not name gets a
+    level by :func:`home_levels` with ``seed`` among the slots left free.
+
+    Raises
+    ------
+    ValueError
+        When the unmapped cartridges do not fit in the free slots.
+    """
+    names = set(cartridges)
+    known = dict(mapped or {})
+    taken: dict[int, int] = {}
+    for level in known.values():
+        taken[level] = taken.get(level, 0) + 1
+    missing = names - known.keys()
+    placed = home_levels(missing, layout, seed, taken=taken)
+    return Homes({**known, **placed}, len(names) - len(missing), len(missing))
+
+
+def home_levels(
+    cartridges: Iterable[str],
+    layout: LibraryLayout,
+    seed: int = 0,
+    *,
+    taken: Mapping[int, int] | None = None,
+) -> dict[str, int]:
     """A home level for each cartridge: seeded, stable, in proportion to each level's slots.
 
     The snapshot does not say where cartridges live, so each is placed by a
@@ -380,19 +521,25 @@ def home_levels(cartridges: Iterable[str], layout: LibraryLayout, seed: int = 0)
     proportion to its slots. Should a level be full, the cartridge goes to
     the next level (in level order, wrapping round) with a free slot;
     cartridges are placed in sorted order so that this too is deterministic.
+    ``taken`` counts, by level, slots that other cartridges already hold
+    (those of a cartridge map): they are not free.
 
     Raises
     ------
     ValueError
-        When there are more cartridges than slots.
+        When there are more cartridges than free slots.
     """
     names = sorted(set(cartridges))
-    total = layout.slots
-    if len(names) > total:
-        raise ValueError(f"{len(names)} cartridges do not fit in the layout's {total} slots")
+    taken = taken or {}
     levels = layout.levels
     ends = list(accumulate(lv.slots for lv in levels))
-    free = [lv.slots for lv in levels]
+    free = [max(lv.slots - taken.get(lv.id, 0), 0) for lv in levels]
+    if len(names) > sum(free):
+        left = " left free" if any(taken.values()) else ""
+        raise ValueError(
+            f"{len(names)} cartridges do not fit in the layout's {sum(free)} slots{left}"
+        )
+    total = layout.slots
     homes: dict[str, int] = {}
     for name in names:
         digest = hashlib.blake2b(f"{seed}\0{name}".encode(), digest_size=8).digest()

@@ -33,7 +33,7 @@ the transfers of the requests reading it never overlap: each tape is a
 single machine, bounded like the pooled drives.
 
 The arguments of validity are in the docstrings of the functions. The
-problem is specified in ``shared/spec/core-problem.md``.
+problem is specified in ``docs/core-problem.md``.
 """
 
 from __future__ import annotations

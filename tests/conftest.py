@@ -43,7 +43,7 @@ OTHER_OBJECTIVES: dict[tuple[str, str], float] = {
 
 @pytest.fixture
 def spec_instance() -> Instance:
-    """The example of shared/spec/core-problem.md, as shipped in instances/."""
+    """The example of docs/core-problem.md, as shipped in instances/."""
     return load_instance(INSTANCES / "spec-example.json")
 
 

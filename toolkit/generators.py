@@ -7,10 +7,10 @@ Two families of instances:
   :class:`RandomParams`.
 - :func:`golubchik_instance` lays out the library that Golubchik, Muntz &
   Watson (1994) simulate, "Analysis of striping techniques in robotic storage
-  libraries" (``shared/seeds/golubchik-striping-robotic-libraries.txt``): one
-  library of ``K`` drives serving ``J`` classes of requests, each class a size
-  striped over a fixed number of tapes, arriving as a Poisson process. The
-  drive and arm parameters of its two technologies are in :data:`TECHNOLOGIES`.
+  libraries": one library of ``K`` drives serving ``J`` classes of requests,
+  each class a size striped over a fixed number of tapes, arriving as a
+  Poisson process. The drive and arm parameters of its two technologies are
+  in :data:`TECHNOLOGIES`.
 
 Every random choice goes through a :class:`Chooser`. The generators use
 :class:`RandomChooser` over one ``random.Random(seed)``, so the same seed gives
@@ -21,7 +21,7 @@ instances that the generators produce.
 Ids are ``L0, L1, ...`` for libraries, ``d0, ...`` for drives, ``T0, ...`` for
 tapes and ``r0, ...`` for requests, numbered across libraries; requests come
 in order of release. Every instance built here satisfies the rules of the
-"Instance file" section of ``shared/spec/core-problem.md``: every piece lies
+"Instance file" section of ``docs/core-problem.md``: every piece lies
 within its tape, the pieces of a request are on distinct tapes of one library,
 a gang is no wider than its library's drives, and an initial tape is in its
 drive's library and in one drive only.

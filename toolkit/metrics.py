@@ -5,7 +5,8 @@ Definitions (all pure functions of the instance and the schedule):
 - response time of a request: ``C_j - r_j`` (its flow time);
 - weighted response time: ``w_j (C_j - r_j)``; with ``w_j = 1 / size in GB`` its
   mean is the *average weighted response time* of the Blue Waters study
-  (``shared/seeds/blue-waters-archival-policies.txt``, Section 3);
+  (Cappello et al., "Comparing archival policies for Blue Waters", INRIA
+  research report RR-7583, 2011, Section 3);
 - stretch: response time over the request's time alone on an idle, empty
   platform (:func:`alone_s`), the slow-down of that study's Section 3;
 - drive utilisation: share of drive time in ``[0, makespan]`` spent serving

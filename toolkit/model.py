@@ -7,7 +7,7 @@ instance and is checked by :func:`toolkit.instance_checks.check_instance`.
 Units are in the field names: seconds (``_s``), megabytes (``_mb``, 10^6 bytes),
 megabytes per second (``_mb_s``).
 
-The problem itself is specified in ``shared/spec/core-problem.md``.
+The problem itself is specified in ``docs/core-problem.md``.
 """
 
 from __future__ import annotations

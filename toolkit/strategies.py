@@ -2,7 +2,7 @@
 
 Import this module to property-test a scheduler of your own: every instance it
 draws satisfies the rules of the "Instance file" section of
-``shared/spec/core-problem.md``, so whatever your scheduler returns for it can
+``docs/core-problem.md``, so whatever your scheduler returns for it can
 be held to the validator. For example::
 
     from hypothesis import given

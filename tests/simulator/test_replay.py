@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -13,13 +14,9 @@ from simulator.replay import SL8500Timings, replay, select_drives
 from simulator.trace import Level, LibraryLayout, TraceRequest, read_layout, read_requests
 from toolkit.cli.replay import replay as replay_command
 
-ECMWF = Path(__file__).resolve().parents[2].parent / "shared" / "traces" / "ecmwf"
+ECMWF = Path(__file__).resolve().parents[2] / "instances" / "traces" / "ecmwf"
 TRACE = ECMWF / "io_events_sample_10k.csv.bz2"
 LAYOUT = ECMWF / "sl8500_from_snap20111001.json.bz2"
-needs_ecmwf = pytest.mark.skipif(
-    not (TRACE.is_file() and LAYOUT.is_file()),
-    reason=f"the ECMWF sample trace is not shipped at {ECMWF}",
-)
 
 TIMES = SL8500Timings(exchange_s=10, load_s=5, unload_s=7, elevator_s=20, pass_through_s=40)
 """Round times for hand computation: a same-level mount is 10 + 5 = 15 s."""
@@ -196,10 +193,55 @@ def test_replay_refuses_more_cartridges_on_a_level_than_slots():
         replay(trace(("A", 0, 1), ("B", 0, 1)), layout, 1, homes={"A": 0, "B": 0})
 
 
+def test_latency_over_mounts_leaves_out_the_hits_that_all_requests_count():
+    # The hand-worked case above: latencies 15, 176 (mounts) and 113 (a hit).
+    result = run(trace(("A", 0, 100), ("B", 1, 50), ("A", 2, 30)))
+    assert result.mount_latencies_s == (15.0, 176.0)
+    mounts = result.latency_stats("mounts")
+    assert mounts == {"count": 2, "mean": 95.5, "median": 95.5, "p95": 176 - 0.05 * 161, "max": 176}
+    everyone = result.latency_stats("requests")
+    assert everyone["count"] == 3
+    assert everyone["mean"] == pytest.approx(304 / 3) == result.mean_latency_s
+    assert everyone["median"] == 113.0
+    summary = result.summary()
+    assert summary["latency_over_mounts_s"] == mounts
+    assert summary["latency_over_requests_s"] == everyone
+
+
+WIDE = LibraryLayout((Level(0, 200, ("A0",), 1),))
+"""One drive and room for 200 cartridges."""
+
+
+def test_a_backlog_that_grows_is_saturated_and_the_summary_gives_no_latency():
+    # One drive, a new cartridge every second for 100 s, each read for 50 s:
+    # half-way (49.5 s) 50 have arrived and none is done (the first ends at
+    # 15 + 50 = 65 s); at the last arrival (99 s) 100 have, 1 is done.
+    flood = run(trace(*[(f"C{i}", float(i), 50.0) for i in range(100)]), layout=WIDE)
+    assert (flood.trace_end_s, flood.backlog_midway, flood.backlog_end) == (99.0, 50, 99)
+    assert flood.saturated
+    summary = flood.summary()
+    assert summary["saturated"] is True
+    assert summary["latency_over_mounts_s"] is None
+    assert summary["latency_over_requests_s"] is None
+    # Every 100 s a 10 s read, dismounted at once: each mount is 15 s, nothing
+    # waits for the drive, the backlog never grows.
+    calm = run(trace(*[(f"C{i}", 100.0 * i, 10.0) for i in range(100)]), WIDE, keep=False)
+    assert (calm.backlog_midway, calm.backlog_end) == (0, 1)
+    assert not calm.saturated
+    assert calm.summary()["latency_over_mounts_s"]["mean"] == 15.0
+
+
+@pytest.mark.parametrize(("burst", "saturated"), [(20, False), (21, True)])
+def test_a_backlog_grown_from_nothing_is_saturated_only_above_20(burst, saturated):
+    # A is done at 16 s, before half-way (20 s); the burst of 40 s waits.
+    requests = trace(("A", 0.0, 1.0), *[(f"C{i}", 40.0, 50.0) for i in range(burst)])
+    result = run(requests, layout=WIDE)
+    assert (result.backlog_midway, result.backlog_end) == (0, burst)
+    assert result.saturated is saturated
+
+
 @pytest.fixture(scope="module")
 def ecmwf():
-    if not (TRACE.is_file() and LAYOUT.is_file()):
-        pytest.skip(f"the ECMWF sample trace is not shipped at {ECMWF}")
     return read_requests(TRACE), read_layout(LAYOUT)
 
 
@@ -282,3 +324,134 @@ def test_cli_too_many_drives_is_one_error_line_with_exit_2(tmp_path):
     result = invoke(trace_file, layout_file, "--drives", 2)
     assert result.exit_code == 2
     assert result.stderr == f"--drives: {layout_file} has 1 drives, asked for 2\n"
+
+
+def write_two_level_files(tmp_path: Path, homes: dict[str, object] | None) -> tuple[Path, Path]:
+    """The small trace on one drive of level 0, with level 4 (library 1) holding no drive."""
+    trace_file, _ = write_small_files(tmp_path)
+    layout_file = tmp_path / "layout.json"
+    slots = {"L1": {}, "L2": {}, "L3": {}}
+    level0 = {"libraries": slots, "drives": {"D1": {}}, "robots": 1}
+    level4 = {"libraries": slots, "drives": {}, "robots": 1}
+    layout_file.write_text(json.dumps({"level": {"0": level0, "4": level4}}))
+    if homes is not None:
+        (tmp_path / "crtmapping.json").write_text(json.dumps(homes))
+    return trace_file, layout_file
+
+
+def replay_json(*args: object) -> dict:
+    result = invoke(*args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_cli_takes_homes_from_the_map_beside_the_trace_or_from_homes_file(tmp_path):
+    # CB1 at home on level 0 is mounted in 11 + 13 = 24 s; on level 4 it first
+    # crosses a pass-through: 11 + 30 + 11 + 13 = 65 s.
+    trace_file, layout_file = write_two_level_files(tmp_path, {"CB/1": 0, "CB/2": 0})
+    beside = replay_json(trace_file, layout_file, "--drives", 1)
+    assert beside["homes"] == {"file": str(tmp_path / "crtmapping.json"), "mapped": 2, "hashed": 0}
+    assert (beside["latencies_s"][0], beside["cross_level_mounts"]) == (24.0, 0)
+    other = tmp_path / "elsewhere.json"
+    other.write_text(json.dumps({"CB/1": 4, "CB/2": 0}))
+    named = replay_json(trace_file, layout_file, "--drives", 1, "--homes", other)
+    assert named["homes"] == {"file": str(other), "mapped": 2, "hashed": 0}
+    assert (named["latencies_s"][0], named["cross_level_mounts"]) == (65.0, 1)
+
+
+def test_cli_hashes_the_cartridges_no_map_names_and_counts_them(tmp_path):
+    trace_file, layout_file = write_two_level_files(tmp_path, {"CB/1": 4, "XB/9": 0})
+    result = invoke(trace_file, layout_file, "--drives", 1, "--seed", 3)
+    assert result.exit_code == 0, result.output
+    assert re.search(r"homes from the map \(crtmapping\.json\) +│ +1 │", result.output)
+    assert re.search(r"homes by seeded hash \(seed 3\) +│ +1 │", result.output)
+    (tmp_path / "crtmapping.json").unlink()
+    data = replay_json(trace_file, layout_file, "--drives", 1, "--seed", 3)
+    assert data["homes"] == {"file": None, "mapped": 0, "hashed": 2}
+
+
+@pytest.mark.parametrize(
+    ("homes", "expected"),
+    [
+        ({"CB/1": 7}, "CB/1: level 7 is not in the layout (levels 0, 4)"),
+        ({"CB/1": "0"}, 'CB/1: expected a level number >= 0, got "0"'),
+        (["CB/1"], 'expected an object, got ["CB/1"]'),
+    ],
+)
+def test_cli_bad_map_is_one_error_line_with_exit_2_and_no_output(tmp_path, homes, expected):
+    trace_file, layout_file = write_two_level_files(tmp_path, homes)
+    out = tmp_path / "result.json"
+    result = invoke(trace_file, layout_file, "--drives", 1, "--out", out)
+    assert result.exit_code == 2
+    assert result.stderr == f"{tmp_path / 'crtmapping.json'}: {expected}\n"
+    assert result.stdout == ""
+    assert not out.exists()
+
+
+def test_cli_missing_homes_file_is_one_error_line_with_exit_2(tmp_path):
+    trace_file, layout_file = write_two_level_files(tmp_path, None)
+    result = invoke(trace_file, layout_file, "--drives", 1, "--homes", tmp_path / "gone.json")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"{tmp_path / 'gone.json'}: cannot read file: No such file")
+    assert result.stderr.count("\n") == 1
+
+
+def test_cli_reports_latency_over_mounts_and_over_all_requests_apart(tmp_path):
+    # Both cartridges on level 0, kept mounted: CB1 ready at 24 (read 24-124),
+    # CB1's hit at 2 reads 124-154 (waited 122); CB2, arrived at 1, waits for
+    # the unload (154-177) and dismount (177-188), is mounted 188-199 and
+    # loaded by 212 (waited 211). Over mounts: 24 and 211; over all: 24, 211, 122.
+    trace_file, layout_file = write_two_level_files(tmp_path, {"CB/1": 0, "CB/2": 0})
+    data = replay_json(trace_file, layout_file, "--drives", 1)
+    assert data["latencies_s"] == [24.0, 211.0, 122.0]
+    assert data["mounted"] == [True, True, False]
+    over_mounts = {"count": 2, "mean": 117.5, "median": 117.5, "p95": 201.65, "max": 211.0}
+    assert data["latency_over_mounts_s"] == pytest.approx(over_mounts)
+    assert data["latency_over_requests_s"] == pytest.approx(
+        {"count": 3, "mean": 119.0, "median": 122.0, "p95": 202.1, "max": 211.0}
+    )
+    assert (data["saturated"], data["backlog_midway"], data["backlog_end"]) == (False, 2, 3)
+    table = invoke(trace_file, layout_file, "--drives", 1).output
+    assert re.search(r"mean mount latency \(s\) +│ +117\.5 │", table)
+    assert re.search(r"mean latency, all requests \(s\) +│ +119\.0 │", table)
+    assert "mount latency is over the 2 requests that needed a mount" in table
+
+
+def test_cli_json_prints_the_document_alone_and_out_writes_the_same(tmp_path):
+    trace_file, layout_file = write_two_level_files(tmp_path, {"CB/1": 0, "CB/2": 0})
+    out = tmp_path / "result.json"
+    result = invoke(trace_file, layout_file, "--drives", 1, "--json", "--out", out)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert json.loads(out.read_text()) == data
+    assert set(data) == {
+        *("trace", "layout", "seed", "homes", "drives", "keep_mounted", "requests"),
+        *("mounts", "hits", "cross_level_mounts", "latency_over_mounts_s"),
+        *("latency_over_requests_s", "drive_utilisation", "read_utilisation"),
+        *("robot_utilisation", "span_s", "trace_end_s", "backlog_midway", "backlog_end"),
+        *("saturated", "drive_ids", "latencies_s", "mounted"),
+    }
+
+
+def test_cli_replays_the_shipped_sample_with_its_map_by_default():
+    data = replay_json(TRACE, LAYOUT, "--drives", 170)
+    assert data["homes"] == {"file": str(ECMWF / "crtmapping.json"), "mapped": 1407, "hashed": 0}
+    assert data["saturated"] is False
+    assert data["requests"] == data["latency_over_requests_s"]["count"] == 10_000
+    assert data["mounts"] == data["latency_over_mounts_s"]["count"]
+    # Every home is on a level with drives: with all 170 in use few mounts cross levels.
+    assert data["cross_level_mounts"] < 0.05 * data["mounts"]
+
+
+def test_cli_flags_a_replay_of_the_sample_that_cannot_keep_up():
+    data = replay_json(TRACE, LAYOUT, "--drives", 60)
+    assert data["saturated"] is True
+    assert data["backlog_end"] > max(100, 1.5 * data["backlog_midway"])
+    assert data["latency_over_mounts_s"] is None
+    assert data["latency_over_requests_s"] is None
+    table = invoke(TRACE, LAYOUT, "--drives", 60).output
+    assert (
+        f"the replay could not keep up: {data['backlog_end']:,d} requests arrived and not done "
+        f"at the trace's last arrival (51070 s), against {data['backlog_midway']:,d} half-way"
+    ) in table.replace("\n", " ")
+    assert "mean mount latency" not in table

@@ -15,19 +15,19 @@ from simulator.trace import (
     LibraryLayout,
     TraceRequest,
     home_levels,
+    homes_from_dict,
     layout_from_dict,
+    place_cartridges,
+    read_homes,
     read_layout,
     read_requests,
 )
 from toolkit.errors import InputError
 
-ECMWF = Path(__file__).resolve().parents[2].parent / "shared" / "traces" / "ecmwf"
+ECMWF = Path(__file__).resolve().parents[2] / "instances" / "traces" / "ecmwf"
 TRACE = ECMWF / "io_events_sample_10k.csv.bz2"
 LAYOUT = ECMWF / "sl8500_from_snap20111001.json.bz2"
-needs_ecmwf = pytest.mark.skipif(
-    not (TRACE.is_file() and LAYOUT.is_file()),
-    reason=f"the ECMWF sample trace is not shipped at {ECMWF}",
-)
+MAP = ECMWF / "crtmapping.json"
 
 GOOD_LINES = [
     "CB1172;20110819T001558;304",
@@ -254,7 +254,6 @@ def test_home_levels_follow_the_slots_and_overflow_to_the_next_level():
         home_levels(["a", "b", "c", "d", "e"], tight)
 
 
-@needs_ecmwf
 def test_the_shipped_trace_and_layout_read_whole():
     requests = read_requests(TRACE)
     assert len(requests) == 10_000
@@ -271,9 +270,82 @@ def test_the_shipped_trace_and_layout_read_whole():
     assert layout.drives == 170
 
 
-@needs_ecmwf
 def test_the_shipped_layout_maps_no_cartridge_to_any_slot():
     data = json.loads(bz2.decompress(LAYOUT.read_bytes()))
     entries = [v for level in data["level"].values() for v in level["libraries"].values()]
     assert len(entries) == 16 * 2522
     assert all(entry == {} for entry in entries)
+
+
+MAP_LAYOUT = LibraryLayout((Level(0, 2, ("D0",), 1), Level(4, 3, (), 1)))
+"""Two slots on level 0 (which has the drive), three on level 4 (library 1)."""
+
+
+def test_a_cartridge_map_gives_levels_by_cartridge_id_without_the_slash():
+    homes = homes_from_dict({"RB06/82": 4, "CB1172": 0, "WB29/50": 4}, MAP_LAYOUT)
+    assert homes == {"RB0682": 4, "CB1172": 0, "WB2950": 4}
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        ([["RB06/82", 4]], ['expected an object, got [["RB06/82",4]]']),
+        ({"RB06/82": "4"}, ['RB06/82: expected a level number >= 0, got "4"']),
+        ({"RB06/82": True}, ["RB06/82: expected a level number >= 0, got true"]),
+        ({"RB06/82": -1}, ["RB06/82: expected a level number >= 0, got -1"]),
+        ({"RB06/82": 2.0}, ["RB06/82: expected a level number >= 0, got 2.0"]),
+        ({"RB06/82": 1}, ["RB06/82: level 1 is not in the layout (levels 0, 4)"]),
+        ({"RB 06/82": 0}, ["RB 06/82: a cartridge id is a non-empty word, got 'RB 06/82'"]),
+        ({"": 0}, ["\"\": a cartridge id is a non-empty word, got ''"]),
+        ({"RB/06/82": 0}, ["RB/06/82: expected a cartridge id with at most one '/' inside"]),
+        ({"/RB0682": 0}, ["/RB0682: expected a cartridge id with at most one '/' inside"]),
+        ({"RB06/82": 0, "RB0682": 4}, ["RB0682: cartridge 'RB0682' also at 'RB06/82'"]),
+        ({"A": 0, "B": 0, "C": 0}, ["level 0: 3 cartridges but 2 slots"]),
+    ],
+)
+def test_a_bad_cartridge_map_names_the_key_of_each_bad_entry(data, expected):
+    with pytest.raises(InputError) as info:
+        homes_from_dict(data, MAP_LAYOUT, "map.json")
+    lines = info.value.lines()
+    assert len(lines) == len(expected)
+    for line, start in zip(lines, expected, strict=True):
+        assert line.startswith(f"map.json: {start}")
+
+
+def test_a_cartridge_map_file_that_cannot_be_read_is_one_error(tmp_path):
+    with pytest.raises(InputError, match=r"gone\.json: cannot read file: No such file"):
+        read_homes(tmp_path / "gone.json", MAP_LAYOUT)
+    path = tmp_path / "map.json.bz2"
+    path.write_bytes(bz2.compress(b'{"RB06/82": '))
+    with pytest.raises(InputError) as info:
+        read_homes(path, MAP_LAYOUT)
+    (message,) = info.value.lines()
+    assert message.startswith(f"{path}: bad JSON: ")
+
+
+def test_cartridges_the_map_does_not_name_are_hashed_into_the_slots_left_free():
+    # The map fills level 0; every other cartridge must go to level 4, and
+    # the map's cartridges keep their slots though the trace never asks for them.
+    mapped = {"A": 0, "B": 0}
+    homes = place_cartridges(["A", "X", "Y", "Z"], MAP_LAYOUT, mapped, seed=5)
+    assert homes.levels == {"A": 0, "B": 0, "X": 4, "Y": 4, "Z": 4}
+    assert (homes.mapped, homes.hashed) == (1, 3)
+    without = place_cartridges(["A", "X"], MAP_LAYOUT, seed=5)
+    assert without.levels == home_levels(["A", "X"], MAP_LAYOUT, seed=5)
+    assert (without.mapped, without.hashed) == (0, 2)
+    with pytest.raises(ValueError, match="4 cartridges do not fit in the layout's 3 slots left"):
+        place_cartridges(["W", "X", "Y", "Z"], MAP_LAYOUT, mapped)
+
+
+def test_the_shipped_map_places_every_cartridge_of_the_sample_on_a_level_with_drives():
+    layout = read_layout(LAYOUT)
+    mapped = read_homes(MAP, layout)
+    assert len(mapped) == 10_028
+    assert mapped["RB0682"] == 2
+    assert set(mapped.values()) == set(range(12))
+    assert all(layout.level(level).drives for level in mapped.values())
+    cartridges = {r.cartridge for r in read_requests(TRACE)}
+    homes = place_cartridges(cartridges, layout, mapped)
+    # Measured: the map names all 1,407 cartridges of the sample.
+    assert (homes.mapped, homes.hashed) == (1407, 0)
+    assert homes.levels == mapped

@@ -97,7 +97,7 @@ def read(rid: str, release_s: float, *pieces: tuple[str, float, float]) -> Reque
 
 @pytest.fixture
 def spec_example() -> Instance:
-    """The example instance of shared/spec/core-problem.md, built from model objects."""
+    """The example instance of docs/core-problem.md, built from model objects."""
     return Instance(
         name="two-drives-three-reads",
         objective="weighted-flow",

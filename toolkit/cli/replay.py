@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -10,41 +12,96 @@ from rich.table import Table
 
 from simulator.replay import ReplayResult
 from simulator.replay import replay as run_replay
-from simulator.trace import read_layout, read_requests
+from simulator.trace import (
+    Homes,
+    LibraryLayout,
+    TraceRequest,
+    place_cartridges,
+    read_homes,
+    read_layout,
+    read_requests,
+)
 from toolkit.cli.common import fail
 from toolkit.errors import InputError
 from toolkit.io import dumps, write_atomic
 
-_ROWS = (
-    ("drives", "drives", "{:d}"),
-    ("policy", "keep_mounted", None),
-    ("requests", "requests", "{:d}"),
-    ("mounts", "mounts", "{:d}"),
-    ("hits (already mounted)", "hits", "{:d}"),
-    ("cross-level mounts", "cross_level_mounts", "{:d}"),
-    ("mean mount latency (s)", "mean_latency_s", "{:.1f}"),
-    ("median mount latency (s)", "median_latency_s", "{:.1f}"),
-    ("p95 mount latency (s)", "p95_latency_s", "{:.1f}"),
-    ("max mount latency (s)", "max_latency_s", "{:.1f}"),
-    ("drive utilisation", "drive_utilisation", "{:.2%}"),
-    ("drive time reading", "read_utilisation", "{:.2%}"),
-    ("robot utilisation", "robot_utilisation", "{:.2%}"),
-    ("span (s)", "span_s", "{:.0f}"),
+HOMES_BESIDE = "crtmapping.json"
+"""A cartridge map of this name beside the trace gives the default home levels."""
+
+_COUNTS = (
+    ("drives", "drives"),
+    ("requests", "requests"),
+    ("mounts", "mounts"),
+    ("hits (already mounted)", "hits"),
+    ("cross-level mounts", "cross_level_mounts"),
+)
+_LATENCIES = (
+    ("{} mount latency (s)", "latency_over_mounts_s"),
+    ("{} latency, all requests (s)", "latency_over_requests_s"),
+)
+_SHARES = (
+    ("drive utilisation", "drive_utilisation"),
+    ("drive time reading", "read_utilisation"),
+    ("robot utilisation", "robot_utilisation"),
+)
+_LATENCY_NOTE = (
+    "latency: from a request's arrival to its cartridge ready in a drive for it;\n"
+    "mount latency is over the {mounts:,d} requests that needed a mount; over all requests,\n"
+    "a hit counts its wait for its cartridge in a drive or on its way (0 s if idle there)"
 )
 
 
-def _table(result: ReplayResult, title: str) -> Table:
-    summary = result.summary()
+def _table(document: dict[str, Any], title: str) -> Table:
     table = Table(title=title)
     table.add_column("measure")
     table.add_column("value", justify="right")
-    for label, key, fmt in _ROWS:
-        if fmt is None:
-            text = "keep mounted" if summary[key] else "dismount at once"
-        else:
-            text = fmt.format(summary[key])
-        table.add_row(label, text)
+    for label, key in _COUNTS:
+        table.add_row(label, f"{document[key]:,d}")
+        if key == "drives":
+            policy = "keep mounted" if document["keep_mounted"] else "dismount at once"
+            table.add_row("policy", policy)
+    homes = document["homes"]
+    source = Path(homes["file"]).name if homes["file"] is not None else "no map"
+    table.add_row(f"homes from the map ({source})", f"{homes['mapped']:,d}")
+    table.add_row(f"homes by seeded hash (seed {document['seed']})", f"{homes['hashed']:,d}")
+    if not document["saturated"]:
+        for label, key in _LATENCIES:
+            stats = document[key]
+            for stat in ("mean", "median", "p95", "max"):
+                table.add_row(label.format(stat), f"{stats[stat]:.1f}")
+    for label, key in _SHARES:
+        table.add_row(label, f"{document[key]:.2%}")
+    table.add_row("span (s)", f"{document['span_s']:.0f}")
+    end_s = document["trace_end_s"]
+    table.add_row(f"backlog half-way ({end_s / 2:.0f} s)", f"{document['backlog_midway']:,d}")
+    table.add_row(f"backlog at the last arrival ({end_s:.0f} s)", f"{document['backlog_end']:,d}")
     return table
+
+
+def _not_kept_up(document: dict[str, Any]) -> str:
+    """The line that flags a replay whose backlog grew (see ReplayResult.saturated)."""
+    end_s = document["trace_end_s"]
+    return (
+        f"the replay could not keep up: {document['backlog_end']:,d} requests arrived and "
+        f"not done at the trace's last arrival ({end_s:.0f} s), against "
+        f"{document['backlog_midway']:,d} half-way ({end_s / 2:.0f} s); its latencies "
+        "grow with the trace's length, so no latency statistic is given"
+    )
+
+
+def _homes(
+    trace_file: str,
+    homes_file: str | None,
+    requests: Sequence[TraceRequest],
+    seed: int,
+    layout: LibraryLayout,
+) -> tuple[str | None, Homes]:
+    """The map used (``--homes``, else one beside the trace, else none) and the homes it gives."""
+    if homes_file is None:
+        beside = Path(trace_file).with_name(HOMES_BESIDE)
+        homes_file = str(beside) if beside.is_file() else None
+    mapped = read_homes(homes_file, layout) if homes_file is not None else None
+    return homes_file, place_cartridges((r.cartridge for r in requests), layout, mapped, seed)
 
 
 @click.command()
@@ -68,18 +125,32 @@ def _table(result: ReplayResult, title: str) -> Table:
     help="Replay only the first K requests of the trace.",
 )
 @click.option(
+    "--homes",
+    "homes_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help=f"Cartridge map giving home levels (JSON, .bz2 too; default: {HOMES_BESIDE} "
+    "beside the trace, if there is one).",
+)
+@click.option(
     "--seed",
     type=int,
     default=0,
     show_default=True,
-    help="Seed of the cartridges' home levels (the layout has no cartridge map).",
+    help="Seed of the home levels of cartridges that no map places.",
 )
 @click.option(
     "--out",
     "out_file",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Write the measures and per-request latencies here (JSON).",
+    help="Write the result document, per-request latencies included, here (JSON).",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the result document (JSON) instead of the table.",
 )
 def replay(
     trace_file: str,
@@ -87,31 +158,107 @@ def replay(
     drives: int,
     dismount_at_once: bool,
     limit: int | None,
+    homes_file: str | None,
     seed: int,
     out_file: str | None,
+    as_json: bool,
 ) -> None:
     """Replay a cartridge trace (CSV, .bz2 too) on a library layout (JSON, .bz2 too).
 
     The SL8500 model of simulator.replay: one handbot per level, loads before
     unloads, T10000 load and unload times, elevator and pass-through between
-    levels; prints mount latency, utilisation, mounts and hits.
+    levels; prints mounts and hits, the latency over mounts and over all
+    requests, utilisation and the backlog.
+
+    \b
+    Home levels: a cartridge lives where the map of --homes FILE says, else
+    where a file crtmapping.json beside the trace says (the ECMWF sample has
+    one: instances/traces/ecmwf/), else (and for any cartridge the map does
+    not name) on a level drawn by a seeded hash weighted by the levels'
+    slots (--seed). The keys of a map are cartridge ids, with or without one
+    '/' inside ("RB06/82" is cartridge RB0682), its values level numbers of
+    the layout.
+
+    \b
+    A replay whose backlog (requests arrived and not done) at the trace's
+    last arrival is above both 20 and 1 % of the requests, and 1.5 times
+    what it was half-way, could not keep up (the rule of simulate): it is
+    flagged, and no latency statistic is given, as they would only measure
+    the trace's length.
+
+    \b
+    The result document (--json prints it, --out writes it):
+      trace, layout            the two files replayed
+      seed                     seed of the hashed home levels
+      homes                    {"file": the map used or null,
+                                "mapped": cartridges placed by it,
+                                "hashed": cartridges placed by the hash}
+      drives, keep_mounted, requests, mounts, hits, cross_level_mounts
+      latency_over_mounts_s    {"count", "mean", "median", "p95", "max"} over
+                               the requests that needed a mount; null when
+                               saturated
+      latency_over_requests_s  the same over every request, hits included;
+                               null when saturated
+      drive_utilisation, read_utilisation, robot_utilisation   shares, 0-1
+      span_s                   first arrival to the last event
+      trace_end_s              the last arrival
+      backlog_midway           requests arrived, not done at trace_end_s / 2
+      backlog_end              requests arrived, not done at trace_end_s
+      saturated                true when the replay could not keep up
+      drive_ids                the drives used
+      latencies_s, mounted     per request, in trace order
     """
     try:
         requests = read_requests(trace_file)
         layout = read_layout(layout_file)
+        if limit is not None:
+            requests = requests[:limit]
+        used_map, homes = _homes(trace_file, homes_file, requests, seed, layout)
     except InputError as exc:
         fail(exc.lines())
-    if drives > layout.drives:
-        fail([f"--drives: {layout_file} has {layout.drives} drives, asked for {drives}"])
-    if limit is not None:
-        requests = requests[:limit]
-    try:
-        result = run_replay(requests, layout, drives, keep_mounted=not dismount_at_once, seed=seed)
     except ValueError as exc:
         fail([f"replay: {exc}"])
+    if drives > layout.drives:
+        fail([f"--drives: {layout_file} has {layout.drives} drives, asked for {drives}"])
+    try:
+        result = run_replay(
+            requests,
+            layout,
+            drives,
+            keep_mounted=not dismount_at_once,
+            homes=homes.levels,
+            seed=seed,
+        )
+    except ValueError as exc:
+        fail([f"replay: {exc}"])
+    document = _document(trace_file, layout_file, seed, used_map, homes, result)
     if out_file is not None:
-        document = {"trace": trace_file, "layout": layout_file, "seed": seed}
-        write_atomic(out_file, dumps({**document, **result.as_dict()}))
-    Console(width=100).print(_table(result, f"{Path(trace_file).name} on {drives} drives"))
+        write_atomic(out_file, dumps(document))
+    if as_json:
+        click.echo(dumps(document), nl=False)
+        return
+    Console(width=100).print(_table(document, f"{Path(trace_file).name} on {drives} drives"))
+    if document["saturated"]:
+        click.echo(_not_kept_up(document))
+    else:
+        click.echo(_LATENCY_NOTE.format(mounts=document["mounts"]))
     if out_file is not None:
         click.echo(f"wrote {out_file}")
+
+
+def _document(
+    trace_file: str,
+    layout_file: str,
+    seed: int,
+    used_map: str | None,
+    homes: Homes,
+    result: ReplayResult,
+) -> dict[str, Any]:
+    """The result document of ``replay`` (its shape is in the command's docstring)."""
+    return {
+        "trace": trace_file,
+        "layout": layout_file,
+        "seed": seed,
+        "homes": {"file": used_map, "mapped": homes.mapped, "hashed": homes.hashed},
+        **result.as_dict(),
+    }
