@@ -17,21 +17,25 @@ from typing import IO
 import orjson
 
 from simulator.engine import Engine
-from solvers.online import SCHEDULERS, Dispatcher
+from solvers.online import Dispatcher
+from solvers.plugins import SchedulerSpec, make_scheduler
 from toolkit.model import Instance, Schedule
 
 
 def simulate_instance(
-    instance: Instance, scheduler: str, log: IO[bytes] | None = None
+    instance: Instance, scheduler: SchedulerSpec, log: IO[bytes] | None = None
 ) -> tuple[Schedule, int]:
-    """Run ``instance`` under the registered online heuristic ``scheduler``.
+    """Run ``instance`` under the online scheduler ``scheduler``.
 
     Parameters
     ----------
     instance
         A well-formed instance.
     scheduler
-        A key of :data:`solvers.online.SCHEDULERS`.
+        A registered heuristic's name (a key of
+        :data:`solvers.online.SCHEDULERS`), ``module.path:Attr``, an entry
+        point's name, a class or factory of schedulers, or a scheduler (see
+        :mod:`solvers.plugins`); the run makes its own from it.
     log
         A binary stream for the event log (JSON lines: each decision time
         and the requests waiting then).
@@ -43,12 +47,11 @@ def simulate_instance(
 
     Raises
     ------
-    KeyError
-        For an unknown scheduler.
+    solvers.plugins.SchedulerSpecError
+        (a ``ValueError``) for a spec that gives no scheduler; an unknown
+        name is a ``KeyError`` too.
     """
-    if scheduler not in SCHEDULERS:
-        raise KeyError(f"unknown scheduler {scheduler!r} (known: {', '.join(SCHEDULERS)})")
-    dispatcher = Dispatcher(instance, SCHEDULERS[scheduler]())
+    dispatcher = Dispatcher(instance, make_scheduler(scheduler))
     engine = Engine()
 
     def step() -> None:

@@ -19,7 +19,7 @@ from simulator.results import Estimate, RequestRecord, RunSummary, combine, reco
 from simulator.scenario import Scenario
 from simulator.simulation import Simulation
 from simulator.workload import Workload, generate
-from solvers.online import SCHEDULERS
+from solvers.plugins import SchedulerSpec
 
 
 @frozen
@@ -35,13 +35,17 @@ def override(
     scenario: Scenario,
     *,
     policy: str | None = None,
-    scheduler: str | None = None,
+    scheduler: SchedulerSpec | None = None,
     rate_per_s: float | None = None,
     duration_s: float | None = None,
     seed: int | None = None,
     replications: int | None = None,
 ) -> Scenario:
-    """The scenario with the given settings replaced (``None``: kept)."""
+    """The scenario with the given settings replaced (``None``: kept).
+
+    ``scheduler`` is any scheduler spec (:mod:`solvers.plugins`): a name,
+    ``module.path:Attr``, an entry point's name, or the object itself.
+    """
     workload = scenario.workload
     if rate_per_s is not None:
         workload = evolve(workload, rate_per_s=rate_per_s)
@@ -76,18 +80,16 @@ def run_once(
     Raises
     ------
     KeyError
-        For an unknown policy or scheduler.
+        For an unknown policy or scheduler name.
+    solvers.plugins.SchedulerSpecError
+        (a ``ValueError``) for a scheduler spec that gives no scheduler.
     """
-    if scenario.run.scheduler not in SCHEDULERS:
-        raise KeyError(
-            f"unknown scheduler {scenario.run.scheduler!r} (known: {', '.join(SCHEDULERS)})"
-        )
     if workload is None:
         workload = generate(scenario.workload, seed)
     simulation = Simulation(
         scenario.platform,
         make_policy(scenario.policy, **scenario.policy_params),
-        SCHEDULERS[scenario.run.scheduler](),
+        scenario.run.scheduler,
         workload,
         seed=seed,
         record=record,
@@ -103,17 +105,22 @@ def run_once(
 def run_scenario(
     scenario: Scenario,
     *,
+    scheduler: SchedulerSpec | None = None,
     workload: Workload | None = None,
     log: IO[bytes] | None = None,
     progress: Callable[[int, float], None] | None = None,
 ) -> tuple[list[Replication], dict[str, Estimate]]:
     """Every replication of ``scenario`` and the metrics over them.
 
-    With ``workload`` (a trace), every replication runs it to its end, the
-    seeds changing only the random times; otherwise each draws its own.
-    ``log`` receives the first replication's event log; ``progress(k, now)``
-    is called as replication ``k`` advances.
+    ``scheduler`` replaces the scenario's (``run.scheduler``): a name,
+    ``module.path:Attr``, an entry point's name, a class or factory of
+    schedulers, or a scheduler, of which each replication gets its own
+    (:mod:`solvers.plugins`). With ``workload`` (a trace), every replication
+    runs it to its end, the seeds changing only the random times; otherwise
+    each draws its own. ``log`` receives the first replication's event log;
+    ``progress(k, now)`` is called as replication ``k`` advances.
     """
+    scenario = override(scenario, scheduler=scheduler)
     replications = []
     for k in range(scenario.run.replications):
         report = None if progress is None else (lambda now, k=k: progress(k, now))

@@ -34,7 +34,10 @@ served ``per_mover`` at a time by movers ``<library>-m<k>`` with the
 ``movers`` limits. ``pass_through_s`` (optional) joins the libraries by
 pass-through ports: any drive may then take any tape, the arm taking that
 much longer each way for a tape of another library. ``sizes`` is a size class of
-:data:`simulator.workload.SIZE_CLASSES_MB` or ``[min_mb, max_mb]``.
+:data:`simulator.workload.SIZE_CLASSES_MB` or ``[min_mb, max_mb]``. ``run.scheduler``
+is a registered heuristic, a scheduler of one's own as ``module.path:Attr``
+(imported when the file is read) or an entry point's name (see
+:mod:`solvers.plugins`).
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
 from simulator.policy_registry import POLICIES
 from simulator.technology import DRIVE_MODELS, DriveModel, Duration
 from simulator.workload import SIZE_CLASSES_MB, WorkloadParams, parse_duration, parse_rate
-from solvers.online import SCHEDULERS
+from solvers.plugins import SchedulerSpec, SchedulerSpecError, resolve_scheduler
 from toolkit.errors import InputError, Problem
 
 FORMAT = "tapesched-scenario/1"
@@ -61,9 +64,14 @@ T = TypeVar("T")
 
 @frozen
 class RunSettings:
-    """How to run a scenario: scheduler, seed, replications, warm-up share."""
+    """How to run a scenario: scheduler, seed, replications, warm-up share.
 
-    scheduler: str = "fifo"
+    ``scheduler`` is a scheduler spec (:mod:`solvers.plugins`): in a file, a
+    registered name, ``module.path:Attr`` or an entry point's name; from
+    Python, a scheduler or a class or factory of schedulers too.
+    """
+
+    scheduler: SchedulerSpec = "fifo"
     seed: int = 1
     replications: int = 1
     warmup: float = 0.1
@@ -381,9 +389,10 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
         replications=_or(r.get(run_raw, "run", "replications", _integer, 1), 1),
         warmup=_or(r.get(run_raw, "run", "warmup", _number, 0.1), 0.1),
     )
-    if run.scheduler not in SCHEDULERS:
-        known = ", ".join(SCHEDULERS)
-        r.fail("run.scheduler", f"unknown scheduler {run.scheduler!r} (known: {known})")
+    try:
+        resolve_scheduler(run.scheduler)
+    except SchedulerSpecError as exc:
+        r.fail("run.scheduler", str(exc))
     if not 0 <= run.warmup < 1:
         r.fail("run.warmup", f"must be within [0, 1), got {run.warmup!r}")
     if run.replications < 1:

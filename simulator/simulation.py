@@ -56,6 +56,7 @@ from simulator.platform import DriveState, Job, Platform, PlatformSpec
 from simulator.policy import Group, GroupType, Policy, group_type, preload
 from simulator.workload import Workload
 from solvers.online import Decision, Dismount, Preview, Scheduler, Start, WaitingRequests
+from solvers.plugins import SchedulerSpec, make_scheduler
 from toolkit.model import Piece, Request
 
 NEW_TAPE = "new:"
@@ -111,7 +112,10 @@ class Simulation:
     policy
         The archival policy laying files out.
     scheduler
-        The online scheduler (a fresh one: schedulers keep state per run).
+        The online scheduler: a registered name, ``module.path:Attr``, an
+        entry point's name, a class or factory of schedulers, or a scheduler
+        (see :mod:`solvers.plugins`); the run makes its own from it
+        (:attr:`scheduler`), as schedulers keep state per run.
     workload
         The initial archive and the requests.
     seed
@@ -126,7 +130,7 @@ class Simulation:
         self,
         spec: PlatformSpec,
         policy: Policy,
-        scheduler: Scheduler,
+        scheduler: SchedulerSpec,
         workload: Workload,
         seed: int = 0,
         record: bool = True,
@@ -134,7 +138,8 @@ class Simulation:
     ) -> None:
         self.spec = spec
         self.policy = policy
-        self.scheduler = scheduler
+        self.scheduler: Scheduler = make_scheduler(scheduler)
+        """The run's own scheduler."""
         self.workload = workload
         self.engine = Engine()
         self.rng = random.Random(seed)
@@ -302,6 +307,10 @@ class Simulation:
             self.platform.dismount(self.platform.drive_index[decision.drive])
             self._log("dismount", drive=decision.drive)
             return
+        if not isinstance(decision, Start):
+            raise TypeError(
+                f"a scheduler decided {decision!r:.80}: not a Start, a Dismount or None"
+            )
         entry = self.entries.get(decision.request.id)
         if entry is None or entry.seq not in self.waiting:
             raise ValueError(f"the scheduler started {decision.request.id!r}, which is not waiting")

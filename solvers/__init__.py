@@ -1,30 +1,42 @@
 """Solvers of the core problem, behind one entry point.
 
 ``solve(instance)`` runs a solver chosen by name; :func:`names` lists the
-names. Solver modules are imported only when their solver is first used, so
-importing this package stays light whatever backends exist.
+names. An online scheduler of one's own is a solver too (``solver`` given
+as ``module.path:Attr``, an entry point's name or the object itself; see
+:mod:`solvers.plugins`). Solver modules are imported only when their solver
+is first used, so importing this package stays light whatever backends
+exist.
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from solvers.registry import ParallelSolver, get, names
+from solvers.registry import ParallelSolver, Solver, names
 from solvers.result import Result, Status
 from toolkit.model import Instance
+
+if TYPE_CHECKING:
+    from solvers.plugins import SchedulerSpec
 
 __all__ = ["Result", "Status", "names", "solve", "takes_workers"]
 
 
-def takes_workers(solver: str) -> bool:
-    """Whether the solver named ``solver`` runs parallel workers (a ``workers`` keyword)."""
-    return "workers" in inspect.signature(get(solver)).parameters
+def _found(solver: SchedulerSpec) -> tuple[str, Solver]:
+    from solvers.plugins import find_solver
+
+    return find_solver(solver)
+
+
+def takes_workers(solver: SchedulerSpec) -> bool:
+    """Whether the solver ``solver`` names runs parallel workers (a ``workers`` keyword)."""
+    return "workers" in inspect.signature(_found(solver)[1]).parameters
 
 
 def solve(
     instance: Instance,
-    solver: str = "greedy",
+    solver: SchedulerSpec = "greedy",
     time_limit_s: float | None = None,
     seed: int = 0,
     workers: int | None = None,
@@ -36,7 +48,11 @@ def solve(
     instance
         A well-formed instance (see ``toolkit.instance_checks``).
     solver
-        Registered name of the solver, one of :func:`names`.
+        Registered name of the solver, one of :func:`names`; or an online
+        scheduler of one's own, run by the dispatcher of the registered
+        online heuristics: ``module.path:Attr``, an entry point's name, a
+        scheduler or a class or factory of schedulers
+        (:func:`solvers.plugins.find_solver`).
     time_limit_s
         Wall-clock limit in seconds, ``None`` for none.
     seed
@@ -50,12 +66,14 @@ def solve(
     KeyError
         When ``solver`` is not a known name; the message lists the known ones.
     ValueError
-        When ``workers`` is given to a solver without workers.
+        When ``workers`` is given to a solver without workers, or a
+        scheduler spec gives no scheduler
+        (:class:`solvers.plugins.SchedulerSpecError`).
     """
-    run = get(solver)
+    name, run = _found(solver)
     if workers is None:
         return run(instance, time_limit_s=time_limit_s, seed=seed)
-    if not takes_workers(solver):
-        raise ValueError(f"solver {solver!r} runs on one thread and takes no workers")
+    if "workers" not in inspect.signature(run).parameters:
+        raise ValueError(f"solver {name!r} runs on one thread and takes no workers")
     parallel = cast(ParallelSolver, run)
     return parallel(instance, time_limit_s=time_limit_s, seed=seed, workers=workers)

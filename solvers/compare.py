@@ -18,7 +18,7 @@ from typing import Any, Literal
 from attrs import asdict, frozen
 
 from solvers.bounds import lower_bound
-from solvers.registry import get
+from solvers.plugins import find_solver
 from toolkit.model import Instance
 from toolkit.validator import validate
 
@@ -61,7 +61,7 @@ class _Run:
 
 
 def _run(instance: Instance, solver: str, time_limit_s: float | None, seed: int) -> _Run:
-    result = get(solver)(instance, time_limit_s=time_limit_s, seed=seed)
+    result = find_solver(solver)[1](instance, time_limit_s=time_limit_s, seed=seed)
     if result.schedule is None:
         return _Run(solver, result.status.value, False, None, result.bound, result.runtime_s)
     report = validate(instance, result.schedule)
@@ -96,7 +96,9 @@ def compare(
         ``(label, instance)`` pairs; the label names the instance in the rows
         (a file name, say).
     solvers
-        Registered solver names, run in this order.
+        Registered solver names or online schedulers of one's own
+        (``module.path:Attr`` or an entry point's name; see
+        :func:`solvers.plugins.find_solver`), run in this order.
     time_limit_s, seed
         Passed to every solver.
     on_run

@@ -76,7 +76,9 @@ Policies (``decide`` of each class below)
 
 :data:`SCHEDULERS` gives a fresh scheduler of each online heuristic of the
 solver registry by its registered name, ``greedy`` included, for whoever
-dispatches them (the registered solvers here, a simulator).
+dispatches them (the registered solvers here, a simulator). A scheduler of
+one's own is found by ``module.path:Attr`` or by an installed package's
+entry point: :mod:`solvers.plugins`.
 
 Example
 -------
@@ -266,8 +268,61 @@ class Scheduler(Protocol):
     A scheduler must decide from what it is shown only: the decision time,
     the waiting requests (released, not started) and the platform's state.
     That, and the dispatcher acting at the decision time, makes a policy
-    online. It may keep state of its own between the calls of one dispatch
-    (a fresh scheduler serves each dispatch).
+    online. Any object with this one method is a scheduler, ours or a
+    user's (:mod:`solvers.plugins` finds one by ``module.path:Attr`` or by
+    an entry point); this is its whole contract.
+
+    When it is asked
+        At every event time: time 0, each release (in the simulator, each
+        admission of a file request), each time a drive becomes free. At one
+        time it is asked again and again until it returns ``None``; each
+        decision is carried out before the next call, so the next call sees
+        its effect (the request gone from ``waiting``, its drives busy).
+
+    What it may read
+        ``now``; the ``waiting`` requests, each a
+        :class:`~toolkit.model.Request` (``id``, ``release_s``, ``weight``,
+        ``kind``, ``pieces`` of ``tape``, ``offset_mb`` and ``size_mb``,
+        and ``size_mb`` in all); and the methods of :class:`PlatformState`,
+        which every dispatcher implements (:class:`PlatformView` over a
+        core-problem instance, the simulator's state over its platform):
+        idle drives and their counts per library, which tape a drive holds
+        and where its head is, which drive holds a tape, the waiting
+        requests on a tape, whether a request waits for a tape, can start
+        now or has all its tapes loaded, its locate and expected service,
+        its rank of arrival, and :meth:`PlatformState.plan` and
+        :meth:`PlatformState.trial` to preview a decision without making
+        it. Nothing else is promised: a scheduler that reads more of one
+        dispatcher's objects will not run in the other.
+
+    What it returns
+        - ``Start(request)``: start a request of ``waiting`` now, on the
+          idle drives the engine finds best for it; the request must be
+          able to start (:meth:`PlatformState.can_start`).
+        - ``Start(request, queue=True)``: start it on the drives of its
+          library that complete it first, busy ones included; it then
+          waits for them (``greedy``'s way). Any waiting request may be so
+          started.
+        - ``Start(request, drives=(...))``: start it on these drives, one
+          drive id per piece in piece order, of its library; busy drives
+          are waited for.
+        - ``Dismount(drive)``: unload ``drive``'s tape and put it away, now
+          or once the drive is done.
+        - ``None``: nothing more now; it is asked again at the next event.
+
+        Starting a request that is not waiting, or one that cannot start
+        without ``queue`` or ``drives``, is a ``ValueError`` of the
+        dispatcher; returning anything else is a ``TypeError``. A scheduler
+        that returns ``None`` while requests wait and nothing is left to
+        happen (every drive idle, no release to come) would wait for ever:
+        the dispatcher raises ``RuntimeError``.
+
+    Its own state
+        It may keep state between the calls of one run (a heap of ranks,
+        say), and must not keep ``waiting`` or change anything it is shown.
+        Each run gets a scheduler of its own (a fresh one from a class or
+        factory, a copy of an object given as it is). Anything random must
+        come from a generator it seeds itself, so that a run repeats.
     """
 
     def decide(
@@ -698,7 +753,7 @@ class Dispatcher:
                 raise ValueError(f"unknown drive {decision.drive!r}")
             engine.dismount(d, self.now)
             touched = (d,)
-        else:
+        elif isinstance(decision, Start):
             j, drives, idle_at = self.placement(decision)
             plan = engine.place(j, earliest=self.now, drives=drives, idle_at=idle_at)
             if record:
@@ -709,6 +764,10 @@ class Dispatcher:
                     if not on_tape:
                         del self.waiting_by_tape[piece.tape]
             touched = (*plan.drives, *plan.sources)
+        else:
+            raise TypeError(
+                f"a scheduler decided {decision!r:.80}: not a Start, a Dismount or None"
+            )
         for d in touched:
             self.refresh(d)
             if record and not self.idle[d]:
@@ -1055,9 +1114,16 @@ SCHEDULERS: dict[str, Callable[[], Scheduler]] = {
 """A fresh scheduler of each online heuristic of the registry, by registered name."""
 
 
-def _solve(name: str, instance: Instance) -> Result:
+def solve_online(instance: Instance, scheduler: Scheduler, name: str) -> Result:
+    """``scheduler`` dispatched over ``instance``, as a solver's result named ``name``.
+
+    The result of every online heuristic, registered or plugged in
+    (:mod:`solvers.plugins`): status ``feasible``, the schedule and its
+    objective, and :func:`solvers.bounds.lower_bound` as the bound, so that
+    the gap is always visible.
+    """
     began = time.perf_counter()
-    schedule = dispatch(instance, SCHEDULERS[name]())
+    schedule = dispatch(instance, scheduler)
     assert schedule.objective is not None
     return Result(
         solver=name,
@@ -1067,6 +1133,10 @@ def _solve(name: str, instance: Instance) -> Result:
         runtime_s=time.perf_counter() - began,
         bound=lower_bound(instance),
     )
+
+
+def _solve(name: str, instance: Instance) -> Result:
+    return solve_online(instance, SCHEDULERS[name](), name)
 
 
 @register("fifo", describe("fifo"))

@@ -27,7 +27,10 @@ def _ratio_text(ratio: float | None, yardstick: str | None) -> str:
     "solver_list",
     default="greedy",
     show_default=True,
-    help="Comma-separated solver names (see `tapesched solvers`).",
+    help=(
+        "Comma-separated solver names or plug-in schedulers (see `tapesched solvers`), "
+        "or schedulers of one's own as module.path:Attr."
+    ),
 )
 @click.option(
     "--time-limit",
@@ -54,18 +57,19 @@ def compare(
     the best lower bound known, printed as "<= r": an upper bound on the true
     ratio.
     """
-    from solvers import registry
     from solvers.compare import compare as run_compare
+    from solvers.plugins import SchedulerSpecError, find_solver
+    from solvers.registry import UnknownSolverError
 
     names = [n.strip() for n in solver_list.split(",") if n.strip()]
-    unknown = [n for n in names if n not in registry.names()]
-    if unknown or not names:
-        fail(
-            [
-                f"--solvers: unknown solver {n!r}; known: {', '.join(registry.names())}"
-                for n in unknown or ["(none)"]
-            ]
-        )
+    problems = []
+    for name in names or ["(none)"]:
+        try:
+            find_solver(name)
+        except (UnknownSolverError, SchedulerSpecError) as exc:
+            problems.append(f"--solvers: {exc}")
+    if problems:
+        fail(problems)
     if as_json and as_csv:
         fail(["--json and --csv: choose one"])
     loaded = [(path, load_instance(path)) for path in instance_files]

@@ -16,7 +16,10 @@ from toolkit.validator import validate
     "solver_name",
     default="greedy",
     show_default=True,
-    help="A solver of the registry (see `tapesched solvers`).",
+    help=(
+        "A solver of the registry or a plug-in scheduler (see `tapesched solvers`), "
+        "or a scheduler of one's own as module.path:Attr."
+    ),
 )
 @click.option(
     "--out",
@@ -50,9 +53,13 @@ def solve(
 ) -> None:
     """Solve an instance and write the schedule; print status, objective, bound, runtime."""
     import solvers
+    from solvers.plugins import SchedulerSpecError, find_solver
+    from solvers.registry import UnknownSolverError
 
-    if solver_name not in solvers.names():
-        fail([f"--solver: unknown solver {solver_name!r}; known: {', '.join(solvers.names())}"])
+    try:
+        find_solver(solver_name)
+    except (UnknownSolverError, SchedulerSpecError) as exc:
+        fail([f"--solver: {exc}"])
     if workers is not None and not solvers.takes_workers(solver_name):
         fail([f"--workers: solver {solver_name!r} runs on one thread and takes no workers"])
     instance = load_instance(instance_file)

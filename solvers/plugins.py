@@ -1,0 +1,387 @@
+"""Schedulers from outside the project: one place that turns a scheduler spec into schedulers.
+
+An online scheduler is any object with the method of
+:class:`solvers.online.Scheduler` (``decide(now, waiting, platform)``; the
+contract is written there). Wherever the project takes a scheduler (the
+simulator's :class:`~simulator.simulation.Simulation`,
+:func:`~simulator.experiment.run_scenario`,
+:func:`~simulator.core_run.simulate_instance`, a scenario file's
+``run.scheduler``, :func:`solvers.solve`, ``tapesched simulate --scheduler``,
+``tapesched solve --solver``, ``tapesched compare --solvers``), it takes a
+*scheduler spec*, resolved here by :func:`resolve_scheduler`:
+
+- a name of :data:`solvers.online.SCHEDULERS` (``fifo``, ``wspt``, ...);
+- ``module.path:Attr``: ``Attr`` (dotted for a nested attribute) of an
+  importable module, being a class made with no arguments, a factory called
+  with no arguments, or an object that is a scheduler already;
+- the name of an entry point of the group :data:`ENTRY_POINT_GROUP` that an
+  installed package declares (its value is a ``module.path:Attr`` as above),
+  imported only when that name is asked for; when two packages declare one
+  name, the first found on ``sys.path`` wins, and an entry point named as a
+  solver of the registry is never used;
+- the object itself: a scheduler, or a class or factory of schedulers.
+
+Schedulers keep state during a run, so every run gets a scheduler of its
+own (:meth:`PluggedScheduler.make`): a class or factory makes a fresh one,
+and an object given as it is is copied (``copy.deepcopy``) for each run, so
+that no run starts from the state another left and the object given is
+never changed.
+
+A spec is checked when it is resolved: the module imported, the attribute
+found, one scheduler made and its ``decide`` found callable as
+``decide(now, waiting, platform)``. Whatever is wrong is a
+:class:`SchedulerSpecError` (a ``ValueError``) with a one-line message;
+``tapesched`` prints it after the option's name and exits with code 2.
+
+:func:`find_solver` makes a plug-in scheduler a solver too: it is run by the
+dispatcher that runs the registered online heuristics
+(:func:`solvers.online.solve_online`), and its result carries the lower
+bound, as ``fifo``'s does.
+
+Example
+-------
+A package declares its schedulers in its ``pyproject.toml``::
+
+    [project.entry-points."tapesched.schedulers"]
+    most-wanted = "my_package.schedulers:MostWantedTape"
+
+after which ``tapesched simulate scenario.json --scheduler most-wanted`` runs
+it, as ``--scheduler my_package.schedulers:MostWantedTape`` does without any
+installation (the module only has to be importable).
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect
+from collections.abc import Callable
+from importlib import metadata
+from typing import TypeAlias, cast
+
+from attrs import frozen
+
+from solvers.online import SCHEDULERS, Scheduler, solve_online
+from solvers.registry import Solver, UnknownSolverError, get, names
+from solvers.result import Result
+from toolkit.model import Instance
+
+ENTRY_POINT_GROUP = "tapesched.schedulers"
+"""Entry-point group in which packages declare their schedulers (``name = module:Attr``)."""
+
+SchedulerFactory: TypeAlias = Callable[[], Scheduler]
+"""A class or function making a fresh scheduler from no arguments."""
+
+SchedulerSpec: TypeAlias = str | Scheduler | SchedulerFactory
+"""What names a scheduler: a name, ``module.path:Attr``, an entry point, or the object itself."""
+
+
+class SchedulerSpecError(ValueError):
+    """A scheduler spec that gives no scheduler; the message is one line saying why."""
+
+
+class UnknownSchedulerError(SchedulerSpecError, KeyError):
+    """A name that is neither a registered heuristic nor a declared entry point.
+
+    A ``KeyError`` too, as an unknown name has always been.
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+@frozen
+class PluginEntry:
+    """A scheduler an installed package declares in :data:`ENTRY_POINT_GROUP`.
+
+    Attributes
+    ----------
+    name
+        The entry point's name, the scheduler's name on the command line.
+    value
+        Where it is: ``module.path:Attr``.
+    distribution
+        The declaring package and its version (``None`` when unknown).
+    """
+
+    name: str
+    value: str
+    distribution: str | None
+
+
+@frozen
+class PluggedScheduler:
+    """A resolved scheduler spec: its name and how each run gets a scheduler of its own.
+
+    Attributes
+    ----------
+    name
+        How runs, results and listings name it: the registered or entry-point
+        name, the ``module.path:Attr`` given, or, for an object, the
+        ``module:qualified.name`` of its class or factory.
+    origin
+        Where it comes from: ``registry``, ``module``, ``entry point
+        module:Attr of <package>``, or ``object``.
+    factory
+        Makes a fresh scheduler (unchecked; :meth:`make` checks it).
+    """
+
+    name: str
+    origin: str
+    factory: Callable[[], object]
+
+    def make(self) -> Scheduler:
+        """A fresh scheduler for one run.
+
+        Raises
+        ------
+        SchedulerSpecError
+            When the class or factory fails, or makes something that is not
+            a scheduler.
+        """
+        try:
+            made = self.factory()
+        except SchedulerSpecError:
+            raise
+        except Exception as exc:
+            raise SchedulerSpecError(
+                f"{self.name}: cannot make a scheduler: {_one_line(exc)}"
+            ) from exc
+        return _checked(made, self.name)
+
+
+def _one_line(exc: BaseException) -> str:
+    """``Type: message`` of an exception, its whitespace (newlines included) collapsed."""
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
+def _checked(made: object, name: str) -> Scheduler:
+    """``made``, once it is seen to have ``decide(now, waiting, platform)``."""
+    decide = getattr(made, "decide", None)
+    if not callable(decide):
+        raise SchedulerSpecError(
+            f"{name}: a {type(made).__name__} is not a scheduler: "
+            "it has no method decide(now, waiting, platform)"
+        )
+    try:
+        signature = inspect.signature(decide)
+    except (TypeError, ValueError):
+        return cast(Scheduler, made)
+    try:
+        signature.bind(0.0, (), None)
+    except TypeError as exc:
+        raise SchedulerSpecError(
+            f"{name}: its decide cannot be called as decide(now, waiting, platform): {exc}"
+        ) from None
+    return cast(Scheduler, made)
+
+
+def _where(obj: object) -> str:
+    """``module:qualified.name`` of a class or function, or of an object's class."""
+    defined = obj if inspect.isclass(obj) or inspect.isroutine(obj) else type(obj)
+    module = getattr(defined, "__module__", None) or "?"
+    return f"{module}:{getattr(defined, '__qualname__', type(defined).__name__)}"
+
+
+def _copier(obj: object, name: str) -> Callable[[], object]:
+    """Makes a deep copy of ``obj`` per call, saying what to do when it cannot be copied."""
+
+    def copy_of() -> object:
+        try:
+            return copy.deepcopy(obj)
+        except Exception as exc:
+            raise SchedulerSpecError(
+                f"{name}: cannot copy the scheduler for a run ({_one_line(exc)}); "
+                "give its class or a factory instead"
+            ) from exc
+
+    return copy_of
+
+
+def _plugged(obj: object, name: str, origin: str) -> PluggedScheduler:
+    """The scheduler ``obj`` names: a class or factory to call, or a scheduler to copy."""
+    if inspect.isclass(obj):
+        return PluggedScheduler(name, origin, obj)
+    if callable(getattr(obj, "decide", None)):
+        return PluggedScheduler(name, origin, _copier(obj, name))
+    if callable(obj):
+        return PluggedScheduler(name, origin, obj)
+    raise SchedulerSpecError(
+        f"{name}: a {type(obj).__name__} is neither a scheduler (no method decide) "
+        "nor a class or factory of schedulers"
+    )
+
+
+def _import(spec: str) -> object:
+    """The object ``module.path:Attr`` names, importing its module."""
+    module_name, _, attribute = spec.partition(":")
+    parts = [*module_name.split("."), *attribute.split(".")]
+    if not all(part.isidentifier() for part in parts):
+        raise SchedulerSpecError(f"{spec}: not of the form module.path:Attr")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:
+        raise SchedulerSpecError(
+            f"{spec}: cannot import module {module_name!r}: {_one_line(exc)}"
+        ) from exc
+    target: object = module
+    for part in attribute.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise SchedulerSpecError(
+                f"{spec}: module {module_name!r} has no attribute {attribute!r}"
+            ) from None
+    return target
+
+
+def _entry_points() -> dict[str, metadata.EntryPoint]:
+    """Entry points of :data:`ENTRY_POINT_GROUP` by name, the first found of each name."""
+    found: dict[str, metadata.EntryPoint] = {}
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(entry.name, entry)
+    return found
+
+
+def _distribution(entry: metadata.EntryPoint) -> str | None:
+    """``package version`` of the distribution declaring ``entry``."""
+    dist = entry.dist
+    if dist is None:
+        return None
+    return f"{dist.metadata['Name']} {dist.version}"
+
+
+def plugin_entries() -> tuple[PluginEntry, ...]:
+    """Schedulers declared by installed packages, by name (none is imported).
+
+    Every declaration is listed, a name declared twice included (the first
+    listed of a name is the one that runs).
+    """
+    entries = [
+        PluginEntry(entry.name, entry.value, _distribution(entry))
+        for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)
+    ]
+    return tuple(sorted(entries, key=lambda e: e.name))
+
+
+def _from_entry_point(entry: metadata.EntryPoint) -> PluggedScheduler:
+    where = f"entry point {entry.value}"
+    package = _distribution(entry)
+    origin = where if package is None else f"{where} of {package}"
+    try:
+        loaded = entry.load()
+    except Exception as exc:
+        raise SchedulerSpecError(
+            f"{entry.name}: cannot load the {origin}: {_one_line(exc)}"
+        ) from exc
+    return _plugged(loaded, entry.name, origin)
+
+
+def _plugin_names() -> list[str]:
+    """Names of the entry points that may be used (not those of registry solvers), sorted."""
+    registered = set(names())
+    return sorted(name for name in _entry_points() if name not in registered)
+
+
+def _known() -> str:
+    """The scheduler names one may give, for error messages."""
+    return ", ".join([*SCHEDULERS, *_plugin_names()])
+
+
+def resolve_scheduler(spec: SchedulerSpec | PluggedScheduler) -> PluggedScheduler:
+    """The scheduler a spec names, checked by making one.
+
+    Parameters
+    ----------
+    spec
+        A registered name, ``module.path:Attr``, an entry point's name, a
+        scheduler, a class or factory of schedulers (see the module's
+        docstring), or a spec resolved already (returned as it is).
+
+    Raises
+    ------
+    SchedulerSpecError
+        (a ``ValueError``) with a one-line message: an unknown name
+        (:class:`UnknownSchedulerError`, a ``KeyError`` too), a module that
+        cannot be imported, a missing attribute, an object that is not a
+        scheduler, a class or factory that fails or makes none.
+    """
+    plugged = _resolve(spec)
+    plugged.make()
+    return plugged
+
+
+def _resolve(spec: SchedulerSpec | PluggedScheduler) -> PluggedScheduler:
+    """The scheduler a spec names, not checked yet (:meth:`PluggedScheduler.make` checks)."""
+    if isinstance(spec, PluggedScheduler):
+        return spec
+    if isinstance(spec, str):
+        return _resolve_text(spec)
+    return _plugged(spec, _where(spec), "object")
+
+
+def _resolve_text(spec: str) -> PluggedScheduler:
+    if ":" in spec:
+        return _plugged(_import(spec), spec, "module")
+    registered = SCHEDULERS.get(spec)
+    if registered is not None:
+        return PluggedScheduler(spec, "registry", registered)
+    if spec in names():
+        raise UnknownSchedulerError(
+            f"{spec!r} is an offline solver, not an online scheduler; online: {_known()}"
+        )
+    entry = _entry_points().get(spec)
+    if entry is not None:
+        return _from_entry_point(entry)
+    raise UnknownSchedulerError(
+        f"unknown scheduler {spec!r}; known: {_known()}; or give module.path:Attr"
+    )
+
+
+def make_scheduler(spec: SchedulerSpec | PluggedScheduler) -> Scheduler:
+    """A fresh scheduler for one run, from any spec (see :func:`resolve_scheduler`).
+
+    Raises
+    ------
+    SchedulerSpecError
+        As :func:`resolve_scheduler`.
+    """
+    return _resolve(spec).make()
+
+
+def _as_solver(plugged: PluggedScheduler) -> Solver:
+    """``plugged`` as a solver: dispatched online, a fresh scheduler per instance."""
+
+    def run(instance: Instance, *, time_limit_s: float | None = None, seed: int = 0) -> Result:
+        return solve_online(instance, plugged.make(), plugged.name)
+
+    return run
+
+
+def find_solver(spec: SchedulerSpec) -> tuple[str, Solver]:
+    """The solver a spec names, and its name: a solver of the registry, or a plug-in scheduler.
+
+    A name of the registry (:func:`solvers.registry.names`) is its solver;
+    any other spec is resolved as a scheduler (:func:`resolve_scheduler`)
+    and run online by the dispatcher of the registered heuristics, with
+    the lower bound as its bound. A plug-in scheduler ignores the time
+    limit and the seed, as the online heuristics do.
+
+    Raises
+    ------
+    UnknownSolverError
+        (a ``KeyError``) for a name that is neither a solver nor a declared
+        entry point, nor of the form ``module.path:Attr``; the message
+        lists the known names.
+    SchedulerSpecError
+        (a ``ValueError``) for a plug-in that cannot be resolved.
+    """
+    if isinstance(spec, str) and spec in names():
+        return spec, get(spec)
+    if isinstance(spec, str) and ":" not in spec and spec not in _entry_points():
+        known = ", ".join([*names(), *_plugin_names()])
+        raise UnknownSolverError(
+            f"unknown solver {spec!r}; known: {known}; or a scheduler module.path:Attr"
+        )
+    plugged = resolve_scheduler(spec)
+    return plugged.name, _as_solver(plugged)
