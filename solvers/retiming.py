@@ -39,9 +39,12 @@ class PositiveCycle(ValueError):
 class EventGraph(Generic[Key]):
     """Events with lower bounds, and "at least ``offset`` after" precedences.
 
-    A :class:`networkx.DiGraph` holds them: node attribute ``lower`` (the
-    event's lower bound), edge attribute ``offset``. Events are named by any
-    hashable key of the caller's.
+    Events are named by any hashable key of the caller's and numbered in
+    the order they are named; lower bounds and incoming offsets are kept by
+    number in plain lists while the caller adds them (the readers add
+    thousands, one at a time, and a tuple key costs more to hash than an
+    integer). :meth:`earliest` puts the numbers in a
+    :class:`networkx.DiGraph` for its orders and components.
 
     Examples
     --------
@@ -56,7 +59,10 @@ class EventGraph(Generic[Key]):
     """
 
     def __init__(self) -> None:
-        self._graph = nx.DiGraph()
+        self._number: dict[Key, int] = {}
+        self._lower: list[float] = []
+        self._incoming: list[dict[int, float]] = []
+        """Per event, the offset after each of its predecessors, by number."""
 
     def event(self, key: Key, lower: float = 0.0) -> Key:
         """Name an event no earlier than ``lower``, and return its key.
@@ -65,11 +71,7 @@ class EventGraph(Generic[Key]):
         is larger (the bounds of one event all hold at once); a new event's
         bound is ``lower``.
         """
-        node = self._graph.nodes.get(key)
-        if node is None:
-            self._graph.add_node(key, lower=lower)
-        elif lower > node["lower"]:
-            node["lower"] = lower
+        self._raise(key, lower)
         return key
 
     def after(self, earlier: Key, later: Key, offset: float) -> None:
@@ -79,13 +81,22 @@ class EventGraph(Generic[Key]):
         precedence between the same two events keeps the larger offset, the
         only one that binds.
         """
-        self.event(earlier)
-        self.event(later)
-        edge = self._graph.get_edge_data(earlier, later)
-        if edge is None:
-            self._graph.add_edge(earlier, later, offset=offset)
-        elif offset > edge["offset"]:
-            edge["offset"] = offset
+        u = self._raise(earlier, 0.0)
+        incoming = self._incoming[self._raise(later, 0.0)]
+        known = incoming.get(u)
+        if known is None or offset > known:
+            incoming[u] = offset
+
+    def _raise(self, key: Key, lower: float) -> int:
+        """The number of event ``key`` (numbered if new), its lower bound raised to ``lower``."""
+        v = self._number.get(key)
+        if v is None:
+            v = self._number[key] = len(self._lower)
+            self._lower.append(lower)
+            self._incoming.append({})
+        elif lower > self._lower[v]:
+            self._lower[v] = lower
+        return v
 
     def earliest(self) -> dict[Key, float]:
         """The least times meeting every lower bound and every precedence.
@@ -109,49 +120,52 @@ class EventGraph(Generic[Key]):
         PositiveCycle
             When the precedences form a cycle of positive length.
         """
-        graph = self._graph
+        # Events without precedences stay at their lower bounds: only the others need ordering.
+        graph = nx.DiGraph()
+        graph.add_edges_from((u, v) for v, incoming in enumerate(self._incoming) for u in incoming)
         try:
             groups = [[v] for v in nx.topological_sort(graph)]
         except nx.NetworkXUnfeasible:
             condensed = nx.condensation(graph)
-            groups = [list(condensed.nodes[c]["members"]) for c in nx.topological_sort(condensed)]
-        times: dict[Key, float] = {}
+            groups = [sorted(condensed.nodes[c]["members"]) for c in nx.topological_sort(condensed)]
+        times = list(self._lower)
         for group in groups:
             for v in group:
-                time = graph.nodes[v]["lower"]
-                for u, edge in graph.pred[v].items():
-                    if u in times and times[u] + edge["offset"] > time:
-                        time = times[u] + edge["offset"]
+                time = times[v]
+                for u, offset in self._incoming[v].items():
+                    if times[u] + offset > time:
+                        time = times[u] + offset
                 times[v] = time
-            if len(group) > 1 or graph.has_edge(group[0], group[0]):
-                _relax(graph, group, times)
-        return times
+            if len(group) > 1 or group[0] in self._incoming[group[0]]:
+                self._relax(group, times)
+        return {key: times[v] for key, v in self._number.items()}
 
+    def _relax(self, group: list[int], times: list[float]) -> None:
+        """Raise ``times`` within one strongly connected component until every edge is met.
 
-def _relax(graph: nx.DiGraph, group: list[Key], times: dict[Key, float]) -> None:
-    """Raise ``times`` within one strongly connected component until every edge is met.
+        ``times`` already holds the final time of every event before the
+        component, and a first value, no later than its final one, for each
+        of its own. Without a cycle of positive length, the longest paths
+        inside it have fewer edges than it has events, so that many passes
+        leave the last one with nothing to move.
 
-    ``times`` already holds every event before the component, and a first
-    value for each of its own. Without a cycle of positive length, the
-    longest paths inside it have fewer edges than it has events, so that
-    many passes leave the last one with nothing to move.
-
-    Raises
-    ------
-    PositiveCycle
-        When the last pass still moves a time.
-    """
-    members = set(group)
-    inside = [
-        (u, v, edge["offset"]) for v in group for u, edge in graph.pred[v].items() if u in members
-    ]
-    for _ in range(len(group)):
-        moved = False
-        for u, v, offset in inside:
-            if times[u] + offset > times[v]:
-                times[v] = times[u] + offset
-                moved = True
-        if not moved:
-            return
-    named = ", ".join(repr(v) for v in group[:3]) + (", ..." if len(group) > 3 else "")
-    raise PositiveCycle(f"the precedences form a cycle of positive length through {named}")
+        Raises
+        ------
+        PositiveCycle
+            When the last pass still moves a time.
+        """
+        members = set(group)
+        inside = [
+            (u, v, offset) for v in group for u, offset in self._incoming[v].items() if u in members
+        ]
+        for _ in range(len(group)):
+            moved = False
+            for u, v, offset in inside:
+                if times[u] + offset > times[v]:
+                    times[v] = times[u] + offset
+                    moved = True
+            if not moved:
+                return
+        keys = list(self._number)
+        named = ", ".join(repr(keys[v]) for v in group[:3]) + (", ..." if len(group) > 3 else "")
+        raise PositiveCycle(f"the precedences form a cycle of positive length through {named}")
