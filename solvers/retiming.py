@@ -168,4 +168,4 @@ class EventGraph(Generic[Key]):
                 return
         keys = list(self._number)
         named = ", ".join(repr(keys[v]) for v in group[:3]) + (", ..." if len(group) > 3 else "")
-        raise PositiveCycle(f"the precedences form a cycle of positive length through {named}")
+        raise PositiveCycle(f"the precedences form a cycle of positive length among {named}")
