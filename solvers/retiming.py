@@ -14,11 +14,12 @@ The graph is unit-free: lower bounds, offsets and times are all in the one
 unit its caller uses (seconds in the MILP reader; seconds, or the model's
 ticks for a hint, in the CP-SAT one).
 
-Decisions read from a solution give acyclic precedences, except that a
-cycle whose offsets are all 0 (events tied to one time) is harmless and
-allowed; a cycle of positive length means contradictory decisions, which
-only a solver's numerical failure can cause, and is reported as
-:class:`PositiveCycle`.
+Decisions read from a solution give acyclic precedences. A cycle whose
+offsets add up to 0 or less binds nothing more and is allowed, as both
+readers allowed it before they shared this code (with their offsets, all
+durations, it ties its events to one time); a cycle of positive length
+means contradictory decisions, which only a solver's numerical failure can
+cause, and is reported as :class:`PositiveCycle`.
 """
 
 from __future__ import annotations
