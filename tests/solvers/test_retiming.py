@@ -51,6 +51,14 @@ def test_a_cycle_of_zero_offsets_ties_its_events_to_one_time():
     assert events.earliest() == {"a": 7.0, "b": 7.0, "c": 9.0}
 
 
+def test_a_cycle_of_negative_length_binds_only_its_positive_edges():
+    events = EventGraph[str]()
+    events.event("a", 1.0)
+    events.after("a", "b", 2.0)
+    events.after("b", "a", -3.0)
+    assert events.earliest() == {"a": 1.0, "b": 3.0}
+
+
 @pytest.mark.parametrize(
     "edges",
     [
