@@ -8,7 +8,8 @@ the drives hold each tape (:attr:`Decisions.tape_orders`). Given them, every
 rule of the spec is a precedence ``t(v) >= t(u) + length`` between events
 (transfer starts and ends, mount and dismount starts) or a lower bound
 (releases, time 0), and :func:`earliest` computes the earliest times: the
-longest chains of precedences.
+longest chains of precedences (:class:`~solvers.retiming.EventGraph`, shared
+with the MILP reader).
 
 Two uses, one code:
 
@@ -31,6 +32,7 @@ from attrs import frozen
 
 from solvers.cpsat.data import ModelData
 from solvers.plan import Plan, Stay
+from solvers.retiming import EventGraph, PositiveCycle
 from toolkit.model import Schedule
 
 EPS = 1e-6
@@ -38,6 +40,10 @@ EPS = 1e-6
 
 Op = tuple[str, int]
 """An arm operation: ``("mount", node)`` before a node or ``("dismount", node)`` after it."""
+
+Event = tuple[str, int]
+"""An event of :func:`earliest`: an arm operation's start (:data:`Op`), or a request's
+``("start", j)`` or ``("end", j)``."""
 
 
 @frozen
@@ -107,37 +113,26 @@ class InvalidDecisions(ValueError):
 def earliest(data: ModelData, decisions: Decisions, *, exact: bool) -> Times:
     """The earliest times of ``decisions``: exact seconds, or model ticks (whole floats).
 
+    The precedences go into the shared :class:`~solvers.retiming.EventGraph`
+    (events named as in :data:`Event`), whose longest paths are the times.
+
     Raises
     ------
     InvalidDecisions
         When a stay mixes tapes, a tape is taken from a drive that keeps it,
         or the precedences form a cycle of positive length.
     """
-    n_req = len(data.request_nodes)
-    n_nodes = len(data.nodes)
-    start_ev = list(range(n_req))
-    end_ev = [n_req + j for j in range(n_req)]
-
-    def mount_ev(n: int) -> int:
-        return 2 * n_req + n
-
-    def dismount_ev(n: int) -> int:
-        return 2 * n_req + n_nodes + n
-
-    size = 2 * n_req + 2 * n_nodes
-    lower = [0.0] * size
-    edges: list[tuple[int, int, float]] = []
-
     length: Callable[[float], float] = (
         (lambda seconds: seconds) if exact else (lambda seconds: float(data.ticks(seconds)))
     )
-
-    for j in range(n_req):
-        lower[start_ev[j]] = data.release_s(j) if exact else float(data.release_t(j))
+    events = EventGraph[Event]()
+    requests = range(len(data.request_nodes))
+    for j in requests:
+        events.event(("start", j), data.release_s(j) if exact else float(data.release_t(j)))
     drive_of = decisions.drive_of()
     for j, pieces in enumerate(data.request_nodes):
         span = max(length(data.transfer_s(n, drive_of[n])) for n in pieces)
-        edges.append((start_ev[j], end_ev[j], span))
+        events.after(("start", j), ("end", j), span)
 
     stays = decisions.stays()
     first_of: dict[int, tuple[int, list[int]]] = {}
@@ -147,90 +142,53 @@ def earliest(data: ModelData, decisions: Decisions, *, exact: bool) -> Times:
         head = nodes[0]
         if not data.nodes[head].is_initial:
             ready = length(data.ready_s(head, d))
-            edges.append((mount_ev(head), start_ev[data.nodes[head].request], ready))
+            events.after(("mount", head), ("start", data.nodes[head].request), ready)
         for a, b in itertools.pairwise(nodes):
             if data.nodes[b].tape != tape:
                 raise InvalidDecisions(f"a stay on drive {d} mixes tapes")
             locate = length(data.locate_s(a, b, d))
-            target = start_ev[data.nodes[b].request]
+            target = ("start", data.nodes[b].request)
             if data.nodes[a].is_initial:
-                lower[target] = max(lower[target], locate)
+                events.event(target, locate)
             else:
-                edges.append((end_ev[data.nodes[a].request], target, locate))
+                events.after(("end", data.nodes[a].request), target, locate)
         tail = nodes[-1]
         if tail in decisions.dismounted:
             unload = length(data.unload_s(d))
             if data.nodes[tail].is_initial:
-                lower[dismount_ev(tail)] = max(lower[dismount_ev(tail)], unload)
+                events.event(("dismount", tail), unload)
             else:
-                edges.append((end_ev[data.nodes[tail].request], dismount_ev(tail), unload))
+                events.after(("end", data.nodes[tail].request), ("dismount", tail), unload)
     for d, seq in enumerate(decisions.sequences):
         lib = data.drive_library[d]
         for a, b in itertools.pairwise(seq):
             if a in decisions.dismounted:
-                edges.append((dismount_ev(a), mount_ev(b), length(data.dismount_s(lib))))
+                events.after(("dismount", a), ("mount", b), length(data.dismount_s(lib)))
     for tape, order in decisions.tape_orders.items():
         for previous, following in itertools.pairwise(order):
             holder, held = first_of[previous]
             if held[-1] not in decisions.dismounted or data.nodes[following].is_initial:
                 raise InvalidDecisions(f"tape {tape!r} is taken from a drive that keeps it")
             lib = data.drive_library[holder]
-            edges.append((dismount_ev(held[-1]), mount_ev(following), length(data.dismount_s(lib))))
+            dismount = length(data.dismount_s(lib))
+            events.after(("dismount", held[-1]), ("mount", following), dismount)
     for lane in decisions.lanes:
-        for (kind, a), (kind_b, b) in itertools.pairwise(lane):
-            lib = data.nodes[a].library
+        for op, following_op in itertools.pairwise(lane):
+            kind, node = op
+            lib = data.nodes[node].library
             op_s = data.mount_s(lib) if kind == "mount" else data.dismount_s(lib)
-            source = mount_ev(a) if kind == "mount" else dismount_ev(a)
-            target = mount_ev(b) if kind_b == "mount" else dismount_ev(b)
-            edges.append((source, target, length(op_s)))
+            events.after(op, following_op, length(op_s))
 
-    times = _longest_paths(size, lower, edges)
-    mounted = decisions.mounted(data)
+    try:
+        times = events.earliest()
+    except PositiveCycle as cycle:
+        raise InvalidDecisions(str(cycle)) from cycle
     return Times(
-        start=tuple(times[e] for e in start_ev),
-        end=tuple(times[e] for e in end_ev),
-        mount={n: times[mount_ev(n)] for n in mounted},
-        dismount={n: times[dismount_ev(n)] for n in decisions.dismounted},
+        start=tuple(times["start", j] for j in requests),
+        end=tuple(times["end", j] for j in requests),
+        mount={n: times["mount", n] for n in decisions.mounted(data)},
+        dismount={n: times["dismount", n] for n in decisions.dismounted},
     )
-
-
-def _longest_paths(
-    size: int, lower: list[float], edges: list[tuple[int, int, float]]
-) -> list[float]:
-    """Least times meeting ``t >= lower`` and every ``t(v) >= t(u) + w``: longest paths.
-
-    A topological order when the precedences are acyclic; otherwise (a cycle
-    can only join events at one time, all of its lengths zero) repeated
-    passes until nothing moves.
-    """
-    out: dict[int, list[tuple[int, float]]] = defaultdict(list)
-    indegree = [0] * size
-    for u, v, w in edges:
-        out[u].append((v, w))
-        indegree[v] += 1
-    times = list(lower)
-    ready = [v for v in range(size) if indegree[v] == 0]
-    done = 0
-    while ready:
-        u = ready.pop()
-        done += 1
-        for v, w in out[u]:
-            if times[u] + w > times[v]:
-                times[v] = times[u] + w
-            indegree[v] -= 1
-            if indegree[v] == 0:
-                ready.append(v)
-    if done == size:
-        return times
-    for _ in range(size + 1):
-        moved = False
-        for u, v, w in edges:
-            if times[u] + w > times[v] + 1e-12:
-                times[v] = times[u] + w
-                moved = True
-        if not moved:
-            return times
-    raise InvalidDecisions("the precedences form a cycle of positive length")
 
 
 def to_plan(data: ModelData, decisions: Decisions, times: Times) -> Plan:

@@ -9,8 +9,9 @@ binaries and split into tape stays, each arm operation's lane) and the
 solver's times only to order things, and :func:`retime` recomputes every
 time exactly as the earliest that those decisions allow: a longest path
 over "event ``b`` at least ``offset`` after event ``a``" edges (transfer
-starts, mount and dismount starts), all offsets being exact durations of
-the instance. The result is never later than the solver's own times (up to
+starts, mount and dismount starts; :class:`~solvers.retiming.EventGraph`,
+shared with the CP-SAT reader), all offsets being exact durations of the
+instance. The result is never later than the solver's own times (up to
 its tolerances), so its objective is at most the solver's incumbent, and it
 meets every rule of the validator by construction.
 """
@@ -25,6 +26,13 @@ from attrs import frozen
 from solvers.milp.data import ARM_EPS, MilpData
 from solvers.milp.variables import Variables
 from solvers.plan import Plan, Stay
+from solvers.retiming import EventGraph, PositiveCycle
+
+Event = tuple[object, ...]
+"""An event of :func:`retime`: ``("S", request)``, ``("M", drive, stay)`` or ``("D", drive, stay)``.
+
+A request's transfer start, a stay's mount start or its dismount start.
+"""
 
 
 @frozen
@@ -162,41 +170,6 @@ def _route(data: MilpData, var: Variables, d: str) -> tuple[StayNodes, ...] | No
         current = nxt
 
 
-class _Events:
-    """Events with lower bounds and "at least ``offset`` after" edges; longest paths."""
-
-    def __init__(self) -> None:
-        self.index: dict[tuple[object, ...], int] = {}
-        self.lower: list[float] = []
-        self.edges: list[tuple[int, int, float]] = []
-
-    def event(self, key: tuple[object, ...], lower: float = 0.0) -> int:
-        i = self.index.get(key)
-        if i is None:
-            i = self.index[key] = len(self.lower)
-            self.lower.append(lower)
-        else:
-            self.lower[i] = max(self.lower[i], lower)
-        return i
-
-    def after(self, a: int, b: int, offset: float) -> None:
-        self.edges.append((a, b, offset))
-
-    def solve(self) -> list[float] | None:
-        """Earliest times meeting every edge (``None`` on a cycle of positive length)."""
-        times = list(self.lower)
-        for _ in range(len(times) + 1):
-            changed = False
-            for a, b, offset in self.edges:
-                t = times[a] + offset
-                if t > times[b]:
-                    times[b] = t
-                    changed = True
-            if not changed:
-                return times
-        return None
-
-
 def retime(data: MilpData, decisions: Decisions) -> Plan | None:
     """The plan of ``decisions`` with every time as early as they allow.
 
@@ -219,17 +192,17 @@ def retime(data: MilpData, decisions: Decisions) -> Plan | None:
     longest = [
         max(data.duration[k, decisions.drive_of[k]] for k in pieces) for pieces in data.pieces_of
     ]
-    events = _Events()
+    events = EventGraph[Event]()
     starts = [events.event(("S", j), float(r.release_s)) for j, r in enumerate(instance.requests)]
     tape_stays: dict[str, list[tuple[float, int, str, int]]] = {}
-    ops_of: dict[tuple[str, int], list[tuple[int, float, float, int]]] = {}
+    ops_of: dict[tuple[str, int], list[tuple[Event, float, float, int]]] = {}
     for d, route in decisions.routes.items():
         drive = drive_by_id[d]
         library = library_by_id[drive.library]
-        previous_dismount: int | None = None
+        previous_dismount: Event | None = None
         for s, stay in enumerate(route):
             first = stay.nodes[0]
-            mount = None
+            mount: Event | None = None
             if stay.mounted:
                 if s > 0 and previous_dismount is None:
                     return None
@@ -285,19 +258,20 @@ def retime(data: MilpData, decisions: Decisions) -> Plan | None:
             if not before.dismounted or not after.mounted:
                 return None
             dismount_s = library_by_id[drive_by_id[d0].library].dismount_s
-            events.after(events.index["D", d0, s0], events.index["M", d1, s1], dismount_s)
+            events.after(("D", d0, s0), ("M", d1, s1), dismount_s)
     for lane_ops in ops_of.values():
         lane_ops.sort(key=lambda op: (op[1], op[3]))
         for (a, _, duration, _), (b, _, _, _) in pairwise(lane_ops):
             events.after(a, b, duration)
-    times = events.solve()
-    if times is None:
+    try:
+        times = events.earliest()
+    except PositiveCycle:
         return None
     plan_stays = []
     for d, route in decisions.routes.items():
         for s, stay in enumerate(route):
-            mounted = times[events.index["M", d, s]] if stay.mounted else None
-            dismounted = times[events.index["D", d, s]] if stay.dismounted else None
+            mounted = times["M", d, s] if stay.mounted else None
+            dismounted = times["D", d, s] if stay.dismounted else None
             plan_stays.append(Stay(d, stay.tape, mounted, dismounted))
     return Plan(
         starts={r.id: times[starts[j]] for j, r in enumerate(instance.requests)},
@@ -312,11 +286,11 @@ def retime(data: MilpData, decisions: Decisions) -> Plan | None:
 def _arm(
     decisions: Decisions,
     data: MilpData,
-    ops_of: dict[tuple[str, int], list[tuple[int, float, float, int]]],
+    ops_of: dict[tuple[str, int], list[tuple[Event, float, float, int]]],
     library: str,
     kind: str,
     node: int,
-    event: int,
+    event: Event,
     duration: float,
 ) -> bool:
     """File an arm operation under its lane; ``False`` when it should have one and has none.
