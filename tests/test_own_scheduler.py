@@ -321,3 +321,18 @@ def test_without_plug_ins_the_listing_says_so():
     assert stdout.splitlines()[-1] == (
         f"no plug-in schedulers (entry points of the group {ENTRY_POINT_GROUP})"
     )
+
+
+def test_the_listing_as_json_names_solvers_and_plug_ins(example):
+    _install(example)
+    code, stdout, _ = run("solvers", "--json")
+    assert code == 0
+    document = json.loads(stdout)
+    names = [s["name"] for s in document["solvers"]]
+    assert names == sorted(names) and {"greedy", "fifo", "cpsat"} <= set(names)
+    online = {s["name"] for s in document["solvers"] if s["online"]}
+    assert "fifo" in online and "cpsat" not in online and "local-search" not in online
+    assert all(s["description"] for s in document["solvers"])
+    [plugin] = [p for p in document["plugins"] if p["name"] == "most-wanted"]
+    assert plugin["value"] == CLASS
+    assert plugin["hidden"] is None
