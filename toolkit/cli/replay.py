@@ -11,9 +11,11 @@ from rich.table import Table
 from simulator.replay import ReplayResult
 from simulator.replay import replay as run_replay
 from simulator.trace import read_layout, read_requests
-from toolkit.cli.common import fail
+from toolkit.cli.common import fail, reports_bad_input
+from toolkit.cli.out_options import file_out_option
 from toolkit.errors import InputError
-from toolkit.io import dumps, write_atomic
+from toolkit.io import dumps
+from toolkit.outputs import FileOutput
 
 _ROWS = (
     ("drives", "drives", "{:d}"),
@@ -74,13 +76,8 @@ def _table(result: ReplayResult, title: str) -> Table:
     show_default=True,
     help="Seed of the cartridges' home levels (the layout has no cartridge map).",
 )
-@click.option(
-    "--out",
-    "out_file",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write the measures and per-request latencies here (JSON).",
-)
+@file_out_option("Write the measures and per-request latencies here (JSON); - for standard output.")
+@reports_bad_input
 def replay(
     trace_file: str,
     layout_file: str,
@@ -88,7 +85,7 @@ def replay(
     dismount_at_once: bool,
     limit: int | None,
     seed: int,
-    out_file: str | None,
+    out: FileOutput | None,
 ) -> None:
     """Replay a cartridge trace (CSV, .bz2 too) on a library layout (JSON, .bz2 too).
 
@@ -109,9 +106,9 @@ def replay(
         result = run_replay(requests, layout, drives, keep_mounted=not dismount_at_once, seed=seed)
     except ValueError as exc:
         fail([f"replay: {exc}"])
-    if out_file is not None:
+    if out is not None:
         document = {"trace": trace_file, "layout": layout_file, "seed": seed}
-        write_atomic(out_file, dumps({**document, **result.as_dict()}))
+        out.write(dumps({**document, **result.as_dict()}))
     Console(width=100).print(_table(result, f"{Path(trace_file).name} on {drives} drives"))
-    if out_file is not None:
-        click.echo(f"wrote {out_file}")
+    if out is not None:
+        click.echo(f"wrote {out.given}")
