@@ -43,9 +43,7 @@ def _imported(path: Path, module: str) -> set[str]:
 
 def import_graph() -> nx.DiGraph:
     """Our modules, with an edge from each to every one of ours it imports."""
-    files = {
-        _module_name(p): p for package in PACKAGES for p in (ROOT / package).rglob("*.py")
-    }
+    files = {_module_name(p): p for package in PACKAGES for p in (ROOT / package).rglob("*.py")}
     graph = nx.DiGraph()
     graph.add_nodes_from(files)
     for module, path in files.items():
