@@ -10,14 +10,14 @@ raising :class:`~toolkit.errors.InputError`.
 Valid files take a fast path (cattrs without detailed validation); only a file
 that fails is structured a second time with detailed validation to collect
 every problem and its path. Writing goes to a temporary file that is renamed
-into place, so a failed run never leaves a partial output file.
+into place (:mod:`toolkit.outputs`), so a failed run never leaves a partial
+output file.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 import typing
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +44,7 @@ from toolkit.model import (
     InvalidFields,
     Schedule,
 )
+from toolkit.outputs import write_file
 
 T = TypeVar("T")
 
@@ -320,17 +321,14 @@ def dumps(data: dict[str, Any], indent: int | None = 1) -> str:
 
 
 def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file renamed into place."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write ``text`` to the file ``path``, replacing it atomically.
+
+    :func:`toolkit.outputs.write_file`: a temporary file renamed into place,
+    mode ``0666 & ~umask`` (an existing file keeps its mode); a directory, a
+    device, a FIFO or a socket at ``path`` is refused with
+    :class:`~toolkit.errors.InputError`.
+    """
+    write_file(path, text)
 
 
 def save_instance(instance: Instance, path: str | os.PathLike[str]) -> None:

@@ -7,7 +7,9 @@ only part of :mod:`toolkit` that may import :mod:`solvers` and
 :mod:`simulator`: the core of the toolkit (model, files, validator, metrics,
 generators, strategies) stands below both, and the commands sit above all
 three. What every command shares (exit codes, the one-line bad-input
-report, option types) is in :mod:`toolkit.cli.common`.
+report, option types) is in :mod:`toolkit.cli.common`, their ``--out``
+options in :mod:`toolkit.cli.out_options`; Ctrl-C and SIGTERM end any of
+them with one line (:mod:`toolkit.cli.interrupts`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import click
 from toolkit.cli.check import check
 from toolkit.cli.compare import compare
 from toolkit.cli.generate import generate
+from toolkit.cli.interrupts import CommandGroup
 from toolkit.cli.list_solvers import list_solvers
 from toolkit.cli.metrics import metrics
 from toolkit.cli.replay import replay
@@ -27,7 +30,7 @@ from toolkit.cli.verify import verify
 __all__ = ["main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tapesched")
 def main() -> None:
     """Schedule robotic tape archives: instance and schedule files, solvers, a validator."""

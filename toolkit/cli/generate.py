@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 import click
 
-from toolkit.cli.common import RateType, SpanType, describe, fail
+from toolkit.cli.common import RateType, SpanType, describe, fail, reports_bad_input
+from toolkit.cli.out_options import file_out_option
 from toolkit.generators import (
     TECHNOLOGIES,
     WEIGHT_RULES,
@@ -14,16 +15,15 @@ from toolkit.generators import (
     golubchik_instance,
     random_instance,
 )
-from toolkit.io import dumps, instance_to_dict, save_instance
+from toolkit.io import dumps, instance_to_dict
 from toolkit.model import OBJECTIVES, Instance
+from toolkit.outputs import FileOutput
 
 
-def _save_generated(instance: Instance, out_file: str | None) -> None:
-    if out_file is None:
-        click.echo(dumps(instance_to_dict(instance)), nl=False)
-    else:
-        save_instance(instance, out_file)
-        click.echo(f"wrote {out_file}: {describe(instance)}")
+def _save_generated(instance: Instance, out: FileOutput) -> None:
+    out.write(dumps(instance_to_dict(instance)))
+    if not out.to_stdout:
+        click.echo(f"wrote {out.given}: {describe(instance)}")
 
 
 @click.group()
@@ -31,20 +31,17 @@ def generate() -> None:
     """Generate random instances (same seed, same instance)."""
 
 
-def _generated(build: Callable[[], Instance], out_file: str | None) -> None:
+@reports_bad_input
+def _generated(build: Callable[[], Instance], out: FileOutput) -> None:
     try:
         instance = build()
     except ValueError as exc:
         fail([f"generate: {exc}"])
-    _save_generated(instance, out_file)
+    _save_generated(instance, out)
 
 
-_OUT = click.option(
-    "--out",
-    "out_file",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Instance file to write (standard output when left out).",
+_OUT = file_out_option(
+    "Instance file to write (standard output when left out or -).", stdout_when_left_out=True
 )
 _SEED = click.option("--seed", type=int, required=True, help="Seed of every random choice.")
 _OBJECTIVE = click.option(
@@ -125,7 +122,7 @@ def generate_random(
     weight: str,
     homogeneous: bool,
     objective: str,
-    out_file: str | None,
+    out: FileOutput,
 ) -> None:
     """Random instance from the ranges of toolkit.generators.RandomParams."""
     _generated(
@@ -147,7 +144,7 @@ def generate_random(
             ),
             seed,
         ),
-        out_file,
+        out,
     )
 
 
@@ -215,7 +212,7 @@ def generate_golubchik(
     classes: str,
     rate: float,
     objective: str,
-    out_file: str | None,
+    out: FileOutput,
 ) -> None:
     """The robotic library of Golubchik, Muntz & Watson (1994) under a Poisson workload."""
     sizes, widths, shares = _classes(classes)
@@ -233,5 +230,5 @@ def generate_golubchik(
             seed=seed,
             objective=objective,
         ),
-        out_file,
+        out,
     )

@@ -21,9 +21,11 @@ from simulator.trace import (
     read_layout,
     read_requests,
 )
-from toolkit.cli.common import fail
+from toolkit.cli.common import fail, reports_bad_input
+from toolkit.cli.out_options import file_out_option
 from toolkit.errors import InputError
-from toolkit.io import dumps, write_atomic
+from toolkit.io import dumps
+from toolkit.outputs import FileOutput
 
 HOMES_BESIDE = "crtmapping.json"
 """A cartridge map of this name beside the trace gives the default home levels."""
@@ -140,18 +142,15 @@ def _homes(
     help="Seed of the home levels of cartridges that no map places.",
 )
 @click.option(
-    "--out",
-    "out_file",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write the result document, per-request latencies included, here (JSON).",
-)
-@click.option(
     "--json",
     "as_json",
     is_flag=True,
     help="Print the result document (JSON) instead of the table.",
 )
+@file_out_option(
+    "Write the result document, per-request latencies included, here (JSON); - for standard output."
+)
+@reports_bad_input
 def replay(
     trace_file: str,
     layout_file: str,
@@ -160,7 +159,7 @@ def replay(
     limit: int | None,
     homes_file: str | None,
     seed: int,
-    out_file: str | None,
+    out: FileOutput | None,
     as_json: bool,
 ) -> None:
     """Replay a cartridge trace (CSV, .bz2 too) on a library layout (JSON, .bz2 too).
@@ -232,18 +231,19 @@ def replay(
     except ValueError as exc:
         fail([f"replay: {exc}"])
     document = _document(trace_file, layout_file, seed, used_map, homes, result)
-    if out_file is not None:
-        write_atomic(out_file, dumps(document))
+    if out is not None:
+        out.write(dumps(document))
     if as_json:
-        click.echo(dumps(document), nl=False)
+        if out is None or not out.to_stdout:
+            click.echo(dumps(document), nl=False)
         return
     Console(width=100).print(_table(document, f"{Path(trace_file).name} on {drives} drives"))
     if document["saturated"]:
         click.echo(_not_kept_up(document))
     else:
         click.echo(_LATENCY_NOTE.format(mounts=document["mounts"]))
-    if out_file is not None:
-        click.echo(f"wrote {out_file}")
+    if out is not None:
+        click.echo(f"wrote {out.given}")
 
 
 def _document(

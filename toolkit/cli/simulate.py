@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
+import sys
 from collections.abc import Mapping, Sequence
+from contextlib import redirect_stdout
 from typing import TYPE_CHECKING
 
 import click
@@ -20,8 +22,10 @@ from toolkit.cli.common import (
     progress_bar,
     reports_bad_input,
 )
+from toolkit.cli.out_options import dir_out_option
 from toolkit.io import dumps, load_instance, save_instance, save_schedule
 from toolkit.model import Instance
+from toolkit.outputs import DirectoryOutput
 from toolkit.validator import validate
 
 if TYPE_CHECKING:
@@ -35,6 +39,9 @@ RECORD_COLUMNS = (
 )  # fmt: skip
 """Columns of ``requests.csv`` (:class:`simulator.results.RequestRecord` fields)."""
 
+OUT_FILES = ("summary.json", "requests.csv", "events.jsonl", "instance.json", "schedule.json")
+"""What ``simulate`` writes to ``--out``: an existing directory holding only these is replaced."""
+
 
 def _check_scheduler(spec: str) -> None:
     """Exit with the one-line bad-input report unless ``spec`` gives a scheduler."""
@@ -46,7 +53,9 @@ def _check_scheduler(spec: str) -> None:
         fail([f"--scheduler: {exc}"])
 
 
-def _simulate_instance(instance: Instance, scheduler: str, out_dir: str | None, log: bool) -> None:
+def _simulate_instance(
+    instance: Instance, scheduler: str, out: DirectoryOutput | None, log: bool
+) -> None:
     """Run a core-problem instance directly under an online scheduler."""
     from simulator.core_run import simulate_instance
 
@@ -56,17 +65,18 @@ def _simulate_instance(instance: Instance, scheduler: str, out_dir: str | None, 
     report = validate(instance, schedule)
     click.echo(f"{instance.name}: {len(instance.requests)} requests under {scheduler}")
     echo_verdict(schedule, report)
-    if out_dir is not None:
-        from pathlib import Path
-
+    if not report.feasible:
+        if out is not None:
+            click.echo(f"the schedule is infeasible; nothing written to {out.given}", err=True)
+        raise SystemExit(EXIT_INFEASIBLE)
+    if out is not None:
         from toolkit.io import write_atomic
 
-        save_schedule(schedule, Path(out_dir) / "schedule.json")
-        if events is not None:
-            write_atomic(Path(out_dir) / "events.jsonl", events.getvalue().decode())
-        click.echo(f"wrote {out_dir}/schedule.json")
-    if not report.feasible:
-        raise SystemExit(EXIT_INFEASIBLE)
+        with out.building() as staging:
+            save_schedule(schedule, staging / "schedule.json")
+            if events is not None:
+                write_atomic(staging / "events.jsonl", events.getvalue().decode())
+        click.echo(f"wrote {out.given}/schedule.json")
 
 
 def _document(
@@ -145,8 +155,10 @@ def _print_estimates(
 @click.option("--duration", type=DurationType(), default=None, help="Simulated time, e.g. 30d.")
 @click.option("--seed", type=int, default=None, help="Seed of the first replication.")
 @click.option("--replications", type=click.IntRange(min=1), default=None)
-@click.option(
-    "--out", "out_dir", type=click.Path(file_okay=False), default=None, help="Directory to write."
+@dir_out_option(
+    OUT_FILES,
+    "Directory to write, whole or not at all; an existing one is replaced only if it holds "
+    f"nothing but {', '.join(OUT_FILES)}.",
 )
 @click.option("--log", is_flag=True, help="Also write the event log (events.jsonl) to --out.")
 @click.option(
@@ -168,7 +180,7 @@ def simulate(
     duration: float | None,
     seed: int | None,
     replications: int | None,
-    out_dir: str | None,
+    out: DirectoryOutput | None,
     log: bool,
     workload_file: str | None,
     as_json: bool,
@@ -178,13 +190,13 @@ def simulate(
     Writes to --out: summary.json (each replication's metrics and their 95 %
     intervals), requests.csv (a record per request of the first
     replication), and, when every time is fixed, the realised run as
-    instance.json and schedule.json (checked by the validator here).
+    instance.json and schedule.json (checked by the validator here). The
+    directory appears whole when the run succeeds, and not at all when it
+    fails or is interrupted.
     With --workload, the requests come from a CSV trace (see
     simulator/requests_csv.py), run until all are done; the warm-up is then
     a share of the last arrival time.
     """
-    from pathlib import Path
-
     import orjson
 
     from simulator.scenario import FORMAT, load_scenario
@@ -196,7 +208,7 @@ def simulate(
     except (OSError, orjson.JSONDecodeError):
         head = None
     if isinstance(head, dict) and head.get("format") == INSTANCE_FORMAT:
-        _simulate_instance(load_instance(scenario_file), scheduler or "fifo", out_dir, log)
+        _simulate_instance(load_instance(scenario_file), scheduler or "fifo", out, log)
         return
     if isinstance(head, dict) and head.get("format") not in (FORMAT, None):
         fail([f"{scenario_file}: format: expected {FORMAT!r} or {INSTANCE_FORMAT!r}"])
@@ -247,9 +259,8 @@ def simulate(
         click.echo(dumps(document), nl=False)
     else:
         _print_estimates(scenario, runs, estimates)
-    if out_dir is None:
+    if out is None:
         return
-    out = Path(out_dir)
     first = runs[0]
     exported = None
     try:
@@ -263,17 +274,26 @@ def simulate(
         row = {name: getattr(r, name) for name in RECORD_COLUMNS}
         row["drives"], row["tapes"] = " ".join(r.drives), " ".join(r.tapes)
         writer.writerow(row.values())
-    write_atomic(out / "summary.json", dumps(document))
-    write_atomic(out / "requests.csv", rows.getvalue())
-    if events is not None:
-        write_atomic(out / "events.jsonl", events.getvalue().decode())
     if exported is not None:
         instance, schedule = exported
         report = validate(instance, schedule)
-        save_instance(instance, out / "instance.json")
-        save_schedule(schedule, out / "schedule.json")
-        click.echo("exported schedule, checked by the validator:")
-        echo_verdict(schedule, report)
+        click.echo("exported schedule, checked by the validator:", err=as_json)
+        if as_json:
+            with redirect_stdout(sys.stderr):
+                echo_verdict(schedule, report)
+        else:
+            echo_verdict(schedule, report)
         if not report.feasible:
+            click.echo(
+                f"the exported schedule is infeasible; nothing written to {out.given}", err=True
+            )
             raise SystemExit(EXIT_INFEASIBLE)
-    click.echo(f"wrote {out_dir}")
+    with out.building() as staging:
+        write_atomic(staging / "summary.json", dumps(document))
+        write_atomic(staging / "requests.csv", rows.getvalue())
+        if events is not None:
+            write_atomic(staging / "events.jsonl", events.getvalue().decode())
+        if exported is not None:
+            save_instance(exported[0], staging / "instance.json")
+            save_schedule(exported[1], staging / "schedule.json")
+    click.echo(f"wrote {out.given}", err=as_json)

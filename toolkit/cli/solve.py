@@ -5,7 +5,9 @@ from __future__ import annotations
 import click
 
 from toolkit.cli.common import EXIT_INFEASIBLE, fail, print_violations, reports_bad_input
-from toolkit.io import load_instance, save_schedule
+from toolkit.cli.out_options import file_out_option
+from toolkit.io import dumps, load_instance, schedule_to_dict
+from toolkit.outputs import FileOutput
 from toolkit.validator import validate
 
 
@@ -21,13 +23,7 @@ from toolkit.validator import validate
         "or a scheduler of one's own as module.path:Attr."
     ),
 )
-@click.option(
-    "--out",
-    "out_file",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="Where to write the schedule (JSON).",
-)
+@file_out_option("Where to write the schedule (JSON); - for standard output.", required=True)
 @click.option(
     "--time-limit",
     "time_limit_s",
@@ -46,12 +42,16 @@ from toolkit.validator import validate
 def solve(
     instance_file: str,
     solver_name: str,
-    out_file: str,
+    out: FileOutput,
     time_limit_s: float | None,
     seed: int,
     workers: int | None,
 ) -> None:
-    """Solve an instance and write the schedule; print status, objective, bound, runtime."""
+    """Solve an instance and write the schedule; print status, objective, bound, runtime.
+
+    With --out -, the schedule is written to standard output and these
+    lines to standard error.
+    """
     import solvers
     from solvers.plugins import SchedulerSpecError, find_solver
     from solvers.registry import UnknownSolverError
@@ -77,8 +77,8 @@ def solve(
         print_violations(report)
         click.echo("the solver returned an infeasible schedule; nothing written", err=True)
         raise SystemExit(EXIT_INFEASIBLE)
-    save_schedule(result.schedule, out_file)
+    out.write(dumps(schedule_to_dict(result.schedule)))
     bound = "none" if result.bound is None else f"{result.bound:.6f}"
-    click.echo(f"wrote {out_file}")
+    click.echo(f"wrote {out.given}")
     click.echo(f"bound: {bound}")
     click.echo(f"objective {report.objective_name}: {report.objective:.6f}")
