@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from toolkit.cli.common import fail, progress_bar, reports_bad_input
+from toolkit.cli.common import TimeLimitType, fail, progress_bar, reports_bad_input
 from toolkit.io import load_instance
 
 
@@ -32,9 +32,9 @@ def _ratio_text(ratio: float | None, yardstick: str | None) -> str:
 @click.option(
     "--time-limit",
     "time_limit_s",
-    type=click.FloatRange(min=0, min_open=True),
+    type=TimeLimitType(),
     default=None,
-    help="Seconds each solver may run on each instance.",
+    help="How long each solver may run on each instance: 90 (seconds), 90s, 2min.",
 )
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import click
 
-from toolkit.cli.common import EXIT_INFEASIBLE, fail, print_violations, reports_bad_input
+from toolkit.cli.common import (
+    EXIT_INFEASIBLE,
+    TimeLimitType,
+    fail,
+    print_violations,
+    reports_bad_input,
+)
 from toolkit.io import load_instance, save_schedule
 from toolkit.validator import validate
 
@@ -28,9 +34,9 @@ from toolkit.validator import validate
 @click.option(
     "--time-limit",
     "time_limit_s",
-    type=click.FloatRange(min=0, min_open=True),
+    type=TimeLimitType(),
     default=None,
-    help="Seconds the solver may run.",
+    help="How long the solver may run: 90 (seconds), 90s, 2min, 1h.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of random choices.")
 @click.option(
