@@ -18,8 +18,9 @@ from toolkit.cli.common import (
     progress_bar,
     reports_bad_input,
 )
-from toolkit.io import dumps, load_instance, save_instance, save_schedule
+from toolkit.io import dumps, save_instance, save_schedule
 from toolkit.model import Instance
+from toolkit.units import MAX_ARRIVALS, MAX_REPLICATIONS
 from toolkit.validator import validate
 
 RECORD_COLUMNS = (
@@ -55,7 +56,7 @@ def _simulate_instance(instance: Instance, scheduler: str, out_dir: str | None, 
 
 
 @click.command()
-@click.argument("scenario_file", type=click.Path(dir_okay=False))
+@click.argument("scenario_file", type=click.Path())
 @click.option(
     "--policy",
     type=click.Choice(["rait", "parallel", "vertical", "hetero"]),
@@ -66,7 +67,12 @@ def _simulate_instance(instance: Instance, scheduler: str, out_dir: str | None, 
 @click.option("--rate", type=RateType(), default=None, help="Arrival rate, e.g. 65/h.")
 @click.option("--duration", type=DurationType(), default=None, help="Simulated time, e.g. 30d.")
 @click.option("--seed", type=int, default=None, help="Seed of the first replication.")
-@click.option("--replications", type=click.IntRange(min=1), default=None)
+@click.option(
+    "--replications",
+    type=click.IntRange(min=1, max=MAX_REPLICATIONS),
+    default=None,
+    help="Replications, seeds --seed, --seed + 1, ...",
+)
 @click.option(
     "--out", "out_dir", type=click.Path(file_okay=False), default=None, help="Directory to write."
 )
@@ -74,7 +80,7 @@ def _simulate_instance(instance: Instance, scheduler: str, out_dir: str | None, 
 @click.option(
     "--workload",
     "workload_file",
-    type=click.Path(dir_okay=False),
+    type=click.Path(),
     default=None,
     help="A CSV trace of file requests to run to its end instead of the scenario's workload.",
 )
@@ -103,30 +109,34 @@ def simulate(
     """
     from pathlib import Path
 
-    import orjson
+    from simulator.scenario import FORMAT, scenario_from_dict
+    from toolkit.io import INSTANCE_FORMAT, instance_from_dict, kind_of, read_json, write_atomic
 
-    from simulator.scenario import FORMAT, load_scenario
-    from toolkit.io import INSTANCE_FORMAT, write_atomic
-
-    try:
-        with open(scenario_file, "rb") as handle:
-            head = orjson.loads(handle.read())
-    except (OSError, orjson.JSONDecodeError):
-        head = None
-    if isinstance(head, dict) and head.get("format") == INSTANCE_FORMAT:
-        _simulate_instance(load_instance(scenario_file), scheduler or "fifo", out_dir, log)
+    document = read_json(scenario_file)
+    kind = kind_of(document)
+    if kind == "instance":
+        instance = instance_from_dict(document, scenario_file)
+        _simulate_instance(instance, scheduler or "fifo", out_dir, log)
         return
-    if isinstance(head, dict) and head.get("format") not in (FORMAT, None):
+    if isinstance(document, dict) and "format" in document and kind != "scenario":
         fail([f"{scenario_file}: format: expected {FORMAT!r} or {INSTANCE_FORMAT!r}"])
-    scenario = load_scenario(scenario_file)
+    scenario = scenario_from_dict(document, scenario_file)
     from simulator.experiment import override, run_scenario
     from simulator.export import ExportError, export
     from simulator.policy_registry import POLICIES
     from simulator.results import METRICS
+    from simulator.scenario import arrivals_message, check_runnable
     from solvers.online import SCHEDULERS
+    from toolkit.errors import InputError
 
     if scheduler is not None and scheduler not in SCHEDULERS:
         fail([f"--scheduler: unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}"])
+    given = [name for name, value in (("--rate", rate), ("--duration", duration)) if value]
+    if given and workload_file is None:
+        rate_per_s = rate or scenario.workload.rate_per_s
+        if rate_per_s * (duration or scenario.workload.duration_s) > MAX_ARRIVALS:
+            span = duration or scenario.workload.duration_s
+            fail([f"{' and '.join(given)}: {arrivals_message(rate_per_s, span)}"])
     scenario = override(
         scenario,
         policy=policy,
@@ -136,11 +146,19 @@ def simulate(
         seed=seed,
         replications=replications,
     )
+    if policy is not None:
+        unrunnable = check_runnable(scenario)
+        if unrunnable:
+            fail([f"{scenario_file}: {p} (with --policy {policy})" for p in unrunnable])
     trace = None
     if workload_file is not None:
         from simulator.requests_csv import load_workload
+        from simulator.scenario import check_trace
 
         trace = load_workload(workload_file)
+        unfit = check_trace(scenario, trace)
+        if unfit:
+            raise InputError(workload_file, unfit)
         last = max(r.arrival_s for r in trace.requests)
         scenario = override(scenario, duration_s=duration or max(last, 1.0))
     problems = []
