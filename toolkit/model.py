@@ -167,13 +167,6 @@ def _at_most(low: Check, most: float, unit: str) -> Check:
     return check
 
 
-def _rate_check(value: Any) -> str | None:
-    reason = positive(value)
-    if reason is None and not MIN_RATE_MB_S <= value <= MAX_RATE_MB_S:
-        return f"must be within [{MIN_RATE_MB_S:g}, {MAX_RATE_MB_S:g}] MB/s, got {value!r}"
-    return reason
-
-
 bounded_time = _at_most(nonnegative, MAX_TIME_S, " s")
 """A time or a length of time: >= 0 and at most :data:`~toolkit.units.MAX_TIME_S`."""
 
@@ -183,11 +176,16 @@ bounded_size = _at_most(nonnegative, MAX_SIZE_MB, " MB")
 bounded_weight = _at_most(positive, MAX_WEIGHT, "")
 """A request's weight: > 0 and at most :data:`~toolkit.units.MAX_WEIGHT`."""
 
-bounded_rate = _passes(
-    _NUMBER + " and {lo} <= {v} <= {hi}", lo=MIN_RATE_MB_S, hi=MAX_RATE_MB_S
-)(_rate_check)
-"""A drive's streaming or locate rate, within :data:`~toolkit.units.MIN_RATE_MB_S` and
-:data:`~toolkit.units.MAX_RATE_MB_S`."""
+
+@_passes(_NUMBER + " and {lo} <= {v} <= {hi}", lo=MIN_RATE_MB_S, hi=MAX_RATE_MB_S)
+def bounded_rate(value: Any) -> str | None:
+    """A drive's streaming or locate rate, within :data:`~toolkit.units.MIN_RATE_MB_S` and
+    :data:`~toolkit.units.MAX_RATE_MB_S`."""
+    reason = positive(value)
+    if reason is None and not MIN_RATE_MB_S <= value <= MAX_RATE_MB_S:
+        return f"must be within [{MIN_RATE_MB_S:g}, {MAX_RATE_MB_S:g}] MB/s, got {value!r}"
+    return reason
+
 
 bounded_arms = _at_most(at_least_one, MAX_COUNT, "")
 """A library's arms: an integer >= 1 and at most :data:`~toolkit.units.MAX_COUNT`."""
