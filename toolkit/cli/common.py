@@ -87,8 +87,8 @@ def instance_and_schedule(command: F) -> F:
     """The two file arguments and the ``--json`` flag of commands that judge a schedule."""
     for decorate in (
         click.option("--json", "as_json", is_flag=True, help="Print JSON for machines."),
-        click.argument("schedule_file", type=click.Path(dir_okay=False)),
-        click.argument("instance_file", type=click.Path(dir_okay=False)),
+        click.argument("schedule_file", type=click.Path()),
+        click.argument("instance_file", type=click.Path()),
     ):
         command = decorate(command)
     return command

@@ -16,7 +16,7 @@ from toolkit.validator import validate
 
 
 @click.command()
-@click.argument("instance_file", type=click.Path(dir_okay=False))
+@click.argument("instance_file", type=click.Path())
 @click.option(
     "--solver",
     "solver_name",
