@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from tests.conftest import INSTANCES
-from toolkit.cli import main
+from tests.simulator.test_cli_simulate import problem_lines, run
 
 SPEC = INSTANCES / "spec-example.json"
 SPEC_OPTIMUM = INSTANCES / "spec-example.optimum.json"
@@ -45,21 +44,6 @@ SCENARIO: dict[str, Any] = {
 TRACE = "arrival_s,kind,file,size_mb,scheme\n0,write,f1,100,2+1\n10,read,f1,100,2+1\n"
 
 
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.stdout, result.stderr
-
-
-def problem_lines(err: str) -> list[str]:
-    """stderr without click's usage preamble (``Usage:``, ``Try ...``, blank lines)."""
-    return [
-        line
-        for line in err.splitlines()
-        if line.strip() and not line.startswith(("Usage: ", "Try '"))
-    ]
-
-
 # --- builders of the files a case runs on ---------------------------------------------------
 
 
@@ -69,23 +53,23 @@ def _write(tmp: Path, name: str, document: Any) -> str:
     return str(path)
 
 
-def _drop(document: dict[str, Any], path: str) -> None:
+def _parent(document: dict[str, Any], path: str) -> tuple[Any, Any]:
+    """The object or list holding the value at dotted ``path``, and its key there."""
     *parents, last = path.split(".")
     node: Any = document
     for key in parents:
         node = node[int(key)] if isinstance(node, list) else node[key]
-    del node[last]
+    return node, int(last) if isinstance(node, list) else last
+
+
+def _drop(document: dict[str, Any], path: str) -> None:
+    node, key = _parent(document, path)
+    del node[key]
 
 
 def _set(document: dict[str, Any], path: str, value: Any) -> None:
-    *parents, last = path.split(".")
-    node: Any = document
-    for key in parents:
-        node = node[int(key)] if isinstance(node, list) else node[key]
-    if isinstance(node, list):
-        node[int(last)] = value
-    else:
-        node[last] = value
+    node, key = _parent(document, path)
+    node[key] = value
 
 
 def scenario(*, drop: tuple[str, ...] = (), **values: Any) -> Callable[[Path], str]:
