@@ -29,7 +29,12 @@ class Scheme:
     """A resiliency scheme ``X + Y``: ``data`` blocks protected by ``parity`` erasure-code blocks.
 
     Any ``parity`` of the ``data + parity`` blocks of a stripe row may be
-    lost and the row still be rebuilt.
+    lost and the row still be rebuilt. ``X >= 1`` and ``0 <= Y <= X``: the
+    schemes of the Blue Waters paper (Table 1) protect data with at most as
+    many parity blocks as data blocks, and the policies' layouts (parity
+    runs as long as the longest data run, VERTICAL's parity kept on the
+    mover's disk) are built for them; more parity than data is refused, not
+    run.
     """
 
     data: int = field(validator=_positive_int)
@@ -39,6 +44,11 @@ class Scheme:
     def _check_parity(self, _: object, value: int) -> None:
         if value < 0:
             raise ValueError(f"parity must be >= 0, got {value!r}")
+        if value > self.data:
+            raise ValueError(
+                f"parity must be <= data (Y <= X), got {self.data}+{value}: "
+                "more parity blocks than data blocks"
+            )
 
     @property
     def width(self) -> int:

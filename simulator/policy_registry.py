@@ -39,3 +39,16 @@ def make_policy(name: str, **params: float) -> Policy:
         raise ValueError(f"unknown policy {name!r}; the policies are {sorted(POLICIES)}") from None
     accepted = inspect.signature(factory).parameters
     return factory(**{k: v for k, v in params.items() if k in accepted})
+
+
+def required_params(name: str) -> tuple[str, ...]:
+    """The parameters the policy ``name`` cannot be built without (``block_mb`` for RAIT,
+    PARALLEL and HETERO; none for VERTICAL); ``()`` for an unknown name."""
+    factory = POLICIES.get(name)
+    if factory is None:
+        return ()
+    return tuple(
+        p.name
+        for p in inspect.signature(factory).parameters.values()
+        if p.default is inspect.Parameter.empty
+    )

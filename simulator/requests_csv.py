@@ -14,18 +14,24 @@ order of arrival. A file keeps the size, scheme and compression of its first
 line. A file read before any write of it belongs to the archive at time 0:
 it is laid out by the policy before the run starts, as the generator's
 initial files are. Bad input raises :class:`~toolkit.errors.InputError`, one
-problem per bad value, naming the line and the column.
+problem per bad value, naming the line and the column. Values are bounded as
+everywhere (:mod:`toolkit.units`): arrivals within 10 years
+(:data:`~toolkit.units.MAX_SIMULATED_S`), sizes within a petabyte, finite
+compression ratios, schemes ``X+Y`` with ``Y <= X``. The request of line
+``N`` is named ``rN``.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 from pathlib import Path
 
 from simulator.layout import FileRequest, FileSpec, Scheme
 from simulator.workload import Workload
 from toolkit.errors import InputError, Problem
+from toolkit.units import MAX_SIMULATED_S, MAX_SIZE_MB
 
 REQUIRED = ("arrival_s", "kind", "file", "size_mb")
 OPTIONAL = ("scheme", "data_ratio", "ec_ratio")
@@ -33,11 +39,16 @@ MOST_PROBLEMS = 20
 """Problems reported before the rest are counted only."""
 
 
-def _number(text: str, column: str) -> float:
+def _number(text: str, column: str, most: float = math.inf) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise ValueError(f"{column}: expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{column}: expected a finite number, got {text!r}")
+    if value > most:
+        raise ValueError(f"{column}: must be <= {most:g}, got {text!r}")
+    return value
 
 
 def workload_from_csv(text: str, source: str = "<workload>") -> Workload:
@@ -68,7 +79,7 @@ def workload_from_csv(text: str, source: str = "<workload>") -> Workload:
         try:
             if None in row or any(row[c] is None for c in columns):
                 raise ValueError(f"expected {len(columns)} values")
-            arrival = _number(row["arrival_s"], "arrival_s")
+            arrival = _number(row["arrival_s"], "arrival_s", MAX_SIMULATED_S)
             kind = row["kind"].strip()
             if kind not in ("read", "write"):
                 raise ValueError(f"kind: expected read or write, got {kind!r}")
@@ -84,7 +95,7 @@ def workload_from_csv(text: str, source: str = "<workload>") -> Workload:
                     raise ValueError(f"scheme: {exc}") from None
                 file = FileSpec(
                     name,
-                    _number(row["size_mb"], "size_mb"),
+                    _number(row["size_mb"], "size_mb", MAX_SIZE_MB),
                     scheme,
                     _number(row.get("data_ratio") or "1", "data_ratio"),
                     _number(row.get("ec_ratio") or "1", "ec_ratio"),

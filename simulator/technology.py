@@ -23,6 +23,7 @@ from typing import Literal
 from attrs import frozen
 
 from toolkit.generators import TECHNOLOGIES as GOLUBCHIK
+from toolkit.units import MAX_TIME_S
 
 DISTRIBUTIONS = ("fixed", "exponential")
 
@@ -59,7 +60,8 @@ class Duration:
 
     @classmethod
     def from_json(cls, value: object) -> Duration:
-        """From a number (fixed) or a ``{"mean_s", "dist"}`` object.
+        """From a number (fixed) or a ``{"mean_s", "dist"}`` object, of at most
+        :data:`~toolkit.units.MAX_TIME_S`.
 
         Raises
         ------
@@ -69,13 +71,20 @@ class Duration:
         if isinstance(value, bool):
             raise ValueError(f"a duration is a number or {{mean_s, dist}}, got {value!r}")
         if isinstance(value, int | float):
-            return cls(float(value))
+            return cls(_bounded(value))
         if isinstance(value, Mapping) and set(value) <= {"mean_s", "dist"} and "mean_s" in value:
             mean = value["mean_s"]
             if isinstance(mean, bool) or not isinstance(mean, int | float):
                 raise ValueError(f"mean_s must be a number, got {mean!r}")
-            return cls(float(mean), value.get("dist", "fixed"))
+            return cls(_bounded(mean), value.get("dist", "fixed"))
         raise ValueError(f"a duration is a number or {{mean_s, dist}}, got {value!r}")
+
+
+def _bounded(seconds: float) -> float:
+    """A time read from a file: at most :data:`~toolkit.units.MAX_TIME_S`."""
+    if seconds > MAX_TIME_S:
+        raise ValueError(f"a duration must be <= {MAX_TIME_S:g} s, got {seconds!r}")
+    return float(seconds)
 
 
 @frozen

@@ -39,6 +39,8 @@ from toolkit.errors import InputError, Problem
 from toolkit.instance_checks import check_instance, is_consistent
 from toolkit.model import (
     INSTANCE_FORMAT,
+    OLD_SCENARIO_FORMATS,
+    SCENARIO_FORMAT,
     SCHEDULE_FORMAT,
     Instance,
     InvalidFields,
@@ -234,6 +236,36 @@ def _read(path: str | os.PathLike[str]) -> bytes:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise InputError(str(path), [Problem("", f"cannot read file: {reason}")]) from None
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """The parsed JSON document of a file.
+
+    Raises
+    ------
+    InputError
+        One line: the file cannot be read (missing, a directory, not
+        readable) or is not JSON.
+    """
+    return _parse(_read(path), str(path))
+
+
+FORMAT_KINDS: dict[str, str] = {
+    INSTANCE_FORMAT: "instance",
+    SCHEDULE_FORMAT: "schedule",
+    SCENARIO_FORMAT: "scenario",
+    **dict.fromkeys(OLD_SCENARIO_FORMATS, "scenario"),
+}
+"""What a file is (``instance``, ``schedule``, ``scenario``), by its ``format`` name."""
+
+
+def kind_of(data: Any) -> str | None:
+    """``"instance"``, ``"schedule"`` or ``"scenario"`` by a document's ``format`` key;
+    ``None`` for a document without a known one."""
+    if type(data) is not dict:
+        return None
+    fmt = data.get("format")
+    return FORMAT_KINDS.get(fmt) if type(fmt) is str else None
 
 
 def instance_from_dict(data: Any, source: str = "<instance>") -> Instance:

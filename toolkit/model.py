@@ -5,7 +5,9 @@ built, so an object that exists is well-formed on its own. Objects refer to one
 another by string id; whether those ids resolve is a property of the whole
 instance and is checked by :func:`toolkit.instance_checks.check_instance`.
 Units are in the field names: seconds (``_s``), megabytes (``_mb``, 10^6 bytes),
-megabytes per second (``_mb_s``).
+megabytes per second (``_mb_s``). Magnitudes are bounded by the limits of
+:mod:`toolkit.units` (times, sizes, rates, weights, arms), so that every
+length the solvers derive from them is finite.
 
 The problem itself is specified in ``docs/core-problem.md``.
 """
@@ -19,8 +21,21 @@ from typing import Any, Literal, dataclass_transform
 import attrs
 from attrs import field, frozen
 
+from toolkit.units import (
+    MAX_COUNT,
+    MAX_RATE_MB_S,
+    MAX_SIZE_MB,
+    MAX_TIME_S,
+    MAX_WEIGHT,
+    MIN_RATE_MB_S,
+)
+
 INSTANCE_FORMAT = "tapesched.instance/1"
 SCHEDULE_FORMAT = "tapesched.schedule/1"
+SCENARIO_FORMAT = "tapesched.scenario/1"
+"""A simulator scenario (:mod:`simulator.scenario`), named here beside the other formats."""
+OLD_SCENARIO_FORMATS: tuple[str, ...] = ("tapesched-scenario/1",)
+"""Earlier names of the scenario format, still read; never written."""
 
 ObjectiveName = Literal["weighted-flow", "makespan", "max-weighted-flow"]
 OBJECTIVES: tuple[str, ...] = ("weighted-flow", "makespan", "max-weighted-flow")
@@ -139,6 +154,43 @@ def not_empty(value: Any) -> str | None:
     return None if len(value) > 0 else "must not be empty"
 
 
+def _at_most(low: Check, most: float, unit: str) -> Check:
+    """``low``'s check, and at most ``most`` (a limit of :mod:`toolkit.units`)."""
+
+    @_passes(low.condition + " and {v} <= {most}", most=most, **low.constants)  # type: ignore[attr-defined]
+    def check(value: Any) -> str | None:
+        reason = low(value)
+        if reason is None and value > most:
+            return f"must be <= {most:g}{unit}, got {value!r}"
+        return reason
+
+    return check
+
+
+bounded_time = _at_most(nonnegative, MAX_TIME_S, " s")
+"""A time or a length of time: >= 0 and at most :data:`~toolkit.units.MAX_TIME_S`."""
+
+bounded_size = _at_most(nonnegative, MAX_SIZE_MB, " MB")
+"""A size, offset or capacity: >= 0 and at most :data:`~toolkit.units.MAX_SIZE_MB`."""
+
+bounded_weight = _at_most(positive, MAX_WEIGHT, "")
+"""A request's weight: > 0 and at most :data:`~toolkit.units.MAX_WEIGHT`."""
+
+
+@_passes(_NUMBER + " and {lo} <= {v} <= {hi}", lo=MIN_RATE_MB_S, hi=MAX_RATE_MB_S)
+def bounded_rate(value: Any) -> str | None:
+    """A drive's streaming or locate rate, within :data:`~toolkit.units.MIN_RATE_MB_S` and
+    :data:`~toolkit.units.MAX_RATE_MB_S`."""
+    reason = positive(value)
+    if reason is None and not MIN_RATE_MB_S <= value <= MAX_RATE_MB_S:
+        return f"must be within [{MIN_RATE_MB_S:g}, {MAX_RATE_MB_S:g}] MB/s, got {value!r}"
+    return reason
+
+
+bounded_arms = _at_most(at_least_one, MAX_COUNT, "")
+"""A library's arms: an integer >= 1 and at most :data:`~toolkit.units.MAX_COUNT`."""
+
+
 def _f(check: Check, **kwargs: Any) -> Any:
     return field(metadata={"check": check}, **kwargs)
 
@@ -205,9 +257,9 @@ class Library:
     """
 
     id: str = _f(text)
-    arms: int = _f(at_least_one)
-    mount_s: float = _f(nonnegative)
-    dismount_s: float = _f(nonnegative)
+    arms: int = _f(bounded_arms)
+    mount_s: float = _f(bounded_time)
+    dismount_s: float = _f(bounded_time)
 
 
 @checked
@@ -221,10 +273,10 @@ class Drive:
 
     id: str = _f(text)
     library: str = _f(text)
-    rate_mb_s: float = _f(positive)
-    load_s: float = _f(nonnegative)
-    unload_s: float = _f(nonnegative)
-    locate_mb_s: float = _f(positive)
+    rate_mb_s: float = _f(bounded_rate)
+    load_s: float = _f(bounded_time)
+    unload_s: float = _f(bounded_time)
+    locate_mb_s: float = _f(bounded_rate)
 
     def transfer_s(self, size_mb: float) -> float:
         """Seconds to stream ``size_mb`` at this drive's rate."""
@@ -241,7 +293,7 @@ class Tape:
 
     id: str = _f(text)
     library: str = _f(text)
-    capacity_mb: float = _f(nonnegative)
+    capacity_mb: float = _f(bounded_size)
 
 
 @checked
@@ -257,8 +309,8 @@ class Piece:
     """The part of a request that lies on one tape."""
 
     tape: str = _f(text)
-    offset_mb: float = _f(nonnegative)
-    size_mb: float = _f(nonnegative)
+    offset_mb: float = _f(bounded_size)
+    size_mb: float = _f(bounded_size)
 
     @property
     def end_mb(self) -> float:
@@ -275,8 +327,8 @@ class Request:
     """
 
     id: str = _f(text)
-    release_s: float = _f(nonnegative)
-    weight: float = _f(positive)
+    release_s: float = _f(bounded_time)
+    weight: float = _f(bounded_weight)
     kind: str = _f(one_of(REQUEST_KINDS))
     pieces: tuple[Piece, ...] = _f(not_empty, converter=tuple)
 

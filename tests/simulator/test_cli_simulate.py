@@ -257,7 +257,7 @@ BAD_INPUT = [
     ("missing file", lambda t: (str(t / "nope.json"), []),
      "{file}: cannot read file: No such file or directory"),
     ("neither scenario nor instance", lambda t: (_write(t, "x.json", '{"format": "other/1"}'), []),
-     "{file}: format: expected 'tapesched-scenario/1' or 'tapesched.instance/1'"),
+     "{file}: format: expected 'tapesched.scenario/1' or 'tapesched.instance/1'"),
     ("instance with unknown scheduler", lambda t: (SPEC, ["--scheduler", "nope"]),
      "--scheduler: unknown scheduler 'nope'"),
 ]  # fmt: skip

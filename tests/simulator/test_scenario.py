@@ -139,26 +139,38 @@ def test_golubchik_drive_models_keep_the_papers_figures():
 # --- what parses into what ------------------------------------------------------------
 
 
+MINIMAL = {
+    "format": FORMAT,
+    "platform": {
+        "libraries": [{"id": "A", "arms": 1, "mount_s": 0, "dismount_s": 0}],
+        "drives": [{"library": "A", "count": 1, "model": "LTO-7"}],
+        "tape_capacity_mb": 1_000_000,
+    },
+    "policy": {"name": "vertical"},
+    "workload": {"sizes": "small", "rate": "800/h", "duration": "1w", "schemes": {"1+0": 1}},
+}
+"""A scenario with its required keys only."""
+
+
 def test_a_minimal_document_takes_every_default():
-    s = scenario_from_dict(
-        {
-            "format": FORMAT,
-            "platform": {
-                "libraries": [{"id": "A"}],
-                "drives": [{"library": "A", "model": "LTO-7"}],
-            },
-        }
-    )
+    s = scenario_from_dict(copy.deepcopy(MINIMAL))
     assert s.name == "scenario" and s.description == ""
-    assert s.policy == "parallel" and s.policy_params == {}
+    assert s.policy == "vertical" and s.policy_params == {}
     assert s.run == RunSettings()
     p = s.platform
     assert [(d.id, d.mover) for d in p.drives] == [("A-d000", None)]
     assert p.libraries[0].arms == 1 and p.libraries[0].mount_s == Duration(0.0)
     assert (p.tape_capacity_mb, p.dismount) == (1_000_000.0, "on-demand")
+    assert p.movers == () and p.pass_through_s is None
     assert (s.workload.min_size_mb, s.workload.max_size_mb) == SIZE_CLASSES_MB["small"]
     assert s.workload.rate_per_s == pytest.approx(800 / 3600)
     assert s.workload.duration_s == 7 * 86400.0
+    assert (s.workload.read_share, s.workload.new_file_share) == (0.5, 0.9)
+    assert (s.workload.initial_files, s.workload.data_ratio, s.workload.ec_ratio) == (
+        1000,
+        (1.0, 3.0),
+        None,
+    )
 
 
 def test_drive_model_override_parses_into_an_exponential_duration():
@@ -211,13 +223,14 @@ def test_arm_times_may_be_exponential():
 
 def test_drive_groups_are_numbered_per_library_and_share_movers_per_group():
     doc = _ampex()
-    doc["platform"]["libraries"].append({"id": "L1", "arms": 2})
+    doc["platform"]["libraries"].append({"id": "L1", "arms": 2, "mount_s": 0, "dismount_s": 0})
     doc["platform"]["drives"] = [
         {"library": "L0", "count": 3, "model": "ampex", "per_mover": 2},
         {"library": "L1", "count": 2, "model": "LTO-7", "per_mover": 2},
         {"library": "L0", "count": 1, "model": "exabyte", "per_mover": 2},
     ]
     doc["platform"]["movers"] = {"memory_mb": 500, "bandwidth_mb_s": 40}
+    doc["policy"]["block_mb"] = 100  # a row of blocks fits the movers' memory
     p = scenario_from_dict(doc).platform
     assert [(d.id, d.mover, d.model.name) for d in p.drives] == [
         ("L0-d000", "L0-m00", "ampex"),
@@ -247,6 +260,7 @@ def test_workload_and_run_sections_parse():
     }
     doc["run"] = {"scheduler": "wspt", "seed": 0, "replications": 3, "warmup": 0}
     doc["policy"] = {"name": "rait", "block_mb": 64}
+    doc["platform"]["drives"][0]["count"] = 10  # room for a RAIT stripe of 8+2
     s = scenario_from_dict(doc)
     w = s.workload
     assert (w.min_size_mb, w.max_size_mb) == SIZE_CLASSES_MB["gb-tb"]
@@ -290,9 +304,9 @@ def _per_mover_on_first_group_only(doc: dict[str, Any]) -> None:
 BAD_DOCUMENTS: list[tuple[str, Mutation, str, str]] = [
     # (id, mutation of the Ampex document, path, fragment of the message)
     ("wrong format", _set("format", value="tapesched-scenario/2"), "format",
-     "expected 'tapesched-scenario/1', got 'tapesched-scenario/2'"),
+     "expected 'tapesched.scenario/1', got 'tapesched-scenario/2'"),
     ("instance format", _set("format", value="tapesched.instance/1"), "format",
-     "expected 'tapesched-scenario/1'"),
+     "expected 'tapesched.scenario/1'"),
     ("no format", _drop("format"), "format", "got None"),
     ("no platform", _drop("platform"), "platform", "missing"),
     ("unknown top key", _set("colour", value="red"), "colour", "unknown key (known: description,"),
@@ -401,7 +415,7 @@ def test_every_problem_of_a_document_is_reported_in_order():
     doc["platform"]["libraries"][0]["arms"] = "two"
     doc["run"]["warmup"] = 2
     assert _problems(doc) == [
-        f"{SOURCE}: format: expected 'tapesched-scenario/1', got 'x'",
+        f"{SOURCE}: format: expected 'tapesched.scenario/1', got 'x'",
         f"{SOURCE}: platform.libraries[0].arms: expected an integer, got 'two'",
         f"{SOURCE}: run.warmup: must be within [0, 1), got 2.0",
     ]
@@ -460,7 +474,7 @@ def test_load_scenario_of_a_missing_file_is_one_line(tmp_path):
 
 def test_load_scenario_of_bad_json_is_one_line(tmp_path):
     path = tmp_path / "bad.json"
-    path.write_text('{"format": "tapesched-scenario/1",')
+    path.write_text('{"format": "tapesched.scenario/1",')
     with pytest.raises(InputError) as caught:
         load_scenario(path)
     lines = caught.value.lines()

@@ -20,7 +20,7 @@ from rich.progress import Progress, TextColumn
 from toolkit.errors import InputError
 from toolkit.io import load_instance, load_schedule
 from toolkit.model import Instance, Schedule
-from toolkit.units import parse_duration, parse_rate
+from toolkit.units import MAX_SIMULATED_S, parse_duration, parse_rate
 from toolkit.validator import Report, validate
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -87,8 +87,8 @@ def instance_and_schedule(command: F) -> F:
     """The two file arguments and the ``--json`` flag of commands that judge a schedule."""
     for decorate in (
         click.option("--json", "as_json", is_flag=True, help="Print JSON for machines."),
-        click.argument("schedule_file", type=click.Path(dir_okay=False)),
-        click.argument("instance_file", type=click.Path(dir_okay=False)),
+        click.argument("schedule_file", type=click.Path()),
+        click.argument("instance_file", type=click.Path()),
     ):
         command = decorate(command)
     return command
@@ -137,7 +137,19 @@ def RateType() -> ParsedType:
 
 
 def DurationType() -> ParsedType:
-    """A duration: ``3600`` (seconds) or ``30d``, ``4w``, ``12h``, ``90min``."""
+    """A simulated span with its unit: ``30d``, ``4w``, ``12h``, ``90min``, ``"2 days"``.
+
+    A bare number is refused as ambiguous, and a span beyond
+    :data:`~toolkit.units.MAX_SIMULATED_S` as too long.
+    """
+    return ParsedType(
+        "DURATION",
+        lambda text: parse_duration(text, unit_required=True, most_s=MAX_SIMULATED_S),
+    )
+
+
+def TimeLimitType() -> ParsedType:
+    """A solver's time limit: ``90`` (seconds), ``90s``, ``2min``, ``1h``; positive and finite."""
     return ParsedType("DURATION", parse_duration)
 
 

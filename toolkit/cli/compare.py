@@ -10,8 +10,10 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from toolkit.cli.common import fail, progress_bar, reports_bad_input
-from toolkit.io import load_instance
+from toolkit.bulk import paused_gc
+from toolkit.cli.common import TimeLimitType, fail, progress_bar, reports_bad_input
+from toolkit.io import instance_from_dict, kind_of, read_json
+from toolkit.model import Instance
 
 
 def _ratio_text(ratio: float | None, yardstick: str | None) -> str:
@@ -20,8 +22,29 @@ def _ratio_text(ratio: float | None, yardstick: str | None) -> str:
     return f"{ratio:.4f}" if yardstick == "optimum" else f"<= {ratio:.4f}"
 
 
+def _instances(paths: tuple[str, ...]) -> list[tuple[str, Instance]]:
+    """The instances among ``paths``; schedule and scenario files, and JSON files that are
+    no tapesched file at all (no ``format`` and no ``requests``, like ``instances/optima.json``),
+    are skipped with a note on standard error, so that ``compare instances/*.json`` works."""
+    loaded = []
+    for path in paths:
+        with paused_gc():
+            document = read_json(path)
+            kind = kind_of(document)
+            if kind in ("schedule", "scenario"):
+                click.echo(f"{path}: skipped: a {kind} file ({document['format']})", err=True)
+                continue
+            if type(document) is dict and not {"format", "requests"} & document.keys():
+                click.echo(f"{path}: skipped: not a tapesched file (no format key)", err=True)
+                continue
+            loaded.append((path, instance_from_dict(document, path)))
+    if not loaded:
+        fail([f"compare: no instance file among the {len(paths)} given"])
+    return loaded
+
+
 @click.command()
-@click.argument("instance_files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("instance_files", nargs=-1, required=True, type=click.Path())
 @click.option(
     "--solvers",
     "solver_list",
@@ -35,9 +58,9 @@ def _ratio_text(ratio: float | None, yardstick: str | None) -> str:
 @click.option(
     "--time-limit",
     "time_limit_s",
-    type=click.FloatRange(min=0, min_open=True),
+    type=TimeLimitType(),
     default=None,
-    help="Seconds each solver may run on each instance.",
+    help="How long each solver may run on each instance: 90 (seconds), 90s, 2min.",
 )
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
@@ -52,6 +75,8 @@ def compare(
     as_csv: bool,
 ) -> None:
     """Run solvers on instances; set each result against the best optimum or bound.
+
+    Schedule and scenario files among the files are skipped with a note.
 
     The ratio is to the proven optimum when an exact solver proved one, else to
     the best lower bound known, printed as "<= r": an upper bound on the true
@@ -72,7 +97,7 @@ def compare(
         fail(problems)
     if as_json and as_csv:
         fail(["--json and --csv: choose one"])
-    loaded = [(path, load_instance(path)) for path in instance_files]
+    loaded = _instances(instance_files)
     with progress_bar() as progress:
         task = progress.add_task("solving", total=len(loaded) * len(names), current="")
         rows = run_compare(

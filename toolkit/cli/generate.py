@@ -18,6 +18,35 @@ from toolkit.generators import (
 from toolkit.io import dumps, instance_to_dict
 from toolkit.model import OBJECTIVES, Instance
 from toolkit.outputs import FileOutput
+from toolkit.units import MAX_COUNT, MAX_SIZE_MB, MAX_TIME_S
+
+_COUNT = click.IntRange(min=1, max=MAX_COUNT)
+"""A count of things to build: at least one, at most :data:`~toolkit.units.MAX_COUNT`."""
+
+
+def _refuse_beyond_limits(
+    n_requests: int,
+    rate: float | None,
+    totals: tuple[tuple[str, int], ...] = (),
+    size_mb: tuple[float, float] | None = None,
+) -> None:
+    """Exit 2 naming the options when the instance asked for passes a limit of
+    :mod:`toolkit.units`: too many things in all, sizes past a petabyte, or
+    Poisson releases expected past the longest time."""
+    problems = [
+        f"{options}: {total:,} in all, more than {MAX_COUNT:,}"
+        for options, total in totals
+        if total > MAX_COUNT
+    ]
+    if size_mb is not None and max(size_mb) > MAX_SIZE_MB:
+        problems.append(f"--size-mb: must be <= {MAX_SIZE_MB:g} MB, got {max(size_mb):g}")
+    if rate is not None and n_requests / rate > MAX_TIME_S:
+        problems.append(
+            f"--rate: {n_requests:,} requests at this rate arrive over about "
+            f"{n_requests / rate:.3g} s, past the latest release time {MAX_TIME_S:g} s"
+        )
+    if problems:
+        fail(problems)
 
 
 def _save_generated(instance: Instance, out: FileOutput) -> None:
@@ -51,22 +80,18 @@ _OBJECTIVE = click.option(
 
 @generate.command("random")
 @_SEED
-@click.option("--requests", "n_requests", type=click.IntRange(min=1), default=20, show_default=True)
-@click.option(
-    "--libraries", "n_libraries", type=click.IntRange(min=1), default=1, show_default=True
-)
+@click.option("--requests", "n_requests", type=_COUNT, default=20, show_default=True)
+@click.option("--libraries", "n_libraries", type=_COUNT, default=1, show_default=True)
 @click.option(
     "--drives", type=SpanType(int), default="2:4", show_default=True, help="Drives per library."
 )
 @click.option(
     "--arms", type=SpanType(int), default="1:2", show_default=True, help="Arms per library."
 )
-@click.option(
-    "--tapes", type=click.IntRange(min=1), default=12, show_default=True, help="Tapes per library."
-)
+@click.option("--tapes", type=_COUNT, default=12, show_default=True, help="Tapes per library.")
 @click.option(
     "--max-gang",
-    type=click.IntRange(min=1),
+    type=_COUNT,
     default=2,
     show_default=True,
     help="Most pieces of one request.",
@@ -88,7 +113,7 @@ _OBJECTIVE = click.option(
 @click.option(
     "--horizon",
     "horizon_s",
-    type=click.FloatRange(min=0),
+    type=click.FloatRange(min=0, max=MAX_TIME_S),
     default=3600.0,
     show_default=True,
     help="Releases uniform in [0, horizon] seconds.",
@@ -125,6 +150,16 @@ def generate_random(
     out: FileOutput,
 ) -> None:
     """Random instance from the ranges of toolkit.generators.RandomParams."""
+    _refuse_beyond_limits(
+        n_requests,
+        rate,
+        (
+            ("--libraries x --drives", n_libraries * max(drives)),
+            ("--libraries x --arms", n_libraries * max(arms)),
+            ("--libraries x --tapes", n_libraries * tapes),
+        ),
+        size_mb,
+    )
     _generated(
         lambda: random_instance(
             RandomParams(
@@ -169,9 +204,7 @@ def _classes(text: str) -> tuple[list[float], list[int], list[float]]:
 
 @generate.command("golubchik")
 @_SEED
-@click.option(
-    "--requests", "n_requests", type=click.IntRange(min=1), default=100, show_default=True
-)
+@click.option("--requests", "n_requests", type=_COUNT, default=100, show_default=True)
 @click.option(
     "--technology",
     type=click.Choice(sorted(TECHNOLOGIES)),
@@ -179,11 +212,11 @@ def _classes(text: str) -> tuple[list[float], list[int], list[float]]:
     show_default=True,
     help="Drive and robot parameters of the paper's tables.",
 )
-@click.option("--drives", type=click.IntRange(min=1), default=4, show_default=True, help="K.")
-@click.option("--arms", type=click.IntRange(min=1), default=1, show_default=True, help="R.")
+@click.option("--drives", type=_COUNT, default=4, show_default=True, help="K.")
+@click.option("--arms", type=_COUNT, default=1, show_default=True, help="R.")
 @click.option(
     "--tapes",
-    type=click.IntRange(min=1),
+    type=_COUNT,
     default=None,
     help="Tapes in the library (the technology's when left out).",
 )
@@ -216,6 +249,7 @@ def generate_golubchik(
 ) -> None:
     """The robotic library of Golubchik, Muntz & Watson (1994) under a Poisson workload."""
     sizes, widths, shares = _classes(classes)
+    _refuse_beyond_limits(n_requests, rate)
     _generated(
         lambda: golubchik_instance(
             n_requests,

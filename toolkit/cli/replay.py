@@ -107,8 +107,8 @@ def _homes(
 
 
 @click.command()
-@click.argument("trace_file", type=click.Path(dir_okay=False))
-@click.argument("layout_file", type=click.Path(dir_okay=False))
+@click.argument("trace_file", type=click.Path())
+@click.argument("layout_file", type=click.Path())
 @click.option(
     "--drives",
     type=click.IntRange(min=1),

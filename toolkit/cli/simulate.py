@@ -23,9 +23,10 @@ from toolkit.cli.common import (
     reports_bad_input,
 )
 from toolkit.cli.out_options import dir_out_option
-from toolkit.io import dumps, load_instance, save_instance, save_schedule
+from toolkit.io import dumps, save_instance, save_schedule
 from toolkit.model import Instance
 from toolkit.outputs import DirectoryOutput
+from toolkit.units import MAX_ARRIVALS, MAX_REPLICATIONS
 from toolkit.validator import validate
 
 if TYPE_CHECKING:
@@ -136,7 +137,7 @@ def _print_estimates(
 
 
 @click.command()
-@click.argument("scenario_file", type=click.Path(dir_okay=False))
+@click.argument("scenario_file", type=click.Path())
 @click.option(
     "--policy",
     type=click.Choice(["rait", "parallel", "vertical", "hetero"]),
@@ -154,7 +155,12 @@ def _print_estimates(
 @click.option("--rate", type=RateType(), default=None, help="Arrival rate, e.g. 65/h.")
 @click.option("--duration", type=DurationType(), default=None, help="Simulated time, e.g. 30d.")
 @click.option("--seed", type=int, default=None, help="Seed of the first replication.")
-@click.option("--replications", type=click.IntRange(min=1), default=None)
+@click.option(
+    "--replications",
+    type=click.IntRange(min=1, max=MAX_REPLICATIONS),
+    default=None,
+    help="Replications, seeds --seed, --seed + 1, ...",
+)
 @dir_out_option(
     OUT_FILES,
     "Directory to write, whole or not at all; an existing one is replaced only if it holds "
@@ -167,7 +173,7 @@ def _print_estimates(
 @click.option(
     "--workload",
     "workload_file",
-    type=click.Path(dir_okay=False),
+    type=click.Path(),
     default=None,
     help="A CSV trace of file requests to run to its end instead of the scenario's workload.",
 )
@@ -197,28 +203,32 @@ def simulate(
     simulator/requests_csv.py), run until all are done; the warm-up is then
     a share of the last arrival time.
     """
-    import orjson
+    from simulator.scenario import FORMAT, scenario_from_dict
+    from toolkit.io import INSTANCE_FORMAT, instance_from_dict, kind_of, read_json, write_atomic
 
-    from simulator.scenario import FORMAT, load_scenario
-    from toolkit.io import INSTANCE_FORMAT, write_atomic
-
-    try:
-        with open(scenario_file, "rb") as handle:
-            head = orjson.loads(handle.read())
-    except (OSError, orjson.JSONDecodeError):
-        head = None
-    if isinstance(head, dict) and head.get("format") == INSTANCE_FORMAT:
-        _simulate_instance(load_instance(scenario_file), scheduler or "fifo", out, log)
+    document = read_json(scenario_file)
+    kind = kind_of(document)
+    if kind == "instance":
+        instance = instance_from_dict(document, scenario_file)
+        _simulate_instance(instance, scheduler or "fifo", out, log)
         return
-    if isinstance(head, dict) and head.get("format") not in (FORMAT, None):
+    if isinstance(document, dict) and "format" in document and kind != "scenario":
         fail([f"{scenario_file}: format: expected {FORMAT!r} or {INSTANCE_FORMAT!r}"])
-    scenario = load_scenario(scenario_file)
+    scenario = scenario_from_dict(document, scenario_file)
     from simulator.experiment import override, run_scenario
     from simulator.export import ExportError, export
     from simulator.policy_registry import POLICIES
+    from simulator.scenario import arrivals_message, check_runnable
+    from toolkit.errors import InputError
 
     if scheduler is not None:
         _check_scheduler(scheduler)
+    given = [name for name, value in (("--rate", rate), ("--duration", duration)) if value]
+    if given and workload_file is None:
+        rate_per_s = rate or scenario.workload.rate_per_s
+        if rate_per_s * (duration or scenario.workload.duration_s) > MAX_ARRIVALS:
+            span = duration or scenario.workload.duration_s
+            fail([f"{' and '.join(given)}: {arrivals_message(rate_per_s, span)}"])
     scenario = override(
         scenario,
         policy=policy,
@@ -228,11 +238,19 @@ def simulate(
         seed=seed,
         replications=replications,
     )
+    if policy is not None:
+        unrunnable = check_runnable(scenario)
+        if unrunnable:
+            fail([f"{scenario_file}: {p} (with --policy {policy})" for p in unrunnable])
     trace = None
     if workload_file is not None:
         from simulator.requests_csv import load_workload
+        from simulator.scenario import check_trace
 
         trace = load_workload(workload_file)
+        unfit = check_trace(scenario, trace)
+        if unfit:
+            raise InputError(workload_file, unfit)
         last = max(r.arrival_s for r in trace.requests)
         scenario = override(scenario, duration_s=duration or max(last, 1.0))
     problems = []

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import click
 
-from toolkit.cli.common import EXIT_INFEASIBLE, fail, print_violations, reports_bad_input
+from toolkit.cli.common import (
+    EXIT_INFEASIBLE,
+    TimeLimitType,
+    fail,
+    print_violations,
+    reports_bad_input,
+)
 from toolkit.cli.out_options import file_out_option
 from toolkit.io import dumps, load_instance, schedule_to_dict
 from toolkit.outputs import FileOutput
@@ -12,7 +18,7 @@ from toolkit.validator import validate
 
 
 @click.command()
-@click.argument("instance_file", type=click.Path(dir_okay=False))
+@click.argument("instance_file", type=click.Path())
 @click.option(
     "--solver",
     "solver_name",
@@ -27,9 +33,9 @@ from toolkit.validator import validate
 @click.option(
     "--time-limit",
     "time_limit_s",
-    type=click.FloatRange(min=0, min_open=True),
+    type=TimeLimitType(),
     default=None,
-    help="Seconds the solver may run.",
+    help="How long the solver may run: 90 (seconds), 90s, 2min, 1h.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of random choices.")
 @click.option(
