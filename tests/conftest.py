@@ -1,10 +1,19 @@
-"""Shared fixtures: the spec's example instance and its hand-checked optimum."""
+"""Shared fixtures (the spec's example and its hand-checked optimum); Hypothesis profiles.
+
+Profiles: ``ci``, the default, draws the same examples on every run
+(``derandomize``), so that ``make test`` judges a change and not the luck of
+the draw; ``explore`` draws new random examples on every run (a thousand where
+a test does not fix its count), to hunt for what the fixed ones miss (``HYPOTHESIS_PROFILE=explore
+make test``); each case it finds is then pinned as an explicit example.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from toolkit.io import load_instance
 from toolkit.model import (
@@ -18,6 +27,10 @@ from toolkit.model import (
     ScheduledRequest,
     Tape,
 )
+
+settings.register_profile("ci", derandomize=True)
+settings.register_profile("explore", derandomize=False, max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTANCES = ROOT / "instances"
