@@ -2,9 +2,10 @@
 
 Profiles: ``ci``, the default, draws the same examples on every run
 (``derandomize``), so that ``make test`` judges a change and not the luck of
-the draw; ``explore`` draws new random examples on every run (a thousand where
-a test does not fix its count), to hunt for what the fixed ones miss (``HYPOTHESIS_PROFILE=explore
-make test``); each case it finds is then pinned as an explicit example.
+the draw; ``explore`` draws new random examples on every run (a thousand
+where a test does not fix its count), to hunt for what the fixed ones miss
+(``HYPOTHESIS_PROFILE=explore make test``); each case it finds is then pinned
+as an explicit example.
 """
 
 from __future__ import annotations
