@@ -8,17 +8,40 @@ which judges a schedule against its instance.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 import click
 
 from toolkit.bulk import paused_gc
-from toolkit.cli.common import describe, fail, reports_bad_input
+from toolkit.cli.common import describe, fail, instance_summary, reports_bad_input
 from toolkit.io import instance_from_dict, kind_of, read_json
 from toolkit.model import SCHEDULE_FORMAT
 
 if TYPE_CHECKING:
     from simulator.scenario import Scenario
+
+
+def scenario_summary(scenario: Scenario) -> dict[str, object]:
+    """What a scenario holds (``check --json`` prints it; :func:`describe_scenario` words it)."""
+    p, w = scenario.platform, scenario.workload
+    return {
+        "name": scenario.name,
+        "policy": scenario.policy,
+        "policy_params": dict(sorted(scenario.policy_params.items())),
+        "scheduler": str(scenario.run.scheduler),
+        "libraries": len(p.libraries),
+        "arms": sum(lib.arms for lib in p.libraries),
+        "drives": len(p.drives),
+        "movers": len(p.movers),
+        "tape_capacity_mb": p.tape_capacity_mb,
+        "rate_per_h": w.rate_per_s * 3600,
+        "duration_s": w.duration_s,
+        "sizes_mb": [w.min_size_mb, w.max_size_mb],
+        "schemes": {str(s): share for s, share in w.schemes},
+        "replications": scenario.run.replications,
+        "seed": scenario.run.seed,
+    }
 
 
 def describe_scenario(scenario: Scenario) -> str:
@@ -41,9 +64,24 @@ def describe_scenario(scenario: Scenario) -> str:
 
 @click.command()
 @click.argument("instance_file", type=click.Path())
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print what the file holds as JSON: kind, format, then its counts.",
+)
 @reports_bad_input
-def check(instance_file: str) -> None:
-    """Check an instance or a scenario file: exit 0 with a summary, or 2 with every problem."""
+def check(instance_file: str, as_json: bool) -> None:
+    """Check an instance or a scenario file: exit 0 with a summary, or 2 with every problem.
+
+    ``--json`` prints ``{"file", "kind", "format", ...}``: for an instance
+    (kind ``instance``) its name, counts of libraries, arms, drives, tapes,
+    tapes mounted at time 0 (``initial``), requests, gangs, the widest gang
+    and the objective; for a scenario (kind ``scenario``) its name, policy
+    and parameters, scheduler, counts of libraries, arms, drives and movers,
+    tape capacity, arrival rate per hour, duration, size range, schemes and
+    shares, replications and seed.
+    """
     with paused_gc():
         document = read_json(instance_file)
         kind = kind_of(document)
@@ -59,7 +97,12 @@ def check(instance_file: str) -> None:
             from simulator.scenario import scenario_from_dict
 
             scenario = scenario_from_dict(document, instance_file)
-            click.echo(f"ok: {describe_scenario(scenario)}")
-            return
-        instance = instance_from_dict(document, instance_file)
-    click.echo(f"ok: {describe(instance)}")
+            summary, line = scenario_summary(scenario), describe_scenario(scenario)
+        else:
+            instance = instance_from_dict(document, instance_file)
+            summary, line = instance_summary(instance), describe(instance)
+    if as_json:
+        head = {"file": instance_file, "kind": kind, "format": document["format"]}
+        click.echo(json.dumps({**head, **summary}, indent=1))
+    else:
+        click.echo(f"ok: {line}")

@@ -49,16 +49,30 @@ def reports_bad_input(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def instance_summary(instance: Instance) -> dict[str, object]:
+    """What an instance holds, as counts (``check --json`` prints it; :func:`describe` words it)."""
+    return {
+        "name": instance.name,
+        "libraries": len(instance.libraries),
+        "arms": sum(lib.arms for lib in instance.libraries),
+        "drives": len(instance.drives),
+        "tapes": len(instance.tapes),
+        "initial": len(instance.initial),
+        "requests": len(instance.requests),
+        "gangs": sum(1 for r in instance.requests if len(r.pieces) > 1),
+        "widest": max((len(r.pieces) for r in instance.requests), default=0),
+        "objective": instance.objective,
+    }
+
+
 def describe(instance: Instance) -> str:
     """One line saying what an instance holds (``check`` and ``generate`` print it)."""
-    gangs = [len(r.pieces) for r in instance.requests if len(r.pieces) > 1]
-    widest = max((len(r.pieces) for r in instance.requests), default=0)
-    arms = sum(lib.arms for lib in instance.libraries)
+    n = instance_summary(instance)
     return (
-        f"instance {instance.name!r}: {len(instance.libraries)} libraries ({arms} arms), "
-        f"{len(instance.drives)} drives, {len(instance.tapes)} tapes "
-        f"({len(instance.initial)} mounted at time 0), {len(instance.requests)} requests "
-        f"({len(gangs)} gangs, widest {widest}), objective {instance.objective}"
+        f"instance {n['name']!r}: {n['libraries']} libraries ({n['arms']} arms), "
+        f"{n['drives']} drives, {n['tapes']} tapes "
+        f"({n['initial']} mounted at time 0), {n['requests']} requests "
+        f"({n['gangs']} gangs, widest {n['widest']}), objective {n['objective']}"
     )
 
 

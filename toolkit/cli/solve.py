@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from toolkit.cli.common import (
@@ -44,6 +46,12 @@ from toolkit.validator import validate
     default=None,
     help="Parallel search workers of a solver that has them (cpsat); default: the solver's.",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the result as JSON instead of lines (not with --out -).",
+)
 @reports_bad_input
 def solve(
     instance_file: str,
@@ -52,12 +60,20 @@ def solve(
     time_limit_s: float | None,
     seed: int,
     workers: int | None,
+    as_json: bool,
 ) -> None:
     """Solve an instance and write the schedule; print status, objective, bound, runtime.
 
     With --out -, the schedule is written to standard output and these
-    lines to standard error.
+    lines to standard error. ``--json`` prints one object instead:
+    ``instance`` (the file), ``solver``, ``status`` (optimal, feasible,
+    infeasible, timeout), ``runtime_s``, ``bound`` (null when none),
+    ``objective_name``, ``objective`` (as the validator recomputes it; null
+    without a feasible schedule), ``feasible`` and ``out`` (the file
+    written, null when nothing was).
     """
+    if as_json and out.to_stdout:
+        fail(["--json and --out -: both print on standard output; choose one"])
     import solvers
     from solvers.plugins import SchedulerSpecError, find_solver
     from solvers.registry import UnknownSolverError
@@ -72,18 +88,41 @@ def solve(
     result = solvers.solve(
         instance, solver=solver_name, time_limit_s=time_limit_s, seed=seed, workers=workers
     )
-    click.echo(
-        f"solver {result.solver}: status {result.status.value}, runtime {result.runtime_s:.3f} s"
-    )
+    document: dict[str, object] = {
+        "instance": instance_file,
+        "solver": result.solver,
+        "status": result.status.value,
+        "runtime_s": result.runtime_s,
+        "bound": result.bound,
+        "objective_name": instance.objective,
+        "objective": None,
+        "feasible": False,
+        "out": None,
+    }
+    if not as_json:
+        click.echo(
+            f"solver {result.solver}: status {result.status.value}, "
+            f"runtime {result.runtime_s:.3f} s"
+        )
     if result.schedule is None:
-        click.echo("no schedule found; nothing written")
+        if as_json:
+            click.echo(json.dumps(document, indent=1))
+        else:
+            click.echo("no schedule found; nothing written")
         raise SystemExit(EXIT_INFEASIBLE)
     report = validate(instance, result.schedule)
     if not report.feasible:
-        print_violations(report)
+        if as_json:
+            click.echo(json.dumps(document, indent=1))
+        else:
+            print_violations(report)
         click.echo("the solver returned an infeasible schedule; nothing written", err=True)
         raise SystemExit(EXIT_INFEASIBLE)
     out.write(dumps(schedule_to_dict(result.schedule)))
+    if as_json:
+        document.update(objective=report.objective, feasible=True, out=out.given)
+        click.echo(json.dumps(document, indent=1))
+        return
     bound = "none" if result.bound is None else f"{result.bound:.6f}"
     click.echo(f"wrote {out.given}")
     click.echo(f"bound: {bound}")
