@@ -295,3 +295,30 @@ def test_compare_rejects_unknown_solvers_with_exit_2():
     code, _, err = run("compare", SPEC, "--solvers", "greedy,magic")
     assert code == 2
     assert err.startswith("--solvers: unknown solver 'magic'")
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["solve", SPEC], "--out: required, and missing"),
+        (["replay"], "TRACE_FILE: required, and missing"),
+        (["generate", "random", "--seed", "x"], "--seed: 'x' is not a valid integer."),
+        (
+            ["solve", SPEC, "--out", "x.json", "--bogus"],
+            "tapesched solve: No such option '--bogus'. Did you mean '--out'? "
+            "(see tapesched solve --help)",
+        ),
+        (["bogus"], "tapesched: No such command 'bogus'. (see tapesched --help)"),
+    ],
+    ids=["missing option", "missing argument", "bad value", "unknown option", "unknown command"],
+)
+def test_usage_errors_are_one_line_and_exit_2(args, line):
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "tapesched"), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [line]

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import INSTANCES
-from tests.simulator.test_cli_simulate import problem_lines, run
+from tests.simulator.test_cli_simulate import run
 
 SPEC = INSTANCES / "spec-example.json"
 SPEC_OPTIMUM = INSTANCES / "spec-example.optimum.json"
@@ -139,20 +139,20 @@ CASES: list[Case] = [
      ["simulate", scenario(drop=("workload.schemes",)), "--out", "{out}"],
      "{file}: workload.schemes: missing key"),
     ("--duration of 1e12 s", ["simulate", scenario(), "--duration", "1e12s", "--out", "{out}"],
-     "Error: Invalid value for '--duration': '1e12s' is longer than the limit 315360000 s"),
+     "--duration: '1e12s' is longer than the limit 315360000 s"),
     ("generate a billion requests",
      ["generate", "random", "--seed", "1", "--requests", "1000000000", "--out", "{out}"],
-     "Error: Invalid value for '--requests': 1000000000 is not in the range 1<=x<=1000000"),
+     "--requests: 1000000000 is not in the range 1<=x<=1000000"),
     ("release_s of 1e308", ["solve", instance("requests.0.release_s", 1e308), "--out", "{out}"],
      "{file}: requests[0].release_s: must be <= 1e+09 s, got 1e+308"),
     ("--time-limit nan", ["solve", str(SPEC), "--time-limit", "nan", "--out", "{out}"],
-     "Error: Invalid value for '--time-limit': 'nan' is not a duration"),
+     "--time-limit: 'nan' is not a duration"),
     ("--time-limit inf", ["solve", str(SPEC), "--time-limit", "inf", "--out", "{out}"],
-     "Error: Invalid value for '--time-limit': 'inf' is not a duration"),
+     "--time-limit: 'inf' is not a duration"),
     ("--time-limit 0", ["solve", str(SPEC), "--time-limit", "0", "--out", "{out}"],
-     "Error: Invalid value for '--time-limit': '0' must be a positive finite duration"),
+     "--time-limit: '0' must be a positive finite duration"),
     ("compare --time-limit -inf", ["compare", str(SPEC), "--time-limit", "-inf"],
-     "Error: Invalid value for '--time-limit': '-inf' is not a duration"),
+     "--time-limit: '-inf' is not a duration"),
     ("scenario without workload.rate", ["simulate", scenario(drop=("workload.rate",))],
      "{file}: workload.rate: missing key"),
     ("scenario without platform.tape_capacity_mb",
@@ -198,9 +198,9 @@ CASES: list[Case] = [
      "{file}: cannot read file: Is a directory"),
     # Point 5: units and formats.
     ("--duration without a unit", ["simulate", scenario(), "--duration", "90"],
-     "Error: Invalid value for '--duration': '90' is ambiguous: give a unit"),
+     "--duration: '90' is ambiguous: give a unit"),
     ("--duration in months", ["simulate", scenario(), "--duration", "3 months"],
-     "Error: Invalid value for '--duration': '3 months': unknown unit 'months'"),
+     "--duration: '3 months': unknown unit 'months'"),
     ("scenario duration without a unit", ["simulate", scenario(workload__duration="90")],
      "{file}: workload.duration: '90' is ambiguous: give a unit"),
     ("scenario duration of 11 years", ["check", scenario(workload__duration=347_000_000)],
@@ -218,7 +218,7 @@ CASES: list[Case] = [
     ("--rate expecting too many requests", ["simulate", scenario(), "--rate", "1000/s"],
      "--rate: rate x duration expects 3,600,000 requests, more than the 2,000,000"),
     ("too many replications", ["simulate", scenario(), "--replications", "5000"],
-     "Error: Invalid value for '--replications': 5000 is not in the range 1<=x<=1000"),
+     "--replications: 5000 is not in the range 1<=x<=1000"),
     ("run.replications past the limit", ["check", scenario(run={"replications": 10**6})],
      "{file}: run.replications: must be <= 1,000"),
     ("a billion drives", ["check", scenario(platform__drives__0__count=10**9)],
@@ -272,7 +272,7 @@ CASES: list[Case] = [
      ["generate", "golubchik", "--seed", "1", "--rate", "1e-9"],
      "--rate: 100 requests at this rate arrive over about 1e+11 s"),
     ("generate --horizon of 1e300 s", ["generate", "random", "--seed", "1", "--horizon", "1e300"],
-     "Error: Invalid value for '--horizon'"),
+     "--horizon:"),
 ]  # fmt: skip
 
 
@@ -295,11 +295,12 @@ def test_bad_input_is_refused_with_exit_2_the_path_and_no_traceback(tmp_path, ar
     assert code == 2, (stdout, err)
     assert stdout == ""
     assert "Traceback" not in err
-    lines = problem_lines(err)
+    lines = err.splitlines()
     paths = files or [arg for arg in line if Path(arg).is_file()]
     wanted = expected.format(file=paths[-1] if paths else "")
     assert any(problem.startswith(wanted) for problem in lines), lines
-    named = (*paths, "Error: Invalid value for '--", "--", "compare: ")
+    # No usage block: every line names the file or the option, then what is wrong.
+    named = (*paths, "--", "compare: ")
     assert all(problem.startswith(named) for problem in lines), lines
     assert not out.exists()
 

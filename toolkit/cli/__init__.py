@@ -19,7 +19,7 @@ import click
 from toolkit.cli.check import check
 from toolkit.cli.compare import compare
 from toolkit.cli.generate import generate
-from toolkit.cli.interrupts import CommandGroup
+from toolkit.cli.group import CommandGroup
 from toolkit.cli.list_solvers import list_solvers
 from toolkit.cli.metrics import metrics
 from toolkit.cli.replay import replay

@@ -4,7 +4,7 @@ Both become exceptions in the main thread (``KeyboardInterrupt``, and
 :class:`Terminated` for SIGTERM), so every ``finally`` and ``except
 BaseException`` on the way out runs: the temporary files and directories of
 :mod:`toolkit.outputs` are removed and the target is left as it was. The
-group of commands (:class:`CommandGroup`) then prints ``tapesched:
+group of commands (:class:`toolkit.cli.group.CommandGroup`) then prints ``tapesched:
 interrupted`` (or ``terminated``) on standard error and exits 130 (or 143),
 128 plus the signal's number, which is what a shell reports for a command
 that the signal killed; there is no traceback. click's own handling (print
@@ -19,7 +19,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import Any
 
 import click
 
@@ -40,7 +39,7 @@ def _raise_terminated(signum: int, frame: FrameType | None) -> None:
 
 
 @contextmanager
-def _sigterm_raises() -> Iterator[None]:
+def sigterm_raises() -> Iterator[None]:
     """SIGTERM raises :class:`Terminated` in the block (main thread; not if it is ignored)."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -56,21 +55,9 @@ def _sigterm_raises() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _stop(word: str, code: int) -> SystemExit:
+def stop(word: str, code: int) -> SystemExit:
+    """The exit for a signal: one line on standard error, the shell's code for it."""
     if sys.stderr.isatty():
         click.echo(err=True)  # past the terminal's echo of ^C
     click.echo(f"tapesched: {word}", err=True)
     return SystemExit(code)
-
-
-class CommandGroup(click.Group):
-    """A click group whose commands exit 130 on Ctrl-C, 143 on SIGTERM: one line, no traceback."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        with _sigterm_raises():
-            try:
-                return super().invoke(ctx)
-            except KeyboardInterrupt:
-                raise _stop("interrupted", EXIT_INTERRUPTED) from None
-            except Terminated:
-                raise _stop("terminated", EXIT_TERMINATED) from None

@@ -46,7 +46,9 @@ def file_out_option(
         Whether leaving the option out means standard output (else None).
     """
 
-    def check(ctx: click.Context, _: click.Parameter, value: str | None) -> FileOutput | None:
+    def check(ctx: click.Context, param: click.Parameter, value: str | None) -> FileOutput | None:
+        if value is None and required:
+            raise click.MissingParameter(ctx=ctx, param=param)
         if value is None and not stdout_when_left_out:
             return None
         try:

@@ -1,0 +1,54 @@
+"""The group of ``tapesched`` commands, and how a command ends when it cannot go on.
+
+Every way out that is not the command's own result is one line on standard
+error and an exit code, never a traceback nor click's usage block:
+
+- a bad option value, a missing or unknown option (click's usage errors):
+  ``--time-limit: 'nan' is not a duration ...``, exit 2, the one-line form
+  of every other bad input (:mod:`toolkit.cli.common`);
+- Ctrl-C and SIGTERM: ``tapesched: interrupted`` (or ``terminated``), exit
+  130 (or 143), with nothing half-written left (:mod:`toolkit.cli.interrupts`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from toolkit.cli.common import EXIT_BAD_INPUT
+from toolkit.cli.interrupts import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    Terminated,
+    sigterm_raises,
+    stop,
+)
+
+
+def usage_line(error: click.UsageError) -> str:
+    """One line for a usage error: the option at fault, then what is wrong with it."""
+    if isinstance(error, click.BadParameter) and error.param is not None:
+        hint = error.param.get_error_hint(error.ctx) if error.ctx else error.param.name
+        hint = hint.replace("'", "")
+        if isinstance(error, click.MissingParameter):
+            return f"{hint}: required, and missing"
+        return f"{hint}: {error.message}"
+    command = error.ctx.command_path if error.ctx is not None else "tapesched"
+    return f"{command}: {error.format_message()} (see {command} --help)"
+
+
+class CommandGroup(click.Group):
+    """A click group whose commands end in one line: bad usage exits 2, Ctrl-C 130, SIGTERM 143."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with sigterm_raises():
+            try:
+                return super().invoke(ctx)
+            except click.UsageError as error:
+                click.echo(usage_line(error), err=True)
+                raise SystemExit(EXIT_BAD_INPUT) from None
+            except KeyboardInterrupt:
+                raise stop("interrupted", EXIT_INTERRUPTED) from None
+            except Terminated:
+                raise stop("terminated", EXIT_TERMINATED) from None
