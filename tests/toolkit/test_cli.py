@@ -198,8 +198,8 @@ def test_generate_golubchik_lays_out_the_paper_library(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["golubchik", "--seed", "1", "--classes", "1:9"], "generate: invalid Golubchik instance"),
-        (["random", "--seed", "1", "--drives", "5:2"], "generate: invalid RandomParams"),
+        (["golubchik", "--seed", "1", "--classes", "1:9"], "--classes[0]: must be in 1..4, got 9"),
+        (["random", "--seed", "1", "--drives", "5:2"], "--drives: upper bound 2 is below lower"),
         (["golubchik", "--seed", "1", "--classes", "big"], "is not SIZE_GB:WIDTH"),
         (["random", "--seed", "1", "--rate", "3/week"], "is not a rate"),
     ],

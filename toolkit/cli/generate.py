@@ -60,12 +60,47 @@ def generate() -> None:
     """Generate random instances (same seed, same instance)."""
 
 
+_OPTION_OF = {
+    "n_requests": "--requests",
+    "n_libraries": "--libraries",
+    "drives_per_library": "--drives",
+    "arms": "--arms",
+    "tapes_per_library": "--tapes",
+    "max_gang": "--max-gang",
+    "size_mb": "--size-mb",
+    "initial_fraction": "--initial-fraction",
+    "release_horizon_s": "--horizon",
+    "arrival_rate_per_s": "--rate",
+    "weight": "--weight",
+    "objective": "--objective",
+    "drives, arms, tapes": "--drives, --arms, --tapes",
+    "sizes_gb": "--classes",
+    "widths": "--classes",
+    "probabilities": "--classes",
+    "technology": "--technology",
+}
+"""The option behind each parameter a generator checks, to name it in a refusal."""
+
+
+def _as_option(problem: str) -> str:
+    """``"drives_per_library: ..."`` as ``"--drives: ..."``; an index stays (``--classes[0]``)."""
+    field, sep, message = problem.partition(": ")
+    name, bracket, index = field.partition("[")
+    option = _OPTION_OF.get(name)
+    if not sep or option is None:
+        return f"generate: {problem}"
+    return f"{option}{bracket}{index}: {message}"
+
+
 @reports_bad_input
 def _generated(build: Callable[[], Instance], out: FileOutput) -> None:
     try:
         instance = build()
     except ValueError as exc:
-        fail([f"generate: {exc}"])
+        _, _, problems = str(exc).partition("invalid RandomParams: ")
+        if not problems:
+            _, _, problems = str(exc).partition("invalid Golubchik instance: ")
+        fail([_as_option(p) for p in (problems or str(exc)).split("; ")])
     _save_generated(instance, out)
 
 
