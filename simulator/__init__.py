@@ -6,7 +6,7 @@
 - :mod:`simulator.technology` and :mod:`simulator.platform`: drive
   technologies and random or fixed times; libraries with arms, drives,
   movers, pass-through ports, and the jobs they carry out in time.
-- :mod:`simulator.layout`, :mod:`simulator.catalogue`, :mod:`simulator.policy`
+- :mod:`simulator.files`, :mod:`simulator.catalogue`, :mod:`simulator.policy`
   and the policies :mod:`simulator.rait`, :mod:`simulator.parallel`,
   :mod:`simulator.vertical`, :mod:`simulator.hetero`: where every data and
   parity block of every file lies.
@@ -18,5 +18,5 @@
   :mod:`simulator.results`, :mod:`simulator.export`,
   :mod:`simulator.experiment` and :mod:`simulator.scenario`: what a run
   measured, its schedule for the validator, replications, scenario files.
-- :mod:`simulator.core_run`: a core-problem instance run as it is.
+- :mod:`simulator.instance_run`: a core-problem instance run as it is.
 """

@@ -36,7 +36,7 @@ Rows of a file
     the window when asked, so later writes to the group and its parity are
     seen by every file in it.
 
-Sizes follow :mod:`simulator.layout`: MB; *tape* sizes are after
+Sizes follow :mod:`simulator.files`: MB; *tape* sizes are after
 compression, *host* sizes before.
 """
 
@@ -49,7 +49,7 @@ from typing import Literal
 
 from attrs import define, field, frozen
 
-from simulator.layout import FileSpec, Scheme
+from simulator.files import FileSpec, Scheme
 
 TOLERANCE_MB = 1e-9
 """Slack allowed on capacity checks (a thousandth of a byte), so that float sums
@@ -104,7 +104,7 @@ class TapeInfo:
 
 
 @frozen
-class Piece:
+class Chunk:
     """Contiguous bytes on one tape: data, parity, or both interleaved (RAIT).
 
     The data and parity parts are kept apart because they compress
@@ -175,7 +175,7 @@ class Member:
     """
 
     kind: Kind
-    pieces: tuple[Piece, ...] = ()
+    pieces: tuple[Chunk, ...] = ()
     held_mb: float = 0.0
 
     @property
@@ -210,7 +210,7 @@ class Row:
 
 
 @frozen
-class Layout:
+class FileLayout:
     """A file's current layout: its spec, the policy that wrote it, its rows in file order."""
 
     file: FileSpec
@@ -280,7 +280,7 @@ class _Tape:
     used_mb: float = 0.0
     full: bool = False
     closed: bool = False
-    pieces: list[Piece] = field(factory=list)
+    pieces: list[Chunk] = field(factory=list)
 
 
 @define
@@ -288,7 +288,7 @@ class _Member:
     """A stripe member with the host position each of its pieces starts and ends at."""
 
     kind: Kind
-    pieces: list[Piece] = field(factory=list)
+    pieces: list[Chunk] = field(factory=list)
     starts_mb: list[float] = field(factory=list)
     ends_mb: list[float] = field(factory=list)
     held_mb: float = 0.0
@@ -306,7 +306,7 @@ class _Member:
         """
         if lo_mb is None or hi_mb is None:
             return Member(self.kind, tuple(self.pieces), self.held_mb)
-        cut: list[Piece] = []
+        cut: list[Chunk] = []
         i = bisect_right(self.ends_mb, lo_mb)
         while i < len(self.pieces) and self.starts_mb[i] < hi_mb:
             start, end, piece = self.starts_mb[i], self.ends_mb[i], self.pieces[i]
@@ -320,10 +320,10 @@ class _Member:
         return Member(self.kind, tuple(cut), held)
 
 
-def _clip(piece: Piece, from_mb: float, to_mb: float) -> Piece:
+def _clip(piece: Chunk, from_mb: float, to_mb: float) -> Chunk:
     """The part of ``piece`` between host MB ``from_mb`` and ``to_mb`` of it."""
     share = (to_mb - from_mb) / piece.host_mb
-    return Piece(
+    return Chunk(
         piece.tape,
         piece.offset_mb + piece.tape_mb * from_mb / piece.host_mb,
         piece.data_host_mb * share,
@@ -359,7 +359,7 @@ class Catalogue:
 
     Examples
     --------
-    >>> from simulator.layout import FileSpec, Scheme
+    >>> from simulator.files import FileSpec, Scheme
     >>> cat = Catalogue(100.0, ["L0"])
     >>> a, b = cat.new_tape("L0"), cat.new_tape("L0")
     >>> s = cat.open_stripe(Scheme(1, 1), ["data", "ec"])
@@ -413,7 +413,7 @@ class Catalogue:
         t = self._tape(tape_id)
         return t.capacity_mb - t.used_mb
 
-    def tape_pieces(self, tape_id: str) -> tuple[Piece, ...]:
+    def tape_pieces(self, tape_id: str) -> tuple[Chunk, ...]:
         """Everything appended to a tape, in order (also what rewritten files left behind)."""
         return tuple(self._tape(tape_id).pieces)
 
@@ -473,7 +473,7 @@ class Catalogue:
         ec_tape_mb: float = 0.0,
         blocks: int = 1,
         merge: bool = False,
-    ) -> Piece:
+    ) -> Chunk:
         """Write at the end of a tape, for a member of a stripe; the piece written.
 
         With ``merge``, a piece that continues the member's last piece on
@@ -489,7 +489,7 @@ class Catalogue:
         m = self._member(stripe, member)
         if t.closed:
             raise ValueError(f"tape {tape_id!r} is closed; nothing more can be appended")
-        piece = Piece(t.id, t.used_mb, data_host_mb, data_tape_mb, ec_host_mb, ec_tape_mb, blocks)
+        piece = Chunk(t.id, t.used_mb, data_host_mb, data_tape_mb, ec_host_mb, ec_tape_mb, blocks)
         if t.used_mb + piece.tape_mb > t.capacity_mb + TOLERANCE_MB:
             raise ValueError(
                 f"{piece.tape_mb!r} MB does not fit on tape {tape_id!r} "
@@ -499,7 +499,7 @@ class Catalogue:
         start = m.length_mb
         last = m.pieces[-1] if m.pieces else None
         if merge and last is not None and last.tape == t.id and last.end_mb == piece.offset_mb:
-            joined = Piece(
+            joined = Chunk(
                 t.id,
                 last.offset_mb,
                 last.data_host_mb + data_host_mb,
@@ -571,10 +571,10 @@ class Catalogue:
             members = tuple(m.view(span.lo_mb, span.hi_mb) for m in stripe.members)
             yield Row(members, span.own), stripe.shares
 
-    def layout(self, file_id: str) -> Layout:
+    def layout(self, file_id: str) -> FileLayout:
         """The file's rows as they stand, parity written since included."""
         entry = self._entry(file_id)
-        return Layout(entry.file, entry.policy, tuple(row for row, _ in self._rows(entry)))
+        return FileLayout(entry.file, entry.policy, tuple(row for row, _ in self._rows(entry)))
 
     def recoverable(self, file_id: str, lost_tapes: Collection[str]) -> bool:
         """Whether every byte of the file can be rebuilt when ``lost_tapes`` are lost.

@@ -17,7 +17,7 @@ from typing import ClassVar
 from attrs import field, frozen
 
 from simulator.catalogue import Catalogue
-from simulator.layout import FileSpec, Plan
+from simulator.files import FileSpec, JobSpec
 from simulator.parallel import Parallel
 from simulator.policy import Group, Policy, check_block_mb
 from simulator.vertical import Vertical
@@ -72,16 +72,16 @@ class Hetero:
         """That of the policy chosen."""
         return self.chosen(file).stream_disk_mb(file, tape_capacity_mb)
 
-    def plan_read(self, catalogue: Catalogue, file_id: str) -> Plan:
+    def plan_read(self, catalogue: Catalogue, file_id: str) -> JobSpec:
         """The read plan of the policy that wrote the file."""
         return self._writer(catalogue.writer(file_id)).plan_read(catalogue, file_id)
 
     def plan_write(
         self, catalogue: Catalogue, file: FileSpec, group: Group | None, library: str
-    ) -> tuple[Plan, Group]:
+    ) -> tuple[JobSpec, Group]:
         """Write with the policy chosen by size, on a group of its own type."""
         return self.chosen(file).plan_write(catalogue, file, group, library)
 
-    def close(self, catalogue: Catalogue, group: Group) -> Plan | None:
+    def close(self, catalogue: Catalogue, group: Group) -> JobSpec | None:
         """Close with the policy that wrote the group."""
         return self._writer(group.policy).close(catalogue, group)

@@ -34,7 +34,7 @@ from typing import ClassVar
 from attrs import frozen
 
 from simulator.catalogue import Catalogue, RowSpan
-from simulator.layout import Extent, FileSpec, Phase, Plan
+from simulator.files import Extent, FileSpec, JobSpec, Phase
 from simulator.policy import (
     Group,
     Striped,
@@ -125,7 +125,7 @@ class Parallel(Striped):
         check_written_by(catalogue, file_id, self.name)
         return catalogue.file(file_id).scheme.data
 
-    def plan_read(self, catalogue: Catalogue, file_id: str) -> Plan:
+    def plan_read(self, catalogue: Catalogue, file_id: str) -> JobSpec:
         """A phase per stripe, each data drive reading its run."""
         check_written_by(catalogue, file_id, self.name)
         layout = catalogue.layout(file_id)
@@ -137,11 +137,11 @@ class Parallel(Striped):
                 phases.append(
                     tuple(extent(m.pieces[p]) if p < len(m.pieces) else None for m in data)
                 )
-        return Plan(tuple(phases), memory_mb=x * self.block_mb)
+        return JobSpec(tuple(phases), memory_mb=x * self.block_mb)
 
     def plan_write(
         self, catalogue: Catalogue, file: FileSpec, group: Group | None, library: str
-    ) -> tuple[Plan, Group]:
+    ) -> tuple[JobSpec, Group]:
         """Contiguous runs on ``X`` data tapes, row parity on ``Y`` parity tapes."""
         check_block(self.block_mb, catalogue)
         group = writable_group(catalogue, library, group, self.name, file.scheme, lambda: None)
@@ -188,7 +188,7 @@ class Parallel(Striped):
                         replaced[d] = catalogue.new_tape(library)
                 group.tapes = tuple(replaced)
         catalogue.record(file, self.name, spans)
-        return Plan(tuple(phases), memory_mb=w * self.block_mb), group
+        return JobSpec(tuple(phases), memory_mb=w * self.block_mb), group
 
     def _write_rows(
         self,
@@ -232,7 +232,7 @@ class Parallel(Striped):
             phase.append(extent(piece))
         return tuple(phase)
 
-    def close(self, catalogue: Catalogue, group: Group) -> Plan | None:
+    def close(self, catalogue: Catalogue, group: Group) -> JobSpec | None:
         """Close the group's tapes; PARALLEL has nothing left to write."""
         close_tapes(catalogue, group, self.name)
         return None

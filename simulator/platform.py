@@ -1,6 +1,6 @@
 """The tape platform in time: libraries with arms, drives, movers, and the jobs they run.
 
-A *job* is a :class:`~simulator.layout.Plan` carried out on a set of drives:
+A *job* is a :class:`~simulator.files.JobSpec` carried out on a set of drives:
 for each phase, every drive with an extent gets its tape ready (switching
 tapes if needed: unload, arm dismount, arm mount, load; then a locate), the
 extents stream in lockstep once all drives are ready (the Golubchik
@@ -43,7 +43,7 @@ from typing import Any, Literal
 from attrs import field, frozen
 
 from simulator.engine import Engine
-from simulator.layout import Extent, Phase, Plan
+from simulator.files import Extent, JobSpec, Phase
 from simulator.resource import Resource
 from simulator.technology import DriveModel, Duration
 
@@ -239,7 +239,7 @@ class Job:
     def __init__(
         self,
         key: str,
-        plan: Plan,
+        plan: JobSpec,
         drives: Sequence[int],
         data_done: Callable[[Job], None],
         done: Callable[[Job], None],

@@ -1,6 +1,6 @@
 """What every archival policy offers the platform, the writing streams they keep, and a registry.
 
-A policy is pure layout (:mod:`simulator.layout`): it turns a read into the
+A policy is pure layout (:mod:`simulator.files`): it turns a read into the
 extents to stream, and a write into the extents it appends, recording them
 in the :class:`~simulator.catalogue.Catalogue`. Writes go through a
 :class:`Group`, an open writing stream: consecutive writes of the same type
@@ -23,8 +23,8 @@ from typing import ClassVar, Protocol, TypeVar
 
 from attrs import define, field, frozen
 
-from simulator.catalogue import TOLERANCE_MB, Catalogue, Piece
-from simulator.layout import Extent, FileSpec, Plan, Scheme
+from simulator.catalogue import TOLERANCE_MB, Catalogue, Chunk
+from simulator.files import Extent, FileSpec, JobSpec, Scheme
 
 GroupType = tuple[str, Scheme]
 """The policy that lays a write out, and its scheme: writes of one type share groups."""
@@ -98,7 +98,7 @@ class Policy(Protocol):
         """
         ...
 
-    def plan_read(self, catalogue: Catalogue, file_id: str) -> Plan:
+    def plan_read(self, catalogue: Catalogue, file_id: str) -> JobSpec:
         """The extents to read, in order, to get the file back; changes nothing.
 
         Raises
@@ -112,7 +112,7 @@ class Policy(Protocol):
 
     def plan_write(
         self, catalogue: Catalogue, file: FileSpec, group: Group | None, library: str
-    ) -> tuple[Plan, Group]:
+    ) -> tuple[JobSpec, Group]:
         """Lay ``file`` out after what ``group`` wrote (a new group when None); plan and group.
 
         Records the layout in the catalogue, opening tapes in ``library``
@@ -127,7 +127,7 @@ class Policy(Protocol):
         """
         ...
 
-    def close(self, catalogue: Catalogue, group: Group) -> Plan | None:
+    def close(self, catalogue: Catalogue, group: Group) -> JobSpec | None:
         """End a stream: what is left to write (VERTICAL's parity), or None."""
         ...
 
@@ -286,7 +286,7 @@ def most_fitting(limit: int, tape_mb: Callable[[int], float], free_mb: float) ->
     return lo
 
 
-def extent(piece: Piece) -> Extent:
+def extent(piece: Chunk) -> Extent:
     """The extent streaming ``piece``."""
     return Extent(
         piece.tape, piece.offset_mb, piece.tape_mb, piece.host_mb, piece.blocks, piece.kind

@@ -36,7 +36,7 @@ from typing import ClassVar
 from attrs import define, frozen
 
 from simulator.catalogue import Catalogue, Kind, RowSpan
-from simulator.layout import Extent, FileSpec, Phase, Plan, Scheme
+from simulator.files import Extent, FileSpec, JobSpec, Phase, Scheme
 from simulator.policy import (
     Group,
     Striped,
@@ -122,7 +122,7 @@ class Rait(Striped):
         check_written_by(catalogue, file_id, self.name)
         return catalogue.file(file_id).scheme.width
 
-    def plan_read(self, catalogue: Catalogue, file_id: str) -> Plan:
+    def plan_read(self, catalogue: Catalogue, file_id: str) -> JobSpec:
         """A phase per run of rows, every drive reading its tape's share (data and parity)."""
         check_written_by(catalogue, file_id, self.name)
         layout = catalogue.layout(file_id)
@@ -130,11 +130,11 @@ class Rait(Striped):
             tuple(extent(m.pieces[0]) if m.pieces else None for m in row.members)
             for row in layout.rows
         )
-        return Plan(phases, memory_mb=layout.file.scheme.width * self.block_mb, per_block=True)
+        return JobSpec(phases, memory_mb=layout.file.scheme.width * self.block_mb, per_block=True)
 
     def plan_write(
         self, catalogue: Catalogue, file: FileSpec, group: Group | None, library: str
-    ) -> tuple[Plan, Group]:
+    ) -> tuple[JobSpec, Group]:
         """Rows of ``X`` data and ``Y`` parity blocks, rotated by one drive per row."""
         check_block(self.block_mb, catalogue)
         group = writable_group(catalogue, library, group, self.name, file.scheme, RaitState)
@@ -197,9 +197,9 @@ class Rait(Striped):
                     catalogue.close_tape(tape, full=not fits(next_mb, catalogue.free_mb(tape)))
                 group.tapes = ()
         catalogue.record(file, self.name, spans)
-        return Plan(tuple(phases), memory_mb=w * self.block_mb, per_block=True), group
+        return JobSpec(tuple(phases), memory_mb=w * self.block_mb, per_block=True), group
 
-    def close(self, catalogue: Catalogue, group: Group) -> Plan | None:
+    def close(self, catalogue: Catalogue, group: Group) -> JobSpec | None:
         """Close the group's tapes; RAIT has nothing left to write."""
         close_tapes(catalogue, group, self.name)
         return None

@@ -28,7 +28,7 @@ import io
 import math
 from pathlib import Path
 
-from simulator.layout import FileRequest, FileSpec, Scheme
+from simulator.files import FileRequest, FileSpec, Scheme
 from simulator.workload import Workload
 from toolkit.errors import InputError, Problem
 from toolkit.units import MAX_SIMULATED_S, MAX_SIZE_MB

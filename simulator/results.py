@@ -43,7 +43,7 @@ from functools import cache
 
 from attrs import asdict, frozen
 
-from simulator.simulation import Entry, Simulation
+from simulator.simulation import AdmittedRequest, Simulation
 
 SATURATION_FLOOR = 20
 """Fewest requests left undone at the end for a run to be called saturated."""
@@ -126,7 +126,7 @@ class RequestRecord:
         return self.response_s / self.alone_s if self.alone_s > 0 else 1.0
 
 
-def record_of(entry: Entry, simulation: Simulation) -> RequestRecord:
+def record_of(entry: AdmittedRequest, simulation: Simulation) -> RequestRecord:
     """The record of a finished request."""
     assert entry.plan is not None and entry.start_s is not None
     assert entry.data_done_s is not None and entry.done_s is not None

@@ -89,7 +89,7 @@ from typing import Any, TypeVar
 
 from attrs import evolve, frozen
 
-from simulator.layout import FileSpec, Scheme
+from simulator.files import FileSpec, Scheme
 from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
 from simulator.policy import Policy
 from simulator.policy_registry import POLICIES, make_policy, required_params

@@ -2,7 +2,7 @@
 
 Data flows one way: a workload (:mod:`simulator.workload`) gives file
 requests; an archival policy (:mod:`simulator.policy`) turns each into a
-:class:`~simulator.layout.Plan` over the catalogue's tapes; a scheduler of
+:class:`~simulator.files.JobSpec` over the catalogue's tapes; a scheduler of
 :mod:`solvers.online` (the same objects ``tapesched solve`` dispatches)
 decides which waiting request starts; the platform (:mod:`simulator.platform`)
 carries the plans out in time; the run's records go to
@@ -51,7 +51,7 @@ import orjson
 
 from simulator.catalogue import Catalogue
 from simulator.engine import Engine
-from simulator.layout import FileRequest, FileSpec, Plan
+from simulator.files import FileRequest, FileSpec, JobSpec
 from simulator.platform import DriveState, Job, Platform, PlatformSpec
 from simulator.policy import Group, GroupType, Policy, group_type, preload
 from simulator.workload import Workload
@@ -63,7 +63,7 @@ NEW_TAPE = "new:"
 """Prefix of the tape ids a waiting write shows (tapes that do not exist yet)."""
 
 
-class Entry:
+class AdmittedRequest:
     """What the run keeps of an admitted request."""
 
     __slots__ = (
@@ -88,7 +88,7 @@ class Entry:
         self.file_request = file_request
         self.seq = seq
         self.request: Request
-        self.plan: Plan | None = None
+        self.plan: JobSpec | None = None
         self.group: Group | None = None
         self.library = 0
         self.width = 1
@@ -156,19 +156,19 @@ class Simulation:
         for d in self.platform.drives:
             drives_per_library[d.library] += 1
         self.write_library = max(range(len(library_ids)), key=lambda i: (drives_per_library[i], -i))
-        self.entries: dict[str, Entry] = {}
-        self.finished: list[Entry] = []
+        self.entries: dict[str, AdmittedRequest] = {}
+        self.finished: list[AdmittedRequest] = []
         self.waiting: dict[int, Request] = {}
         self.waiting_view = WaitingRequests(self.waiting)
         self.waiting_by_tape: dict[str, dict[int, Request]] = {}
         self.in_use: dict[str, int] = {}
         self.file_busy: dict[str, deque[FileRequest]] = {}
         self.idle_groups: dict[GroupType, list[Group]] = {}
-        self.reservations: dict[str, Entry] = {}
+        self.reservations: dict[str, AdmittedRequest] = {}
         self.groups_version = 0
         self.group_mover: dict[int, int] = {}
         """Mover of each stream tied to one (by ``id`` of the group): its parity is on its disk."""
-        self._read_plans: dict[str, Plan] = {}
+        self._read_plans: dict[str, JobSpec] = {}
         """Read plan of each file read so far, until it is written again (a layout is final)."""
         self._placed: tuple[tuple[int, int, int], list[int] | None] | None = None
         self.arrived = 0
@@ -238,7 +238,7 @@ class Simulation:
         self._decide()
 
     def _admit(self, file_request: FileRequest) -> None:
-        entry = Entry(file_request, self.admitted)
+        entry = AdmittedRequest(file_request, self.admitted)
         self.admitted += 1
         self.entries[file_request.id] = entry
         file = file_request.file
@@ -336,7 +336,7 @@ class Simulation:
         else:
             raise ValueError(f"the scheduler started {entry.request.id!r}, which cannot start")
 
-    def _unwait(self, entry: Entry) -> None:
+    def _unwait(self, entry: AdmittedRequest) -> None:
         del self.waiting[entry.seq]
         for piece in entry.request.pieces:
             on_tape = self.waiting_by_tape[piece.tape]
@@ -344,7 +344,7 @@ class Simulation:
             if not on_tape:
                 del self.waiting_by_tape[piece.tape]
 
-    def _reserve(self, entry: Entry, drives: Sequence[int]) -> None:
+    def _reserve(self, entry: AdmittedRequest, drives: Sequence[int]) -> None:
         self._unwait(entry)
         entry.reserved = tuple(drives)
         key = entry.request.id
@@ -356,7 +356,7 @@ class Simulation:
             self._log("reserve", request=key, drives=ids)
         self._try_reserved(entry)
 
-    def _try_reserved(self, entry: Entry) -> None:
+    def _try_reserved(self, entry: AdmittedRequest) -> None:
         drives = self.platform.drives
         key = entry.request.id
         if any(drives[d].busy or drives[d].reserved[0] != key for d in entry.reserved):
@@ -366,7 +366,7 @@ class Simulation:
         del self.reservations[entry.request.id]
         self._start(entry, list(entry.reserved), waiting=False)
 
-    def _start(self, entry: Entry, drives: list[int], waiting: bool = True) -> None:
+    def _start(self, entry: AdmittedRequest, drives: list[int], waiting: bool = True) -> None:
         if waiting:
             self._unwait(entry)
         fr = entry.file_request
@@ -396,7 +396,7 @@ class Simulation:
             self._log("start", request=fr.id, drives=[platform.drives[d].id for d in columns])
         platform.start(job, expected_s=entry.service_s)
 
-    def _columns(self, plan: Plan, drives: list[int]) -> list[int]:
+    def _columns(self, plan: JobSpec, drives: list[int]) -> list[int]:
         """The drives in plan-column order: a column whose first tape a drive holds gets it."""
         if len(drives) == 1:
             return drives
@@ -511,7 +511,7 @@ class Simulation:
 
     # Placement.
 
-    def placement(self, entry: Entry) -> list[int] | None:
+    def placement(self, entry: AdmittedRequest) -> list[int] | None:
         """Idle drives of one mover to start ``entry`` on now, or ``None`` when it cannot start.
 
         The mover holding most of its tapes in idle drives, then the one with
@@ -528,7 +528,7 @@ class Simulation:
         self._placed = (key, placed)
         return placed
 
-    def _place(self, entry: Entry) -> list[int] | None:
+    def _place(self, entry: AdmittedRequest) -> list[int] | None:
         platform = self.platform
         width = entry.width
         memory = self._memory_mb(entry)
@@ -585,7 +585,7 @@ class Simulation:
         return (holders + rest)[:width]
 
     def queue_drives(
-        self, entry: Entry, free_at: Callable[[DriveState], float] | None = None
+        self, entry: AdmittedRequest, free_at: Callable[[DriveState], float] | None = None
     ) -> list[int]:
         """Drives of one mover of the library that free up first (for a queued start).
 
@@ -617,14 +617,14 @@ class Simulation:
         ahead = sum(self.reservations[key].service_s for key in d.reserved)
         return (d.expected_free_s if d.busy else self.engine.now_s) + ahead
 
-    def _movers_for(self, entry: Entry) -> list[int]:
+    def _movers_for(self, entry: AdmittedRequest) -> list[int]:
         """Movers that may run ``entry``: its library's, then, with pass-through, the others."""
         own = self.platform.movers_of[entry.library]
         if not self.pooled:
             return own
         return own + [m for lib in self.platform.movers_of for m in lib if m not in own]
 
-    def _wanted_tapes(self, entry: Entry) -> list[str]:
+    def _wanted_tapes(self, entry: AdmittedRequest) -> list[str]:
         if entry.file_request.kind == "read":
             return [p.tape for p in entry.request.pieces]
         file = entry.file_request.file
@@ -633,14 +633,14 @@ class Simulation:
         group = self._best_group(file)
         return list(group.tapes) if group is not None else []
 
-    def _memory_mb(self, entry: Entry) -> float:
+    def _memory_mb(self, entry: AdmittedRequest) -> float:
         if entry.plan is not None:
             return entry.plan.memory_mb
         return self.policy.write_memory_mb(entry.file_request.file)
 
     # Estimates.
 
-    def _alone_s(self, entry: Entry) -> float:
+    def _alone_s(self, entry: AdmittedRequest) -> float:
         """Expected time of ``entry`` alone on idle empty drives, from the mean times.
 
         Its mounts (``arms`` at a time), a load, the first locate of each
@@ -685,7 +685,7 @@ class SimulationState:
         """The decision time."""
         return self._sim.engine.now_s
 
-    def _entry(self, request: Request) -> Entry:
+    def _entry(self, request: Request) -> AdmittedRequest:
         entry = self._sim.entries.get(request.id)
         if entry is None:
             raise ValueError(f"request {request.id!r} is not in the run")

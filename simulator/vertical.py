@@ -24,7 +24,7 @@ parity over ``[lo, hi)`` (see :mod:`simulator.catalogue`); the file is
 charged ``1/X`` of that parity. Parity on the mover's disk counts as safe.
 
 Plans, all on one drive: a phase per piece. Parity written after the
-file's last data goes in :attr:`~simulator.layout.Plan.flush` (the request
+file's last data goes in :attr:`~simulator.files.JobSpec.flush` (the request
 is complete, the drive is still busy); parity written when a group fills
 in the middle of a file is in its phases. No mover memory is held: parity
 lives on disk. A read streams the file's own data pieces only.
@@ -37,7 +37,7 @@ from typing import ClassVar
 from attrs import define, frozen
 
 from simulator.catalogue import TOLERANCE_MB, Catalogue, RowSpan
-from simulator.layout import FileSpec, Phase, Plan
+from simulator.files import FileSpec, JobSpec, Phase
 from simulator.policy import (
     Group,
     check_written_by,
@@ -109,18 +109,18 @@ class Vertical:
         uncompressed tapes" (Section 4.3), here ``Y`` times the tape capacity."""
         return file.scheme.parity * tape_capacity_mb
 
-    def plan_read(self, catalogue: Catalogue, file_id: str) -> Plan:
+    def plan_read(self, catalogue: Catalogue, file_id: str) -> JobSpec:
         """The file's data pieces, in order, on one drive."""
         check_written_by(catalogue, file_id, self.name)
         layout = catalogue.layout(file_id)
         phases = tuple(
             (extent(p),) for row in layout.rows for i in row.own for p in row.members[i].pieces
         )
-        return Plan(phases)
+        return JobSpec(phases)
 
     def plan_write(
         self, catalogue: Catalogue, file: FileSpec, group: Group | None, library: str
-    ) -> tuple[Plan, Group]:
+    ) -> tuple[JobSpec, Group]:
         """Append the file to the group's data tapes; write the parity if the group fills."""
         group = writable_group(catalogue, library, group, self.name, file.scheme, VerticalState)
         x, y = file.scheme.data, file.scheme.parity
@@ -162,7 +162,7 @@ class Vertical:
                 if state.slot == x:
                     (phases if left > 0 else flush).extend(self._write_parity(catalogue, group))
         catalogue.record(file, self.name, spans)
-        return Plan(tuple(phases), flush=tuple(flush)), group
+        return JobSpec(tuple(phases), flush=tuple(flush)), group
 
     def _write_parity(self, catalogue: Catalogue, group: Group) -> list[Phase]:
         """Write the group's parity members, close its tapes, start a new group; the phases."""
@@ -193,7 +193,7 @@ class Vertical:
         group.state = VerticalState()
         return phases
 
-    def close(self, catalogue: Catalogue, group: Group) -> Plan | None:
+    def close(self, catalogue: Catalogue, group: Group) -> JobSpec | None:
         """Write the parity of a group whose data tapes are not all full; None if none is due."""
         if group.closed:
             raise ValueError(f"the {group.policy} {group.scheme} group is closed")
@@ -202,4 +202,4 @@ class Vertical:
         _state(group)
         phases = self._write_parity(catalogue, group)
         group.closed = True
-        return Plan(tuple(phases)) if phases else None
+        return JobSpec(tuple(phases)) if phases else None

@@ -35,7 +35,7 @@ from typing import Any
 
 from attrs import field, frozen
 
-from simulator.layout import FileRequest, FileSpec, Scheme
+from simulator.files import FileRequest, FileSpec, Scheme
 from toolkit.units import parse_duration, parse_rate
 
 TABLE_1: Mapping[Scheme, float] = MappingProxyType(

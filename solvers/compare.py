@@ -26,7 +26,7 @@ Yardstick = Literal["optimum", "bound"]
 
 
 @frozen
-class Row:
+class ComparisonRow:
     """One solver on one instance.
 
     ``ratio`` is ``objective / optimum`` when ``yardstick`` is ``"optimum"``,
@@ -87,7 +87,7 @@ def compare(
     time_limit_s: float | None = None,
     seed: int = 0,
     on_run: Callable[[str, str], None] | None = None,
-) -> list[Row]:
+) -> list[ComparisonRow]:
     """Every solver on every instance, each result against the instance's yardstick.
 
     Parameters
@@ -106,10 +106,10 @@ def compare(
 
     Returns
     -------
-    list of Row
+    list of ComparisonRow
         One row per instance and solver, instances in the given order.
     """
-    rows: list[Row] = []
+    rows: list[ComparisonRow] = []
     for label, instance in instances:
         runs = []
         for solver in solvers:
@@ -122,7 +122,7 @@ def compare(
             if run.objective is not None and reference is not None and reference > 0:
                 ratio = run.objective / reference
             rows.append(
-                Row(
+                ComparisonRow(
                     label,
                     run.solver,
                     run.status,

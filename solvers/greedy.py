@@ -15,8 +15,8 @@ earlier requests: it queues behind them. (The ``fifo`` dispatcher of
 :mod:`solvers.online` differs: it waits for drives to be free.)
 
 The placement itself, and what makes it fast on 100,000 requests over
-hundreds of drives, is the :class:`~solvers.engine.Engine`'s; greedy is the
-engine run over the release order.
+hundreds of drives, is the :class:`~solvers.timeline.Timeline`'s; greedy is the
+timeline run over the release order.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from __future__ import annotations
 import time
 
 from solvers.bounds import lower_bound
-from solvers.engine import Engine
 from solvers.registry import describe, register
 from solvers.result import Result, Status
+from solvers.timeline import Timeline
 from toolkit.model import Instance
 
 
@@ -57,9 +57,9 @@ def greedy(instance: Instance, *, time_limit_s: float | None = None, seed: int =
         :func:`solvers.bounds.lower_bound`, so that the gap is always visible.
     """
     began = time.perf_counter()
-    engine = Engine(instance, online=True)
-    engine.place_in_order(release_order(instance))
-    schedule = engine.schedule()
+    timeline = Timeline(instance, online=True)
+    timeline.place_in_order(release_order(instance))
+    schedule = timeline.schedule()
     assert schedule.objective is not None
     return Result(
         solver="greedy",

@@ -1,7 +1,7 @@
 """The ``local-search`` solver: an offline improver over request orders and drives.
 
 A candidate is a request order and, for each request, its drives (one per
-piece); :func:`solvers.engine.decode` turns it into a feasible offline
+piece); :func:`solvers.timeline.decode` turns it into a feasible offline
 schedule by list scheduling (tapes may be prefetched before releases). The
 search starts from a given schedule (the ``greedy`` one for the registered
 solver), whose start order and drives make the first candidate (the same
@@ -36,10 +36,10 @@ import time
 from collections.abc import Callable
 
 from solvers.bounds import lower_bound
-from solvers.engine import decode
 from solvers.greedy import greedy
 from solvers.registry import describe, register
 from solvers.result import Result, Status
+from solvers.timeline import decode
 from toolkit.model import Instance, ObjectiveValue, Schedule
 from toolkit.validator import validate
 

@@ -7,10 +7,10 @@ state, and returns which request starts next (:class:`Start`, optionally on
 given drives), which tape to put away (:class:`Dismount`), or ``None`` to
 wait. A :class:`Dispatcher` asks it at every event time (a release, or a
 drive becoming free) until it waits, and carries out each decision on an
-:class:`~solvers.engine.Engine` in online mode, so that nothing is done for a
+:class:`~solvers.timeline.Timeline` in online mode, so that nothing is done for a
 request before the decision that starts it: its unloads, arm operations and
 locates begin at the decision time or later, which is at or after its
-release. The same engine places the requests of :mod:`solvers.greedy`, and a
+release. The same timeline places the requests of :mod:`solvers.greedy`, and a
 discrete-event simulator can drive a :class:`Dispatcher` step by step
 (:meth:`Dispatcher.step`): each heuristic has one implementation.
 
@@ -19,7 +19,7 @@ When a request may start
     busy (has work committed after the decision time); it *can start* when
     it does not wait for a tape and its library has at least as many idle
     drives as it has pieces. By default (:class:`Start` with ``queue``
-    false) a request starts on idle drives only, those the engine finds
+    false) a request starts on idle drives only, those the timeline finds
     best for it; this is how a tape system's queue works, and what lets a
     policy reorder requests that compete for drives.
 
@@ -52,7 +52,7 @@ Policies (``decide`` of each class below)
     - ``backfill`` (:class:`Backfill`): oldest first, but when the oldest
       request of a library lacks idle drives (a wide gang), a later request
       of that library that can start goes ahead if, once it is placed, the
-      engine still gets the gang ready as early as before (its start on the
+      timeline still gets the gang ready as early as before (its start on the
       best drives, busy ones included, is not later): EASY backfilling, the
       first-fit idea of Golubchik, Muntz and Watson's Section 6. At most
       :data:`BACKFILL_DEPTH` requests are tried per library and decision.
@@ -103,9 +103,9 @@ from typing import NamedTuple, Protocol, overload
 from attrs import frozen
 
 from solvers.bounds import lower_bound
-from solvers.engine import Engine
 from solvers.registry import describe, register
 from solvers.result import Result, Status
+from solvers.timeline import Timeline
 from toolkit.metrics import alone_s, fastest_first
 from toolkit.model import Drive, Instance, Request, Schedule
 
@@ -126,11 +126,11 @@ class Start:
         A waiting request.
     drives
         Drive ids, one per piece in piece order, for the request to run on
-        (they may be busy: it then waits for them); by default the engine
+        (they may be busy: it then waits for them); by default the timeline
         chooses among the drives idle now, and the request must be able to
         start.
     queue
-        Without ``drives``: let the engine choose among all drives of the
+        Without ``drives``: let the timeline choose among all drives of the
         library, busy ones included (the request queues behind their work),
         as ``greedy`` does; the request need not be able to start.
     """
@@ -297,7 +297,7 @@ class Scheduler(Protocol):
 
     What it returns
         - ``Start(request)``: start a request of ``waiting`` now, on the
-          idle drives the engine finds best for it; the request must be
+          idle drives the timeline finds best for it; the request must be
           able to start (:meth:`PlatformState.can_start`).
         - ``Start(request, queue=True)``: start it on the drives of its
           library that complete it first, busy ones included; it then
@@ -419,7 +419,7 @@ class PlatformView:
 
     def __init__(self, dispatcher: Dispatcher) -> None:
         self._dispatcher = dispatcher
-        self._engine = dispatcher.engine
+        self._timeline = dispatcher.timeline
         self.instance = dispatcher.instance
         self.service_s = ServiceTimes(dispatcher.instance)
         """Expected service of a request (see :class:`ServiceTimes`)."""
@@ -435,7 +435,7 @@ class PlatformView:
 
     def is_idle(self, drive: str) -> bool:
         """Whether ``drive`` has nothing to do after now."""
-        return self._dispatcher.idle[self._engine.drive_index[drive]]
+        return self._dispatcher.idle[self._timeline.drive_index[drive]]
 
     def idle_count(self, library: str) -> int:
         """Number of idle drives of ``library``."""
@@ -453,7 +453,7 @@ class PlatformView:
         """Idle drives in file order; with ``holding``, only those holding a tape."""
         dispatcher = self._dispatcher
         drives = dispatcher.idle_holding if holding else dispatcher.idle_set
-        ids = self._engine.drive_ids
+        ids = self._timeline.drive_ids
         return [ids[d] for d in sorted(drives)]
 
     def idle_holding_count(self) -> int:
@@ -462,7 +462,7 @@ class PlatformView:
 
     def idle_held_tapes(self) -> Iterator[str]:
         """Tapes held by idle drives."""
-        tape_in = self._engine.tape_in
+        tape_in = self._timeline.tape_in
         for d in self._dispatcher.idle_holding:
             tape = tape_in(d)
             if tape is not None:
@@ -470,24 +470,24 @@ class PlatformView:
 
     def tape_in(self, drive: str) -> str | None:
         """Tape ``drive`` holds, or will hold once its committed work is done."""
-        return self._engine.tape_in(self._engine.drive_index[drive])
+        return self._timeline.tape_in(self._timeline.drive_index[drive])
 
     def head_mb(self, drive: str) -> float:
         """Head offset of ``drive`` once its committed work is done."""
-        return self._engine.head_mb(self._engine.drive_index[drive])
+        return self._timeline.head_mb(self._timeline.drive_index[drive])
 
     def available_s(self, drive: str) -> float:
         """When ``drive`` is done with the work committed to it."""
-        return self._engine.available_s(self._engine.drive_index[drive])
+        return self._timeline.available_s(self._timeline.drive_index[drive])
 
     def holder(self, tape: str) -> str | None:
         """Drive holding ``tape`` (once committed work is done), or ``None``."""
-        d = self._engine.holder(tape)
-        return None if d is None else self._engine.drive_ids[d]
+        d = self._timeline.holder(tape)
+        return None if d is None else self._timeline.drive_ids[d]
 
     def library_of(self, request: Request) -> str:
         """Id of the library of ``request``'s tapes."""
-        return self._engine.library_ids[self._dispatcher.info(request).library]
+        return self._timeline.library_ids[self._dispatcher.info(request).library]
 
     def arrival(self, request: Request) -> int:
         """Rank of ``request`` in release order (ties in file order)."""
@@ -505,7 +505,7 @@ class PlatformView:
 
     def waits_for_tape(self, request: Request) -> bool:
         """Whether one of ``request``'s tapes is in a busy drive."""
-        where, idle = self._engine.where, self._dispatcher.idle
+        where, idle = self._timeline.where, self._dispatcher.idle
         for tape in self._dispatcher.info(request).tapes:
             d = where.get(tape)
             if d is not None and not idle[d]:
@@ -528,7 +528,7 @@ class PlatformView:
 
         Such a request can start.
         """
-        where, idle = self._engine.where, self._dispatcher.idle
+        where, idle = self._timeline.where, self._dispatcher.idle
         for tape in self._dispatcher.info(request).tapes:
             d = where.get(tape)
             if d is None or not idle[d]:
@@ -539,11 +539,11 @@ class PlatformView:
         """Longest locate of ``request``'s pieces from the heads, when :meth:`loaded`."""
         if not self.loaded(request):
             return None
-        engine = self._engine
+        timeline = self._timeline
         longest = 0.0
         for piece in request.pieces:
-            d = engine.where[piece.tape]
-            longest = max(longest, abs(piece.offset_mb - engine.head[d]) / engine.locate[d])
+            d = timeline.where[piece.tape]
+            longest = max(longest, abs(piece.offset_mb - timeline.head[d]) / timeline.locate[d])
         return longest
 
     def plan(
@@ -560,8 +560,8 @@ class PlatformView:
         """
         dispatcher = self._dispatcher
         j, wanted, idle_at = dispatcher.placement(Start(request, drives, queue))
-        plan = self._engine.plan(j, earliest=dispatcher.now, drives=wanted, idle_at=idle_at)
-        ids = self._engine.drive_ids
+        plan = self._timeline.plan(j, earliest=dispatcher.now, drives=wanted, idle_at=idle_at)
+        ids = self._timeline.drive_ids
         return Preview(tuple(ids[d] for d in plan.drives), plan.start, plan.end)
 
     @contextmanager
@@ -573,7 +573,7 @@ class PlatformView:
         dispatcher = self._dispatcher
         touched: Sequence[int] = ()
         try:
-            with self._engine.trial():
+            with self._timeline.trial():
                 touched = dispatcher.carry_out(decision, record=False)
                 yield
         finally:
@@ -588,7 +588,7 @@ class Dispatcher:
     free (its last committed request or dismount ends). At each, the
     requests released by then join the waiting list and the scheduler is
     asked for decisions until it waits. Decisions are carried out on an
-    online :class:`~solvers.engine.Engine` with the decision time as the
+    online :class:`~solvers.timeline.Timeline` with the decision time as the
     earliest time of any operation. Drive-free events go on after the last
     request has started, so that a policy may still put tapes away.
 
@@ -603,15 +603,15 @@ class Dispatcher:
     def __init__(self, instance: Instance, scheduler: Scheduler) -> None:
         self.instance = instance
         self.scheduler = scheduler
-        self.engine = Engine(instance, online=True)
+        self.timeline = Timeline(instance, online=True)
         self.library_index = {lib.id: i for i, lib in enumerate(instance.libraries)}
         self.now = 0.0
         n = len(instance.drives)
         self.idle = [True] * n
         self.idle_set = set(range(n))
-        self.idle_holding = {d for d in range(n) if self.engine.tape_in(d) is not None}
+        self.idle_holding = {d for d in range(n) if self.timeline.tape_in(d) is not None}
         self.idle_count = [0] * len(instance.libraries)
-        for lib in self.engine.library_of:
+        for lib in self.timeline.library_of:
             self.idle_count[lib] += 1
         requests = instance.requests
         self._arrivals = sorted(range(len(requests)), key=lambda j: (requests[j].release_s, j))
@@ -628,7 +628,7 @@ class Dispatcher:
         """Dispatch every request; return the schedule."""
         while self.step():
             pass
-        return self.engine.schedule()
+        return self.timeline.schedule()
 
     def info(self, request: Request) -> _Info:
         """What the dispatcher keeps of a released request.
@@ -648,9 +648,9 @@ class Dispatcher:
         if not self._started:
             return 0.0
         events = self._events
-        engine = self.engine
+        timeline = self.timeline
         while events and (
-            events[0][0] <= self.now or engine.available_s(events[0][1]) != events[0][0]
+            events[0][0] <= self.now or timeline.available_s(events[0][1]) != events[0][0]
         ):
             heapq.heappop(events)
         times = []
@@ -700,7 +700,7 @@ class Dispatcher:
         """Move the requests released by ``now`` to the waiting list."""
         requests = self.instance.requests
         arrivals = self._arrivals
-        tape_library = self.engine.tape_library
+        tape_library = self.timeline.tape_library
         while self._next_arrival < len(arrivals):
             j = arrivals[self._next_arrival]
             request = requests[j]
@@ -714,13 +714,13 @@ class Dispatcher:
             self._next_arrival += 1
 
     def placement(self, decision: Start) -> tuple[int, list[int] | None, float | None]:
-        """Request index, drives and ``idle_at`` with which the engine carries out ``decision``.
+        """Request index, drives and ``idle_at`` with which the timeline carries out ``decision``.
 
         Raises
         ------
         ValueError
             For a request that is not waiting, unknown drives, or a request
-            that cannot start when the engine is to choose among idle drives.
+            that cannot start when the timeline is to choose among idle drives.
         """
         request = decision.request
         info = self.known.get(request.id)
@@ -728,7 +728,7 @@ class Dispatcher:
             raise ValueError(f"request {request.id!r} is not waiting at {self.now} s")
         j = info.number
         if decision.drives is not None:
-            index = self.engine.drive_index
+            index = self.timeline.drive_index
             unknown = [d for d in decision.drives if d not in index]
             if unknown:
                 raise ValueError(f"request {request.id!r}: unknown drive {unknown[0]!r}")
@@ -745,17 +745,17 @@ class Dispatcher:
         ``record`` false (a trial) leaves the waiting list and the events
         alone.
         """
-        engine = self.engine
+        timeline = self.timeline
         touched: tuple[int, ...]
         if isinstance(decision, Dismount):
-            d = engine.drive_index.get(decision.drive)
+            d = timeline.drive_index.get(decision.drive)
             if d is None:
                 raise ValueError(f"unknown drive {decision.drive!r}")
-            engine.dismount(d, self.now)
+            timeline.dismount(d, self.now)
             touched = (d,)
         elif isinstance(decision, Start):
             j, drives, idle_at = self.placement(decision)
-            plan = engine.place(j, earliest=self.now, drives=drives, idle_at=idle_at)
+            plan = timeline.place(j, earliest=self.now, drives=drives, idle_at=idle_at)
             if record:
                 request = self.waiting_by_index.pop(j)
                 for piece in request.pieces:
@@ -771,21 +771,21 @@ class Dispatcher:
         for d in touched:
             self.refresh(d)
             if record and not self.idle[d]:
-                heapq.heappush(self._events, (engine.available_s(d), d))
+                heapq.heappush(self._events, (timeline.available_s(d), d))
         return touched
 
     def refresh(self, drive: int) -> None:
-        """Bring the idleness of ``drive`` (and the per-library counts) up to the engine's state."""
-        engine = self.engine
-        idle = engine.available_s(drive) <= self.now
+        """Bring the idleness of ``drive`` (and per-library counts) up to the timeline's state."""
+        timeline = self.timeline
+        idle = timeline.available_s(drive) <= self.now
         if idle != self.idle[drive]:
             self.idle[drive] = idle
-            self.idle_count[engine.library_of[drive]] += 1 if idle else -1
+            self.idle_count[timeline.library_of[drive]] += 1 if idle else -1
             if idle:
                 self.idle_set.add(drive)
             else:
                 self.idle_set.discard(drive)
-        if idle and engine.tape_in(drive) is not None:
+        if idle and timeline.tape_in(drive) is not None:
             self.idle_holding.add(drive)
         else:
             self.idle_holding.discard(drive)
@@ -1017,7 +1017,7 @@ class Backfill:
         """The oldest request that can start, or one that does not delay a blocked gang.
 
         The first request of a library that cannot start for want of idle
-        drives gets a reservation: its start as the engine would place it
+        drives gets a reservation: its start as the timeline would place it
         now on the best drives, busy ones included. A later request of that
         library that can start goes ahead only if, placed first, it leaves
         that start where it was.

@@ -5,7 +5,7 @@ An online scheduler is any object with the method of
 contract is written there). Wherever the project takes a scheduler (the
 simulator's :class:`~simulator.simulation.Simulation`,
 :func:`~simulator.experiment.run_scenario`,
-:func:`~simulator.core_run.simulate_instance`, a scenario file's
+:func:`~simulator.instance_run.simulate_instance`, a scenario file's
 ``run.scheduler``, :func:`solvers.solve`, ``tapesched simulate --scheduler``,
 ``tapesched solve --solver``, ``tapesched compare --solvers``), it takes a
 *scheduler spec*, resolved here by :func:`resolve_scheduler`:

@@ -2,7 +2,7 @@
 
 An exact solver's time limit only ever returns what it has, so it starts
 from the best schedule cheaply at hand: every online heuristic of
-:data:`solvers.online.SCHEDULERS` (each a single pass of the engine), the
+:data:`solvers.online.SCHEDULERS` (each a single pass of the timeline), the
 best of them by the validator's objective, then :func:`solvers.local_search.improve`
 for a small share of the time limit. Without a time limit the local search
 runs its default budget. On instances of the size an exact solver proves,

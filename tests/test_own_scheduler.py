@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from simulator.core_run import simulate_instance
 from simulator.experiment import override, run_scenario
 from simulator.export import export
+from simulator.instance_run import simulate_instance
 from simulator.scenario import load_scenario
 from simulator.simulation import Simulation
 from simulator.workload import generate

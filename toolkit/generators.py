@@ -315,7 +315,7 @@ class _DriveSpec(NamedTuple):
     locate_mb_s: float
 
 
-class Platform(NamedTuple):
+class GeneratedPlatform(NamedTuple):
     """Libraries, drives, tapes and the tapes loaded at time 0 of an instance."""
 
     libraries: tuple[Library, ...]
@@ -333,7 +333,7 @@ def _draw_drive_spec(params: RandomParams, choose: Chooser) -> _DriveSpec:
     )
 
 
-def build_platform(params: RandomParams, choose: Chooser) -> Platform:
+def build_platform(params: RandomParams, choose: Chooser) -> GeneratedPlatform:
     """Draw the libraries, drives, tapes and initial tapes of ``params``.
 
     Parameters
@@ -384,7 +384,7 @@ def build_platform(params: RandomParams, choose: Chooser) -> Platform:
         ]
         drives += lib_drives
         tapes += lib_tapes
-    return Platform(tuple(libraries), tuple(drives), tuple(tapes), tuple(initial))
+    return GeneratedPlatform(tuple(libraries), tuple(drives), tuple(tapes), tuple(initial))
 
 
 def draw_releases(
@@ -433,7 +433,7 @@ def _weight(params: RandomParams, choose: Chooser, size_mb: float) -> float:
 
 
 def build_requests(
-    params: RandomParams, choose: Chooser, platform: Platform
+    params: RandomParams, choose: Chooser, platform: GeneratedPlatform
 ) -> tuple[Request, ...]:
     """Draw the workload of ``params`` over the libraries and tapes of ``platform``.
 
@@ -818,7 +818,7 @@ __all__ = [
     "TECHNOLOGIES",
     "WEIGHT_RULES",
     "Chooser",
-    "Platform",
+    "GeneratedPlatform",
     "RandomChooser",
     "RandomParams",
     "Technology",

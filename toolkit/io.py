@@ -34,8 +34,8 @@ from cattrs.errors import (
     IterableValidationNote,
 )
 
-from toolkit.bulk import paused_gc
 from toolkit.errors import InputError, Problem
+from toolkit.gc_pause import paused_gc
 from toolkit.instance_checks import check_instance, is_consistent
 from toolkit.model import (
     INSTANCE_FORMAT,

@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 
 from toolkit.generators import (
     WEIGHT_RULES,
-    Platform,
+    GeneratedPlatform,
     RandomParams,
     build_instance,
     build_requests,
@@ -255,7 +255,7 @@ def requests_for(
     Parameters
     ----------
     instance
-        Platform to keep: libraries, drives, tapes and initial tapes.
+        GeneratedPlatform to keep: libraries, drives, tapes and initial tapes.
     params
         Workload fields to draw from (requests, width, sizes, releases,
         weights); a few small requests over 100 s when not given. Sizes must
@@ -271,7 +271,9 @@ def requests_for(
             release_horizon_s=100.0,
             write_fraction=0.5,
         )
-    platform = Platform(instance.libraries, instance.drives, instance.tapes, instance.initial)
+    platform = GeneratedPlatform(
+        instance.libraries, instance.drives, instance.tapes, instance.initial
+    )
     return Instance(
         name=instance.name,
         libraries=instance.libraries,

@@ -46,7 +46,7 @@ from typing import Any, NamedTuple
 
 from attrs import field, frozen
 
-from toolkit.bulk import paused_gc
+from toolkit.gc_pause import paused_gc
 from toolkit.model import ArmOperation, Drive, Instance, Request, Schedule, ScheduledRequest
 from toolkit.objectives import objective_value
 

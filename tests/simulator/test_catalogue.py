@@ -8,8 +8,8 @@ import math
 import pytest
 
 import simulator.catalogue
-from simulator.catalogue import Catalogue, Piece, RowSpan, TapeInfo, Written
-from simulator.layout import FileSpec, Scheme
+from simulator.catalogue import Catalogue, Chunk, RowSpan, TapeInfo, Written
+from simulator.files import FileSpec, Scheme
 
 TWO_ONE = Scheme(2, 1)
 
@@ -131,13 +131,13 @@ def test_nothing_is_appended_to_a_closed_tape_and_full_implies_closed():
 )
 def test_a_bad_piece_is_refused(fields, message):
     with pytest.raises(ValueError, match=message):
-        Piece("T1", **fields)
+        Chunk("T1", **fields)
 
 
 def test_a_mixed_piece_keeps_data_and_parity_apart():
-    piece = Piece("T1", 2.0, data_host_mb=6.0, data_tape_mb=2.0, ec_host_mb=3.0, ec_tape_mb=3.0)
+    piece = Chunk("T1", 2.0, data_host_mb=6.0, data_tape_mb=2.0, ec_host_mb=3.0, ec_tape_mb=3.0)
     assert (piece.kind, piece.host_mb, piece.tape_mb, piece.end_mb) == ("mixed", 9.0, 5.0, 7.0)
-    assert Piece("T1", 0.0, ec_host_mb=1.0, ec_tape_mb=1.0).kind == "ec"
+    assert Chunk("T1", 0.0, ec_host_mb=1.0, ec_tape_mb=1.0).kind == "ec"
 
 
 @pytest.mark.parametrize(
@@ -222,15 +222,15 @@ def test_merge_joins_a_piece_that_continues_the_members_last_one():
     s = cat.open_stripe(Scheme(1, 0))
     cat.append(s, 0, tape, data_host_mb=2.0, data_tape_mb=1.0, blocks=2)
     part = cat.append(s, 0, tape, data_host_mb=4.0, data_tape_mb=2.0, blocks=4, merge=True)
-    assert part == Piece(tape, 1.0, 4.0, 2.0, blocks=4)
+    assert part == Chunk(tape, 1.0, 4.0, 2.0, blocks=4)
     cat.append(s, 0, other, data_host_mb=1.0, data_tape_mb=1.0, merge=True)
     cat.record(FileSpec("f", 7.0, Scheme(1, 0), 2.0), "demo", [RowSpan(s, (0,))])
     (row,) = cat.layout("f").rows
     assert row.members[0].pieces == (
-        Piece(tape, 0.0, 6.0, 3.0, blocks=6),
-        Piece(other, 0.0, 1.0, 1.0),
+        Chunk(tape, 0.0, 6.0, 3.0, blocks=6),
+        Chunk(other, 0.0, 1.0, 1.0),
     )
-    assert cat.tape_pieces(tape) == (Piece(tape, 0.0, 6.0, 3.0, blocks=6),)
+    assert cat.tape_pieces(tape) == (Chunk(tape, 0.0, 6.0, 3.0, blocks=6),)
     assert cat.tape(tape).used_mb == 3.0
 
 
@@ -252,7 +252,7 @@ def test_windowed_rows_see_later_writes_to_their_group_and_held_parity_survives(
     cat.record(b, "vertical", [RowSpan(s, (1,), 0.0, 6.0)])
     cat.hold(s, 2, 6.0)
     (row,) = cat.layout("a").rows
-    assert row.members[1].pieces == (Piece(d1, 0.0, 4.0, 4.0 / 3.0),)
+    assert row.members[1].pieces == (Chunk(d1, 0.0, 4.0, 4.0 / 3.0),)
     assert cat.recoverable("a", {d0}) and not cat.recoverable("a", {d0, d1})
     assert cat.written_mb("a") == Written(4.0, 2.0, 0.0, 0.0, 2.0)
 
@@ -260,8 +260,8 @@ def test_windowed_rows_see_later_writes_to_their_group_and_held_parity_survives(
     cat.hold(s, 2, 0.0)
     cat.append(s, 2, p, ec_host_mb=6.0, ec_tape_mb=6.0)
     (row_b,) = cat.layout("b").rows
-    assert row_b.members[0].pieces == (Piece(d0, 0.0, 4.0, 2.0),)
-    assert row_b.members[2].pieces == (Piece(p, 0.0, ec_host_mb=6.0, ec_tape_mb=6.0),)
+    assert row_b.members[0].pieces == (Chunk(d0, 0.0, 4.0, 2.0),)
+    assert row_b.members[2].pieces == (Chunk(p, 0.0, ec_host_mb=6.0, ec_tape_mb=6.0),)
     assert cat.written_mb("b") == Written(6.0, 2.0, 3.0, 3.0, 0.0)
     assert cat.written_mb("a") == Written(4.0, 2.0, 2.0, 2.0, 0.0)
     assert not cat.recoverable("a", {d1, p})
@@ -270,7 +270,7 @@ def test_windowed_rows_see_later_writes_to_their_group_and_held_parity_survives(
     cat.record(b, "vertical", [RowSpan(s, (1,), 4.0, 6.0)])
     (row_b,) = cat.layout("b").rows
     assert row_b.members[0].pieces == ()
-    assert row_b.members[2].pieces == (Piece(p, 4.0, ec_host_mb=2.0, ec_tape_mb=2.0),)
+    assert row_b.members[2].pieces == (Chunk(p, 4.0, ec_host_mb=2.0, ec_tape_mb=2.0),)
     assert cat.recoverable("b", {d0, p})
     assert not cat.recoverable("b", {d1, p})
 

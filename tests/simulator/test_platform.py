@@ -8,7 +8,7 @@ import pytest
 from attrs import evolve
 
 from simulator.engine import Engine
-from simulator.layout import Extent, Plan
+from simulator.files import Extent, JobSpec
 from simulator.platform import (
     DriveSpec,
     Job,
@@ -45,7 +45,7 @@ class Run:
         self.data: dict[str, float] = {}
         self.done: dict[str, float] = {}
 
-    def job(self, key: str, plan: Plan, drives: list[int]) -> Job:
+    def job(self, key: str, plan: JobSpec, drives: list[int]) -> Job:
         job = Job(
             key,
             plan,
@@ -57,11 +57,11 @@ class Run:
         return job
 
 
-def striped_read(width: int, size_mb: float = 1000.0, prefix: str = "t") -> Plan:
+def striped_read(width: int, size_mb: float = 1000.0, prefix: str = "t") -> JobSpec:
     """A file of ``size_mb`` striped evenly over ``width`` tapes, each share at mid-tape."""
     share = size_mb / width
     phase = tuple(Extent(f"{prefix}{i}", HALF_TAPE_MB, share, share) for i in range(width))
-    return Plan(phases=(phase,))
+    return JobSpec(phases=(phase,))
 
 
 def test_unstriped_1gb_request_on_ampex_takes_147_s_with_no_load():
@@ -110,7 +110,7 @@ def test_on_demand_keeps_the_tape_and_a_second_read_only_locates():
     run.engine.run()
     assert run.done["a"] == pytest.approx(120.0)
     assert run.platform.drives[0].tape == "t0"
-    back = Plan(phases=((Extent("t0", 0.0, 500.0, 500.0),),))
+    back = JobSpec(phases=((Extent("t0", 0.0, 500.0, 500.0),),))
     run.job("b", back, [0])
     run.engine.run()
     # From the head at 13,500 MB back to 0: 27 s of locate, then 40 s of transfer.
@@ -133,7 +133,7 @@ def test_a_tape_in_another_idle_drive_is_put_away_there_first():
 
 def test_phases_switch_tapes_on_the_drives_that_need_it():
     run = Run(ampex(dismount="on-demand"))
-    plan = Plan(
+    plan = JobSpec(
         phases=(
             (Extent("x", 0.0, 125.0, 125.0), Extent("y", 0.0, 250.0, 250.0)),
             (Extent("x", 125.0, 125.0, 125.0), None),

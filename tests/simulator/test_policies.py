@@ -20,9 +20,9 @@ from attrs import frozen
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulator.catalogue import Catalogue, Layout, Piece
+from simulator.catalogue import Catalogue, Chunk, FileLayout
+from simulator.files import Extent, FileSpec, JobSpec, Scheme
 from simulator.hetero import Hetero
-from simulator.layout import Extent, FileSpec, Plan, Scheme
 from simulator.parallel import Parallel
 from simulator.policy import (
     Group,
@@ -131,7 +131,7 @@ def test_parallel_writes_contiguous_runs_and_replaces_a_full_parity_tape_alone_a
     cat = Catalogue(10.0, ["L0"])
     parallel = Parallel(1.0)
 
-    def write(file_id: str, group: Group | None) -> tuple[Plan, Group]:
+    def write(file_id: str, group: Group | None) -> tuple[JobSpec, Group]:
         return parallel.plan_write(cat, FileSpec(file_id, 24.0, FOUR_ONE, 2.0, 1.0), group, "L0")
 
     # 24 blocks: D1-D6, D7-D12, D13-D18, D19-D24 on four data tapes, P1-P6 on the fifth.
@@ -152,10 +152,10 @@ def test_parallel_writes_contiguous_runs_and_replaces_a_full_parity_tape_alone_a
     assert cat.tape("T000005").full and not cat.tape("T000001").closed
     (row,) = cat.layout("b").rows
     assert [m.pieces for m in row.members[:4]] == [
-        (Piece(tape(i), 3.0, 6.0, 3.0, blocks=6),) for i in range(1, 5)
+        (Chunk(tape(i), 3.0, 6.0, 3.0, blocks=6),) for i in range(1, 5)
     ]
     assert row.members[4].tapes == ("T000005", "T000006")
-    assert parallel.plan_read(cat, "b") == Plan(
+    assert parallel.plan_read(cat, "b") == JobSpec(
         (tuple(Extent(tape(i), 3.0, 3.0, 6.0, 6) for i in range(1, 5)),), memory_mb=4.0
     )
     assert parallel.read_width(cat, "b") == 4 and parallel.write_width(cat.file("b")) == 5
@@ -215,8 +215,8 @@ def test_vertical_fills_x_data_tapes_then_writes_parity_after_the_last_data():
     assert cat.written_mb("a").ec_tape_mb == 7.5 and cat.written_mb("b").ec_tape_mb == 2.5
     row_a0, row_a1 = cat.layout("a").rows
     assert [m.tapes for m in row_a0.members] == [("T000001",), ("T000002",), ("T000003",)]
-    assert row_a1.members[0].pieces == (Piece("T000001", 0.0, 5.0, 5.0),)
-    assert vertical.plan_read(cat, "a") == Plan(
+    assert row_a1.members[0].pieces == (Chunk("T000001", 0.0, 5.0, 5.0),)
+    assert vertical.plan_read(cat, "a") == JobSpec(
         (
             (Extent("T000001", 0.0, 10.0, 10.0),),
             (Extent("T000002", 0.0, 5.0, 5.0),),
@@ -466,8 +466,8 @@ scenarios = st.builds(
 class Outcome:
     catalogue: Catalogue
     policy: Policy
-    plans: tuple[Plan, ...]
-    last_write: dict[str, Plan]
+    plans: tuple[JobSpec, ...]
+    last_write: dict[str, JobSpec]
 
 
 def play(scenario: Scenario) -> Outcome:
@@ -480,8 +480,8 @@ def play(scenario: Scenario) -> Outcome:
     else:
         policy = make_policy(scenario.policy, block_mb=scenario.block_mb)
     groups: dict[tuple[str, Scheme], Group] = {}
-    plans: list[Plan] = []
-    last_write: dict[str, Plan] = {}
+    plans: list[JobSpec] = []
+    last_write: dict[str, JobSpec] = {}
     for step in scenario.steps:
         if isinstance(step, Write):
             key = group_type(policy, step.file)
@@ -628,7 +628,7 @@ def same_intervals(a: Iterable[Extent], b: Iterable[Extent]) -> bool:
     )
 
 
-def own_pieces(layout: Layout) -> list[Piece]:
+def own_pieces(layout: FileLayout) -> list[Chunk]:
     """What a read of the file must stream: all of RAIT's rows, else the file's data."""
     if layout.policy == "rait":
         return [p for row in layout.rows for m in row.members for p in m.pieces]

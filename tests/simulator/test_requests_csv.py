@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from simulator.layout import FileSpec, Scheme
+from simulator.files import FileSpec, Scheme
 from simulator.requests_csv import load_workload, workload_from_csv
 from tests.conftest import INSTANCES
 from toolkit.cli import main

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from simulator.layout import Scheme
+from simulator.files import Scheme
 from simulator.scenario import FORMAT, RunSettings, load_scenario, scenario_from_dict
 from simulator.technology import DRIVE_MODELS, Duration
 from simulator.workload import SIZE_CLASSES_MB

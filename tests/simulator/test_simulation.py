@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from simulator.experiment import override, run_once
 from simulator.export import ExportError, export
-from simulator.layout import FileRequest, FileSpec, Scheme
+from simulator.files import FileRequest, FileSpec, Scheme
 from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
 from simulator.policy_registry import POLICIES
 from simulator.scenario import RunSettings, Scenario, load_scenario

@@ -9,7 +9,7 @@ from itertools import pairwise
 
 import pytest
 
-from simulator.layout import Scheme
+from simulator.files import Scheme
 from simulator.workload import (
     DEFAULT_INITIAL_FILES,
     SIZE_CLASSES_MB,

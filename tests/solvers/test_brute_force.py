@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from solvers.bounds import lower_bound
-from solvers.engine import decode
 from solvers.greedy import greedy
+from solvers.timeline import decode
 from toolkit.io import load_instance
 from toolkit.model import (
     ArmOperation,

@@ -498,7 +498,7 @@ def test_the_view_shows_the_platform_and_trials_leave_no_trace(spec_instance):
     assert view.waiting_on("T2") == (r2,)
     assert view.can_start(r1) and view.arrival(r2) == 1
     assert view.library_of(r1) == "L0"
-    before = dispatcher.engine.schedule()
+    before = dispatcher.timeline.schedule()
     with view.trial(Start(r2)):
         assert not view.is_idle("d0")
         assert view.available_s("d0") == pytest.approx(17 + 10 / 3)
@@ -506,7 +506,7 @@ def test_the_view_shows_the_platform_and_trials_leave_no_trace(spec_instance):
         assert view.idle_count("L0") == 1
         assert view.plan(r1).drives == ("d1",)
     assert view.is_idle("d0") and view.idle_count("L0") == 2
-    assert dispatcher.engine.schedule() == before
+    assert dispatcher.timeline.schedule() == before
     assert view.plan(r2) == (("d0",), 17.0, pytest.approx(17 + 10 / 3))
     with pytest.raises(ValueError, match="not released"):
         view.can_start(r3)

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolkit.bulk import paused_gc
 from toolkit.cli.common import describe, fail, instance_summary, reports_bad_input
+from toolkit.gc_pause import paused_gc
 from toolkit.io import instance_from_dict, kind_of, read_json
 from toolkit.model import SCHEDULE_FORMAT
 

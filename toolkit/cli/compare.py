@@ -10,8 +10,8 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from toolkit.bulk import paused_gc
 from toolkit.cli.common import TimeLimitType, fail, progress_bar, reports_bad_input
+from toolkit.gc_pause import paused_gc
 from toolkit.io import instance_from_dict, kind_of, read_json
 from toolkit.model import Instance
 

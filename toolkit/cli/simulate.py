@@ -58,7 +58,7 @@ def _simulate_instance(
     instance: Instance, scheduler: str, out: DirectoryOutput | None, log: bool
 ) -> None:
     """Run a core-problem instance directly under an online scheduler."""
-    from simulator.core_run import simulate_instance
+    from simulator.instance_run import simulate_instance
 
     _check_scheduler(scheduler)
     events = io.BytesIO() if log else None

@@ -1,16 +1,16 @@
 """Platform state of the core problem, and list scheduling on it.
 
-An :class:`Engine` holds what a scheduler must know about a platform while it
+An :class:`Timeline` holds what a scheduler must know about a platform while it
 builds a schedule: which tape each drive holds, where its head is and when its
 last action ends, which drive holds each tape and when a dismounted tape is
 back in its slot, and the busy intervals of each library's arms (an
 :class:`~solvers.arms.ArmTimeline`). Requests are placed on it one at a time
-and never moved: :meth:`Engine.plan` works out the earliest way to get a
+and never moved: :meth:`Timeline.plan` works out the earliest way to get a
 request ready (on the drives of its choice, or on given drives, one per
-piece) without changing the state, :meth:`Engine.commit` applies a plan, and
-:meth:`Engine.place` does both at once. :meth:`Engine.schedule` exports what
+piece) without changing the state, :meth:`Timeline.commit` applies a plan, and
+:meth:`Timeline.place` does both at once. :meth:`Timeline.schedule` exports what
 was placed. Every heuristic of the toolkit builds its schedule through this
-one engine: the ``greedy`` list scheduler (:mod:`solvers.greedy`), the online
+one timeline: the ``greedy`` list scheduler (:mod:`solvers.greedy`), the online
 dispatchers (:mod:`solvers.online`), and whoever decodes a request order into
 a schedule with :func:`decode` (local search, enumeration).
 
@@ -23,7 +23,7 @@ Rules of a placement
     loads and locates. Arm operations go in the earliest gap of the library's
     arm lanes. The request starts when all its drives are ready, at its
     release at the earliest. A tape stays in its drive after use until a
-    switch needs that drive or the tape (keep-mounted); :meth:`Engine.dismount`
+    switch needs that drive or the tape (keep-mounted); :meth:`Timeline.dismount`
     removes one on demand.
 
 Choice of drives
@@ -85,7 +85,7 @@ MIXED_CANDIDATES = 6
 """Drives of a mixed group (unequal timings) evaluated per piece and heap, at most."""
 
 
-class PiecePlan(NamedTuple):
+class PiecePlacement(NamedTuple):
     """How one drive would get one piece ready, and when.
 
     ``steal`` dismounts the piece's tape from the other drive holding it,
@@ -103,8 +103,8 @@ class PiecePlan(NamedTuple):
     mount: _Slot | None = None
 
 
-class Plan(NamedTuple):
-    """How one request would run, worked out against one state of an engine.
+class Placement(NamedTuple):
+    """How one request would run, worked out against one state of a timeline.
 
     Attributes
     ----------
@@ -120,7 +120,7 @@ class Plan(NamedTuple):
         Drives that give up a tape to the request (the tape of one of its
         pieces is dismounted from them).
     stamp
-        State of the engine the plan was made against; :meth:`Engine.commit`
+        State of the timeline the plan was made against; :meth:`Timeline.commit`
         refuses a plan made against another state.
     """
 
@@ -128,7 +128,7 @@ class Plan(NamedTuple):
     drives: tuple[int, ...]
     start: float
     end: float
-    pieces: tuple[PiecePlan, ...]
+    pieces: tuple[PiecePlacement, ...]
     sources: tuple[int, ...]
     stamp: int
 
@@ -172,7 +172,7 @@ _Mark = tuple[int, int, int, int]
 """Lengths of the undo logs and of the operations, and the state stamp, at a trial's start."""
 
 
-class Engine:
+class Timeline:
     """State of one platform while requests are placed on it, one at a time.
 
     Drives, libraries and requests are referred to by their index in the
@@ -317,7 +317,7 @@ class Engine:
         earliest: float | None = None,
         drives: Sequence[int] | None = None,
         idle_at: float | None = None,
-    ) -> Plan:
+    ) -> Placement:
         """The earliest way to run ``request`` from the current state, which is left as it is.
 
         Parameters
@@ -329,7 +329,7 @@ class Engine:
             also waits for its release); by default its release online and 0
             offline. Online, it may not precede the release.
         drives
-            Drive index for each piece, in piece order; by default the engine
+            Drive index for each piece, in piece order; by default the timeline
             chooses (see the module's docstring).
         idle_at
             Choose only among drives with nothing to do after this time (the
@@ -353,10 +353,10 @@ class Engine:
         assert plan is not None
         return plan
 
-    def commit(self, plan: Plan) -> None:
+    def commit(self, plan: Placement) -> None:
         """Apply ``plan``, which must have been made against the current state."""
         if plan.stamp != self._stamp:
-            raise ValueError("the plan was made against another state of the engine")
+            raise ValueError("the plan was made against another state of the timeline")
         j = plan.request
         if self.placed[j] is not None:
             raise ValueError(f"request {self.requests[j].id!r} is already placed")
@@ -369,13 +369,13 @@ class Engine:
         earliest: float | None = None,
         drives: Sequence[int] | None = None,
         idle_at: float | None = None,
-    ) -> Plan:
-        """Plan ``request`` and commit the plan at once; return it.
+    ) -> Placement:
+        """Placement ``request`` and commit the plan at once; return it.
 
         Same parameters and errors as :meth:`plan`, and cheaper than
         :meth:`plan` then :meth:`commit` for a gang, whose pieces are planned
         once. A failure past the checks of the arguments (no drive left for
-        a piece) leaves the engine unusable.
+        a piece) leaves the timeline unusable.
         """
         j = self.request_index(request)
         plan = self._run(j, earliest, self._check_drives(j, drives), idle_at)
@@ -393,7 +393,7 @@ class Engine:
             Indices or ids of requests not placed yet, each at most once.
         drives
             Drive indices (one per piece) by request index, for the requests
-            whose drives are fixed; the others go to the drives the engine
+            whose drives are fixed; the others go to the drives the timeline
             chooses.
 
         Raises
@@ -527,8 +527,8 @@ class Engine:
         drives: list[int] | None,
         idle_at: float | None,
         want: bool = True,
-        replay: Sequence[PiecePlan] | None = None,
-    ) -> Plan | None:
+        replay: Sequence[PiecePlacement] | None = None,
+    ) -> Placement | None:
         """Place request ``j``: choose and prepare one drive per piece, then start it.
 
         The pieces' plans are worked out in turn, each committed before the
@@ -551,7 +551,7 @@ class Engine:
         stamp = self._stamp
         pieces = request.pieces
         where = self.where
-        plans: list[PiecePlan] = []
+        plans: list[PiecePlacement] = []
         chosen: list[int] = []
         sources: list[int] = []
         for p, piece in enumerate(pieces):
@@ -606,17 +606,17 @@ class Engine:
         self._next_stamp += 1
         if not want:
             return None
-        return Plan(j, drive_tuple, start, end, tuple(plans), tuple(sources), stamp)
+        return Placement(j, drive_tuple, start, end, tuple(plans), tuple(sources), stamp)
 
     def _best_of_sources(
         self,
-        plan: PiecePlan | None,
+        plan: PiecePlacement | None,
         sources: list[int],
         excluded: set[int],
         piece: Piece,
         r: float,
         release: float,
-    ) -> PiecePlan | None:
+    ) -> PiecePlacement | None:
         """``plan``, or a better one on a drive this request took a tape from.
 
         Such a drive was idle when the placement began and is busy only with
@@ -633,8 +633,8 @@ class Engine:
 
     def _in_place(
         self, holder: int, offset: float, size: float, r: float, release: float
-    ) -> tuple[PiecePlan, float]:
-        """Plan on the drive holding the piece's tape, and when its tape could be unloaded.
+    ) -> tuple[PiecePlacement, float]:
+        """Placement on the drive holding the piece's tape, and when its tape could be unloaded.
 
         The drive locates, or remounts the tape when locating back is
         longer than a remount could be.
@@ -644,7 +644,7 @@ class Engine:
         locate_s = abs(offset - self.head[holder]) / loc
         transfer = size / rate
         ready = base + locate_s
-        best = PiecePlan(holder, ready, (ready if ready > release else release) + transfer)
+        best = PiecePlacement(holder, ready, (ready if ready > release else release) + transfer)
         unload_end = base + self.unload[holder]
         lib = self.library_of[holder]
         dis, mnt = self.dismount_s[lib], self.mount_s[lib]
@@ -655,12 +655,12 @@ class Engine:
             ready = ms + mnt + self.load[holder] + offset / loc
             completion = max(ready, release) + transfer
             if (completion, ready) < (best.completion, best.ready):
-                best = PiecePlan(holder, ready, completion, None, (ds, dl), (ms, ml))
+                best = PiecePlacement(holder, ready, completion, None, (ds, dl), (ms, ml))
         return best, unload_end
 
     def _plan_on(
         self, d: int, tape: str, offset: float, size: float, r: float, release: float
-    ) -> PiecePlan:
+    ) -> PiecePlacement:
         """The plan getting the piece ready on drive ``d``, whatever it holds."""
         holder = self.where.get(tape, -1)
         if holder == d:
@@ -684,7 +684,9 @@ class Engine:
             drive_from = evict[0] + dis
         mount = arms.earliest(max(earliest_mount, drive_from), mnt)
         ready = mount[0] + mnt + self.load[d] + offset / self.locate[d]
-        return PiecePlan(d, ready, max(ready, release) + size / self.rate[d], steal, evict, mount)
+        return PiecePlacement(
+            d, ready, max(ready, release) + size / self.rate[d], steal, evict, mount
+        )
 
     def _best_plan(
         self,
@@ -695,7 +697,7 @@ class Engine:
         release: float,
         excluded: set[int],
         until: float,
-    ) -> PiecePlan | None:
+    ) -> PiecePlacement | None:
         """The plan completing the piece earliest (ties: earlier ready, then fewer moves).
 
         Candidates, in order of preference on ties: the drive holding
@@ -711,7 +713,7 @@ class Engine:
         mnt = self.mount_s[lib]
         dis = self.dismount_s[lib]
         free = self.free
-        best: PiecePlan | None = None
+        best: PiecePlacement | None = None
 
         holder = self.where.get(tape, -1)
         steal: _Slot | None = None
@@ -778,12 +780,12 @@ class Engine:
                     ready = mount[0] + tail
                     completion = (ready if ready > release else release) + transfer
                     if best is None or (completion, ready) < (best.completion, best.ready):
-                        best = PiecePlan(d, ready, completion, steal, evict, mount)
+                        best = PiecePlacement(d, ready, completion, steal, evict, mount)
                 for entry in popped:
                     heapq.heappush(heap, entry)
         return best
 
-    def _commit(self, plan: PiecePlan, tape: str) -> None:
+    def _commit(self, plan: PiecePlacement, tape: str) -> None:
         """Apply a piece's plan: reserve its arm operations and move the tapes."""
         d = plan.drive
         lib = self.library_of[d]
@@ -841,7 +843,7 @@ class Engine:
         self._save(self.held, drive, drive)
         self._save(self.empty_since, drive, drive)
 
-    def _save_piece(self, plan: PiecePlan, tape: str, lib: int) -> None:
+    def _save_piece(self, plan: PiecePlacement, tape: str, lib: int) -> None:
         """Log what committing ``plan`` changes."""
         d = plan.drive
         mnt, dis = self.mount_s[lib], self.dismount_s[lib]
@@ -911,9 +913,9 @@ def decode(
 ) -> Schedule:
     """List-schedule requests in the given order, each placed once and never moved.
 
-    Each request in turn is placed by an :class:`Engine` as early as it fits
+    Each request in turn is placed by an :class:`Timeline` as early as it fits
     after those before it in ``order``: on the drives ``drives`` names for it
-    (one per piece, in piece order), or else on the drives the engine
+    (one per piece, in piece order), or else on the drives the timeline
     chooses. A search over orders (and drives) thus needs only this function
     to turn a candidate into a feasible schedule.
 
@@ -943,15 +945,15 @@ def decode(
         For an unknown or repeated request, or drives that do not fit their
         request (unknown, repeated, of another library, not one per piece).
     """
-    engine = Engine(instance, online=online)
+    timeline = Timeline(instance, online=online)
     if drives is None:
-        engine.place_in_order(order)
-        return engine.schedule()
-    index = engine.drive_index
+        timeline.place_in_order(order)
+        return timeline.schedule()
+    index = timeline.drive_index
     items = list(order)
     fixed: dict[int, list[int]] = {}
     for item in items:
-        j = engine.request_index(item)
+        j = timeline.request_index(item)
         given = drives.get(instance.requests[j].id)
         if given is not None:
             unknown = [d for d in given if d not in index]
@@ -959,5 +961,5 @@ def decode(
                 rid = instance.requests[j].id
                 raise ValueError(f"request {rid!r}: unknown drive {unknown[0]!r}")
             fixed[j] = [index[d] for d in given]
-    engine.place_in_order(items, fixed)
-    return engine.schedule()
+    timeline.place_in_order(items, fixed)
+    return timeline.schedule()

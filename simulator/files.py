@@ -167,7 +167,7 @@ extent is on another tape switches tapes.
 
 
 @frozen
-class Plan:
+class JobSpec:
     """What a request asks of the platform: phases on ``width`` drives, and mover resources.
 
     Attributes

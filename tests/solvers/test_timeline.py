@@ -1,4 +1,4 @@
-"""The placement engine: decode, plans and commits, trials, online and offline modes.
+"""The placement timeline: decode, plans and commits, trials, online and offline modes.
 
 Every schedule is held to the independent validator.
 """
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solvers.engine import Engine, decode
 from solvers.greedy import greedy, release_order
+from solvers.timeline import Timeline, decode
 from toolkit.generators import RandomParams, random_instance
 from toolkit.io import load_instance
 from toolkit.model import Instance, Schedule
@@ -103,62 +103,62 @@ def test_drives_of_another_library_are_refused():
 
 
 def test_online_mode_refuses_work_before_a_release(spec_instance):
-    engine = Engine(spec_instance, online=True)
+    timeline = Timeline(spec_instance, online=True)
     with pytest.raises(ValueError, match="before its release"):
-        engine.plan("r2", earliest=1.0)
-    assert Engine(spec_instance).plan("r2", earliest=1.0).start == pytest.approx(13.0)
+        timeline.plan("r2", earliest=1.0)
+    assert Timeline(spec_instance).plan("r2", earliest=1.0).start == pytest.approx(13.0)
 
 
 def test_a_plan_changes_nothing_and_commits_as_placed(spec_instance):
-    engine = Engine(spec_instance)
-    engine.place("r2")
-    before = engine.schedule()
-    plan = engine.plan("r3")
-    assert engine.schedule() == before
-    assert not engine.is_placed("r3")
-    engine.commit(plan)
-    placed = Engine(spec_instance)
+    timeline = Timeline(spec_instance)
+    timeline.place("r2")
+    before = timeline.schedule()
+    plan = timeline.plan("r3")
+    assert timeline.schedule() == before
+    assert not timeline.is_placed("r3")
+    timeline.commit(plan)
+    placed = Timeline(spec_instance)
     placed.place("r2")
     assert placed.place("r3") == plan
-    assert engine.schedule() == placed.schedule()
-    assert engine.placement("r3") == (plan.drives, plan.start, plan.end)
+    assert timeline.schedule() == placed.schedule()
+    assert timeline.placement("r3") == (plan.drives, plan.start, plan.end)
 
 
 def test_a_stale_plan_is_refused_and_a_trial_keeps_plans_valid(spec_instance):
-    engine = Engine(spec_instance)
-    plan = engine.plan("r3")
-    with engine.trial():
-        engine.place("r1")
-        engine.dismount(engine.drive_index["d0"])
-    engine.commit(plan)
+    timeline = Timeline(spec_instance)
+    plan = timeline.plan("r3")
+    with timeline.trial():
+        timeline.place("r1")
+        timeline.dismount(timeline.drive_index["d0"])
+    timeline.commit(plan)
     with pytest.raises(ValueError, match="another state"):
-        engine.commit(engine.plan("r1")._replace(stamp=-1))
-    stale = engine.plan("r1")
-    engine.place("r2")
+        timeline.commit(timeline.plan("r1")._replace(stamp=-1))
+    stale = timeline.plan("r1")
+    timeline.place("r2")
     with pytest.raises(ValueError, match="another state"):
-        engine.commit(stale)
+        timeline.commit(stale)
 
 
 def test_dismount_unloads_then_takes_an_arm(spec_instance):
-    engine = Engine(spec_instance, online=True)
-    d0 = engine.drive_index["d0"]
-    assert engine.dismount(d0, earliest=3.0) == (23.0, 33.0)
-    assert engine.tape_in(d0) is None and engine.holder("T2") is None
-    assert engine.back_s("T2") == 33.0 and engine.available_s(d0) == 33.0
+    timeline = Timeline(spec_instance, online=True)
+    d0 = timeline.drive_index["d0"]
+    assert timeline.dismount(d0, earliest=3.0) == (23.0, 33.0)
+    assert timeline.tape_in(d0) is None and timeline.holder("T2") is None
+    assert timeline.back_s("T2") == 33.0 and timeline.available_s(d0) == 33.0
     with pytest.raises(ValueError, match="holds no tape"):
-        engine.dismount(d0)
+        timeline.dismount(d0)
 
 
 def test_drives_chosen_among_idle_ones(spec_instance):
     # With d1 busy with r1 until 58.333 s, only d0 is idle at 0 s: r2 reads
     # T2 there. At 30 s the gang r3 finds no idle drive for T1 (held by the
     # busy d1), d0 holding its other tape.
-    engine = Engine(spec_instance, online=True)
-    engine.place("r1", drives=[engine.drive_index["d1"]])
-    plan = engine.plan("r2", idle_at=0.0)
-    assert plan.drives == (engine.drive_index["d0"],)
+    timeline = Timeline(spec_instance, online=True)
+    timeline.place("r1", drives=[timeline.drive_index["d1"]])
+    plan = timeline.plan("r2", idle_at=0.0)
+    assert plan.drives == (timeline.drive_index["d0"],)
     with pytest.raises(ValueError, match="too few drives"):
-        engine.place("r3", earliest=30.0, idle_at=30.0)
+        timeline.place("r3", earliest=30.0, idle_at=30.0)
 
 
 @st.composite
@@ -199,21 +199,21 @@ def test_every_decoding_is_feasible(case):
 def test_a_trial_leaves_no_trace(case, data):
     instance, order, drives, online = case
     split = data.draw(st.integers(0, len(order)))
-    engine = Engine(instance, online=online)
-    index = engine.drive_index
+    timeline = Timeline(instance, online=online)
+    index = timeline.drive_index
 
-    def place(e: Engine, rid: str) -> None:
+    def place(e: Timeline, rid: str) -> None:
         given_drives = drives.get(rid)
         e.place(rid, drives=None if given_drives is None else [index[d] for d in given_drives])
 
     for rid in order[:split]:
-        place(engine, rid)
-    with engine.trial():
+        place(timeline, rid)
+    with timeline.trial():
         for rid in order[split:]:
-            place(engine, rid)
-        held = [d for d in range(len(instance.drives)) if engine.tape_in(d) is not None]
+            place(timeline, rid)
+        held = [d for d in range(len(instance.drives)) if timeline.tape_in(d) is not None]
         if held:
-            engine.dismount(held[0])
+            timeline.dismount(held[0])
     for rid in order[split:]:
-        place(engine, rid)
-    assert engine.schedule() == decode(instance, order, drives, online=online)
+        place(timeline, rid)
+    assert timeline.schedule() == decode(instance, order, drives, online=online)

@@ -8,7 +8,7 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from simulator.core_run import simulate_instance
+from simulator.instance_run import simulate_instance
 from solvers import solve
 from solvers.online import SCHEDULERS
 from tests.conftest import INSTANCES

@@ -68,4 +68,4 @@ def simulate_instance(
 
     plan_next()
     engine.run()
-    return dispatcher.engine.schedule(), engine.events_run
+    return dispatcher.timeline.schedule(), engine.events_run
