@@ -105,3 +105,17 @@ def two_empty_drives(arms: int = 1) -> Instance:
 def empty_pair() -> Instance:
     """:func:`two_empty_drives` with one arm."""
     return two_empty_drives(1)
+
+
+def dist_info(root: Path, package: str, group: str, entries: dict[str, str]) -> Path:
+    """An installed package's metadata under ``root``, declaring ``entries`` in ``group``.
+
+    With ``root`` on ``sys.path``, :mod:`importlib.metadata` finds the package
+    (version 1.0) and its entry points, as it finds an installed one.
+    """
+    info = root / f"{package.replace('-', '_')}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: 1.0\n")
+    lines = [f"[{group}]", *(f"{name} = {value}" for name, value in entries.items())]
+    (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
+    return info

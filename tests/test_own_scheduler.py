@@ -28,7 +28,7 @@ from simulator.workload import generate
 from solvers import solve
 from solvers.bounds import lower_bound
 from solvers.plugins import ENTRY_POINT_GROUP
-from tests.conftest import INSTANCES, ROOT
+from tests.conftest import INSTANCES, ROOT, dist_info
 from toolkit.cli import main
 from toolkit.io import load_instance, load_schedule
 from toolkit.model import Drive, Instance, Library, Piece, Request, Tape
@@ -280,12 +280,7 @@ def _install(example: Path) -> Path:
     """The README's entry-point declaration as an installed package's metadata beside the module."""
     declared = tomllib.loads(readme_block("entry points"))
     entries = declared["project"]["entry-points"][ENTRY_POINT_GROUP]
-    info = example / "most_wanted-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: most-wanted\nVersion: 1.0\n")
-    lines = [f"[{ENTRY_POINT_GROUP}]", *(f"{name} = {value}" for name, value in entries.items())]
-    (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
-    return info
+    return dist_info(example, "most-wanted", ENTRY_POINT_GROUP, entries)
 
 
 def test_an_installed_package_declares_it_by_name(example, tmp_path):

@@ -23,7 +23,7 @@ from solvers.plugins import (
     resolve_scheduler,
 )
 from solvers.registry import UnknownSolverError
-from tests.conftest import INSTANCES
+from tests.conftest import INSTANCES, dist_info
 from toolkit.io import load_instance
 from toolkit.validator import validate
 
@@ -118,11 +118,7 @@ def plugs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 def _dist_info(root: Path, package: str, entries: dict[str, str]) -> None:
     """An installed package's metadata under ``root``, declaring ``entries`` as schedulers."""
-    info = root / f"{package.replace('-', '_')}-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: 1.0\n")
-    lines = [f"[{ENTRY_POINT_GROUP}]", *(f"{k} = {v}" for k, v in entries.items())]
-    (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
+    dist_info(root, package, ENTRY_POINT_GROUP, entries)
 
 
 @pytest.fixture
