@@ -24,7 +24,6 @@ from __future__ import annotations
 import time
 
 from solvers.bounds import lower_bound
-from solvers.registry import describe, register
 from solvers.result import Result, Status
 from solvers.timeline import Timeline
 from toolkit.model import Instance
@@ -36,7 +35,6 @@ def release_order(instance: Instance) -> list[int]:
     return sorted(range(len(requests)), key=lambda j: (requests[j].release_s, j))
 
 
-@register("greedy", describe("greedy"))
 def greedy(instance: Instance, *, time_limit_s: float | None = None, seed: int = 0) -> Result:
     """Schedule ``instance`` online, request by request, keeping tapes mounted.
 

@@ -37,14 +37,10 @@ from collections.abc import Callable
 
 from solvers.bounds import lower_bound
 from solvers.greedy import greedy
-from solvers.registry import describe, register
 from solvers.result import Result, Status
 from solvers.timeline import decode
 from toolkit.model import Instance, ObjectiveValue, Schedule
 from toolkit.validator import validate
-
-DESCRIPTION = describe("local-search")
-"""The one-line description of the ``local-search`` registry entry (declared in the registry)."""
 
 DEFAULT_ITERATIONS = 1000
 """Most candidates decoded when neither a time limit nor an iteration budget is given."""
@@ -329,7 +325,6 @@ def _finished(instance: Instance, search: _Search, start: Schedule) -> Schedule:
     )
 
 
-@register("local-search", DESCRIPTION)
 def local_search(instance: Instance, *, time_limit_s: float | None = None, seed: int = 0) -> Result:
     """Improve the ``greedy`` schedule by local search, offline.
 

@@ -96,14 +96,14 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import NamedTuple, Protocol, overload
 
 from attrs import frozen
 
+import solvers.registry
 from solvers.bounds import lower_bound
-from solvers.registry import describe, register
 from solvers.result import Result, Status
 from solvers.timeline import Timeline
 from toolkit.metrics import alone_s, fastest_first
@@ -1101,17 +1101,13 @@ class ReleaseOrder:
         return None
 
 
-SCHEDULERS: dict[str, Callable[[], Scheduler]] = {
-    "fifo": Fifo,
-    "wspt": Wspt,
-    "stretch": Stretch,
-    "tape-batching": TapeBatching,
-    "sltf": Sltf,
-    "backfill": Backfill,
-    "fifo-dismount-at-once": lambda: DismountAtOnce(Fifo()),
-    "greedy": ReleaseOrder,
-}
-"""A fresh scheduler of each online heuristic of the registry, by registered name."""
+def fifo_dismounting() -> Scheduler:
+    """A fresh ``fifo-dismount-at-once``: :class:`Fifo` putting unneeded tapes away at once."""
+    return DismountAtOnce(Fifo())
+
+
+SCHEDULERS: Mapping[str, Callable[[], Scheduler]] = solvers.registry.SCHEDULERS
+"""A fresh scheduler of each online heuristic, by the name :mod:`solvers.registry` declares."""
 
 
 def solve_online(instance: Instance, scheduler: Scheduler, name: str) -> Result:
@@ -1139,25 +1135,21 @@ def _solve(name: str, instance: Instance) -> Result:
     return solve_online(instance, SCHEDULERS[name](), name)
 
 
-@register("fifo", describe("fifo"))
 def fifo(instance: Instance, *, time_limit_s: float | None = None, seed: int = 0) -> Result:
     """Dispatch ``instance`` oldest first (:class:`Fifo`); limit and seed are ignored."""
     return _solve("fifo", instance)
 
 
-@register("wspt", describe("wspt"))
 def wspt(instance: Instance, *, time_limit_s: float | None = None, seed: int = 0) -> Result:
     """Dispatch ``instance`` by weight over expected service (:class:`Wspt`)."""
     return _solve("wspt", instance)
 
 
-@register("stretch", describe("stretch"))
 def stretch(instance: Instance, *, time_limit_s: float | None = None, seed: int = 0) -> Result:
     """Dispatch ``instance`` largest current stretch first (:class:`Stretch`)."""
     return _solve("stretch", instance)
 
 
-@register("tape-batching", describe("tape-batching"))
 def tape_batching(
     instance: Instance, *, time_limit_s: float | None = None, seed: int = 0
 ) -> Result:
@@ -1165,19 +1157,16 @@ def tape_batching(
     return _solve("tape-batching", instance)
 
 
-@register("sltf", describe("sltf"))
 def sltf(instance: Instance, *, time_limit_s: float | None = None, seed: int = 0) -> Result:
     """Dispatch ``instance`` loaded tapes first, shortest locate first (:class:`Sltf`)."""
     return _solve("sltf", instance)
 
 
-@register("backfill", describe("backfill"))
 def backfill(instance: Instance, *, time_limit_s: float | None = None, seed: int = 0) -> Result:
     """Dispatch ``instance`` oldest first with gang-aware backfilling (:class:`Backfill`)."""
     return _solve("backfill", instance)
 
 
-@register("fifo-dismount-at-once", describe("fifo-dismount-at-once"))
 def fifo_dismount_at_once(
     instance: Instance, *, time_limit_s: float | None = None, seed: int = 0
 ) -> Result:

@@ -10,7 +10,7 @@ simulator's :class:`~simulator.simulation.Simulation`,
 ``tapesched solve --solver``, ``tapesched compare --solvers``), it takes a
 *scheduler spec*, resolved here by :func:`resolve_scheduler`:
 
-- a name of :data:`solvers.online.SCHEDULERS` (``fifo``, ``wspt``, ...);
+- a name of :data:`solvers.registry.SCHEDULERS` (``fifo``, ``wspt``, ...);
 - ``module.path:Attr``: ``Attr`` (dotted for a nested attribute) of an
   importable module, being a class made with no arguments, a factory called
   with no arguments, or an object that is a scheduler already;
@@ -53,60 +53,46 @@ installation (the module only has to be importable).
 from __future__ import annotations
 
 import copy
-import importlib
 import inspect
 from collections.abc import Callable
-from importlib import metadata
 from typing import TypeAlias, cast
 
 from attrs import frozen
 
-from solvers.online import SCHEDULERS, Scheduler, solve_online
-from solvers.registry import Solver, UnknownSolverError, get, names
+from solvers.online import Scheduler, solve_online
+from solvers.registry import (
+    ENTRY_POINT_GROUP,
+    SCHEDULERS,
+    SOLVERS,
+    SchedulerSpecError,
+    Solver,
+    UnknownSchedulerError,
+    UnknownSolverError,
+    names,
+)
 from solvers.result import Result
 from toolkit.model import Instance
+from toolkit.registry import PluginEntry, one_line, unknown_message
 
-ENTRY_POINT_GROUP = "tapesched.schedulers"
-"""Entry-point group in which packages declare their schedulers (``name = module:Attr``)."""
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "PluggedScheduler",
+    "PluginEntry",
+    "SchedulerFactory",
+    "SchedulerSpec",
+    "SchedulerSpecError",
+    "UnknownSchedulerError",
+    "find_solver",
+    "make_scheduler",
+    "plugin_entries",
+    "resolve_scheduler",
+]
 
 SchedulerFactory: TypeAlias = Callable[[], Scheduler]
 """A class or function making a fresh scheduler from no arguments."""
 
 SchedulerSpec: TypeAlias = str | Scheduler | SchedulerFactory
 """What names a scheduler: a name, ``module.path:Attr``, an entry point, or the object itself."""
-
-
-class SchedulerSpecError(ValueError):
-    """A scheduler spec that gives no scheduler; the message is one line saying why."""
-
-
-class UnknownSchedulerError(SchedulerSpecError, KeyError):
-    """A name that is neither a registered heuristic nor a declared entry point.
-
-    A ``KeyError`` too, as an unknown name has always been.
-    """
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
-
-
-@frozen
-class PluginEntry:
-    """A scheduler an installed package declares in :data:`ENTRY_POINT_GROUP`.
-
-    Attributes
-    ----------
-    name
-        The entry point's name, the scheduler's name on the command line.
-    value
-        Where it is: ``module.path:Attr``.
-    distribution
-        The declaring package and its version (``None`` when unknown).
-    """
-
-    name: str
-    value: str
-    distribution: str | None
 
 
 @frozen
@@ -145,14 +131,9 @@ class PluggedScheduler:
             raise
         except Exception as exc:
             raise SchedulerSpecError(
-                f"{self.name}: cannot make a scheduler: {_one_line(exc)}"
+                f"{self.name}: cannot make a scheduler: {one_line(exc)}"
             ) from exc
         return _checked(made, self.name)
-
-
-def _one_line(exc: BaseException) -> str:
-    """``Type: message`` of an exception, its whitespace (newlines included) collapsed."""
-    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
 
 
 def _checked(made: object, name: str) -> Scheduler:
@@ -176,13 +157,6 @@ def _checked(made: object, name: str) -> Scheduler:
     return cast(Scheduler, made)
 
 
-def _where(obj: object) -> str:
-    """``module:qualified.name`` of a class or function, or of an object's class."""
-    defined = obj if inspect.isclass(obj) or inspect.isroutine(obj) else type(obj)
-    module = getattr(defined, "__module__", None) or "?"
-    return f"{module}:{getattr(defined, '__qualname__', type(defined).__name__)}"
-
-
 def _copier(obj: object, name: str) -> Callable[[], object]:
     """Makes a deep copy of ``obj`` per call, saying what to do when it cannot be copied."""
 
@@ -191,7 +165,7 @@ def _copier(obj: object, name: str) -> Callable[[], object]:
             return copy.deepcopy(obj)
         except Exception as exc:
             raise SchedulerSpecError(
-                f"{name}: cannot copy the scheduler for a run ({_one_line(exc)}); "
+                f"{name}: cannot copy the scheduler for a run ({one_line(exc)}); "
                 "give its class or a factory instead"
             ) from exc
 
@@ -210,82 +184,6 @@ def _plugged(obj: object, name: str, origin: str) -> PluggedScheduler:
         f"{name}: a {type(obj).__name__} is neither a scheduler (no method decide) "
         "nor a class or factory of schedulers"
     )
-
-
-def _import(spec: str) -> object:
-    """The object ``module.path:Attr`` names, importing its module."""
-    module_name, _, attribute = spec.partition(":")
-    parts = [*module_name.split("."), *attribute.split(".")]
-    if not all(part.isidentifier() for part in parts):
-        raise SchedulerSpecError(f"{spec}: not of the form module.path:Attr")
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as exc:
-        raise SchedulerSpecError(
-            f"{spec}: cannot import module {module_name!r}: {_one_line(exc)}"
-        ) from exc
-    target: object = module
-    for part in attribute.split("."):
-        try:
-            target = getattr(target, part)
-        except AttributeError:
-            raise SchedulerSpecError(
-                f"{spec}: module {module_name!r} has no attribute {attribute!r}"
-            ) from None
-    return target
-
-
-def _entry_points() -> dict[str, metadata.EntryPoint]:
-    """Entry points of :data:`ENTRY_POINT_GROUP` by name, the first found of each name."""
-    found: dict[str, metadata.EntryPoint] = {}
-    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        found.setdefault(entry.name, entry)
-    return found
-
-
-def _distribution(entry: metadata.EntryPoint) -> str | None:
-    """``package version`` of the distribution declaring ``entry``."""
-    dist = entry.dist
-    if dist is None:
-        return None
-    return f"{dist.metadata['Name']} {dist.version}"
-
-
-def plugin_entries() -> tuple[PluginEntry, ...]:
-    """Schedulers declared by installed packages, by name (none is imported).
-
-    Every declaration is listed, a name declared twice included (the first
-    listed of a name is the one that runs).
-    """
-    entries = [
-        PluginEntry(entry.name, entry.value, _distribution(entry))
-        for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)
-    ]
-    return tuple(sorted(entries, key=lambda e: e.name))
-
-
-def _from_entry_point(entry: metadata.EntryPoint) -> PluggedScheduler:
-    where = f"entry point {entry.value}"
-    package = _distribution(entry)
-    origin = where if package is None else f"{where} of {package}"
-    try:
-        loaded = entry.load()
-    except Exception as exc:
-        raise SchedulerSpecError(
-            f"{entry.name}: cannot load the {origin}: {_one_line(exc)}"
-        ) from exc
-    return _plugged(loaded, entry.name, origin)
-
-
-def _plugin_names() -> list[str]:
-    """Names of the entry points that may be used (not those of registry solvers), sorted."""
-    registered = set(names())
-    return sorted(name for name in _entry_points() if name not in registered)
-
-
-def _known() -> str:
-    """The scheduler names one may give, for error messages."""
-    return ", ".join([*SCHEDULERS, *_plugin_names()])
 
 
 def resolve_scheduler(spec: SchedulerSpec | PluggedScheduler) -> PluggedScheduler:
@@ -315,27 +213,23 @@ def _resolve(spec: SchedulerSpec | PluggedScheduler) -> PluggedScheduler:
     """The scheduler a spec names, not checked yet (:meth:`PluggedScheduler.make` checks)."""
     if isinstance(spec, PluggedScheduler):
         return spec
-    if isinstance(spec, str):
-        return _resolve_text(spec)
-    return _plugged(spec, _where(spec), "object")
-
-
-def _resolve_text(spec: str) -> PluggedScheduler:
-    if ":" in spec:
-        return _plugged(_import(spec), spec, "module")
-    registered = SCHEDULERS.get(spec)
-    if registered is not None:
-        return PluggedScheduler(spec, "registry", registered)
-    if spec in names():
+    if isinstance(spec, str) and spec in SOLVERS and spec not in SCHEDULERS:
         raise UnknownSchedulerError(
-            f"{spec!r} is an offline solver, not an online scheduler; online: {_known()}"
+            f"{spec!r} is an offline solver, not an online scheduler; "
+            f"online: {', '.join(SCHEDULERS.known())}"
         )
-    entry = _entry_points().get(spec)
-    if entry is not None:
-        return _from_entry_point(entry)
-    raise UnknownSchedulerError(
-        f"unknown scheduler {spec!r}; known: {_known()}; or give module.path:Attr"
-    )
+    found = SCHEDULERS.resolve(spec)
+    return _plugged(found.value, found.name, found.origin)
+
+
+def plugin_entries() -> tuple[PluginEntry, ...]:
+    """Schedulers declared by installed packages, by name (none is imported).
+
+    Every declaration is listed, a name declared twice included (the first
+    listed of a name is the one that runs), each saying whether its name is
+    ``hidden`` (by a solver of the registry or an earlier plug-in).
+    """
+    return SCHEDULERS.plugins()
 
 
 def make_scheduler(spec: SchedulerSpec | PluggedScheduler) -> Scheduler:
@@ -376,12 +270,14 @@ def find_solver(spec: SchedulerSpec) -> tuple[str, Solver]:
     SchedulerSpecError
         (a ``ValueError``) for a plug-in that cannot be resolved.
     """
-    if isinstance(spec, str) and spec in names():
-        return spec, get(spec)
-    if isinstance(spec, str) and ":" not in spec and spec not in _entry_points():
-        known = ", ".join([*names(), *_plugin_names()])
-        raise UnknownSolverError(
-            f"unknown solver {spec!r}; known: {known}; or a scheduler module.path:Attr"
-        )
+    if isinstance(spec, str) and spec in SOLVERS:
+        return spec, SOLVERS[spec]
+    if isinstance(spec, str) and ":" not in spec:
+        plugged_in = SCHEDULERS.plugin_names()
+        if spec not in plugged_in:
+            known = [*names(), *plugged_in]
+            raise UnknownSolverError(
+                unknown_message("solver", spec, known, hint="; or a scheduler module.path:Attr")
+            )
     plugged = resolve_scheduler(spec)
     return plugged.name, _as_solver(plugged)

@@ -1,26 +1,31 @@
-"""Solvers by name, imported only when first asked for.
+"""Solvers and online schedulers by name: declared once, here, and imported only when first used.
 
-A solver is any callable ``(instance, *, time_limit_s, seed) -> Result``. Two
-ways to enter one:
+Two registries (:class:`toolkit.registry.Registry`):
 
-- :func:`register` decorates the solver function in its own module; the entry
-  exists once that module is imported.
-- :func:`declare` names a solver by module path and attribute without
-  importing it, so that a backend with a heavy dependency (OR-Tools, a MILP
-  library) costs nothing, and need not even be installed, until :func:`get`
-  is asked for it. The built-in solvers are declared here.
+- :data:`SOLVERS`: every solver, a callable ``(instance, *, time_limit_s,
+  seed) -> Result``, by the name ``solve(instance, solver=name)`` takes.
+- :data:`SCHEDULERS`: every online heuristic as a scheduler for a
+  dispatcher or the simulator (a class or factory making a fresh
+  :class:`solvers.online.Scheduler`), by the same name; installed packages
+  add theirs through the entry points of :data:`ENTRY_POINT_GROUP`
+  (:mod:`solvers.plugins` resolves what users give).
+
+An online heuristic is declared once, by :func:`_online`: its name and
+description enter both registries, as the scheduler and as the solver that
+dispatches it, so that ``fifo`` is one declaration and both a solver and a
+scheduler. The solver modules themselves register nothing. The functions
+below (:func:`declare`, :func:`register`, :func:`get`, :func:`names`,
+:func:`describe`) are the solver registry's interface as it has always been.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
-from typing import Protocol
-
-from attrs import frozen
+from typing import Any, Protocol
 
 from solvers.result import Result
 from toolkit.model import Instance
+from toolkit.registry import LoadError, Registry, UnknownNameError
 
 
 class Solver(Protocol):
@@ -46,29 +51,38 @@ class ParallelSolver(Protocol):
         ...
 
 
-class UnknownSolverError(KeyError):
-    """No solver is registered or declared under the name asked for."""
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
+class UnknownSolverError(UnknownNameError):
+    """No solver is registered or declared under the name asked for (a ``KeyError``)."""
 
 
-@frozen
-class Entry:
-    """One registry entry: where to find a solver and what it does.
+class SchedulerSpecError(LoadError):
+    """A scheduler spec that gives no scheduler; the message is one line saying why."""
 
-    ``solver`` is ``None`` until ``module`` has been imported and has
-    registered the function named ``attribute``.
+
+class UnknownSchedulerError(SchedulerSpecError, UnknownNameError):
+    """A name that is neither a registered heuristic nor a declared entry point.
+
+    A ``KeyError`` too, as an unknown name has always been.
     """
 
-    name: str
-    description: str
-    module: str
-    attribute: str
-    solver: Solver | None = None
 
+ENTRY_POINT_GROUP = "tapesched.schedulers"
+"""Entry-point group in which packages declare their schedulers (``name = module:Attr``)."""
 
-_entries: dict[str, Entry] = {}
+SOLVERS: Registry[Solver] = Registry("solver", unknown=UnknownSolverError, quoted=True)
+"""Every solver by name; an online heuristic's entry has the metadata ``online=True``."""
+
+SCHEDULERS: Registry[Callable[[], Any]] = Registry(
+    "scheduler",
+    group=ENTRY_POINT_GROUP,
+    unknown=UnknownSchedulerError,
+    failure=SchedulerSpecError,
+    reserved=SOLVERS,
+    hint="; or give module.path:Attr",
+)
+"""Every online heuristic by name, as a class or factory of :class:`solvers.online.Scheduler`
+(typed loosely, as this module stands below :mod:`solvers.online`); entry points of
+:data:`ENTRY_POINT_GROUP` add more, except under a solver's name."""
 
 
 def declare(name: str, module: str, attribute: str, description: str) -> None:
@@ -84,36 +98,26 @@ def declare(name: str, module: str, attribute: str, description: str) -> None:
         Name of the solver function in that module.
     description
         One line shown in listings.
+
+    Raises
+    ------
+    toolkit.registry.DuplicateNameError
+        (a ``ValueError``) when a solver has that name already.
     """
-    known = _entries.get(name)
-    if known is not None and (known.module, known.attribute) != (module, attribute):
-        raise ValueError(f"solver {name!r} is already declared as {known.module}.{known.attribute}")
-    if known is None:
-        _entries[name] = Entry(name, description, module, attribute)
+    SOLVERS.declare(name, f"{module}:{attribute}", description)
 
 
 def register(name: str, description: str) -> Callable[[Solver], Solver]:
-    """Decorator entering the decorated function as the solver ``name``.
+    """Decorator entering the decorated function, at hand, as the solver ``name``.
 
-    Registering a name that was declared for the same function fills in the
-    declared entry; registering a name twice for different functions is an
-    error, so that two solvers cannot silently shadow each other.
+    For solvers made at run time (the built-in ones are declared here). A
+    name that is taken already is refused
+    (:class:`toolkit.registry.DuplicateNameError`, a ``ValueError``), so
+    that two solvers cannot silently shadow each other.
     """
 
     def decorate(solver: Solver) -> Solver:
-        module = getattr(solver, "__module__", "")
-        attribute = getattr(solver, "__name__", "")
-        known = _entries.get(name)
-        if known is not None and known.solver is not None and known.solver is not solver:
-            raise ValueError(f"solver {name!r} is already registered")
-        if (
-            known is not None
-            and known.solver is None
-            and ((known.module, known.attribute) != (module, attribute))
-        ):
-            raise ValueError(f"solver {name!r} is declared as {known.module}.{known.attribute}")
-        _entries[name] = Entry(name, description, module, attribute, solver)
-        return solver
+        return SOLVERS.add(name, solver, description)
 
     return decorate
 
@@ -127,90 +131,92 @@ def get(name: str) -> Solver:
         (a ``KeyError``) when no solver has that name; the message lists the
         known names.
     """
-    entry = _entries.get(name)
-    if entry is None:
-        known = ", ".join(repr(n) for n in names()) or "none"
-        raise UnknownSolverError(f"unknown solver {name!r}; known solvers: {known}")
-    if entry.solver is not None:
-        return entry.solver
-    module = importlib.import_module(entry.module)
-    loaded = _entries[name]
-    if loaded.solver is not None:
-        return loaded.solver
-    solver: Solver = getattr(module, entry.attribute)
-    _entries[name] = Entry(name, entry.description, entry.module, entry.attribute, solver)
-    return solver
+    return SOLVERS[name]
 
 
 def names() -> tuple[str, ...]:
     """Names of every known solver, sorted."""
-    return tuple(sorted(_entries))
+    return tuple(sorted(SOLVERS))
 
 
 def describe(name: str) -> str:
     """One-line description of the solver ``name`` (without importing it)."""
-    entry = _entries.get(name)
-    if entry is None:
-        raise UnknownSolverError(f"unknown solver {name!r}")
-    return entry.description
+    return SOLVERS.describe(name)
 
 
-declare(
+def _online(name: str, scheduler: str, solver: str, description: str) -> None:
+    """Declare the online heuristic ``name`` once: its scheduler and the solver dispatching it."""
+    SCHEDULERS.declare(name, scheduler, description)
+    SOLVERS.declare(name, solver, description, online=True)
+
+
+# The online heuristics, in the order ties between them go (solvers.warm_start).
+_online(
+    "fifo",
+    "solvers.online:Fifo",
+    "solvers.online:fifo",
+    "online dispatcher: oldest request first, onto idle drives",
+)
+_online(
+    "wspt",
+    "solvers.online:Wspt",
+    "solvers.online:wspt",
+    "online dispatcher: largest weight over expected service first",
+)
+_online(
+    "stretch",
+    "solvers.online:Stretch",
+    "solvers.online:stretch",
+    "online dispatcher: largest current stretch first (highest response ratio)",
+)
+_online(
+    "tape-batching",
+    "solvers.online:TapeBatching",
+    "solvers.online:tape_batching",
+    "online dispatcher: loaded tapes' requests first, in offset order",
+)
+_online(
+    "sltf",
+    "solvers.online:Sltf",
+    "solvers.online:sltf",
+    "online dispatcher: loaded tapes' requests first, shortest locate first",
+)
+_online(
+    "backfill",
+    "solvers.online:Backfill",
+    "solvers.online:backfill",
+    "online dispatcher: fifo, smaller requests pass a waiting gang without delaying it",
+)
+_online(
+    "fifo-dismount-at-once",
+    "solvers.online:fifo_dismounting",
+    "solvers.online:fifo_dismount_at_once",
+    "online dispatcher: fifo, unneeded tapes dismounted at once",
+)
+_online(
     "greedy",
-    "solvers.greedy",
-    "greedy",
+    "solvers.online:ReleaseOrder",
+    "solvers.greedy:greedy",
     "online list scheduler: requests in release order, each piece to the drive completing it first",
 )
 
-for _name, _attribute, _description in (
-    ("fifo", "fifo", "online dispatcher: oldest request first, onto idle drives"),
-    ("wspt", "wspt", "online dispatcher: largest weight over expected service first"),
-    (
-        "stretch",
-        "stretch",
-        "online dispatcher: largest current stretch first (highest response ratio)",
-    ),
-    (
-        "tape-batching",
-        "tape_batching",
-        "online dispatcher: loaded tapes' requests first, in offset order",
-    ),
-    ("sltf", "sltf", "online dispatcher: loaded tapes' requests first, shortest locate first"),
-    (
-        "backfill",
-        "backfill",
-        "online dispatcher: fifo, smaller requests pass a waiting gang without delaying it",
-    ),
-    (
-        "fifo-dismount-at-once",
-        "fifo_dismount_at_once",
-        "online dispatcher: fifo, unneeded tapes dismounted at once",
-    ),
-):
-    declare(_name, "solvers.online", _attribute, _description)
-
-declare(
+SOLVERS.declare(
     "local-search",
-    "solvers.local_search",
-    "local_search",
+    "solvers.local_search:local_search",
     "offline local search from greedy: request order and drives, decoded by list scheduling",
 )
-
-declare(
+SOLVERS.declare(
     "cpsat",
-    "solvers.cpsat",
-    "cpsat",
+    "solvers.cpsat:cpsat",
     "exact CP-SAT model (OR-Tools): drive circuits, arm and tape intervals, best-heuristic hint",
 )
-declare(
+SOLVERS.declare(
     "milp-cbc",
-    "solvers.milp",
-    "milp_cbc",
+    "solvers.milp:milp_cbc",
     "exact MILP (disjunctive, big-M) solved by CBC, warm-started from the best heuristic",
 )
-declare(
+SOLVERS.declare(
     "milp-highs",
-    "solvers.milp",
-    "milp_highs",
+    "solvers.milp:milp_highs",
     "exact MILP (disjunctive, big-M) solved by HiGHS, warm-started from the best heuristic",
 )

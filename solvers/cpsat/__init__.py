@@ -54,16 +54,12 @@ from solvers.cpsat.solution import read_plan
 from solvers.cpsat.variables import Variables, build_variables
 from solvers.deadline import Deadline, OutOfTime
 from solvers.plan import plan_to_schedule
-from solvers.registry import describe, register
 from solvers.result import Result, Status
 from solvers.warm_start import out_of_time, warm_start
 from toolkit.model import Instance, Schedule
 from toolkit.validator import validate
 
-__all__ = ["DESCRIPTION", "CpsatModel", "build_model", "cpsat"]
-
-DESCRIPTION = describe("cpsat")
-"""The one-line description of the ``cpsat`` registry entry."""
+__all__ = ["CpsatModel", "build_model", "cpsat"]
 
 
 @frozen
@@ -275,6 +271,3 @@ def cpsat(
     if objective is not None:
         bound = min(bound, objective)
     return Result("cpsat", status, schedule, objective, bound, time.perf_counter() - began)
-
-
-register("cpsat", DESCRIPTION)(cpsat)

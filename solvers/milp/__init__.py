@@ -67,16 +67,12 @@ from solvers.milp.objective import set_objective
 from solvers.milp.solution import read_decisions, retime
 from solvers.milp.variables import Variables, build_variables
 from solvers.plan import Plan, Stay, plan_to_schedule
-from solvers.registry import describe, register
 from solvers.result import Result, Status
 from solvers.warm_start import out_of_time, warm_start
 from toolkit.model import Instance, Schedule
 from toolkit.validator import validate
 
 __all__ = ["MilpModel", "build_model", "milp_cbc", "milp_highs", "trivial_bound"]
-
-CBC_DESCRIPTION = describe("milp-cbc")
-HIGHS_DESCRIPTION = describe("milp-highs")
 
 Backend = Callable[..., Outcome]
 
@@ -248,7 +244,6 @@ def _solve(
     return Result(name, status, schedule, value, min(bound, value), time.perf_counter() - began)
 
 
-@register("milp-cbc", CBC_DESCRIPTION)
 def milp_cbc(
     instance: Instance, *, time_limit_s: float | None = None, seed: int = 0, hint: bool = True
 ) -> Result:
@@ -275,7 +270,6 @@ def milp_cbc(
     return _solve(instance, "milp-cbc", run_cbc, time_limit_s, seed, hint)
 
 
-@register("milp-highs", HIGHS_DESCRIPTION)
 def milp_highs(
     instance: Instance, *, time_limit_s: float | None = None, seed: int = 0, hint: bool = True
 ) -> Result:

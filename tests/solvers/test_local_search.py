@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 import solvers
 from solvers.bounds import lower_bound
 from solvers.greedy import greedy
-from solvers.local_search import DESCRIPTION, improve, local_search
+from solvers.local_search import improve, local_search
 from solvers.result import Status
 from toolkit.io import load_instance
 from toolkit.model import Instance, Schedule, ScheduledRequest
@@ -22,6 +22,11 @@ from toolkit.validator import validate
 from ..conftest import INSTANCES
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
+
+DESCRIPTION = (
+    "offline local search from greedy: request order and drives, decoded by list scheduling"
+)
+"""What the registry says of ``local-search`` (declared in solvers/registry.py)."""
 
 
 def greedy_schedule(instance: Instance) -> Schedule:

@@ -18,7 +18,7 @@ from ..conftest import two_empty_drives
 @pytest.fixture
 def scratch_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """Let a test add entries without leaving them behind."""
-    monkeypatch.setattr(registry, "_entries", dict(registry._entries))
+    monkeypatch.setattr(registry.SOLVERS, "_slots", dict(registry.SOLVERS._slots))
 
 
 def test_greedy_is_known_by_name():
