@@ -1,5 +1,12 @@
 """The archival policies by name, for scenario files and the command line.
 
+:data:`POLICIES` (a :class:`toolkit.registry.Registry`) declares each
+policy once, by name, and imports its module only when it is first built;
+installed packages add theirs through entry points of the group
+:data:`ENTRY_POINT_GROUP`. Its names are checked in one place: a scenario's
+``policy.name``, ``tapesched simulate --policy`` (whose choices are these
+names) and :func:`make_policy` all ask it.
+
 Kept apart from :mod:`simulator.policy`, which every policy module imports,
 so that the modules import one another in one direction only.
 """
@@ -8,18 +15,40 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from simulator.hetero import Hetero
-from simulator.parallel import Parallel
-from simulator.policy import Policy
-from simulator.rait import Rait
-from simulator.vertical import Vertical
+from toolkit.registry import Registry, UnknownNameError
 
-POLICIES: dict[str, Callable[..., Policy]] = {
-    policy.name: policy for policy in (Rait, Parallel, Vertical, Hetero)
-}
+if TYPE_CHECKING:
+    from simulator.policy import Policy
+
+ENTRY_POINT_GROUP = "tapesched.policies"
+"""Entry-point group in which packages declare their policies (``name = module:Class``)."""
+
+POLICIES: Registry[Callable[..., Policy]] = Registry("policy", group=ENTRY_POINT_GROUP)
 """Policy classes by name (each class's ``name``); built with the scenario's parameters
 (``block_mb`` for RAIT, PARALLEL and HETERO, ``threshold_mb`` for HETERO)."""
+
+POLICIES.declare(
+    "rait",
+    "simulator.rait:Rait",
+    "RAIT: rows of X data and Y parity blocks on X+Y tapes at once, rotating from row to row",
+)
+POLICIES.declare(
+    "parallel",
+    "simulator.parallel:Parallel",
+    "PARALLEL: contiguous runs of blocks on X data tapes, parity on Y tapes of its own",
+)
+POLICIES.declare(
+    "vertical",
+    "simulator.vertical:Vertical",
+    "VERTICAL: one drive fills X data tapes in turn, then writes their parity from disk",
+)
+POLICIES.declare(
+    "hetero",
+    "simulator.hetero:Hetero",
+    "HETERO: VERTICAL for files below threshold_mb, PARALLEL for the others",
+)
 
 
 def make_policy(name: str, **params: float) -> Policy:
@@ -30,13 +59,10 @@ def make_policy(name: str, **params: float) -> Policy:
 
     Raises
     ------
-    ValueError
-        For an unknown policy name.
+    toolkit.registry.UnknownNameError
+        (a ``ValueError``) for an unknown policy name, listing the known ones.
     """
-    try:
-        factory = POLICIES[name]
-    except KeyError:
-        raise ValueError(f"unknown policy {name!r}; the policies are {sorted(POLICIES)}") from None
+    factory = POLICIES.load(name)
     accepted = inspect.signature(factory).parameters
     return factory(**{k: v for k, v in params.items() if k in accepted})
 
@@ -44,8 +70,9 @@ def make_policy(name: str, **params: float) -> Policy:
 def required_params(name: str) -> tuple[str, ...]:
     """The parameters the policy ``name`` cannot be built without (``block_mb`` for RAIT,
     PARALLEL and HETERO; none for VERTICAL); ``()`` for an unknown name."""
-    factory = POLICIES.get(name)
-    if factory is None:
+    try:
+        factory = POLICIES.load(name)
+    except UnknownNameError:
         return ()
     return tuple(
         p.name

@@ -35,8 +35,10 @@ in place of 60):
 - ``platform.libraries`` (at least one), each with ``id``, ``arms``,
   ``mount_s``, ``dismount_s``; ``platform.drives`` (at least one group), each
   with ``library``, ``count``, ``model``; ``platform.tape_capacity_mb``;
-- ``policy.name``, and ``policy.block_mb`` for the policies that cut files
-  into blocks (``rait``, ``parallel``, ``hetero``; :func:`required_params`);
+- ``policy.name`` (a name of :data:`simulator.policy_registry.POLICIES`, an
+  installed package's policies included), and ``policy.block_mb`` for the
+  policies that cut files into blocks (``rait``, ``parallel``, ``hetero``;
+  :func:`required_params`);
 - ``workload.rate``, ``workload.duration``, ``workload.sizes``,
   ``workload.schemes``.
 
@@ -99,6 +101,7 @@ from solvers.plugins import SchedulerSpec, SchedulerSpecError, resolve_scheduler
 from toolkit.errors import InputError, Problem
 from toolkit.io import read_json
 from toolkit.model import OLD_SCENARIO_FORMATS, SCENARIO_FORMAT
+from toolkit.registry import LoadError
 from toolkit.units import (
     MAX_ARRIVALS,
     MAX_COUNT,
@@ -523,8 +526,11 @@ def _policy(r: _Reader, top: Mapping[str, Any]) -> tuple[str | None, dict[str, f
     if raw is None:
         return None, {}
     name = r.get(raw, "policy", "name", _text, required=True)
-    if name is not None and name not in POLICIES:
-        r.fail("policy.name", f"unknown policy {name!r} (known: {', '.join(POLICIES)})")
+    if name is not None:
+        try:
+            POLICIES.load(name)
+        except LoadError as exc:
+            r.fail("policy.name", str(exc))
     params = {
         k: v
         for k in ("block_mb", "threshold_mb")

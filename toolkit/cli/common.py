@@ -20,6 +20,7 @@ from rich.progress import Progress, TextColumn
 from toolkit.errors import InputError
 from toolkit.io import load_instance, load_schedule
 from toolkit.model import Instance, Schedule
+from toolkit.registry import LoadError, Registry
 from toolkit.units import MAX_SIMULATED_S, parse_duration, parse_rate
 from toolkit.validator import Report, validate
 
@@ -184,3 +185,31 @@ class SpanType(click.ParamType):
         except ValueError:
             self.fail(f"{value!r} is not a value or a LO:HI range", param, ctx)
         return pair
+
+
+class RegistryChoice(click.Choice[str]):
+    """One of the names a registry knows (:meth:`toolkit.registry.Registry.known`), loaded.
+
+    The names are read when the option is parsed or its help shown, not when
+    the command is defined, so that the choices are the registry's own and
+    those of the packages installed at that moment. The name chosen is
+    loaded at once, so that an installed plug-in that cannot be imported is
+    a bad option (one line, exit 2) before any work starts.
+    """
+
+    def __init__(self, registry: Registry[Any]) -> None:
+        self.registry = registry
+        self.case_sensitive = True
+
+    @property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]
+        """Every name the registry knows: declared ones, then installed plug-ins."""
+        return self.registry.known()
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        name: str = super().convert(value, param, ctx)
+        try:
+            self.registry.load(name)
+        except LoadError as exc:
+            self.fail(str(exc), param, ctx)
+        return name

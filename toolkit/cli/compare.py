@@ -10,6 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from solvers.registry import names as solver_names
 from toolkit.cli.common import TimeLimitType, fail, progress_bar, reports_bad_input
 from toolkit.gc_pause import paused_gc
 from toolkit.io import instance_from_dict, kind_of, read_json
@@ -51,8 +52,8 @@ def _instances(paths: tuple[str, ...]) -> list[tuple[str, Instance]]:
     default="greedy",
     show_default=True,
     help=(
-        "Comma-separated solver names or plug-in schedulers (see `tapesched solvers`), "
-        "or schedulers of one's own as module.path:Attr."
+        f"Comma-separated solvers of the registry ({', '.join(solver_names())}), plug-in "
+        "schedulers (see `tapesched solvers`) or schedulers of one's own as module.path:Attr."
     ),
 )
 @click.option(
@@ -83,15 +84,15 @@ def compare(
     ratio.
     """
     from solvers.compare import compare as run_compare
-    from solvers.plugins import SchedulerSpecError, find_solver
-    from solvers.registry import UnknownSolverError
+    from solvers.plugins import find_solver
+    from toolkit.registry import LoadError
 
     names = [n.strip() for n in solver_list.split(",") if n.strip()]
     problems = []
     for name in names or ["(none)"]:
         try:
             find_solver(name)
-        except (UnknownSolverError, SchedulerSpecError) as exc:
+        except LoadError as exc:
             problems.append(f"--solvers: {exc}")
     if problems:
         fail(problems)

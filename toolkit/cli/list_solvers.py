@@ -22,49 +22,41 @@ def list_solvers(as_json: bool) -> None:
     package and version, or null) and ``hidden`` (null, or why the name
     reaches another scheduler).
     """
-    from solvers import registry
-    from solvers.online import SCHEDULERS
-    from solvers.plugins import ENTRY_POINT_GROUP, plugin_entries
+    from solvers.registry import ENTRY_POINT_GROUP, SCHEDULERS, SOLVERS, names
 
-    plugins = plugin_entries()
-    seen: set[str] = set()
-    hidden: list[str | None] = []
-    for plugin in plugins:
-        if plugin.name in registry.names():
-            hidden.append("the registry has a solver of that name")
-        elif plugin.name in seen:
-            hidden.append("an earlier plug-in has that name")
-        else:
-            hidden.append(None)
-        seen.add(plugin.name)
+    plugins = SCHEDULERS.plugins()
     if as_json:
         document = {
             "solvers": [
-                {"name": n, "description": registry.describe(n), "online": n in SCHEDULERS}
-                for n in registry.names()
+                {
+                    "name": n,
+                    "description": SOLVERS.describe(n),
+                    "online": bool(SOLVERS.entry(n).metadata.get("online")),
+                }
+                for n in names()
             ],
             "plugins": [
                 {
                     "name": p.name,
                     "value": p.value,
                     "distribution": p.distribution,
-                    "hidden": why,
+                    "hidden": p.hidden,
                 }
-                for p, why in zip(plugins, hidden, strict=True)
+                for p in plugins
             ],
         }
         click.echo(json.dumps(document, indent=1))
         return
-    for name in registry.names():
-        click.echo(f"{name}: {registry.describe(name)}")
+    for name in names():
+        click.echo(f"{name}: {SOLVERS.describe(name)}")
     if not plugins:
         click.echo(f"no plug-in schedulers (entry points of the group {ENTRY_POINT_GROUP})")
         return
     click.echo(f"plug-in schedulers (entry points of the group {ENTRY_POINT_GROUP}):")
-    for plugin, why in zip(plugins, hidden, strict=True):
+    for plugin in plugins:
         line = f"{plugin.name}: plug-in scheduler {plugin.value}"
         if plugin.distribution is not None:
             line += f" from {plugin.distribution}"
-        if why is not None:
-            line += f" (hidden: {why})"
+        if plugin.hidden is not None:
+            line += f" (hidden: {plugin.hidden})"
         click.echo(line)

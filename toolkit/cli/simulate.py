@@ -13,10 +13,13 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from simulator.policy_registry import POLICIES
+from solvers.registry import SCHEDULERS
 from toolkit.cli.common import (
     EXIT_INFEASIBLE,
     DurationType,
     RateType,
+    RegistryChoice,
     echo_verdict,
     fail,
     progress_bar,
@@ -140,7 +143,7 @@ def _print_estimates(
 @click.argument("scenario_file", type=click.Path())
 @click.option(
     "--policy",
-    type=click.Choice(["rait", "parallel", "vertical", "hetero"]),
+    type=RegistryChoice(POLICIES),
     default=None,
     help="Archival policy (default: the scenario's).",
 )
@@ -148,8 +151,8 @@ def _print_estimates(
     "--scheduler",
     default=None,
     help=(
-        "Online heuristic, plug-in scheduler (see `tapesched solvers`) or a scheduler "
-        "of one's own as module.path:Attr (default: the scenario's)."
+        f"Online heuristic ({', '.join(SCHEDULERS)}), plug-in scheduler (see `tapesched "
+        "solvers`) or a scheduler of one's own as module.path:Attr (default: the scenario's)."
     ),
 )
 @click.option("--rate", type=RateType(), default=None, help="Arrival rate, e.g. 65/h.")
@@ -217,7 +220,6 @@ def simulate(
     scenario = scenario_from_dict(document, scenario_file)
     from simulator.experiment import override, run_scenario
     from simulator.export import ExportError, export
-    from simulator.policy_registry import POLICIES
     from simulator.scenario import arrivals_message, check_runnable
     from toolkit.errors import InputError
 
@@ -253,11 +255,6 @@ def simulate(
             raise InputError(workload_file, unfit)
         last = max(r.arrival_s for r in trace.requests)
         scenario = override(scenario, duration_s=duration or max(last, 1.0))
-    problems = []
-    if scenario.policy not in POLICIES:
-        problems.append(f"{scenario_file}: policy.name: unknown policy {scenario.policy!r}")
-    if problems:
-        fail(problems)
     events = io.BytesIO() if log else None
     total = scenario.workload.duration_s * scenario.run.replications
     with progress_bar() as progress:

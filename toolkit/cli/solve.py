@@ -6,6 +6,7 @@ import json
 
 import click
 
+from solvers.registry import names
 from toolkit.cli.common import (
     EXIT_INFEASIBLE,
     TimeLimitType,
@@ -27,8 +28,8 @@ from toolkit.validator import validate
     default="greedy",
     show_default=True,
     help=(
-        "A solver of the registry or a plug-in scheduler (see `tapesched solvers`), "
-        "or a scheduler of one's own as module.path:Attr."
+        f"A solver of the registry ({', '.join(names())}) or a plug-in scheduler (see "
+        "`tapesched solvers`), or a scheduler of one's own as module.path:Attr."
     ),
 )
 @file_out_option("Where to write the schedule (JSON); - for standard output.", required=True)
@@ -75,12 +76,12 @@ def solve(
     if as_json and out.to_stdout:
         fail(["--json and --out -: both print on standard output; choose one"])
     import solvers
-    from solvers.plugins import SchedulerSpecError, find_solver
-    from solvers.registry import UnknownSolverError
+    from solvers.plugins import find_solver
+    from toolkit.registry import LoadError
 
     try:
         find_solver(solver_name)
-    except (UnknownSolverError, SchedulerSpecError) as exc:
+    except LoadError as exc:
         fail([f"--solver: {exc}"])
     if workers is not None and not solvers.takes_workers(solver_name):
         fail([f"--workers: solver {solver_name!r} runs on one thread and takes no workers"])
