@@ -19,7 +19,7 @@ What the scheduler sees
     an idle stream of its type (policy and scheme) whose tapes are mounted
     on idle drives of one mover when there is one. The platform state is
     shown through :class:`SimulationState`, which implements
-    :class:`solvers.online.PlatformState`.
+    :class:`solvers.online.protocol.PlatformState`.
 
 When a request waits (Blue Waters paper, Section 5)
     A request is not shown to the scheduler while an earlier request for
@@ -55,7 +55,8 @@ from simulator.files import FileRequest, FileSpec, JobSpec
 from simulator.platform import DriveState, Job, Platform, PlatformSpec
 from simulator.policy import Group, GroupType, Policy, group_type, preload
 from simulator.workload import Workload
-from solvers.online import Decision, Dismount, Preview, Scheduler, Start, WaitingRequests
+from solvers.online.protocol import Decision, Dismount, Preview, Scheduler, Start
+from solvers.online.state import WaitingRequests
 from solvers.plugins import SchedulerSpec, make_scheduler
 from toolkit.model import Piece, Request
 
@@ -673,7 +674,7 @@ class Simulation:
 
 
 class SimulationState:
-    """The platform of a run as a scheduler sees it (:class:`solvers.online.PlatformState`)."""
+    """The platform of a run as a scheduler sees it (a protocol :class:`PlatformState`)."""
 
     def __init__(self, simulation: Simulation) -> None:
         self._sim = simulation

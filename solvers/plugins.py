@@ -1,7 +1,7 @@
 """Schedulers from outside the project: one place that turns a scheduler spec into schedulers.
 
 An online scheduler is any object with the method of
-:class:`solvers.online.Scheduler` (``decide(now, waiting, platform)``; the
+:class:`solvers.online.protocol.Scheduler` (``decide(now, waiting, platform)``; the
 contract is written there). Wherever the project takes a scheduler (the
 simulator's :class:`~simulator.simulation.Simulation`,
 :func:`~simulator.experiment.run_scenario`,
@@ -10,7 +10,7 @@ simulator's :class:`~simulator.simulation.Simulation`,
 ``tapesched solve --solver``, ``tapesched compare --solvers``), it takes a
 *scheduler spec*, resolved here by :func:`resolve_scheduler`:
 
-- a name of :data:`solvers.online.SCHEDULERS` (``fifo``, ``wspt``, ...);
+- a name of :data:`solvers.online.policies.SCHEDULERS` (``fifo``, ``wspt``, ...);
 - ``module.path:Attr``: ``Attr`` (dotted for a nested attribute) of an
   importable module, being a class made with no arguments, a factory called
   with no arguments, or an object that is a scheduler already;
@@ -35,7 +35,7 @@ found, one scheduler made and its ``decide`` found callable as
 
 :func:`find_solver` makes a plug-in scheduler a solver too: it is run by the
 dispatcher that runs the registered online heuristics
-(:func:`solvers.online.solve_online`), and its result carries the lower
+(:func:`solvers.online.dispatcher.solve_online`), and its result carries the lower
 bound, as ``fifo``'s does.
 
 Example
@@ -61,7 +61,9 @@ from typing import TypeAlias, cast
 
 from attrs import frozen
 
-from solvers.online import SCHEDULERS, Scheduler, solve_online
+from solvers.online.dispatcher import solve_online
+from solvers.online.policies import SCHEDULERS
+from solvers.online.protocol import Scheduler
 from solvers.registry import Solver, UnknownSolverError, get, names
 from solvers.result import Result
 from toolkit.model import Instance

@@ -187,7 +187,7 @@ for _name, _attribute, _description in (
         "online dispatcher: fifo, unneeded tapes dismounted at once",
     ),
 ):
-    declare(_name, "solvers.online", _attribute, _description)
+    declare(_name, "solvers.online.policies", _attribute, _description)
 
 declare(
     "local-search",

@@ -20,7 +20,7 @@ from simulator.policy_registry import POLICIES
 from simulator.scenario import RunSettings, Scenario, load_scenario
 from simulator.technology import DRIVE_MODELS, Duration
 from simulator.workload import Workload, WorkloadParams
-from solvers.online import SCHEDULERS
+from solvers.online.policies import SCHEDULERS
 from tests.conftest import INSTANCES
 from tests.simulator.test_queueing import erlang_c_wait
 from toolkit.io import dumps, schedule_to_dict

@@ -23,7 +23,7 @@ def list_solvers(as_json: bool) -> None:
     reaches another scheduler).
     """
     from solvers import registry
-    from solvers.online import SCHEDULERS
+    from solvers.online.policies import SCHEDULERS
     from solvers.plugins import ENTRY_POINT_GROUP, plugin_entries
 
     plugins = plugin_entries()
