@@ -120,6 +120,22 @@ class Fifo:
         return None if request is None else Start(request)
 
 
+def _new_arrivals(waiting: Sequence[Request], seen: set[str]) -> list[Request]:
+    """The requests of ``waiting`` not in ``seen``, in arrival order; they join ``seen``.
+
+    New arrivals are last in ``waiting`` (arrival order), so it is read
+    backwards, no further than the newest request seen before.
+    """
+    arrived: list[Request] = []
+    for request in reversed(waiting):
+        if request.id in seen:
+            break
+        arrived.append(request)
+    arrived.reverse()
+    seen.update(request.id for request in arrived)
+    return arrived
+
+
 class Wspt:
     """Largest weight over expected service first (weighted shortest processing time).
 
@@ -141,14 +157,8 @@ class Wspt:
         self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The first-ranked request that can start, unless one ranked before it lacks drives."""
-        heap, seen = self._heap, self._seen
-        arrived = []
-        for request in reversed(waiting):
-            if request.id in seen:
-                break
-            arrived.append(request)
-        for request in arrived:
-            seen.add(request.id)
+        heap = self._heap
+        for request in _new_arrivals(waiting, self._seen):
             heapq.heappush(heap, (self.key(request, platform), platform.arrival(request), request))
         kept: list[tuple[float, int, Request]] = []
         try:
@@ -187,14 +197,8 @@ class Stretch:
         self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The most stretched request that can start, unless one ranked before it lacks drives."""
-        entries, seen = self._entries, self._seen
-        arrived = []
-        for request in reversed(waiting):
-            if request.id in seen:
-                break
-            arrived.append(request)
-        for request in reversed(arrived):
-            seen.add(request.id)
+        entries = self._entries
+        for request in _new_arrivals(waiting, self._seen):
             service = platform.service_s(request)
             if service > 0:
                 slope, base = 1.0 / service, 1.0 - request.release_s / service
@@ -238,6 +242,21 @@ def _loaded(waiting: Sequence[Request], platform: PlatformState) -> Iterator[Req
                 yield request
 
 
+def _loaded_first(
+    waiting: Sequence[Request],
+    platform: PlatformState,
+    key: Callable[[Request], tuple[float | None, ...]],
+) -> Decision | None:
+    """The loaded request of least ``key`` (ties to the oldest), else the oldest that can start."""
+    if not platform.any_idle():
+        return None
+    best = min(((key(r), platform.arrival(r), r) for r in _loaded(waiting, platform)), default=None)
+    if best is not None:
+        return Start(best[2])
+    request = first_startable(waiting, platform)
+    return None if request is None else Start(request)
+
+
 class TapeBatching:
     """Requests on loaded tapes first, in offset order along each tape; then oldest first."""
 
@@ -252,16 +271,7 @@ class TapeBatching:
         self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The next loaded request in the forward sweep, else the oldest that can start."""
-        if not platform.any_idle():
-            return None
-        best = min(
-            ((self.key(r, platform), platform.arrival(r), r) for r in _loaded(waiting, platform)),
-            default=None,
-        )
-        if best is not None:
-            return Start(best[2])
-        request = first_startable(waiting, platform)
-        return None if request is None else Start(request)
+        return _loaded_first(waiting, platform, lambda r: self.key(r, platform))
 
 
 class Sltf:
@@ -271,16 +281,7 @@ class Sltf:
         self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The loaded request nearest its heads, else the oldest that can start."""
-        if not platform.any_idle():
-            return None
-        best = min(
-            ((platform.locate_s(r), platform.arrival(r), r) for r in _loaded(waiting, platform)),
-            default=None,
-        )
-        if best is not None:
-            return Start(best[2])
-        request = first_startable(waiting, platform)
-        return None if request is None else Start(request)
+        return _loaded_first(waiting, platform, lambda r: (platform.locate_s(r),))
 
 
 class Backfill:
