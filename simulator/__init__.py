@@ -14,7 +14,8 @@
   traced file requests; :mod:`simulator.trace` and :mod:`simulator.replay`:
   the ECMWF cartridge trace replayed on its SL8500 layout.
 - :mod:`simulator.simulation`: a run, in which a scheduler of
-  :mod:`solvers.online` decides through :class:`solvers.online.PlatformState`;
+  :mod:`solvers.online` decides through
+  :class:`solvers.online.protocol.PlatformState`;
   :mod:`simulator.results`, :mod:`simulator.export`,
   :mod:`simulator.experiment` and :mod:`simulator.scenario`: what a run
   measured, its schedule for the validator, replications, scenario files.

@@ -1,7 +1,7 @@
 """A core-problem instance run directly in the simulator: no policy layer, the same heuristics.
 
 The instance's libraries, drives, tapes and requests are taken as given. The
-simulator's clock drives a :class:`solvers.online.Dispatcher` event by
+simulator's clock drives a :class:`solvers.online.dispatcher.Dispatcher` event by
 event: a release or a drive becoming free is an event of
 :class:`simulator.engine.Engine`, at which the dispatcher lets the
 scheduler decide. The dispatcher places each decision with the core
@@ -17,7 +17,7 @@ from typing import IO
 import orjson
 
 from simulator.engine import Engine
-from solvers.online import Dispatcher
+from solvers.online.dispatcher import Dispatcher
 from solvers.plugins import SchedulerSpec, make_scheduler
 from toolkit.model import Instance, Schedule
 
@@ -33,7 +33,7 @@ def simulate_instance(
         A well-formed instance.
     scheduler
         A registered heuristic's name (a key of
-        :data:`solvers.online.SCHEDULERS`), ``module.path:Attr``, an entry
+        :data:`solvers.online.policies.SCHEDULERS`), ``module.path:Attr``, an entry
         point's name, a class or factory of schedulers, or a scheduler (see
         :mod:`solvers.plugins`); the run makes its own from it.
     log

@@ -46,6 +46,7 @@ from simulator.engine import Engine
 from simulator.files import Extent, JobSpec, Phase
 from simulator.resource import Resource
 from simulator.technology import DriveModel, Duration
+from solvers.online.state import DispatchState
 
 
 def _tuple(items: Iterable[Any]) -> tuple[Any, ...]:
@@ -339,11 +340,9 @@ class Platform:
             self.movers[mover].drives.append(i)
             self.movers[mover].idle += 1
             self.movers[mover].library = lib
-        self.idle_set = set(range(len(self.drives)))
-        self.idle_holding: set[int] = set()
-        self.idle_count = [0] * len(self.library_ids)
-        for state in self.drives:
-            self.idle_count[state.library] += 1
+        self.dispatch_state = DispatchState([d.library for d in self.drives], len(self.library_ids))
+        """The idle drives (neither busy nor reserved), kept where the run keeps its waiting
+        requests, the state the scheduler's questions are answered from."""
         self.drive_index = {d.id: d.index for d in self.drives}
         self.version = 0
         """Counts the changes of drive states, memory and bandwidth: equal, nothing changed."""
@@ -379,24 +378,11 @@ class Platform:
         self.freed(d.index)
 
     def _refresh(self, d: DriveState) -> None:
-        """Keep the idle sets and counts in step: idle is neither busy nor reserved."""
+        """Keep the idle drives and counts in step: idle is neither busy nor reserved."""
         idle = not d.busy and not d.reserved
-        if idle == (d.index in self.idle_set):
-            if idle and d.tape is not None:
-                self.idle_holding.add(d.index)
-            elif not idle or d.tape is None:
-                self.idle_holding.discard(d.index)
-            return
-        step = 1 if idle else -1
-        self.idle_count[d.library] += step
-        self.movers[d.mover].idle += step
-        if idle:
-            self.idle_set.add(d.index)
-            if d.tape is not None:
-                self.idle_holding.add(d.index)
-        else:
-            self.idle_set.discard(d.index)
-            self.idle_holding.discard(d.index)
+        step = self.dispatch_state.set_idle(d.index, idle, d.tape is not None)
+        if step:
+            self.movers[d.mover].idle += step
 
     def reserve(self, drive: int, key: str) -> None:
         """Queue ``key`` for ``drive``: a reserved drive is idle to no one else.
@@ -410,7 +396,7 @@ class Platform:
 
     def is_idle(self, drive: int) -> bool:
         """Whether ``drive`` is neither busy nor reserved."""
-        return drive in self.idle_set
+        return self.dispatch_state.idle[drive]
 
     def drive_busy_s(self, d: DriveState) -> float:
         """Seconds ``d`` has been busy so far."""

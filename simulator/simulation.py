@@ -4,7 +4,8 @@ Data flows one way: a workload (:mod:`simulator.workload`) gives file
 requests; an archival policy (:mod:`simulator.policy`) turns each into a
 :class:`~simulator.files.JobSpec` over the catalogue's tapes; a scheduler of
 :mod:`solvers.online` (the same objects ``tapesched solve`` dispatches)
-decides which waiting request starts; the platform (:mod:`simulator.platform`)
+decides which waiting request starts, asked as :mod:`solvers.online.protocol`
+says; the platform (:mod:`simulator.platform`)
 carries the plans out in time; the run's records go to
 :mod:`simulator.results` and its realised schedule to :mod:`simulator.export`.
 
@@ -19,7 +20,11 @@ What the scheduler sees
     an idle stream of its type (policy and scheme) whose tapes are mounted
     on idle drives of one mover when there is one. The platform state is
     shown through :class:`SimulationState`, which implements
-    :class:`solvers.online.PlatformState`.
+    :class:`solvers.online.protocol.PlatformState`. The waiting requests and
+    the idle drives are kept in the platform's
+    :class:`~solvers.online.state.DispatchState`, as the solvers'
+    dispatcher keeps its own: a request's rank of arrival is its rank of
+    admission, the order in which requests became waiting.
 
 When a request waits (Blue Waters paper, Section 5)
     A request is not shown to the scheduler while an earlier request for
@@ -55,7 +60,7 @@ from simulator.files import FileRequest, FileSpec, JobSpec
 from simulator.platform import DriveState, Job, Platform, PlatformSpec
 from simulator.policy import Group, GroupType, Policy, group_type, preload
 from simulator.workload import Workload
-from solvers.online import Decision, Dismount, Preview, Scheduler, Start, WaitingRequests
+from solvers.online.protocol import Decision, Dismount, Preview, Scheduler, Start
 from solvers.plugins import SchedulerSpec, make_scheduler
 from toolkit.model import Piece, Request
 
@@ -64,7 +69,12 @@ NEW_TAPE = "new:"
 
 
 class AdmittedRequest:
-    """What the run keeps of an admitted request."""
+    """What the run keeps of an admitted request.
+
+    Its ``seq`` is its rank of arrival among the waiting requests, given by
+    the run's :class:`~solvers.online.state.DispatchState` when the request
+    becomes waiting.
+    """
 
     __slots__ = (
         "data_done_s",
@@ -84,9 +94,9 @@ class AdmittedRequest:
         "width",
     )
 
-    def __init__(self, file_request: FileRequest, seq: int) -> None:
+    def __init__(self, file_request: FileRequest) -> None:
         self.file_request = file_request
-        self.seq = seq
+        self.seq = -1
         self.request: Request
         self.plan: JobSpec | None = None
         self.group: Group | None = None
@@ -158,9 +168,8 @@ class Simulation:
         self.write_library = max(range(len(library_ids)), key=lambda i: (drives_per_library[i], -i))
         self.entries: dict[str, AdmittedRequest] = {}
         self.finished: list[AdmittedRequest] = []
-        self.waiting: dict[int, Request] = {}
-        self.waiting_view = WaitingRequests(self.waiting)
-        self.waiting_by_tape: dict[str, dict[int, Request]] = {}
+        self.dispatch_state = self.platform.dispatch_state
+        """The waiting requests (in admission order) and the idle drives."""
         self.in_use: dict[str, int] = {}
         self.file_busy: dict[str, deque[FileRequest]] = {}
         self.idle_groups: dict[GroupType, list[Group]] = {}
@@ -172,7 +181,6 @@ class Simulation:
         """Read plan of each file read so far, until it is written again (a layout is final)."""
         self._placed: tuple[tuple[int, int, int], list[int] | None] | None = None
         self.arrived = 0
-        self.admitted = 0
         self.midway_backlog: int | None = None
         """Backlog half-way through the last :meth:`run` to a time (for saturation)."""
         self._requests = workload.requests
@@ -238,8 +246,7 @@ class Simulation:
         self._decide()
 
     def _admit(self, file_request: FileRequest) -> None:
-        entry = AdmittedRequest(file_request, self.admitted)
-        self.admitted += 1
+        entry = AdmittedRequest(file_request)
         self.entries[file_request.id] = entry
         file = file_request.file
         if file_request.kind == "read":
@@ -275,9 +282,7 @@ class Simulation:
             pieces=pieces,
         )
         entry.service_s = self._alone_s(entry)
-        self.waiting[entry.seq] = entry.request
-        for piece in pieces:
-            self.waiting_by_tape.setdefault(piece.tape, {})[entry.seq] = entry.request
+        entry.seq = self.dispatch_state.add(entry.request)
 
     def _home(self, tape: str) -> int:
         """Index of the library ``tape`` belongs to."""
@@ -293,12 +298,9 @@ class Simulation:
         self._poked = False
         self._deciding = True
         try:
-            now = self.engine.now_s
-            state, waiting, decide = self.state, self.waiting_view, self.scheduler.decide
-            decision = decide(now, waiting, state)
-            while decision is not None:
-                self._carry_out(decision)
-                decision = decide(now, waiting, state)
+            self.dispatch_state.decide(
+                self.scheduler, self.engine.now_s, self.state, self._carry_out
+            )
         finally:
             self._deciding = False
 
@@ -307,12 +309,8 @@ class Simulation:
             self.platform.dismount(self.platform.drive_index[decision.drive])
             self._log("dismount", drive=decision.drive)
             return
-        if not isinstance(decision, Start):
-            raise TypeError(
-                f"a scheduler decided {decision!r:.80}: not a Start, a Dismount or None"
-            )
         entry = self.entries.get(decision.request.id)
-        if entry is None or entry.seq not in self.waiting:
+        if entry is None or not self.dispatch_state.is_waiting(entry.seq):
             raise ValueError(f"the scheduler started {decision.request.id!r}, which is not waiting")
         if decision.drives is not None:
             drives = [self.platform.drive_index[d] for d in decision.drives]
@@ -337,12 +335,7 @@ class Simulation:
             raise ValueError(f"the scheduler started {entry.request.id!r}, which cannot start")
 
     def _unwait(self, entry: AdmittedRequest) -> None:
-        del self.waiting[entry.seq]
-        for piece in entry.request.pieces:
-            on_tape = self.waiting_by_tape[piece.tape]
-            del on_tape[entry.seq]
-            if not on_tape:
-                del self.waiting_by_tape[piece.tape]
+        self.dispatch_state.remove(entry.seq)
 
     def _reserve(self, entry: AdmittedRequest, drives: Sequence[int]) -> None:
         self._unwait(entry)
@@ -673,11 +666,18 @@ class Simulation:
 
 
 class SimulationState:
-    """The platform of a run as a scheduler sees it (:class:`solvers.online.PlatformState`)."""
+    """The platform of a run as a scheduler sees it, through the protocol's methods.
+
+    It implements :class:`solvers.online.protocol.PlatformState`. The
+    waiting requests and the idle drives are read from the run's
+    :class:`~solvers.online.state.DispatchState`; inside a :meth:`trial`,
+    the drives the decision would take are not idle.
+    """
 
     def __init__(self, simulation: Simulation) -> None:
         self._sim = simulation
         self._platform = simulation.platform
+        self._state = simulation.dispatch_state
         self._trial: dict[int, float] = {}
 
     @property
@@ -701,12 +701,12 @@ class SimulationState:
     def any_idle(self) -> bool:
         """Whether some drive is idle."""
         trial = self._trial
-        return any(d not in trial for d in self._platform.idle_set)
+        return any(d not in trial for d in self._state.idle_set)
 
     def is_idle(self, drive: str) -> bool:
         """Whether ``drive`` is neither busy nor reserved."""
         d = self._platform.drive_index[drive]
-        return d not in self._trial and self._platform.is_idle(d)
+        return d not in self._trial and self._state.idle[d]
 
     def idle_count(self, library: str) -> int:
         """Idle drives of ``library``."""
@@ -714,9 +714,9 @@ class SimulationState:
 
     def idle_counts(self) -> Sequence[int]:
         """Idle drives of each library (of all, as one, when pass-through joins them)."""
-        counts = self._platform.idle_count
+        counts = self._state.idle_count
         if self._sim.pooled:
-            return [len(self._platform.idle_set) - len(self._trial)]
+            return [len(self._state.idle_set) - len(self._trial)]
         if not self._trial:
             return counts
         counts = list(counts)
@@ -730,18 +730,18 @@ class SimulationState:
 
     def idle_drives(self, *, holding: bool = False) -> list[str]:
         """Idle drives in platform order (with ``holding``: those holding a tape)."""
-        p = self._platform
-        drives = p.idle_holding if holding else p.idle_set
-        return [p.drives[d].id for d in sorted(drives) if d not in self._trial]
+        state, drives = self._state, self._platform.drives
+        idle = state.idle_holding if holding else state.idle_set
+        return [drives[d].id for d in sorted(idle) if d not in self._trial]
 
     def idle_holding_count(self) -> int:
         """Idle drives holding a tape."""
-        return len(self._platform.idle_holding)
+        return len(self._state.idle_holding)
 
     def idle_held_tapes(self) -> Iterator[str]:
         """Tapes held by idle drives."""
         drives = self._platform.drives
-        for d in self._platform.idle_holding:
+        for d in self._state.idle_holding:
             tape = drives[d].tape
             if tape is not None:
                 yield tape
@@ -755,7 +755,7 @@ class SimulationState:
         return self._drive(drive).head_mb
 
     def available_s(self, drive: str) -> float:
-        """When ``drive`` is expected to be free (now if it is)."""
+        """When ``drive`` is expected free: now if idle, else from mean durations."""
         d = self._drive(drive)
         if d.index in self._trial:
             return self._trial[d.index]
@@ -767,18 +767,17 @@ class SimulationState:
         return None if d is None else self._platform.drives[d].id
 
     def arrival(self, request: Request) -> int:
-        """Rank of ``request`` in admission order."""
+        """Rank of ``request`` in the order requests became waiting (were admitted)."""
         return self._entry(request).seq
 
     def is_waiting(self, request: Request) -> bool:
         """Whether ``request`` is admitted and not started."""
         entry = self._sim.entries.get(request.id)
-        return entry is not None and entry.seq in self._sim.waiting
+        return entry is not None and self._state.is_waiting(entry.seq)
 
     def waiting_on(self, tape: str) -> Sequence[Request]:
-        """Waiting requests with a piece on ``tape``, in admission order."""
-        on_tape = self._sim.waiting_by_tape.get(tape)
-        return tuple(on_tape.values()) if on_tape else ()
+        """Waiting requests with a piece on ``tape``, in arrival (admission) order."""
+        return self._state.waiting_on(tape)
 
     def waits_for_tape(self, request: Request) -> bool:
         """Whether one of the tapes a read needs is in use (writes never wait for tapes)."""
@@ -812,9 +811,10 @@ class SimulationState:
         short of memory, so that is checked too.
         """
         p = self._platform
+        idle = self._state.idle
         for piece in request.pieces:
             d = p.where.get(piece.tape)
-            if d is None or not p.is_idle(d) or d in self._trial:
+            if d is None or not idle[d] or d in self._trial:
                 return False
         return self.can_start(request)
 

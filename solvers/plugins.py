@@ -1,7 +1,7 @@
 """Schedulers from outside the project: one place that turns a scheduler spec into schedulers.
 
 An online scheduler is any object with the method of
-:class:`solvers.online.Scheduler` (``decide(now, waiting, platform)``; the
+:class:`solvers.online.protocol.Scheduler` (``decide(now, waiting, platform)``; the
 contract is written there). Wherever the project takes a scheduler (the
 simulator's :class:`~simulator.simulation.Simulation`,
 :func:`~simulator.experiment.run_scenario`,
@@ -35,7 +35,7 @@ found, one scheduler made and its ``decide`` found callable as
 
 :func:`find_solver` makes a plug-in scheduler a solver too: it is run by the
 dispatcher that runs the registered online heuristics
-(:func:`solvers.online.solve_online`), and its result carries the lower
+(:func:`solvers.online.dispatcher.solve_online`), and its result carries the lower
 bound, as ``fifo``'s does.
 
 Example
@@ -59,7 +59,8 @@ from typing import TypeAlias, cast
 
 from attrs import frozen
 
-from solvers.online import Scheduler, solve_online
+from solvers.online.dispatcher import solve_online
+from solvers.online.protocol import Scheduler
 from solvers.registry import (
     ENTRY_POINT_GROUP,
     SCHEDULERS,

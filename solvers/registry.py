@@ -153,49 +153,49 @@ def _online(name: str, scheduler: str, solver: str, description: str) -> None:
 # The online heuristics, in the order ties between them go (solvers.warm_start).
 _online(
     "fifo",
-    "solvers.online:Fifo",
-    "solvers.online:fifo",
+    "solvers.online.policies:Fifo",
+    "solvers.online.policies:fifo",
     "online dispatcher: oldest request first, onto idle drives",
 )
 _online(
     "wspt",
-    "solvers.online:Wspt",
-    "solvers.online:wspt",
+    "solvers.online.policies:Wspt",
+    "solvers.online.policies:wspt",
     "online dispatcher: largest weight over expected service first",
 )
 _online(
     "stretch",
-    "solvers.online:Stretch",
-    "solvers.online:stretch",
+    "solvers.online.policies:Stretch",
+    "solvers.online.policies:stretch",
     "online dispatcher: largest current stretch first (highest response ratio)",
 )
 _online(
     "tape-batching",
-    "solvers.online:TapeBatching",
-    "solvers.online:tape_batching",
+    "solvers.online.policies:TapeBatching",
+    "solvers.online.policies:tape_batching",
     "online dispatcher: loaded tapes' requests first, in offset order",
 )
 _online(
     "sltf",
-    "solvers.online:Sltf",
-    "solvers.online:sltf",
+    "solvers.online.policies:Sltf",
+    "solvers.online.policies:sltf",
     "online dispatcher: loaded tapes' requests first, shortest locate first",
 )
 _online(
     "backfill",
-    "solvers.online:Backfill",
-    "solvers.online:backfill",
+    "solvers.online.policies:Backfill",
+    "solvers.online.policies:backfill",
     "online dispatcher: fifo, smaller requests pass a waiting gang without delaying it",
 )
 _online(
     "fifo-dismount-at-once",
-    "solvers.online:fifo_dismounting",
-    "solvers.online:fifo_dismount_at_once",
+    "solvers.online.policies:fifo_dismounting",
+    "solvers.online.policies:fifo_dismount_at_once",
     "online dispatcher: fifo, unneeded tapes dismounted at once",
 )
 _online(
     "greedy",
-    "solvers.online:ReleaseOrder",
+    "solvers.online.policies:ReleaseOrder",
     "solvers.greedy:greedy",
     "online list scheduler: requests in release order, each piece to the drive completing it first",
 )

@@ -2,7 +2,7 @@
 
 An exact solver's time limit only ever returns what it has, so it starts
 from the best schedule cheaply at hand: every online heuristic of
-:data:`solvers.online.SCHEDULERS` (each a single pass of the timeline), the
+:data:`solvers.online.policies.SCHEDULERS` (each a single pass of the timeline), the
 best of them by the validator's objective, then :func:`solvers.local_search.improve`
 for a small share of the time limit. Without a time limit the local search
 runs its default budget. On instances of the size an exact solver proves,
@@ -16,7 +16,8 @@ import time
 
 from solvers.bounds import lower_bound
 from solvers.local_search import DEFAULT_ITERATIONS, improve
-from solvers.online import SCHEDULERS, dispatch
+from solvers.online.dispatcher import dispatch
+from solvers.online.policies import SCHEDULERS
 from solvers.result import Result, Status
 from toolkit.model import Instance, Schedule
 from toolkit.validator import validate
@@ -31,7 +32,7 @@ IMPROVE_CAP_S = 2.0
 def best_heuristic(instance: Instance) -> tuple[Schedule, float] | None:
     """The best schedule of the online heuristics, with its validated objective.
 
-    Ties go to the first heuristic in :data:`~solvers.online.SCHEDULERS`
+    Ties go to the first heuristic in :data:`~solvers.online.policies.SCHEDULERS`
     order, so the result is deterministic. ``None`` when no heuristic gives
     a feasible schedule (an instance with a gang wider than its library).
     """

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 
 from simulator.instance_run import simulate_instance
 from solvers import solve
-from solvers.online import SCHEDULERS
+from solvers.online.policies import SCHEDULERS
 from tests.conftest import INSTANCES
 from toolkit.io import load_instance
 from toolkit.strategies import instances

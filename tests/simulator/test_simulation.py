@@ -20,10 +20,11 @@ from simulator.policy_registry import POLICIES
 from simulator.scenario import RunSettings, Scenario, load_scenario
 from simulator.technology import DRIVE_MODELS, Duration
 from simulator.workload import Workload, WorkloadParams
-from solvers.online import SCHEDULERS
+from solvers.online.dispatcher import dispatch
+from solvers.online.policies import SCHEDULERS
 from tests.conftest import INSTANCES
 from tests.simulator.test_queueing import erlang_c_wait
-from toolkit.io import dumps, schedule_to_dict
+from toolkit.io import dumps, load_instance, schedule_to_dict
 from toolkit.validator import validate
 
 SCENARIOS = INSTANCES / "scenarios"
@@ -378,3 +379,86 @@ def test_runs_with_exponential_times_keep_the_platform_rules(
     run = run_once(scenario, seed)
     assert all(r.arrival_s <= r.start_s <= r.end_s <= r.free_s for r in run.records)
     platform_rules_hold(run, {lib.id: lib.arms for lib in spec.libraries})
+
+
+class _Watched:
+    """A scheduler of :data:`SCHEDULERS`, checking at each decision what the protocol promises.
+
+    The waiting requests come in arrival order (ranks rising), each listed
+    on its tapes; an idle drive is available now, and the idle counts are
+    those of the idle drives. ``seen`` gets ``(now, ids, ranks)`` of each call.
+    """
+
+    def __init__(self, name: str, seen: list[tuple[float, list[str], list[int]]]) -> None:
+        self.inner = SCHEDULERS[name]()
+        self.seen = seen
+
+    def decide(self, now, waiting, platform):
+        ranks = [platform.arrival(r) for r in waiting]
+        assert ranks == sorted(set(ranks))
+        for request in waiting:
+            assert platform.is_waiting(request)
+            for piece in request.pieces:
+                on_tape = [platform.arrival(r) for r in platform.waiting_on(piece.tape)]
+                assert platform.arrival(request) in on_tape and on_tape == sorted(on_tape)
+        idle = platform.idle_drives()
+        assert all(platform.available_s(d) == now for d in idle)
+        assert sum(platform.idle_counts()) == len(idle) == sum(map(platform.is_idle, idle))
+        self.seen.append((now, [r.id for r in waiting], ranks))
+        return self.inner.decide(now, waiting, platform)
+
+
+def test_a_request_held_behind_its_file_arrives_when_it_is_admitted():
+    """r2 reads f, which r1 reads: it becomes waiting once r1's data is done, after r3.
+
+    Arrival is the order in which requests became waiting, in the simulator
+    as in the dispatcher: r2, released before r3, is shown after it and
+    ranked after it, and fifo serves r3 first on the one drive.
+    """
+    spec = PlatformSpec(
+        libraries=[LibrarySpec("L", 1, Duration(10.0), Duration(10.0))],
+        drives=[DriveSpec("d", "L", DRIVE_MODELS["ampex"])],
+        tape_capacity_mb=1000.0,
+    )
+    seen: list[tuple[float, list[str], list[int]]] = []
+    params = WorkloadParams(rate_per_s=1.0, duration_s=1000.0, min_size_mb=1, max_size_mb=1)
+    run_settings = RunSettings(scheduler=lambda: _Watched("fifo", seen), warmup=0.0)
+    scenario = Scenario("one", "", spec, "vertical", {}, params, run_settings)
+    f, g = (FileSpec(name, 600.0, Scheme(1, 0)) for name in ("f", "g"))
+    workload = Workload(
+        initial=(f, g),
+        requests=(
+            FileRequest("r1", 0.0, "read", f),
+            FileRequest("r2", 1.0, "read", f),
+            FileRequest("r3", 2.0, "read", g),
+        ),
+    )
+    run = run_once(scenario, seed=1, workload=workload)
+    start = {r.id: r.start_s for r in run.records}
+    assert start["r1"] < start["r3"] < start["r2"]
+    both = [(ids, ranks) for _, ids, ranks in seen if len(ids) == 2]
+    assert both and all(ids == ["r3", "r2"] and ranks == [1, 2] for ids, ranks in both)
+    simulation = run.simulation
+    assert simulation.dispatch_state is simulation.platform.dispatch_state
+    assert not simulation.dispatch_state.waiting and simulation.dispatch_state.arrived == 3
+
+
+@pytest.mark.parametrize("name", ["fifo", "wspt", "backfill"])
+def test_both_loops_show_what_the_protocol_promises(name):
+    """The same checks at every decision of the dispatcher and of a simulated scenario."""
+    instance = load_instance(INSTANCES / "golubchik-ampex-300.json")
+    seen: list[tuple[float, list[str], list[int]]] = []
+    dispatch(instance, _Watched(name, seen))
+    by_release = sorted(instance.requests, key=lambda r: r.release_s)
+    rank = {r.id: k for k, r in enumerate(by_release)}
+    assert max(len(ids) for _, ids, _ in seen) > 1
+    assert all(ranks == [rank[i] for i in ids] for _, ids, ranks in seen)
+    seen.clear()
+    scenario = override(
+        load_scenario(SCENARIOS / "ampex.json"),
+        scheduler=lambda: _Watched(name, seen),
+        duration_s=4 * HOUR,
+        rate_per_s=0.03,
+    )
+    run_once(scenario, seed=3)
+    assert max(len(ids) for _, ids, _ in seen) > 1

@@ -17,18 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solvers import online
 from solvers.bounds import lower_bound
 from solvers.greedy import greedy
-from solvers.online import (
-    Dismount,
-    Dispatcher,
-    Fifo,
-    PlatformView,
-    ReleaseOrder,
-    Start,
-    dispatch,
-)
+from solvers.online import policies
+from solvers.online.dispatcher import Dispatcher, PlatformView, ServiceTimes, dispatch
+from solvers.online.policies import Fifo, ReleaseOrder
+from solvers.online.protocol import Dismount, Start
 from solvers.result import Result, Status
 from toolkit.generators import RandomParams, random_instance
 from toolkit.io import load_instance
@@ -49,13 +43,13 @@ from toolkit.validator import validate
 from ..conftest import INSTANCES
 
 SOLVERS: dict[str, Callable[..., Result]] = {
-    "fifo": online.fifo,
-    "wspt": online.wspt,
-    "stretch": online.stretch,
-    "tape-batching": online.tape_batching,
-    "sltf": online.sltf,
-    "backfill": online.backfill,
-    "fifo-dismount-at-once": online.fifo_dismount_at_once,
+    "fifo": policies.fifo,
+    "wspt": policies.wspt,
+    "stretch": policies.stretch,
+    "tape-batching": policies.tape_batching,
+    "sltf": policies.sltf,
+    "backfill": policies.backfill,
+    "fifo-dismount-at-once": policies.fifo_dismount_at_once,
 }
 POLICIES = sorted(SOLVERS)
 SHIPPED = sorted(
@@ -191,17 +185,17 @@ def test_greedy_written_as_a_scheduler_gives_greedys_schedule(instance):
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
 def test_greedy_written_as_a_scheduler_on_the_shipped_instances(path):
     instance = load_instance(path)
-    assert dispatch(instance, online.SCHEDULERS["greedy"]()) == greedy(instance).schedule
+    assert dispatch(instance, policies.SCHEDULERS["greedy"]()) == greedy(instance).schedule
 
 
 def test_every_registered_policy_has_a_scheduler():
-    assert set(online.SCHEDULERS) == {*SOLVERS, "greedy"}
+    assert set(policies.SCHEDULERS) == {*SOLVERS, "greedy"}
 
 
 @settings(max_examples=100, deadline=None)
 @given(instance=instances(n_requests=(1, 6), drives_per_library=(1, 5), max_gang=(1, 3)))
 def test_expected_service_is_the_metrics_time_alone(instance):
-    service = online.ServiceTimes(instance)
+    service = ServiceTimes(instance)
     for request in instance.requests:
         assert service(request) == alone_s(instance, request)
 
@@ -513,4 +507,4 @@ def test_the_view_shows_the_platform_and_trials_leave_no_trace(spec_instance):
 
 
 def test_fifo_is_the_default_class_of_the_fifo_solver(spec_instance):
-    assert dispatch(spec_instance, Fifo()) == online.fifo(spec_instance).schedule
+    assert dispatch(spec_instance, Fifo()) == policies.fifo(spec_instance).schedule

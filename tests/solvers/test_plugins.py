@@ -11,7 +11,8 @@ import pytest
 
 import solvers
 from solvers.bounds import lower_bound
-from solvers.online import SCHEDULERS, Fifo, Wspt, dispatch
+from solvers.online.dispatcher import dispatch
+from solvers.online.policies import SCHEDULERS, Fifo, Wspt
 from solvers.plugins import (
     ENTRY_POINT_GROUP,
     PluginEntry,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from solvers.online import SCHEDULERS, dispatch
+from solvers.online.dispatcher import dispatch
+from solvers.online.policies import SCHEDULERS
 from solvers.warm_start import best_heuristic, warm_start
 from toolkit.generators import RandomParams, random_instance
 from toolkit.model import Drive, Instance, Library, Piece, Request, Tape

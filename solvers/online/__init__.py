@@ -1,0 +1,58 @@
+"""Online scheduling: a queue of waiting requests, served as drives free up.
+
+- :mod:`solvers.online.protocol`: the contract between a policy and a loop
+  that runs it (:class:`~solvers.online.protocol.Scheduler`, what it may
+  read of the platform, :class:`~solvers.online.protocol.PlatformState`,
+  and its decisions); a policy of one's own needs this module only.
+- :mod:`solvers.online.state`: what both loops keep between decisions, the
+  waiting requests and the idle drives, and the ask-until-it-waits loop.
+- :mod:`solvers.online.dispatcher`: the solvers' loop, a scheduler
+  dispatched over a core-problem instance on a
+  :class:`~solvers.timeline.Timeline` (the simulator's loop is
+  :class:`simulator.simulation.Simulation`).
+- :mod:`solvers.online.policies`: the registry's online heuristics
+  (``fifo``, ``wspt``, ``stretch``, ``tape-batching``, ``sltf``,
+  ``backfill``, ``fifo-dismount-at-once``, and ``greedy`` as a scheduler),
+  :data:`~solvers.online.policies.SCHEDULERS`, and their registered solvers.
+
+The names below are re-exported for users (``from solvers.online import
+Start``); the project's own modules import from the submodules.
+"""
+
+from __future__ import annotations
+
+from solvers.online.dispatcher import Dispatcher, PlatformView, dispatch, solve_online
+from solvers.online.policies import (
+    SCHEDULERS,
+    Backfill,
+    DismountAtOnce,
+    Fifo,
+    ReleaseOrder,
+    Sltf,
+    Stretch,
+    TapeBatching,
+    Wspt,
+)
+from solvers.online.protocol import Decision, Dismount, PlatformState, Preview, Scheduler, Start
+
+__all__ = [
+    "SCHEDULERS",
+    "Backfill",
+    "Decision",
+    "Dismount",
+    "DismountAtOnce",
+    "Dispatcher",
+    "Fifo",
+    "PlatformState",
+    "PlatformView",
+    "Preview",
+    "ReleaseOrder",
+    "Scheduler",
+    "Sltf",
+    "Start",
+    "Stretch",
+    "TapeBatching",
+    "Wspt",
+    "dispatch",
+    "solve_online",
+]
