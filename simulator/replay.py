@@ -75,6 +75,7 @@ from simulator.engine import Engine
 from simulator.resource import Resource
 from simulator.results import is_saturated
 from simulator.trace import LibraryLayout, TraceRequest, home_levels
+from toolkit.technology import LIBRARIES, required
 
 LOAD, UNLOAD = 0, 1
 """Priority classes of a handbot: loads (mount moves) before unloads (dismount moves)."""
@@ -90,54 +91,56 @@ def _positive_int(_: object, attribute: Any, value: int) -> None:
         raise ValueError(f"{attribute.name} must be an integer >= 1, got {value!r}")
 
 
+_SL8500 = LIBRARIES["SL8500"]
+"""The table's SL8500 complex (its drive: the T10000D row), whose figures are the defaults."""
+
+
 @frozen(kw_only=True)
 class SL8500Timings:
     """Mechanical times of an SL8500 complex with T10000C/D drives, in seconds.
+
+    The defaults are the SL8500 row of the technology table
+    (:data:`toolkit.technology.LIBRARIES`) and its drive's (the T10000D
+    row of :data:`toolkit.technology.DRIVES`), where each figure names its
+    source: the handbot's move from Oracle's figures, the T10000 load and
+    unload as quoted from its data sheet (unchecked), the elevator and the
+    pass-through estimates.
 
     Attributes
     ----------
     exchange_s
         One handbot move of a cartridge: pick it (at a slot, a drive or a
-        port), travel, put it. 11 s: Oracle advertises an SL8500 handbot
-        average below 11 s per move, whatever the size of the complex, for
-        its "centerline" drive bays (as quoted by the TapeSim simulator's
-        documentation, J. Luettgau, 2015); the ACSLS Administrator's Guide,
-        appendix L "Library Performance"
-        (docs.oracle.com/cd/E63255_01/ACSAD/appen_libperf.htm), gives about
-        10-15 s for a robot to move a cartridge to a drive in a small SL8500
-        of about 3,000 cells.
+        port), travel, put it (the table's ``mount_s``, equal to its
+        ``dismount_s``).
     load_s
-        Drive load and thread to ready. 13 s: the Oracle StorageTek
-        T10000C/D data sheet figure (ECMWF's drives were T10000s). Not
-        checked against the data sheet itself here; for scale, IBM gives
-        12-17 s for LTO-5 to LTO-9 (TS4500 documentation, "Performance
-        specifications for LTO tape drives") and the ACSLS guide above
-        about 19 s for an LTO drive.
+        Drive load and thread to ready (ECMWF's drives were T10000s).
     unload_s
-        Rewind and eject, before a handbot can take the cartridge. 23 s:
-        the T10000C/D data sheet figure (not checked here either); IBM gives
-        17-30 s for LTO-5 to LTO-9.
+        Rewind and eject, before a handbot can take the cartridge.
     elevator_s
         One elevator ride between two rails of a library, the handbots'
-        hand-offs at either end excluded. 20 s is an estimate, no published
-        figure having been found: the elevator travels at most the height
-        of four rails, about what a handbot travels along a rail.
+        hand-offs at either end excluded.
     pass_through_s
         One pass-through port between the same rail of two adjacent
-        libraries. 30 s is an estimate, no published figure having been
-        found: the port's own move plus the extra hand-off it needs.
+        libraries.
     rails_per_library
         Rails (levels) of one library: 4 in an SL8500, so levels ``4k ..
         4k+3`` form library ``k`` (ACSLS numbers each rail as an LSM, four
         per library, top-down, libraries right to left).
     """
 
-    exchange_s: float = field(default=11.0, validator=_time)
-    load_s: float = field(default=13.0, validator=_time)
-    unload_s: float = field(default=23.0, validator=_time)
-    elevator_s: float = field(default=20.0, validator=_time)
-    pass_through_s: float = field(default=30.0, validator=_time)
-    rails_per_library: int = field(default=4, validator=_positive_int)
+    exchange_s: float = field(default=_SL8500.mount_s, validator=_time)
+    load_s: float = field(default=_SL8500.drive.load_s, validator=_time)
+    unload_s: float = field(default=_SL8500.drive.unload_s, validator=_time)
+    elevator_s: float = field(
+        default=required(_SL8500.elevator_s, "SL8500 elevator_s"), validator=_time
+    )
+    pass_through_s: float = field(
+        default=required(_SL8500.pass_through_s, "SL8500 pass_through_s"), validator=_time
+    )
+    rails_per_library: int = field(
+        default=required(_SL8500.rails_per_library, "SL8500 rails_per_library"),
+        validator=_positive_int,
+    )
 
     def transfer_s(self, from_level: int, to_level: int) -> float:
         """Time to carry a cartridge between levels, handbot moves excluded.
