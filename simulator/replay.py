@@ -53,7 +53,9 @@ What a replay measures (:class:`ReplayResult`): the latency of every
 request, from its arrival to its cartridge ready in a drive for it, summed
 up separately over the requests that needed a mount (the mount latency) and
 over all requests (a hit counts its wait for its cartridge, 0 s when it sat
-idle in its drive); utilisation of drives and handbots; and the backlog,
+idle in its drive); the shares of drive and handbot time over the horizon,
+under the names ``simulate`` gives the same quantities
+(:data:`toolkit.metrics.DEFINITIONS`); and the backlog,
 requests arrived and not done, half-way through the trace and at its last
 arrival. A backlog that grows by the rule of :mod:`simulator.results`
 (:attr:`ReplayResult.saturated`) means the drives could not keep up with the
@@ -75,6 +77,7 @@ from simulator.engine import Engine
 from simulator.resource import Resource
 from simulator.results import is_saturated
 from simulator.trace import LibraryLayout, TraceRequest, home_levels
+from toolkit.metrics import share
 from toolkit.technology import LIBRARIES, required
 
 LOAD, UNLOAD = 0, 1
@@ -221,16 +224,19 @@ class ReplayResult:
         a hit).
     span_s
         From the first arrival (time 0) to the last event (the last use
-        ended, or the last dismount).
-    drive_utilisation
+        ended, or the last dismount): the horizon of the shares.
+    drive_busy_share_over_horizon
         Drive time not free over ``drives * span``: loading, in use,
         unloading, and waiting for a handbot to mount or dismount. A kept
         cartridge idle in its drive does not count: the drive is free for
-        any request.
-    read_utilisation
-        Drive time in use (the trace's seconds) over ``drives * span``.
-    robot_utilisation
-        Handbot time busy over ``handbots * span``, all levels' handbots.
+        any request. ``simulate``'s quantity of the same name.
+    drive_in_use_share_over_horizon
+        Drive time in use (the trace's seconds, positioning and reading)
+        over ``drives * span``. The trace does not tell positioning from
+        streaming, so this is not ``drive_streaming_share_over_horizon``.
+    arm_busy_share_over_horizon
+        Handbot time busy over ``handbots * span``, all levels' handbots
+        (the handbots are the arms).
     cross_level_mounts
         Mounts of a cartridge from another level than the drive's.
     trace_end_s
@@ -247,9 +253,9 @@ class ReplayResult:
     latencies_s: tuple[float, ...]
     mounted: tuple[bool, ...]
     span_s: float
-    drive_utilisation: float
-    read_utilisation: float
-    robot_utilisation: float
+    drive_busy_share_over_horizon: float
+    drive_in_use_share_over_horizon: float
+    arm_busy_share_over_horizon: float
     cross_level_mounts: int
     trace_end_s: float
     backlog_midway: int
@@ -348,9 +354,9 @@ class ReplayResult:
             "cross_level_mounts": self.cross_level_mounts,
             "latency_over_mounts_s": None if saturated else self.latency_stats("mounts"),
             "latency_over_requests_s": None if saturated else self.latency_stats("requests"),
-            "drive_utilisation": self.drive_utilisation,
-            "read_utilisation": self.read_utilisation,
-            "robot_utilisation": self.robot_utilisation,
+            "drive_busy_share_over_horizon": self.drive_busy_share_over_horizon,
+            "drive_in_use_share_over_horizon": self.drive_in_use_share_over_horizon,
+            "arm_busy_share_over_horizon": self.arm_busy_share_over_horizon,
             "span_s": self.span_s,
             "trace_end_s": self.trace_end_s,
             "backlog_midway": self.backlog_midway,
@@ -447,10 +453,9 @@ class _Replay:
         for d in self.drives:
             busy_s += d.busy_s
             read_s += d.read_s
-        drive_time = len(self.drives) * span_s
+        drives = len(self.drives)
         robots = list(self.robots.values())
         handbots = sum(r.capacity for r in robots)
-        robot_util = sum(r.utilisation() * r.capacity for r in robots) / handbots
         end_s = max(r.arrival_s for r in self.requests)
         return ReplayResult(
             drive_ids=tuple(d.id for d in self.drives),
@@ -458,9 +463,9 @@ class _Replay:
             latencies_s=tuple(self.latencies_s),
             mounted=tuple(self.mounted),
             span_s=span_s,
-            drive_utilisation=busy_s / drive_time if drive_time > 0 else 0.0,
-            read_utilisation=read_s / drive_time if drive_time > 0 else 0.0,
-            robot_utilisation=robot_util,
+            drive_busy_share_over_horizon=share(busy_s, drives, span_s),
+            drive_in_use_share_over_horizon=share(read_s, drives, span_s),
+            arm_busy_share_over_horizon=share(sum(r.busy_s() for r in robots), handbots, span_s),
             cross_level_mounts=self.cross_level_mounts,
             trace_end_s=end_s,
             backlog_midway=self._backlog(end_s / 2),
