@@ -285,45 +285,47 @@ DRIVES: dict[str, DriveTechnology] = {
 }
 """The drive technologies, keyed by name: the names a scenario's drive ``model`` takes."""
 
-_ROBOT_GOLUBCHIK = f"{_GOLUBCHIK}: robot load or unload"
 
-LIBRARIES: dict[str, LibraryTechnology] = {
-    "ampex": LibraryTechnology(
-        name="ampex",
-        label="Ampex DST800 library (D2 tapes)",
-        drive=_AMPEX,
-        mount_s=10.0,
-        dismount_s=10.0,
+def _golubchik_library(
+    drive: DriveTechnology, label: str, *, robot_s: float, robot_source: str, tapes: int
+) -> LibraryTechnology:
+    """A library of the paper's Section 3 table: 4 drives, 1 arm, its robot time each way."""
+    return LibraryTechnology(
+        name=drive.name,
+        label=label,
+        drive=drive,
+        mount_s=robot_s,
+        dismount_s=robot_s,
         drives=4,
         arms=1,
-        tapes=256,
+        tapes=tapes,
         sources={
-            "mount_s": (
-                f"{_ROBOT_GOLUBCHIK} under 10 s (10 taken, so that L = 20 s as in Section 3's "
-                "example C + L + T = 47 + 20 + 80 = 147 s, with C = 25 + 13 + 4 + 5)"
-            ),
-            "dismount_s": f"{_ROBOT_GOLUBCHIK}, as mount_s",
+            "mount_s": f"{_GOLUBCHIK}: robot load or unload {robot_source}",
+            "dismount_s": "as mount_s: the robot's time is the same each way",
             "drives": f"{_GOLUBCHIK}: 4 drives (K = 4 in Section 5's simulation)",
             "arms": f"{_GOLUBCHIK}: 1 arm",
-            "tapes": f"{_GOLUBCHIK}: 256 tapes",
+            "tapes": f"{_GOLUBCHIK}: {tapes} tapes",
         },
+    )
+
+
+LIBRARIES: dict[str, LibraryTechnology] = {
+    "ampex": _golubchik_library(
+        _AMPEX,
+        "Ampex DST800 library (D2 tapes)",
+        robot_s=10.0,
+        robot_source=(
+            "under 10 s (10 taken, so that L = 20 s as in Section 3's example "
+            "C + L + T = 47 + 20 + 80 = 147 s, with C = 25 + 13 + 4 + 5)"
+        ),
+        tapes=256,
     ),
-    "exabyte": LibraryTechnology(
-        name="exabyte",
-        label="Exabyte120 library (8 mm tapes)",
-        drive=_EXABYTE,
-        mount_s=22.0,
-        dismount_s=22.0,
-        drives=4,
-        arms=1,
+    "exabyte": _golubchik_library(
+        _EXABYTE,
+        "Exabyte120 library (8 mm tapes)",
+        robot_s=22.0,
+        robot_source="22 s",
         tapes=116,
-        sources={
-            "mount_s": f"{_ROBOT_GOLUBCHIK}: 22 s",
-            "dismount_s": f"{_ROBOT_GOLUBCHIK}: 22 s",
-            "drives": f"{_GOLUBCHIK}: 4 drives",
-            "arms": f"{_GOLUBCHIK}: 1 arm",
-            "tapes": f"{_GOLUBCHIK}: 116 tapes",
-        },
     ),
     "SL8500": LibraryTechnology(
         name="SL8500",
