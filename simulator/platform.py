@@ -47,6 +47,7 @@ from simulator.files import Extent, JobSpec, Phase
 from simulator.resource import Resource
 from simulator.technology import DriveModel, Duration
 from solvers.online.state import DispatchState
+from toolkit.metrics import share
 
 
 def _tuple(items: Iterable[Any]) -> tuple[Any, ...]:
@@ -176,6 +177,7 @@ class DriveState:
         "reserved",
         "since_s",
         "spec",
+        "streaming_until_s",
         "tape",
     )
 
@@ -192,6 +194,7 @@ class DriveState:
         self.reserved: deque[str] = deque()
         self.busy_s = 0.0
         self.since_s = 0.0
+        self.streaming_until_s = 0.0
         self.expected_free_s = 0.0
 
 
@@ -356,6 +359,12 @@ class Platform:
         self.transfers: list[Transfer] = []
         self.mounts = 0
         self.tape_mounts: dict[str, int] = {}
+        self.streamed_drive_s = 0.0
+        """Drive-seconds of every transfer started, whole (a phase holds its drives its longest)."""
+        self.last_transfer_end_s = 0.0
+        """End of the last transfer started: the run's makespan."""
+        self.arm_operation_s = 0.0
+        """Seconds of every arm operation started, whole."""
 
     # State changes.
 
@@ -402,10 +411,37 @@ class Platform:
         """Seconds ``d`` has been busy so far."""
         return d.busy_s + (self.engine.now_s - d.since_s if d.busy else 0.0)
 
-    def utilisation(self) -> float:
-        """Share of drive-time busy since time 0."""
-        span = self.engine.now_s * len(self.drives)
-        return sum(self.drive_busy_s(d) for d in self.drives) / span if span > 0 else 0.0
+    # The shares of drive and arm time (toolkit.metrics.DEFINITIONS), from the run's records.
+
+    def drive_busy_share_over_horizon(self) -> float:
+        """Drive time busy (claimed for a job or a put-away) since time 0, over drives x now."""
+        busy_s = sum(self.drive_busy_s(d) for d in self.drives)
+        return share(busy_s, len(self.drives), self.engine.now_s)
+
+    def drive_streaming_share_over_horizon(self) -> float:
+        """Drive time streaming up to now (a transfer in flight: so far), over drives x now."""
+        now = self.engine.now_s
+        ahead_s = sum(max(d.streaming_until_s - now, 0.0) for d in self.drives)
+        return share(self.streamed_drive_s - ahead_s, len(self.drives), now)
+
+    def arm_busy_share_over_horizon(self) -> float:
+        """Arm time busy up to now, over all libraries' arms x now."""
+        busy_s = sum(arm.busy_s() for arm in self.arms)
+        return share(busy_s, sum(arm.capacity for arm in self.arms), self.engine.now_s)
+
+    @property
+    def makespan_s(self) -> float:
+        """End of the last transfer started (that of the exported schedule)."""
+        return self.last_transfer_end_s
+
+    def drive_streaming_share_over_makespan(self) -> float:
+        """Drive time of every transfer started, whole, over drives x makespan."""
+        return share(self.streamed_drive_s, len(self.drives), self.last_transfer_end_s)
+
+    def arm_busy_share_over_makespan(self) -> float:
+        """Time of every arm operation started, whole, over all libraries' arms x makespan."""
+        arms = sum(arm.capacity for arm in self.arms)
+        return share(self.arm_operation_s, arms, self.last_transfer_end_s)
 
     # Jobs.
 
@@ -475,6 +511,12 @@ class Platform:
             columns.append(d.index)
             extents.append(extent)
             streamed.append(stream)
+        end_s = now + longest
+        for c in columns:
+            self.drives[c].streaming_until_s = end_s
+        self.streamed_drive_s += longest * len(columns)
+        if end_s > self.last_transfer_end_s:
+            self.last_transfer_end_s = end_s
         if self.record:
             drives = tuple(self.drives[d].id for d in columns)
             flush = job.phase >= len(job.plan.phases)
@@ -487,7 +529,7 @@ class Platform:
                     tuple(extents),
                     tuple(streamed),
                     now,
-                    now + longest,
+                    end_s,
                 )
             )
         self.engine.after(longest, self._phase_done, job)
@@ -575,6 +617,7 @@ class Platform:
     def _arm_mount(self, d: DriveState, tape: str, then: Callable[..., None], args: tuple) -> None:
         lib = self.libraries[d.library]
         duration = lib.mount_s.draw(self.rng) + self._through(d, tape)
+        self.arm_operation_s += duration
         if self.record:
             now = self.engine.now_s
             self.arm_log.append(("mount", tape, d.id, now, now + duration, lib.id))
@@ -601,6 +644,7 @@ class Platform:
         lib = self.libraries[d.library]
         assert d.tape is not None
         duration = lib.dismount_s.draw(self.rng) + self._through(d, d.tape)
+        self.arm_operation_s += duration
         if self.record:
             now = self.engine.now_s
             self.arm_log.append(("dismount", d.tape, d.id, now, now + duration, lib.id))

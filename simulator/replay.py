@@ -53,7 +53,9 @@ What a replay measures (:class:`ReplayResult`): the latency of every
 request, from its arrival to its cartridge ready in a drive for it, summed
 up separately over the requests that needed a mount (the mount latency) and
 over all requests (a hit counts its wait for its cartridge, 0 s when it sat
-idle in its drive); utilisation of drives and handbots; and the backlog,
+idle in its drive); the shares of drive and handbot time over the horizon,
+under the names ``simulate`` gives the same quantities
+(:data:`toolkit.metrics.DEFINITIONS`); and the backlog,
 requests arrived and not done, half-way through the trace and at its last
 arrival. A backlog that grows by the rule of :mod:`simulator.results`
 (:attr:`ReplayResult.saturated`) means the drives could not keep up with the
@@ -75,6 +77,8 @@ from simulator.engine import Engine
 from simulator.resource import Resource
 from simulator.results import is_saturated
 from simulator.trace import LibraryLayout, TraceRequest, home_levels
+from toolkit.metrics import share
+from toolkit.technology import LIBRARIES, required
 
 LOAD, UNLOAD = 0, 1
 """Priority classes of a handbot: loads (mount moves) before unloads (dismount moves)."""
@@ -90,54 +94,56 @@ def _positive_int(_: object, attribute: Any, value: int) -> None:
         raise ValueError(f"{attribute.name} must be an integer >= 1, got {value!r}")
 
 
+_SL8500 = LIBRARIES["SL8500"]
+"""The table's SL8500 complex (its drive: the T10000D row), whose figures are the defaults."""
+
+
 @frozen(kw_only=True)
 class SL8500Timings:
     """Mechanical times of an SL8500 complex with T10000C/D drives, in seconds.
+
+    The defaults are the SL8500 row of the technology table
+    (:data:`toolkit.technology.LIBRARIES`) and its drive's (the T10000D
+    row of :data:`toolkit.technology.DRIVES`), where each figure names its
+    source: the handbot's move from Oracle's figures, the T10000 load and
+    unload as quoted from its data sheet (unchecked), the elevator and the
+    pass-through estimates.
 
     Attributes
     ----------
     exchange_s
         One handbot move of a cartridge: pick it (at a slot, a drive or a
-        port), travel, put it. 11 s: Oracle advertises an SL8500 handbot
-        average below 11 s per move, whatever the size of the complex, for
-        its "centerline" drive bays (as quoted by the TapeSim simulator's
-        documentation, J. Luettgau, 2015); the ACSLS Administrator's Guide,
-        appendix L "Library Performance"
-        (docs.oracle.com/cd/E63255_01/ACSAD/appen_libperf.htm), gives about
-        10-15 s for a robot to move a cartridge to a drive in a small SL8500
-        of about 3,000 cells.
+        port), travel, put it (the table's ``mount_s``, equal to its
+        ``dismount_s``).
     load_s
-        Drive load and thread to ready. 13 s: the Oracle StorageTek
-        T10000C/D data sheet figure (ECMWF's drives were T10000s). Not
-        checked against the data sheet itself here; for scale, IBM gives
-        12-17 s for LTO-5 to LTO-9 (TS4500 documentation, "Performance
-        specifications for LTO tape drives") and the ACSLS guide above
-        about 19 s for an LTO drive.
+        Drive load and thread to ready (ECMWF's drives were T10000s).
     unload_s
-        Rewind and eject, before a handbot can take the cartridge. 23 s:
-        the T10000C/D data sheet figure (not checked here either); IBM gives
-        17-30 s for LTO-5 to LTO-9.
+        Rewind and eject, before a handbot can take the cartridge.
     elevator_s
         One elevator ride between two rails of a library, the handbots'
-        hand-offs at either end excluded. 20 s is an estimate, no published
-        figure having been found: the elevator travels at most the height
-        of four rails, about what a handbot travels along a rail.
+        hand-offs at either end excluded.
     pass_through_s
         One pass-through port between the same rail of two adjacent
-        libraries. 30 s is an estimate, no published figure having been
-        found: the port's own move plus the extra hand-off it needs.
+        libraries.
     rails_per_library
         Rails (levels) of one library: 4 in an SL8500, so levels ``4k ..
         4k+3`` form library ``k`` (ACSLS numbers each rail as an LSM, four
         per library, top-down, libraries right to left).
     """
 
-    exchange_s: float = field(default=11.0, validator=_time)
-    load_s: float = field(default=13.0, validator=_time)
-    unload_s: float = field(default=23.0, validator=_time)
-    elevator_s: float = field(default=20.0, validator=_time)
-    pass_through_s: float = field(default=30.0, validator=_time)
-    rails_per_library: int = field(default=4, validator=_positive_int)
+    exchange_s: float = field(default=_SL8500.mount_s, validator=_time)
+    load_s: float = field(default=_SL8500.drive.load_s, validator=_time)
+    unload_s: float = field(default=_SL8500.drive.unload_s, validator=_time)
+    elevator_s: float = field(
+        default=required(_SL8500.elevator_s, "SL8500 elevator_s"), validator=_time
+    )
+    pass_through_s: float = field(
+        default=required(_SL8500.pass_through_s, "SL8500 pass_through_s"), validator=_time
+    )
+    rails_per_library: int = field(
+        default=required(_SL8500.rails_per_library, "SL8500 rails_per_library"),
+        validator=_positive_int,
+    )
 
     def transfer_s(self, from_level: int, to_level: int) -> float:
         """Time to carry a cartridge between levels, handbot moves excluded.
@@ -218,16 +224,19 @@ class ReplayResult:
         a hit).
     span_s
         From the first arrival (time 0) to the last event (the last use
-        ended, or the last dismount).
-    drive_utilisation
+        ended, or the last dismount): the horizon of the shares.
+    drive_busy_share_over_horizon
         Drive time not free over ``drives * span``: loading, in use,
         unloading, and waiting for a handbot to mount or dismount. A kept
         cartridge idle in its drive does not count: the drive is free for
-        any request.
-    read_utilisation
-        Drive time in use (the trace's seconds) over ``drives * span``.
-    robot_utilisation
-        Handbot time busy over ``handbots * span``, all levels' handbots.
+        any request. ``simulate``'s quantity of the same name.
+    drive_in_use_share_over_horizon
+        Drive time in use (the trace's seconds, positioning and reading)
+        over ``drives * span``. The trace does not tell positioning from
+        streaming, so this is not ``drive_streaming_share_over_horizon``.
+    arm_busy_share_over_horizon
+        Handbot time busy over ``handbots * span``, all levels' handbots
+        (the handbots are the arms).
     cross_level_mounts
         Mounts of a cartridge from another level than the drive's.
     trace_end_s
@@ -244,9 +253,9 @@ class ReplayResult:
     latencies_s: tuple[float, ...]
     mounted: tuple[bool, ...]
     span_s: float
-    drive_utilisation: float
-    read_utilisation: float
-    robot_utilisation: float
+    drive_busy_share_over_horizon: float
+    drive_in_use_share_over_horizon: float
+    arm_busy_share_over_horizon: float
     cross_level_mounts: int
     trace_end_s: float
     backlog_midway: int
@@ -345,9 +354,9 @@ class ReplayResult:
             "cross_level_mounts": self.cross_level_mounts,
             "latency_over_mounts_s": None if saturated else self.latency_stats("mounts"),
             "latency_over_requests_s": None if saturated else self.latency_stats("requests"),
-            "drive_utilisation": self.drive_utilisation,
-            "read_utilisation": self.read_utilisation,
-            "robot_utilisation": self.robot_utilisation,
+            "drive_busy_share_over_horizon": self.drive_busy_share_over_horizon,
+            "drive_in_use_share_over_horizon": self.drive_in_use_share_over_horizon,
+            "arm_busy_share_over_horizon": self.arm_busy_share_over_horizon,
             "span_s": self.span_s,
             "trace_end_s": self.trace_end_s,
             "backlog_midway": self.backlog_midway,
@@ -444,10 +453,9 @@ class _Replay:
         for d in self.drives:
             busy_s += d.busy_s
             read_s += d.read_s
-        drive_time = len(self.drives) * span_s
+        drives = len(self.drives)
         robots = list(self.robots.values())
         handbots = sum(r.capacity for r in robots)
-        robot_util = sum(r.utilisation() * r.capacity for r in robots) / handbots
         end_s = max(r.arrival_s for r in self.requests)
         return ReplayResult(
             drive_ids=tuple(d.id for d in self.drives),
@@ -455,9 +463,9 @@ class _Replay:
             latencies_s=tuple(self.latencies_s),
             mounted=tuple(self.mounted),
             span_s=span_s,
-            drive_utilisation=busy_s / drive_time if drive_time > 0 else 0.0,
-            read_utilisation=read_s / drive_time if drive_time > 0 else 0.0,
-            robot_utilisation=robot_util,
+            drive_busy_share_over_horizon=share(busy_s, drives, span_s),
+            drive_in_use_share_over_horizon=share(read_s, drives, span_s),
+            arm_busy_share_over_horizon=share(sum(r.busy_s() for r in robots), handbots, span_s),
             cross_level_mounts=self.cross_level_mounts,
             trace_end_s=end_s,
             backlog_midway=self._backlog(end_s / 2),

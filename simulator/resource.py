@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from simulator.engine import Engine
+from toolkit.metrics import share
 
 
 class Resource:
@@ -70,13 +71,13 @@ class Resource:
         """Requests queued and not yet granted."""
         return self._waiting
 
+    def busy_s(self) -> float:
+        """Unit-seconds in use since the resource was made, up to now."""
+        return self.busy_time_s + self.busy * (self.engine.now_s - self._changed_s)
+
     def utilisation(self) -> float:
         """Share of unit-time in use since the resource was made (0 before time passes)."""
-        now = self.engine.now_s
-        span = self.capacity * (now - self._started_s)
-        if span <= 0:
-            return 0.0
-        return (self.busy_time_s + self.busy * (now - self._changed_s)) / span
+        return share(self.busy_s(), self.capacity, self.engine.now_s - self._started_s)
 
     def request(self, priority: int, granted: Callable[..., Any], *args: Any) -> None:
         """Ask for a unit; ``granted(*args)`` runs once one is given.

@@ -6,14 +6,20 @@ Metrics (Blue Waters paper, Section 3.2)
       over requests is the paper's objective of choice;
     - *stretch*: the response time over the request's expected time alone
       on an idle platform (:meth:`simulator.simulation.Simulation._alone_s`);
-    - *throughput*: MB of files read or written per second, over the
-      measured window;
-    - drive and arm utilisation, mounts, and mounts per tape mounted.
+    - *throughput* (``throughput_mb_s_over_window``): MB of files read or
+      written per second, over the measured window;
+    - the shares of drive and arm time, named by what they count and over
+      which span (:data:`toolkit.metrics.DEFINITIONS`): drive time busy
+      (switches included) and streaming, arm time busy, over the horizon
+      (the run's end); and, to set a run beside ``tapesched metrics`` of
+      its exported schedule, the makespan (the last transfer's end) and the
+      streaming and arm shares over it, which are that command's;
+    - mounts, and mounts per tape mounted.
 
 Warm-up
     Requests arriving in the first ``warmup`` share of the run are left
-    out of the means (they found an empty platform); utilisations are over
-    the whole run.
+    out of the means (they found an empty platform); the shares of drive
+    and arm time are over the whole run.
 
 Saturation
     A run *cannot keep up* when requests pile up without bound. It is
@@ -155,7 +161,9 @@ class RunSummary:
     """The metrics of one run.
 
     Response metrics are ``None`` when the run is saturated or when no
-    request completed in the measured window.
+    request completed in the measured window. ``duration_s`` is the
+    horizon of the ``*_over_horizon`` shares; every share and throughput is
+    defined in :data:`toolkit.metrics.DEFINITIONS`.
     """
 
     seed: int
@@ -169,11 +177,15 @@ class RunSummary:
     mean_weighted_response_s_per_gb: float | None
     mean_response_s: float | None
     mean_stretch: float | None
-    throughput_mb_s: float
-    drive_utilisation: float
-    arm_utilisation: float
+    throughput_mb_s_over_window: float
+    drive_busy_share_over_horizon: float
+    drive_streaming_share_over_horizon: float
+    arm_busy_share_over_horizon: float
     mounts: int
     mounts_per_tape: float
+    makespan_s: float
+    drive_streaming_share_over_makespan: float
+    arm_busy_share_over_makespan: float
 
     def to_dict(self) -> dict[str, object]:
         """As a JSON-ready mapping."""
@@ -204,7 +216,6 @@ def summarise(
     platform = simulation.platform
     window = now - warmup_s
     done_mb = sum(r.size_mb for r in records if r.end_s >= warmup_s)
-    arms = platform.arms
     tape_mounts = platform.tape_mounts
     have = bool(measured) and not saturated
     return RunSummary(
@@ -221,11 +232,15 @@ def summarise(
         ),
         mean_response_s=statistics.fmean(r.response_s for r in measured) if have else None,
         mean_stretch=statistics.fmean(r.stretch for r in measured) if have else None,
-        throughput_mb_s=done_mb / window if window > 0 else 0.0,
-        drive_utilisation=platform.utilisation(),
-        arm_utilisation=statistics.fmean(a.utilisation() for a in arms),
+        throughput_mb_s_over_window=done_mb / window if window > 0 else 0.0,
+        drive_busy_share_over_horizon=platform.drive_busy_share_over_horizon(),
+        drive_streaming_share_over_horizon=platform.drive_streaming_share_over_horizon(),
+        arm_busy_share_over_horizon=platform.arm_busy_share_over_horizon(),
         mounts=platform.mounts,
         mounts_per_tape=(statistics.fmean(tape_mounts.values()) if tape_mounts else 0.0),
+        makespan_s=platform.makespan_s,
+        drive_streaming_share_over_makespan=platform.drive_streaming_share_over_makespan(),
+        arm_busy_share_over_makespan=platform.arm_busy_share_over_makespan(),
     )
 
 
@@ -297,9 +312,10 @@ METRICS = (
     "mean_weighted_response_s_per_gb",
     "mean_response_s",
     "mean_stretch",
-    "throughput_mb_s",
-    "drive_utilisation",
-    "arm_utilisation",
+    "throughput_mb_s_over_window",
+    "drive_busy_share_over_horizon",
+    "drive_streaming_share_over_horizon",
+    "arm_busy_share_over_horizon",
     "mounts_per_tape",
 )
 """The metrics estimated over replications, in table order."""

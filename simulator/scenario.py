@@ -57,9 +57,11 @@ a platform:
 - the whole ``run`` section: ``scheduler`` (``fifo``), ``seed`` (1),
   ``replications`` (1), ``warmup`` (0.1).
 
-A drive group's ``model`` is a name of :data:`simulator.technology.DRIVE_MODELS`
-or an object ``{"base": NAME, ...}`` overriding any of its fields
-(``rate_mb_s``, ``load_s``, ``unload_s``, ``locate_mb_s``, ``capacity_mb``,
+A drive group's ``model`` is a name of the technology table
+(:data:`toolkit.technology.DRIVES`: ``LTO-7``, ``T10000D``, ``TS1160``,
+``ampex``, ``exabyte``; :data:`simulator.technology.DRIVE_MODELS` are its
+rows as drive models) or an object ``{"base": NAME, ...}`` overriding any
+of its fields (``rate_mb_s``, ``load_s``, ``unload_s``, ``locate_mb_s``, ``capacity_mb``,
 ``block_s``). Drives are named ``<library>-d<k>`` and, with ``per_mover``,
 served ``per_mover`` at a time by movers ``<library>-m<k>`` with the
 ``movers`` limits. ``pass_through_s`` (optional) joins the libraries by

@@ -6,12 +6,9 @@ distribution, ``fixed`` or ``exponential``, chosen per parameter in the
 scenario file. Rates (streaming, locate) are fixed: the time to move ``x``
 MB is ``x / rate``, as in the core problem.
 
-Defaults of the named technologies (:data:`DRIVE_MODELS`), with their
-sources. Native (uncompressed) rates and capacities are the vendors'
-published figures; load, unload and locate figures are rounded from the
-vendors' data sheets (load to ready, rewind and unload from mid-tape, average
-access over half a tape) and should be read as estimates of the right order,
-to be overridden in a scenario file where a site knows better.
+The named drive models (:data:`DRIVE_MODELS`) are the rows of the one
+table of technologies, :data:`toolkit.technology.DRIVES`, where each figure
+names its source; a scenario file may override any of them.
 """
 
 from __future__ import annotations
@@ -22,7 +19,7 @@ from typing import Literal
 
 from attrs import frozen
 
-from toolkit.generators import TECHNOLOGIES as GOLUBCHIK
+from toolkit.technology import DRIVES, DriveTechnology
 from toolkit.units import MAX_TIME_S
 
 DISTRIBUTIONS = ("fixed", "exponential")
@@ -130,10 +127,10 @@ class DriveModel:
             raise ValueError(f"drive model {self.name!r}: block_s must be >= 0")
 
 
-def _golubchik(name: str) -> DriveModel:
-    tech = GOLUBCHIK[name]
+def drive_model(tech: DriveTechnology) -> DriveModel:
+    """The drive model of a row of the technology table, its times fixed."""
     return DriveModel(
-        name=name,
+        name=tech.name,
         rate_mb_s=tech.rate_mb_s,
         load_s=Duration(tech.load_s),
         unload_s=Duration(tech.unload_s),
@@ -143,47 +140,5 @@ def _golubchik(name: str) -> DriveModel:
     )
 
 
-DRIVE_MODELS: dict[str, DriveModel] = {
-    "LTO-7": DriveModel(
-        name="LTO-7",
-        rate_mb_s=300.0,
-        load_s=Duration(15.0),
-        unload_s=Duration(20.0),
-        locate_mb_s=3_000_000.0 / 60,
-        capacity_mb=6_000_000.0,
-        source=(
-            "LTO Consortium LTO-7 specification (2015): 6 TB native, 300 MB/s native. "
-            "Load 15 s, unload 20 s and a locate of half a tape in about a minute are "
-            "estimates rounded from IBM and HPE LTO-7 full-height drive data sheets."
-        ),
-    ),
-    "T10000D": DriveModel(
-        name="T10000D",
-        rate_mb_s=252.0,
-        load_s=Duration(13.0),
-        unload_s=Duration(23.0),
-        locate_mb_s=4_250_000.0 / 50,
-        capacity_mb=8_500_000.0,
-        source=(
-            "Oracle StorageTek T10000D data sheet (2013): 8.5 TB native, 252 MB/s native, "
-            "load to ready about 13 s, unload about 23 s, average access (half a tape) "
-            "about 50 s (rounded)."
-        ),
-    ),
-    "TS1160": DriveModel(
-        name="TS1160",
-        rate_mb_s=400.0,
-        load_s=Duration(13.0),
-        unload_s=Duration(23.0),
-        locate_mb_s=10_000_000.0 / 60,
-        capacity_mb=20_000_000.0,
-        source=(
-            "IBM TS1160 announcement (2018): 20 TB native on JE media, 400 MB/s native. "
-            "Load, unload and half-tape access (about 60 s) are estimates rounded from "
-            "IBM TS1150/TS1160 data sheets."
-        ),
-    ),
-    "ampex": _golubchik("ampex"),
-    "exabyte": _golubchik("exabyte"),
-}
-"""Named drive technologies (the issue's list, and the two of Golubchik et al. 1994)."""
+DRIVE_MODELS: dict[str, DriveModel] = {name: drive_model(t) for name, t in DRIVES.items()}
+"""The named drive models: every drive of :data:`toolkit.technology.DRIVES`, times fixed."""

@@ -47,11 +47,15 @@ from toolkit.model import (
     Request,
     Tape,
 )
+from toolkit.technology import (
+    GOLUBCHIK_LIBRARIES,
+    LIBRARIES,
+    MB_PER_GB,
+    LibraryTechnology,
+    required,
+)
 
 T = TypeVar("T")
-
-MB_PER_GB = 1000.0
-"""Megabytes in a gigabyte (the spec's units are powers of ten)."""
 
 WEIGHT_RULES: tuple[str, ...] = ("inverse-size-gb", "unit", "random")
 """How a request's weight is chosen.
@@ -514,127 +518,17 @@ def random_instance(params: RandomParams, seed: int, name: str | None = None) ->
     return build_instance(params, RandomChooser(seed), name or f"random-{seed}")
 
 
-@frozen
-class Technology:
-    """Drive and arm parameters of one library technology of Golubchik et al. (1994).
+TECHNOLOGIES: dict[str, LibraryTechnology] = {name: LIBRARIES[name] for name in GOLUBCHIK_LIBRARIES}
+"""The two library technologies of Golubchik et al. (1994), keyed by name.
 
-    The paper's times are mapped to the core problem as follows: an arm move
-    (``mount_s``, ``dismount_s``) is the robot load or unload; ``load_s`` is the
-    drive load; the core problem's fixed ``unload_s`` is the rewind of half a
-    tape plus the eject, since the paper assumes half a tape is searched and
-    rewound per request; ``locate_mb_s`` makes a locate over half a tape take
-    the paper's half-tape search time.
-
-    Attributes
-    ----------
-    name
-        Key in :data:`TECHNOLOGIES`.
-    label
-        The system it describes.
-    drives, arms, tapes
-        Library configuration (Section 3, first table).
-    capacity_mb
-        Tape capacity (Section 3, first table).
-    rate_mb_s
-        Drive streaming rate.
-    robot_s
-        Robot load or unload time, each way.
-    drive_load_s, eject_s
-        Mean drive load and eject times (Section 3, second table).
-    rewind_half_s, search_half_s
-        Rewind and search times over half a tape (Section 3, second table).
-    source
-        Where each number comes from.
-    """
-
-    name: str
-    label: str
-    drives: int
-    arms: int
-    tapes: int
-    capacity_mb: float
-    rate_mb_s: float
-    robot_s: float
-    drive_load_s: float
-    eject_s: float
-    rewind_half_s: float
-    search_half_s: float
-    source: str
-
-    @property
-    def mount_s(self) -> float:
-        """Arm time into a drive: the robot load."""
-        return self.robot_s
-
-    @property
-    def dismount_s(self) -> float:
-        """Arm time out of a drive: the robot unload."""
-        return self.robot_s
-
-    @property
-    def load_s(self) -> float:
-        """Drive thread time: the drive load."""
-        return self.drive_load_s
-
-    @property
-    def unload_s(self) -> float:
-        """Drive unload: rewind of half a tape, then eject."""
-        return self.rewind_half_s + self.eject_s
-
-    @property
-    def locate_mb_s(self) -> float:
-        """Locate speed at which half a tape is searched in ``search_half_s``."""
-        return self.capacity_mb / 2 / self.search_half_s
-
-
-TECHNOLOGIES: dict[str, Technology] = {
-    "ampex": Technology(
-        name="ampex",
-        label="Ampex DST800 (D2 tapes)",
-        drives=4,
-        arms=1,
-        tapes=256,
-        capacity_mb=25 * MB_PER_GB,
-        rate_mb_s=0.75 * MB_PER_GB / 60,
-        robot_s=10.0,
-        drive_load_s=5.0,
-        eject_s=4.0,
-        rewind_half_s=13.0,
-        search_half_s=25.0,
-        source=(
-            "Golubchik, Muntz & Watson 1994, Section 3 tables: 1 arm, 4 drives, "
-            "256 tapes of 25 GB, drive load 5 s, eject 4 s, half-tape rewind 12-13 s "
-            "(13 taken), half-tape search 20-30 s (25 taken), robot load/unload < 10 s "
-            "(10 taken, so that L = 20 s as in the Section 3 example C + L + T = "
-            "47 + 20 + 80 = 147 s, C = 25 + 13 + 4 + 5); transfer 0.75 GB/min from "
-            "the Section 5 simulation table (12.5 MB/s, T = 80 s for 1 GB; the device "
-            "table's 14.5 MB/s is not used). The simulation table's means of "
-            "1/1.82 min (load + search) and 1/4.29 min (rewind + eject) differ "
-            "slightly from these device figures."
-        ),
-    ),
-    "exabyte": Technology(
-        name="exabyte",
-        label="Exabyte120 (8 mm tapes)",
-        drives=4,
-        arms=1,
-        tapes=116,
-        capacity_mb=5 * MB_PER_GB,
-        rate_mb_s=0.47,
-        robot_s=22.0,
-        drive_load_s=35.4,
-        eject_s=16.5,
-        rewind_half_s=75.0,
-        search_half_s=84.0,
-        source=(
-            "Golubchik, Muntz & Watson 1994, Section 3 tables (after their "
-            "reference [9]): 1 arm, 4 drives, 116 tapes of 5 GB, drive load 35.4 s, "
-            "eject 16.5 s, half-tape rewind 75 s, half-tape search 84 s, "
-            "0.47 MB/s, robot load/unload 22 s."
-        ),
-    ),
-}
-"""The two library technologies of Golubchik et al. (1994), keyed by name."""
+Their figures and sources are those of the one table, :mod:`toolkit.technology`.
+The paper's times map to the core problem as follows: an arm move
+(``mount_s``, ``dismount_s``) is the robot load or unload; ``load_s`` is the
+drive load; the core problem's fixed ``unload_s`` is the rewind of half a
+tape plus the eject, since the paper assumes half a tape is searched and
+rewound per request; ``locate_mb_s`` makes a locate over half a tape take
+the paper's half-tape search time.
+"""
 
 
 def _weighted_index(choose: Chooser, weights: Sequence[float]) -> int:
@@ -667,7 +561,7 @@ def build_golubchik(
     if tech is None:
         known = ", ".join(TECHNOLOGIES)
         raise ValueError(f"technology: must be one of {known}, got {technology!r}")
-    n_tapes = tech.tapes if tapes is None else tapes
+    n_tapes = required(tech.tapes, f"{technology} tapes") if tapes is None else tapes
     problems: list[str] = []
     if n_requests < 0:
         problems.append(f"n_requests: must be >= 0, got {n_requests}")
@@ -680,7 +574,7 @@ def build_golubchik(
     for j, (s, w) in enumerate(zip(sizes_gb, widths, strict=False)):
         if not 1 <= w <= min(drives, n_tapes):
             problems.append(f"widths[{j}]: must be in 1..{min(drives, n_tapes)}, got {w}")
-        elif not 0 < s * MB_PER_GB / w <= tech.capacity_mb:
+        elif not 0 < s * MB_PER_GB / w <= tech.drive.capacity_mb:
             problems.append(f"sizes_gb[{j}]: a stripe of {s} GB / {w} does not fit a tape")
     if not 0 < arrival_rate_per_s < math.inf:
         problems.append(f"arrival_rate_per_s: must be > 0, got {arrival_rate_per_s}")
@@ -690,19 +584,20 @@ def build_golubchik(
         raise ValueError("invalid Golubchik instance: " + "; ".join(problems))
 
     library = Library(id="L0", arms=arms, mount_s=tech.mount_s, dismount_s=tech.dismount_s)
+    drive_tech = tech.drive
     drive_list = tuple(
         Drive(
             id=f"d{k}",
             library="L0",
-            rate_mb_s=tech.rate_mb_s,
-            load_s=tech.load_s,
-            unload_s=tech.unload_s,
-            locate_mb_s=tech.locate_mb_s,
+            rate_mb_s=drive_tech.rate_mb_s,
+            load_s=drive_tech.load_s,
+            unload_s=drive_tech.unload_s,
+            locate_mb_s=drive_tech.locate_mb_s,
         )
         for k in range(drives)
     )
     tape_list = tuple(
-        Tape(id=f"T{k}", library="L0", capacity_mb=tech.capacity_mb) for k in range(n_tapes)
+        Tape(id=f"T{k}", library="L0", capacity_mb=drive_tech.capacity_mb) for k in range(n_tapes)
     )
     releases = draw_releases(choose, n_requests, 0.0, arrival_rate_per_s)
     requests: list[Request] = []
@@ -747,8 +642,8 @@ def golubchik_instance(
     """The library and workload of Golubchik, Muntz & Watson (1994).
 
     One library ``L0`` of ``drives`` drives and ``arms`` arms with the
-    parameters of ``technology`` (see :data:`TECHNOLOGIES` and
-    :class:`Technology` for the numbers and their sources), its tapes empty of
+    parameters of ``technology`` (see :data:`TECHNOLOGIES`, and
+    :mod:`toolkit.technology` for the numbers and their sources), its tapes empty of
     drives at time 0 (the paper unloads a tape as soon as its transfer ends).
     Requests arrive as a Poisson process of rate ``arrival_rate_per_s``; each
     is of class ``j`` with probability ``probabilities[j]`` (normalised), of
@@ -821,7 +716,6 @@ __all__ = [
     "GeneratedPlatform",
     "RandomChooser",
     "RandomParams",
-    "Technology",
     "build_golubchik",
     "build_instance",
     "build_platform",

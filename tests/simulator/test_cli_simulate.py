@@ -77,9 +77,10 @@ def test_summary_holds_two_replications_and_estimates_with_half_widths(ampex_run
         "mean_weighted_response_s_per_gb",
         "mean_response_s",
         "mean_stretch",
-        "throughput_mb_s",
-        "drive_utilisation",
-        "arm_utilisation",
+        "throughput_mb_s_over_window",
+        "drive_busy_share_over_horizon",
+        "drive_streaming_share_over_horizon",
+        "arm_busy_share_over_horizon",
         "mounts_per_tape",
     ]
     for name, e in estimates.items():

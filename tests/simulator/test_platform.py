@@ -18,6 +18,7 @@ from simulator.platform import (
     PlatformSpec,
 )
 from simulator.technology import DRIVE_MODELS, Duration
+from toolkit.metrics import streaming_drive_s
 
 AMPEX = DRIVE_MODELS["ampex"]
 HALF_TAPE_MB = AMPEX.capacity_mb / 2
@@ -159,11 +160,66 @@ def test_per_block_cost_streams_more_tape():
     assert Platform.stream_mb(model, extent, True) == 100.0
 
 
-def test_utilisation_counts_busy_drive_time():
+def test_drive_busy_share_counts_busy_drive_time():
     run = Run(ampex())
     run.job("r", striped_read(1), [0])
     run.engine.run(until_s=294.0)
-    assert run.platform.utilisation() == pytest.approx(147.0 / (4 * 294.0))
+    assert run.platform.drive_busy_share_over_horizon() == pytest.approx(147.0 / (4 * 294.0))
+
+
+def test_the_shares_by_hand_with_a_transfer_in_flight():
+    # One 1 GB read on d0: mount 0-10, load 10-15, locate 15-40, stream 40-120,
+    # unload 120-137, dismount 137-147 (at once).
+    run = Run(ampex())
+    run.job("r", striped_read(1), [0])
+    run.engine.run(until_s=100.0)
+    p = run.platform
+    assert p.drive_busy_share_over_horizon() == pytest.approx(100 / (4 * 100))
+    assert p.drive_streaming_share_over_horizon() == pytest.approx(60 / (4 * 100))
+    assert p.arm_busy_share_over_horizon() == pytest.approx(10 / 100)
+    # Over the makespan, the transfer under way counts whole: it ends at 120.
+    assert p.makespan_s == pytest.approx(120.0)
+    assert p.drive_streaming_share_over_makespan() == pytest.approx(80 / (4 * 120))
+    assert p.arm_busy_share_over_makespan() == pytest.approx(10 / 120)
+    run.engine.run()
+    assert run.engine.now_s == pytest.approx(147.0)
+    assert p.drive_streaming_share_over_horizon() == pytest.approx(80 / (4 * 147))
+    assert p.arm_busy_share_over_horizon() == pytest.approx(20 / 147)
+    assert p.arm_busy_share_over_makespan() == pytest.approx(20 / 120)
+
+
+def test_the_arm_share_pools_the_arms_of_every_library():
+    spec = PlatformSpec(
+        libraries=[
+            LibrarySpec("A", 1, Duration(10.0), Duration(10.0)),
+            LibrarySpec("B", 3, Duration(10.0), Duration(10.0)),
+        ],
+        drives=[DriveSpec("a0", "A", AMPEX), DriveSpec("b0", "B", AMPEX)],
+        tape_capacity_mb=AMPEX.capacity_mb,
+        dismount="at-once",
+    )
+    run = Run(spec)
+    run.job("r", striped_read(1), [0])
+    run.engine.run()
+    # 20 s of arm time in library A, over 4 arms x 147 s (not the libraries' mean share).
+    assert run.platform.arm_busy_share_over_horizon() == pytest.approx(20 / (4 * 147))
+
+
+def test_the_makespan_shares_count_what_the_platform_recorded():
+    run = Run(ampex("on-demand", arms=2))
+    run.job("a", striped_read(2, prefix="a"), [0, 1])
+    run.job("b", striped_read(1, prefix="b"), [2])
+    run.engine.run()
+    run.job("c", striped_read(2, size_mb=3000.0, prefix="a"), [2, 3])
+    run.engine.run()
+    p = run.platform
+    assert len(p.transfers) == 3 and len(p.arm_log) > 5
+    assert p.makespan_s == max(t.end_s for t in p.transfers)
+    assert p.drive_streaming_share_over_makespan() == pytest.approx(
+        streaming_drive_s(p.transfers) / (4 * p.makespan_s)
+    )
+    arm_s = sum(end - start for _, _, _, start, end, _ in p.arm_log)
+    assert p.arm_busy_share_over_makespan() == pytest.approx(arm_s / (2 * p.makespan_s))
 
 
 def test_a_job_runs_on_one_mover_and_idle_drives_only():

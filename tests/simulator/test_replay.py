@@ -75,9 +75,9 @@ def test_one_drive_three_requests_keep_mounted_by_hand():
     assert result.mounted == (True, True, False)
     assert (result.mounts, result.hits, result.cross_level_mounts) == (2, 1, 0)
     assert result.span_s == 227.0
-    assert result.drive_utilisation == 1.0
-    assert result.read_utilisation == pytest.approx(180 / 227)
-    assert result.robot_utilisation == pytest.approx(30 / (3 * 227))
+    assert result.drive_busy_share_over_horizon == 1.0
+    assert result.drive_in_use_share_over_horizon == pytest.approx(180 / 227)
+    assert result.arm_busy_share_over_horizon == pytest.approx(30 / (3 * 227))
     assert result.mean_latency_s == pytest.approx(304 / 3)
     assert result.median_latency_s == 113.0
     assert result.p95_latency_s == pytest.approx(113 + 0.9 * 63)
@@ -88,7 +88,7 @@ def test_one_drive_three_requests_dismount_at_once_by_hand():
     result = run(trace(("A", 0, 100), ("B", 1, 50), ("A", 2, 30)), keep=False)
     assert result.latencies_s == (15.0, 176.0, 113.0)
     assert result.span_s == 244.0
-    assert result.robot_utilisation == pytest.approx(40 / (3 * 244))
+    assert result.arm_busy_share_over_horizon == pytest.approx(40 / (3 * 244))
 
 
 def test_a_kept_cartridge_is_a_hit_with_no_wait():
@@ -97,12 +97,12 @@ def test_a_kept_cartridge_is_a_hit_with_no_wait():
     assert kept.latencies_s == (15.0, 0.0)
     assert kept.mounted == (True, False)
     assert kept.span_s == 105.0
-    assert kept.drive_utilisation == pytest.approx(30 / 105)
+    assert kept.drive_busy_share_over_horizon == pytest.approx(30 / 105)
     dismounted = run(requests, keep=False)
     assert dismounted.latencies_s == (15.0, 15.0)
     assert dismounted.mounted == (True, True)
     assert dismounted.span_s == 137.0
-    assert dismounted.drive_utilisation == pytest.approx((42 + 37) / 137)
+    assert dismounted.drive_busy_share_over_horizon == pytest.approx((42 + 37) / 137)
 
 
 def test_a_request_for_a_cartridge_on_its_way_waits_for_it_as_a_hit():
@@ -169,7 +169,7 @@ def test_the_handbot_serves_loads_before_unloads():
     result = replay(requests, ONE_LEVEL, 3, False, timings=TIMES, homes={"X": 0, "Y": 0, "Z": 0})
     assert result.latencies_s == (15.0, 15.0, 23.0)
     assert result.span_s == 162.0
-    assert result.robot_utilisation == pytest.approx(60 / 162)
+    assert result.arm_busy_share_over_horizon == pytest.approx(60 / 162)
 
 
 @pytest.mark.parametrize(
@@ -252,8 +252,8 @@ def test_the_real_trace_on_20_drives_is_served_sanely(ecmwf, keep):
     assert result.requests == 10_000
     assert all(math.isfinite(x) and x >= 0 for x in result.latencies_s)
     assert result.mounts + result.hits == 10_000
-    assert 0 < result.read_utilisation <= result.drive_utilisation <= 1
-    assert 0 < result.robot_utilisation <= 1
+    assert 0 < result.drive_in_use_share_over_horizon <= result.drive_busy_share_over_horizon <= 1
+    assert 0 < result.arm_busy_share_over_horizon <= 1
     least_s = SL8500Timings().exchange_s + SL8500Timings().load_s
     mounted = [x for x, m in zip(result.latencies_s, result.mounted, strict=True) if m]
     assert min(mounted) >= least_s
@@ -427,8 +427,9 @@ def test_cli_json_prints_the_document_alone_and_out_writes_the_same(tmp_path):
     assert set(data) == {
         *("trace", "layout", "seed", "homes", "drives", "keep_mounted", "requests"),
         *("mounts", "hits", "cross_level_mounts", "latency_over_mounts_s"),
-        *("latency_over_requests_s", "drive_utilisation", "read_utilisation"),
-        *("robot_utilisation", "span_s", "trace_end_s", "backlog_midway", "backlog_end"),
+        *("latency_over_requests_s", "drive_busy_share_over_horizon"),
+        *("drive_in_use_share_over_horizon", "arm_busy_share_over_horizon", "span_s"),
+        *("trace_end_s", "backlog_midway", "backlog_end"),
         *("saturated", "drive_ids", "latencies_s", "mounted"),
     }
 

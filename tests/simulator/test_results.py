@@ -136,11 +136,15 @@ def _summary(seed: int, saturated: bool, response: float | None, utilisation: fl
         mean_weighted_response_s_per_gb=response,
         mean_response_s=response,
         mean_stretch=None if response is None else response / 10,
-        throughput_mb_s=2.0 * seed,
-        drive_utilisation=utilisation,
-        arm_utilisation=utilisation / 2,
+        throughput_mb_s_over_window=2.0 * seed,
+        drive_busy_share_over_horizon=utilisation,
+        drive_streaming_share_over_horizon=utilisation / 4,
+        arm_busy_share_over_horizon=utilisation / 2,
         mounts=10,
         mounts_per_tape=1.0 + seed,
+        makespan_s=990.0,
+        drive_streaming_share_over_makespan=utilisation / 4,
+        arm_busy_share_over_makespan=utilisation / 2,
     )
 
 
@@ -151,9 +155,9 @@ def test_combine_estimates_every_metric_over_unsaturated_runs():
     assert out["mean_response_s"] == estimate([10.0, 20.0])
     assert out["mean_response_s"].mean == 15.0
     assert out["mean_stretch"] == estimate([1.0, 2.0])
-    assert out["throughput_mb_s"] == estimate([2.0, 4.0])
-    assert out["drive_utilisation"].mean == pytest.approx(0.6)
-    assert out["arm_utilisation"].mean == pytest.approx(0.3)
+    assert out["throughput_mb_s_over_window"] == estimate([2.0, 4.0])
+    assert out["drive_busy_share_over_horizon"].mean == pytest.approx(0.6)
+    assert out["arm_busy_share_over_horizon"].mean == pytest.approx(0.3)
     assert out["mounts_per_tape"] == estimate([2.0, 3.0])
     assert all(e.n == 2 and e.half_width is not None for e in out.values())
 
@@ -165,10 +169,10 @@ def test_one_saturated_replication_saturates_the_means_not_the_utilisations():
     for name in ("mean_weighted_response_s_per_gb", "mean_response_s", "mean_stretch"):
         assert out[name].mean is None and out[name].half_width is None
         assert str(out[name]) == "saturated"
-    assert out["drive_utilisation"] == estimate([0.5, 0.9])
-    assert out["drive_utilisation"].mean == pytest.approx(0.7)
-    assert out["arm_utilisation"].mean == pytest.approx(0.35)
-    assert out["throughput_mb_s"] == estimate([2.0, 4.0])
+    assert out["drive_busy_share_over_horizon"] == estimate([0.5, 0.9])
+    assert out["drive_busy_share_over_horizon"].mean == pytest.approx(0.7)
+    assert out["arm_busy_share_over_horizon"].mean == pytest.approx(0.35)
+    assert out["throughput_mb_s_over_window"] == estimate([2.0, 4.0])
     assert out["mounts_per_tape"].n == 2
 
 
@@ -179,7 +183,7 @@ def test_a_replication_that_measured_nothing_says_so_instead_of_saturated():
         assert out[name].mean is None
         assert str(out[name]) == "no request measured"
         assert out[name].to_dict()["missing"] == "no request measured"
-    assert out["drive_utilisation"].mean == pytest.approx(0.3)
+    assert out["drive_busy_share_over_horizon"].mean == pytest.approx(0.3)
 
 
 def test_a_saturated_metric_still_counts_every_replication():
@@ -233,12 +237,15 @@ def _finished_simulation(
     arrived: int, now_s: float = 1000.0, midway_backlog: int | None = None
 ) -> SimpleNamespace:
     """What summarise reads of a simulation, with round numbers."""
-    arm = SimpleNamespace(utilisation=lambda: 0.25)
     platform = SimpleNamespace(
-        arms=[arm, SimpleNamespace(utilisation=lambda: 0.75)],
         tape_mounts={"T0": 1, "T1": 3},
         mounts=4,
-        utilisation=lambda: 0.5,
+        drive_busy_share_over_horizon=lambda: 0.5,
+        drive_streaming_share_over_horizon=lambda: 0.25,
+        arm_busy_share_over_horizon=lambda: 0.5,
+        makespan_s=now_s - 10.0,
+        drive_streaming_share_over_makespan=lambda: 0.25,
+        arm_busy_share_over_makespan=lambda: 0.5,
     )
     return SimpleNamespace(
         engine=SimpleNamespace(now_s=now_s),
@@ -276,7 +283,7 @@ def test_saturation_is_a_growing_backlog_above_the_floor_and_the_share(
     assert max(SATURATION_FLOOR, SATURATION_SHARE * arrived) == max(20, arrived / 100)
     assert SATURATION_GROWTH == 1.5
     assert (s.mean_response_s is None) is saturated
-    assert s.drive_utilisation == 0.5  # utilisations reported either way
+    assert s.drive_busy_share_over_horizon == 0.5  # utilisations reported either way
 
 
 def test_summarise_by_hand():
@@ -292,8 +299,10 @@ def test_summarise_by_hand():
     assert s.mean_response_s == 40.0  # (60 + 20) / 2: a arrived in the warm-up
     assert s.mean_weighted_response_s_per_gb == 35.0  # (30 + 40) / 2
     assert s.mean_stretch == 1.5  # (2 + 1) / 2
-    assert s.throughput_mb_s == pytest.approx(2500.0 / 900.0)  # b and c ended after 100 s
-    assert (s.drive_utilisation, s.arm_utilisation) == (0.5, 0.5)
+    assert s.throughput_mb_s_over_window == pytest.approx(
+        2500.0 / 900.0
+    )  # b and c ended after 100 s
+    assert (s.drive_busy_share_over_horizon, s.arm_busy_share_over_horizon) == (0.5, 0.5)
     assert (s.mounts, s.mounts_per_tape) == (4, 2.0)
 
 
@@ -302,7 +311,7 @@ def test_summarise_with_nothing_measured_has_no_means():
     s = summarise(_finished_simulation(arrived=1), records, seed=1, warmup_s=100.0)
     assert (s.measured, s.saturated) == (0, False)
     assert s.mean_response_s is None and s.mean_stretch is None
-    assert s.throughput_mb_s == 0.0  # it ended before the measured window
+    assert s.throughput_mb_s_over_window == 0.0  # it ended before the measured window
 
 
 # --- through real runs ----------------------------------------------------------------
@@ -325,8 +334,8 @@ def test_an_overloaded_run_is_saturated_and_has_no_mean_response():
     assert s.backlog == s.arrived - s.completed == s.arrived - len(rep.records)
     assert s.mean_weighted_response_s_per_gb is None
     assert s.mean_response_s is None and s.mean_stretch is None
-    assert s.drive_utilisation > 0.95  # the drives never rest
-    assert 0 < s.throughput_mb_s <= 4 * 12.5
+    assert s.drive_busy_share_over_horizon > 0.95  # the drives never rest
+    assert 0 < s.throughput_mb_s_over_window <= 4 * 12.5
     assert s.completed < 4 * s.duration_s / 140  # no drive does better than 140 s a request
 
 
@@ -347,7 +356,7 @@ def test_an_underloaded_run_keeps_up_and_its_means_are_those_of_its_records():
     assert 1.0 <= s.mean_stretch < 1.5
     # Alone: mount 10 + load 5 + locate + 80 s of transfer.
     assert 95.0 < s.mean_response_s < 200.0
-    assert 0 < s.drive_utilisation < 0.2
+    assert 0 < s.drive_busy_share_over_horizon < 0.2
 
 
 def test_replications_use_consecutive_seeds_and_combine():

@@ -55,9 +55,9 @@ def test_golubchik_saturation_rates_on_ampex(width, capacity_per_s):
     below = run_once(ampex(schemes, 0.9 * capacity_per_s, days=6), seed=1).summary
     above = run_once(ampex(schemes, 1.2 * capacity_per_s, days=6), seed=1).summary
     assert not below.saturated and below.mean_response_s is not None
-    assert below.drive_utilisation == pytest.approx(0.9, abs=0.04)
+    assert below.drive_busy_share_over_horizon == pytest.approx(0.9, abs=0.04)
     assert above.saturated and above.mean_response_s is None
-    assert above.drive_utilisation > 0.99
+    assert above.drive_busy_share_over_horizon > 0.99
 
 
 def test_golubchik_no_load_response_on_ampex():

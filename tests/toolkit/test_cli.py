@@ -117,7 +117,7 @@ def test_metrics_table_and_json(tmp_path, spec_optimum):
     code, out, _ = run("metrics", SPEC, str(path), "--json")
     values = json.loads(out)
     assert values["weighted_flow"] == pytest.approx(19.17667, abs=5e-6)
-    assert values["tape_switches"] == 1
+    assert values["mounts"] == 1
     assert values["makespan_s"] == pytest.approx(30 + 1000 / 300 + 5.1 + 10000 / 300)
 
 

@@ -87,7 +87,7 @@ def test_verify():
 
 def test_metrics():
     doc = json_of("metrics", SPEC, OPTIMUM, "--json")
-    assert doc["requests"] == 3 and doc["tape_switches"] == 1
+    assert doc["requests"] == 3 and doc["mounts"] == 1
 
 
 def test_compare():

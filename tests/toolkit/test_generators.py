@@ -262,7 +262,7 @@ def test_golubchik_workload(technology: str) -> None:
     assert io_problems(inst) == []
     assert len(inst.drives) == 3 and inst.libraries[0].arms == 2
     classes: Counter[int] = Counter()
-    capacity = TECHNOLOGIES[technology].capacity_mb
+    capacity = TECHNOLOGIES[technology].drive.capacity_mb
     offsets = []
     for r in inst.requests:
         j = sizes.index(r.size_mb / MB_PER_GB)

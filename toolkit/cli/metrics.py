@@ -30,12 +30,12 @@ _METRIC_LABELS = {
     "mean_weighted_response": ("mean weighted response", "{:.6f}"),
     "mean_stretch": ("mean stretch", "{:.4f}"),
     "max_stretch": ("max stretch", "{:.4f}"),
-    "drive_utilisation": ("drive utilisation", "{:.2%}"),
-    "tape_switches": ("tape switches (mounts)", "{:d}"),
+    "drive_streaming_share_over_makespan": ("drive_streaming_share_over_makespan", "{:.2%}"),
+    "mounts": ("mounts (tape switches)", "{:d}"),
     "dismounts": ("dismounts", "{:d}"),
-    "arm_utilisation": ("arm utilisation", "{:.2%}"),
+    "arm_busy_share_over_makespan": ("arm_busy_share_over_makespan", "{:.2%}"),
     "total_mb": ("data transferred (MB)", "{:.1f}"),
-    "throughput_mb_s": ("throughput (MB/s)", "{:.3f}"),
+    "throughput_mb_s_over_makespan": ("throughput_mb_s_over_makespan", "{:.3f}"),
 }
 
 
@@ -53,7 +53,10 @@ def metrics(instance_file: str, schedule_file: str, as_json: bool, as_csv: bool)
 
     ``--json`` prints one object, metric name to value; ``--csv`` a header
     and one row (``instance``, ``schedule``, then the same metrics), so that
-    the rows of many runs concatenate into one table.
+    the rows of many runs concatenate into one table. Shares and throughputs
+    are over the makespan, named so (``drive_streaming_share_over_makespan``,
+    ``arm_busy_share_over_makespan``, ``throughput_mb_s_over_makespan``): the
+    names simulate and replay give the same quantities (toolkit.metrics.DEFINITIONS).
     """
     if as_json and as_csv:
         fail(["--json and --csv: choose one"])

@@ -42,10 +42,11 @@ _LATENCIES = (
     ("{} latency, all requests (s)", "latency_over_requests_s"),
 )
 _SHARES = (
-    ("drive utilisation", "drive_utilisation"),
-    ("drive time reading", "read_utilisation"),
-    ("robot utilisation", "robot_utilisation"),
+    "drive_busy_share_over_horizon",
+    "drive_in_use_share_over_horizon",
+    "arm_busy_share_over_horizon",
 )
+"""The shares of drive and handbot time, printed by name (toolkit.metrics.DEFINITIONS)."""
 _LATENCY_NOTE = (
     "latency: from a request's arrival to its cartridge ready in a drive for it;\n"
     "mount latency is over the {mounts:,d} requests that needed a mount; over all requests,\n"
@@ -71,8 +72,8 @@ def _table(document: dict[str, Any], title: str) -> Table:
             stats = document[key]
             for stat in ("mean", "median", "p95", "max"):
                 table.add_row(label.format(stat), f"{stats[stat]:.1f}")
-    for label, key in _SHARES:
-        table.add_row(label, f"{document[key]:.2%}")
+    for key in _SHARES:
+        table.add_row(key, f"{document[key]:.2%}")
     table.add_row("span (s)", f"{document['span_s']:.0f}")
     end_s = document["trace_end_s"]
     table.add_row(f"backlog half-way ({end_s / 2:.0f} s)", f"{document['backlog_midway']:,d}")
@@ -167,7 +168,8 @@ def replay(
     The SL8500 model of simulator.replay: one handbot per level, loads before
     unloads, T10000 load and unload times, elevator and pass-through between
     levels; prints mounts and hits, the latency over mounts and over all
-    requests, utilisation and the backlog.
+    requests, the shares of drive and handbot time (named as simulate names
+    them) and the backlog.
 
     \b
     Home levels: a cartridge lives where the map of --homes FILE says, else
@@ -198,8 +200,15 @@ def replay(
                                saturated
       latency_over_requests_s  the same over every request, hits included;
                                null when saturated
-      drive_utilisation, read_utilisation, robot_utilisation   shares, 0-1
-      span_s                   first arrival to the last event
+      drive_busy_share_over_horizon
+                               drive time busy (mounting, in use,
+                               unloading) over drives x span_s, 0-1
+      drive_in_use_share_over_horizon
+                               drive time in use (the trace's seconds)
+                               over drives x span_s, 0-1
+      arm_busy_share_over_horizon
+                               handbot time busy over handbots x span_s
+      span_s                   first arrival to the last event (the horizon)
       trace_end_s              the last arrival
       backlog_midway           requests arrived, not done at trace_end_s / 2
       backlog_end              requests arrived, not done at trace_end_s
