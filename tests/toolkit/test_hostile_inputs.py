@@ -245,7 +245,7 @@ CASES: list[Case] = [
     ("instance arm time 1e300", ["check", instance("libraries.0.mount_s", 1e300)],
      "{file}: libraries[0].mount_s: must be <= 1e+09 s"),
     ("instance with a billion arms", ["check", instance("libraries.0.arms", 10**9)],
-     "{file}: libraries[0].arms: must be <= 1e+06"),
+     "{file}: libraries[0].arms: must be <= 1,000,000"),
     ("instance tape of 1e300 MB", ["check", instance("tapes.0.capacity_mb", 1e300)],
      "{file}: tapes[0].capacity_mb: must be <= 1e+09 MB"),
     ("trace arrival past 10 years",
