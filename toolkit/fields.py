@@ -99,18 +99,17 @@ class Rule:
         The constants the conditions and messages name.
     """
 
-    __slots__ = ("_tests", "clauses", "constants")
+    __slots__ = ("_tests", "accepts", "clauses", "constants")
 
     def __init__(self, *clauses: tuple[str, str], **constants: Any) -> None:
         self.clauses = clauses
         self.constants = constants
         own = {key: key for key in constants}
         self._tests: tuple[Callable[[Any], bool], ...] = tuple(
-            eval(  # the rule's own conditions, each compiled once
-                compile(f"lambda v: {c.format(v='v', **own)}", "<rule>", "eval"), dict(constants)
-            )
-            for c, _ in clauses
+            _function(c.format(v="v", **own), constants) for c, _ in clauses
         )
+        self.accepts: Callable[[Any], bool] = _function(self.source("v", own), constants)
+        """Whether the rule accepts a value: every condition at once, in one call."""
 
     def then(self, condition: str, message: str, **constants: Any) -> Rule:
         """This rule and one more clause, tested after the others."""
@@ -126,6 +125,8 @@ class Rule:
 
     def __call__(self, value: Any) -> str | None:
         """What is wrong with ``value``, or ``None``."""
+        if self.accepts(value):
+            return None
         for test, (_, message) in zip(self._tests, self.clauses, strict=True):
             if not test(value):
                 return message.format(v=value, **self.constants)
@@ -137,6 +138,12 @@ class Rule:
             if not test(value):
                 return message.format(v=_AsWritten(text), **self.constants)
         return None
+
+
+def _function(condition: str, constants: dict[str, Any]) -> Callable[[Any], bool]:
+    """``lambda v: condition``, compiled, the constants named in it bound."""
+    code = compile(f"lambda v: {condition}", "<rule>", "eval")
+    return eval(code, dict(constants))  # type: ignore[no-any-return]
 
 
 def require(rule: Rule, value: Any) -> Any:
@@ -176,6 +183,11 @@ finite = number.then("-{inf} < {v} < {inf}", "expected a finite number, got {v!r
 
 nonnegative = number.then("{v} >= 0", "must be >= 0, got {v!r}")
 """A number >= 0."""
+
+nonnegative_finite = nonnegative.then(
+    "{v} < {inf}", "expected a finite number, got {v!r}", inf=math.inf
+)
+"""A number >= 0 other than an infinity (a length of time measured, not bounded)."""
 
 positive = number.then("{v} > 0", "must be > 0, got {v!r}")
 """A number > 0."""

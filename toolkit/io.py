@@ -157,7 +157,27 @@ class Structurer:
         try:
             return self._fast.structure(data, cls), []
         except Exception:
-            pass
+            return self._careful(data, cls, keys, path)
+
+    def reader(
+        self, cls: type[T], *, keys: KeyStyle = OBJECT_KEYS
+    ) -> Callable[[Any, str], tuple[T | None, list[Problem]]]:
+        """:meth:`structure` of ``cls`` as a function of the document and its path, for
+        the lines of a long file: the fast path costs one call of a compiled function."""
+        fast = self._fast.get_structure_hook(cls)
+
+        def read(data: Any, path: str = "") -> tuple[T | None, list[Problem]]:
+            try:
+                return fast(data, cls), []
+            except Exception:
+                return self._careful(data, cls, keys, path)
+
+        return read
+
+    def _careful(
+        self, data: Any, cls: type[T], keys: KeyStyle, path: str
+    ) -> tuple[T | None, list[Problem]]:
+        """The detailed path: cattrs with detailed validation, every problem with its path."""
         try:
             return self._detailed.structure(data, cls), []
         except Exception as exc:
@@ -196,6 +216,16 @@ class Structurer:
         base = type_.__origin__
         structure = conv.get_structure_hook(base)
         rules = _annotated_rules(type_)
+
+        if structure is _as_is and len(rules) == 1:
+            accepts = rules[0].accepts
+
+            def check(value: Any, _: Any) -> Any:
+                if not accepts(value):
+                    self._check(rules[0], value, value)
+                return value
+
+            return check
 
         def hook(value: Any, _: Any) -> Any:
             out = structure(value, base)
@@ -348,31 +378,37 @@ def _tuple_hook(conv: cattrs.Converter, type_: Any, detailed: bool) -> Callable[
 
 
 def _mapping_hook(conv: cattrs.Converter, type_: Any, detailed: bool) -> Callable[[Any, Any], Any]:
-    """A JSON object whose keys are data (``{"4+2": 0.5}``, a layout's levels) as a dict;
-    with ``detailed``, every bad value at its key's path."""
-    elem = typing.get_args(type_)[1]
-    if elem is Any:
+    """A JSON object whose keys are data (a layout's levels, a map of cartridges) as a dict,
+    keys read as their type says (``Annotated[str, rule]`` checks them); with ``detailed``,
+    every bad key or value at the key's path."""
+    key_type, elem = typing.get_args(type_)
+    key_hook = None if key_type is str else conv.get_structure_hook(key_type)
+    elem_hook = None if elem is Any else conv.get_structure_hook(elem)
+    key_ok = _test_of(conv, key_type)
+    elem_ok = _test_of(conv, elem)
 
-        def any_values(value: Any, _: Any) -> dict[str, Any]:
-            if type(value) is not dict:
-                raise _object_error(value)
-            return value  # type: ignore[no-any-return]
-
-        return any_values
-    elem_hook = conv.get_structure_hook(elem)
-
-    def fast(value: Any, _: Any) -> dict[str, Any]:
+    def fast(value: Any, _: Any) -> dict[Any, Any]:
         if type(value) is not dict:
             raise _object_error(value)
+        if key_hook is not None and not all(map(key_ok or _never, value)):
+            raise ValueError("a bad key")
+        if elem_hook is None:
+            return value
+        if elem_ok is not None:
+            if not all(map(elem_ok, value.values())):
+                raise ValueError("a bad value")
+            return value
         return {k: elem_hook(v, elem) for k, v in value.items()}
 
-    def careful(value: Any, _: Any) -> dict[str, Any]:
+    def careful(value: Any, _: Any) -> dict[Any, Any]:
         if type(value) is not dict:
             raise _object_error(value)
         out, errors = {}, []
         for k, v in value.items():
             try:
-                out[k] = elem_hook(v, elem)
+                if key_hook is not None:
+                    key_hook(k, key_type)
+                out[k] = v if elem_hook is None else elem_hook(v, elem)
             except Exception as exc:
                 exc.add_note(IterableValidationNote(f"@ key {k!r}", k, elem))  # type: ignore[arg-type]
                 errors.append(exc)
@@ -381,6 +417,26 @@ def _mapping_hook(conv: cattrs.Converter, type_: Any, detailed: bool) -> Callabl
         return out
 
     return careful if detailed else fast
+
+
+def _never(_: Any) -> bool:
+    return False
+
+
+def _is_object(value: Any) -> bool:
+    return type(value) is dict
+
+
+def _test_of(conv: cattrs.Converter, type_: Any) -> Callable[[Any], bool] | None:
+    """Whether a value of ``type_`` is good, as one call, when reading it changes nothing:
+    a JSON object of anything (``dict[str, Any]``), or a value passed as it is and
+    checked by one rule (``Annotated[int, rule]``); ``None`` for any other type."""
+    if type_ == dict[str, Any]:
+        return _is_object
+    rules = _annotated_rules(type_)
+    if len(rules) == 1 and conv.get_structure_hook(type_.__origin__) is _as_is:
+        return rules[0].accepts
+    return None
 
 
 def _parse_number(text: str) -> float:

@@ -2,8 +2,9 @@
 
 Every class is a small frozen attrs class that checks its own fields when it is
 built, by the rules every reader shares (:mod:`toolkit.fields`), so an object
-that exists is well-formed on its own. Objects refer to one another by string id; whether those ids resolve is a property of the whole
-instance and is checked by :func:`toolkit.instance_checks.check_instance`.
+that exists is well-formed on its own. Objects refer to one another by string
+id; whether those ids resolve is a property of the whole instance and is
+checked by :func:`toolkit.instance_checks.check_instance`.
 Units are in the field names: seconds (``_s``), megabytes (``_mb``, 10^6 bytes),
 megabytes per second (``_mb_s``). Magnitudes are bounded by the limits of
 :mod:`toolkit.units` (times, sizes, rates, weights, arms), so that every
