@@ -235,7 +235,7 @@ def read_requests(path: str | Path) -> tuple[TraceRequest, ...]:
     """
     source = str(path)
     text = _read_text(path)
-    read_line = TEXT.reader(TraceLine)
+    read_line = TEXT.reader(TraceLine, path="line {}")
     problems: list[Problem] = []
     lines: list[TraceLine] = []
     previous: datetime | None = None
@@ -253,9 +253,7 @@ def read_requests(path: str | Path) -> tuple[TraceRequest, ...]:
             )
             continue
         cartridge, stamp, seconds = cells
-        entry, bad = read_line(
-            {"cartridge": cartridge, "time": stamp, "seconds": seconds}, f"line {number}"
-        )
+        entry, bad = read_line({"cartridge": cartridge, "time": stamp, "seconds": seconds}, number)
         if entry is None:
             problems.extend(bad)
         elif previous is not None and entry.time < previous:

@@ -160,17 +160,19 @@ class Structurer:
             return self._careful(data, cls, keys, path)
 
     def reader(
-        self, cls: type[T], *, keys: KeyStyle = OBJECT_KEYS
-    ) -> Callable[[Any, str], tuple[T | None, list[Problem]]]:
-        """:meth:`structure` of ``cls`` as a function of the document and its path, for
-        the lines of a long file: the fast path costs one call of a compiled function."""
+        self, cls: type[T], *, keys: KeyStyle = OBJECT_KEYS, path: str = "{}"
+    ) -> Callable[[Any, object], tuple[T | None, list[Problem]]]:
+        """:meth:`structure` of ``cls`` as a function of a document and where it is in
+        its file, for the lines of a long file: the fast path costs one call of a
+        compiled function, and the path (``path`` formatted with where the document
+        is: ``"line {}"``) is only made for a document that fails."""
         fast = self._fast.get_structure_hook(cls)
 
-        def read(data: Any, path: str = "") -> tuple[T | None, list[Problem]]:
+        def read(data: Any, where: object = "") -> tuple[T | None, list[Problem]]:
             try:
                 return fast(data, cls), []
             except Exception:
-                return self._careful(data, cls, keys, path)
+                return self._careful(data, cls, keys, path.format(where))
 
         return read
 
@@ -188,7 +190,8 @@ class Structurer:
         conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=detailed)
         for scalar in (float, int, str):
             read = self._scalars.get(scalar)
-            conv.register_structure_hook(scalar, _as_is if read is None else _scalar_hook(read))
+            hook = _as_is if read is None else _scalar_hook(read, detailed)
+            conv.register_structure_hook(scalar, hook)
         conv.register_structure_hook_factory(
             _is_variadic_tuple, lambda t: _tuple_hook(conv, t, detailed)
         )
@@ -346,8 +349,24 @@ class Structurer:
         return namespace["structure"]  # type: ignore[no-any-return]
 
 
-def _scalar_hook(read: Callable[[Any], Any]) -> Callable[[Any, Any], Any]:
-    return lambda value, _: read(value)
+_SCALAR_NAMES = {float: "a number", int: "an integer"}
+
+
+def _scalar_hook(read: Callable[[Any], Any], detailed: bool) -> Callable[[Any, Any], Any]:
+    """A scalar read from a text by ``read`` (``float``, ``int``); with ``detailed``, a text
+    it cannot read is reported as ``expected a number, got '5x'``."""
+
+    def fast(value: Any, _: Any) -> Any:
+        return read(value)
+
+    def careful(value: Any, type_: Any) -> Any:
+        try:
+            return read(value)
+        except ValueError:
+            what = _SCALAR_NAMES.get(type_, type_.__name__)
+            raise ValueError(f"expected {what}, got {value!r}") from None
+
+    return careful if detailed else fast
 
 
 def _tuple_hook(conv: cattrs.Converter, type_: Any, detailed: bool) -> Callable[[Any, Any], Any]:
@@ -439,24 +458,10 @@ def _test_of(conv: cattrs.Converter, type_: Any) -> Callable[[Any], bool] | None
     return None
 
 
-def _parse_number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise ValueError(f"expected a number, got {text!r}") from None
-
-
-def _parse_integer(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"expected an integer, got {text!r}") from None
-
-
 JSON = Structurer()
 """Reads parsed JSON: scalars as they are, for the rules to judge their types."""
 
-TEXT = Structurer({float: _parse_number, int: _parse_integer, str: str.strip})
+TEXT = Structurer({float: float, int: int, str: str.strip})
 """Reads the cells of a CSV line: numbers from their text, strings without surrounding
 white space; a rule's message shows a bad value as it was written."""
 
