@@ -36,7 +36,7 @@ from toolkit.fields import (
     check,
     checked,
     finite,
-    name,
+    nonempty_text,
     one_of,
     parsed,
     positive_size,
@@ -63,7 +63,7 @@ class RequestRow:
 
     arrival_s: float = check(simulated_time)
     kind: str = check(one_of(("read", "write")))
-    file: str = check(name)
+    file: str = check(nonempty_text)
     size_mb: float = check(positive_size)
     scheme: Scheme = parsed(_scheme, default=Scheme(1, 0))
     data_ratio: float = check(finite, default=1.0)

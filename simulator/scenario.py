@@ -110,7 +110,7 @@ from toolkit.fields import (
     check,
     checked,
     integer,
-    name,
+    nonempty_text,
     not_empty,
     number,
     one_of,
@@ -289,7 +289,7 @@ def _schemes(value: Any) -> dict[Scheme, float]:
 
 
 def _policy_name(value: Any) -> str:
-    require(name, value)
+    require(nonempty_text, value)
     if value not in POLICIES:
         raise ValueError(f"unknown policy {value!r} (known: {', '.join(POLICIES)})")
     return value  # type: ignore[no-any-return]
@@ -297,7 +297,7 @@ def _policy_name(value: Any) -> str:
 
 def _scheduler(value: Any) -> str:
     """A scheduler's name, imported when it is ``module.path:Attr`` (:mod:`solvers.plugins`)."""
-    require(name, value)
+    require(nonempty_text, value)
     try:
         resolve_scheduler(value)
     except SchedulerSpecError as exc:
@@ -312,7 +312,7 @@ def _scheduler(value: Any) -> str:
 class LibraryEntry:
     """A library of ``platform.libraries``."""
 
-    id: str = check(name)
+    id: str = check(nonempty_text)
     arms: int = check(bounded_count)
     mount_s: Duration = parsed(Duration.from_json)
     dismount_s: Duration = parsed(Duration.from_json)
@@ -322,7 +322,7 @@ class LibraryEntry:
 class DriveGroup:
     """A group of ``count`` drives of one model in a library (``platform.drives``)."""
 
-    library: str = check(name)
+    library: str = check(nonempty_text)
     count: int = check(bounded_count)
     model: DriveModel = parsed(_model)
     per_mover: int | None = check(optional(bounded_count), default=None)

@@ -125,18 +125,17 @@ class Rule:
 
     def __call__(self, value: Any) -> str | None:
         """What is wrong with ``value``, or ``None``."""
-        if self.accepts(value):
-            return None
-        for test, (_, message) in zip(self._tests, self.clauses, strict=True):
-            if not test(value):
-                return message.format(v=value, **self.constants)
-        return None
+        return None if self.accepts(value) else self._reason(value, value)
 
     def as_written(self, value: Any, text: str) -> str | None:
-        """What is wrong with ``value``, read from ``text``, showing ``text`` in the message."""
+        """What is wrong with ``value``, read from ``text``, showing ``text`` in the message
+        (a CSV cell ``1e300`` as ``'1e300'``, not ``1e+300``)."""
+        return None if self.accepts(value) else self._reason(value, _AsWritten(text))
+
+    def _reason(self, value: Any, shown: Any) -> str | None:
         for test, (_, message) in zip(self._tests, self.clauses, strict=True):
             if not test(value):
-                return message.format(v=_AsWritten(text), **self.constants)
+                return message.format(v=shown, **self.constants)
         return None
 
 
@@ -204,7 +203,7 @@ at_least_one = integer.then("{v} >= 1", "must be >= 1, got {v!r}")
 text = Rule(("type({v}) is str", "expected a string, got {v!r}"))
 """A string."""
 
-name = Rule(("type({v}) is str and {v} != ''", "expected a non-empty string, got {v!r}"))
+nonempty_text = Rule(("type({v}) is str and {v} != ''", "expected a non-empty string, got {v!r}"))
 """A non-empty string."""
 
 not_empty = Rule(("len({v}) > 0", "must not be empty"))
@@ -297,12 +296,7 @@ def parsed(parse: Callable[[Any], Any], **kwargs: Any) -> Any:
     return field(metadata={"parse": parse}, **kwargs)
 
 
-def field_checks(cls: type) -> tuple[tuple[str, Rule], ...]:
-    """The ``(field, rule)`` pairs of a :func:`checked` class, in field order."""
-    return getattr(cls, "__field_checks__", ())
-
-
-def _explain(self: Any) -> None:
+def _raise_invalid(self: Any) -> None:
     """Raise :class:`InvalidFields` with every field of ``self`` that fails its rule."""
     errors = []
     for name, rule in type(self).__field_checks__:
@@ -318,7 +312,7 @@ def _compile_checks(
 ) -> Callable[[Any], None]:
     """One function testing every field's conditions at once, explaining on failure, then
     running the class's own ``__attrs_post_init__`` (``after``), if it has one."""
-    namespace: dict[str, Any] = {"_explain": _explain, "_after": after}
+    namespace: dict[str, Any] = {"_invalid": _raise_invalid, "_after": after}
     terms, loads = [], []
     for i, (name, rule) in enumerate(checks):
         names = {}
@@ -332,7 +326,7 @@ def _compile_checks(
             "def __attrs_post_init__(self):",
             *loads,
             f"    if not ({' and '.join(terms) or 'True'}):",
-            "        _explain(self)",
+            "        _invalid(self)",
             *(["    _after(self)"] if after is not None else []),
         ]
     )
@@ -355,7 +349,7 @@ def checked(cls: type | None = None, *, kw_only: bool = False) -> Any:
 
     def wrap(cls: type) -> Any:
         after = cls.__dict__.get("__attrs_post_init__")
-        cls.__attrs_post_init__ = _explain  # type: ignore[attr-defined]
+        cls.__attrs_post_init__ = _raise_invalid  # type: ignore[attr-defined]
         out = frozen(cls, kw_only=kw_only)
         out.__field_checks__ = tuple(  # type: ignore[attr-defined]
             (a.name, a.metadata["check"]) for a in attrs.fields(out) if "check" in a.metadata
