@@ -381,6 +381,11 @@ class WorkloadSection:
     ec_ratio: float | None = check(optional(number), default=None, converter=as_float)
 
 
+_SAME_AS_WORKLOAD_PARAMS = (
+    "schemes", "read_share", "new_file_share", "initial_files", "data_ratio", "ec_ratio",
+)  # fmt: skip
+"""The keys of a scenario's ``workload`` that are fields of :class:`WorkloadParams` too."""
+
 _DEFAULT_RUN = RunSettings()
 
 
@@ -482,18 +487,14 @@ def _workload(w: WorkloadSection, problems: list[Problem]) -> WorkloadParams | N
     if w.rate * w.duration > MAX_ARRIVALS:
         problems.append(Problem("workload", arrivals_message(w.rate, w.duration)))
         return None
+    same = {key: getattr(w, key) for key in _SAME_AS_WORKLOAD_PARAMS}
     try:
         return WorkloadParams(
             min_size_mb=w.sizes[0],
             max_size_mb=w.sizes[1],
             rate_per_s=w.rate,
             duration_s=w.duration,
-            schemes=w.schemes,
-            read_share=w.read_share,
-            new_file_share=w.new_file_share,
-            initial_files=w.initial_files,
-            data_ratio=w.data_ratio,
-            ec_ratio=w.ec_ratio,
+            **same,
         )
     except (TypeError, ValueError) as exc:
         problems.append(Problem("workload", str(exc)))
