@@ -26,6 +26,10 @@ number of seconds, fixed, or ``{"mean_s": m, "dist": "exponential"}``::
       "run": {"scheduler": "fifo", "seed": 1, "replications": 1, "warmup": 0.1}
     }
 
+A file is structured through cattrs into a :class:`ScenarioDocument`, each
+value judged at its path by the rules every reader shares
+(:mod:`toolkit.fields`); the platform, workload and run are built from it.
+
 Required keys, each reported as ``path: missing key`` when left out: what
 makes the platform, the policy and the workload what they are, so that no
 silent default changes a run (a missing rate once ran 800 requests an hour
@@ -148,7 +152,7 @@ _MISSING = "missing key"
 SCHEME_SHAPE = re.compile(r"\s*[0-9]+\s*\+\s*[0-9]+\s*")
 """How a scheme is written: ``X+Y``."""
 
-KEYS = KeyStyle(missing_at_key=True, unknown_at_key=True, list_known=True)
+_KEYS = KeyStyle(missing_at_key=True, unknown_at_key=True, list_known=True)
 """A scenario names a missing key at its own path (``policy.name: missing key``) and an
 unknown one with the keys its object may hold."""
 
@@ -522,7 +526,7 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
         Naming every bad value by its path (a missing required key as
         ``path: missing key``), and every write that fits no mover.
     """
-    document, problems = JSON.structure(data, ScenarioDocument, keys=KEYS)
+    document, problems = JSON.structure(data, ScenarioDocument, keys=_KEYS)
     if document is None:
         raise InputError(source, problems)
     platform = _platform(document.platform, problems)

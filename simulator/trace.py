@@ -18,9 +18,11 @@ whose README says more):
   inside (``RB06/82`` is ``RB0682`` of the trace) and the value a level of
   the layout (:func:`read_homes`).
 
-Each may be bzip2-compressed (a name ending in ``.bz2``). A bad line or value
-raises :class:`~toolkit.errors.InputError` naming the file, the line (or the
-JSON path) and what is wrong.
+Each may be bzip2-compressed (a name ending in ``.bz2``). Each is structured
+through cattrs (:mod:`toolkit.io`), its values judged by the rules every
+reader shares (:mod:`toolkit.fields`); a bad line or value raises
+:class:`~toolkit.errors.InputError` naming the file, the line and column
+(``line 7.seconds``) or the JSON path, and what is wrong.
 
 The layout snapshot itself maps no cartridge to a slot: every slot entry of
 the shipped file is an empty object. :func:`place_cartridges` takes the
