@@ -80,8 +80,8 @@ def workload_from_csv(text: str, source: str = "<workload>") -> Workload:
         (at ``line N.column``), up to :data:`~toolkit.errors.MAX_SHOWN`, then
         a count.
     """
-    reader = csv.DictReader(io.StringIO(text))
-    columns = reader.fieldnames or []
+    lines = csv.reader(io.StringIO(text))
+    columns = next(lines, [])
     problems: list[Problem] = []
     missing = [c for c in REQUIRED if c not in columns]
     unknown = [c for c in columns if c not in REQUIRED + OPTIONAL]
@@ -95,11 +95,16 @@ def workload_from_csv(text: str, source: str = "<workload>") -> Workload:
     read_row = TEXT.reader(RequestRow, path="line {}")
     files: dict[str, FileSpec] = {}
     rows: list[tuple[float, int, str, FileSpec]] = []
-    for number, cells in enumerate(reader, start=2):
-        if None in cells or None in cells.values():
+    number = 1
+    for values in lines:
+        if not values:
+            continue  # a blank line, not counted in the requests' numbers
+        number += 1
+        if len(values) != len(columns):
             problems.append(Problem(f"line {number}", f"expected {len(columns)} values"))
             continue
-        if "" in cells.values():
+        cells = dict(zip(columns, values, strict=True))
+        if "" in values:
             cells = {k: v for k, v in cells.items() if v or k in REQUIRED}
         row, bad = read_row(cells, number)
         if row is None:
