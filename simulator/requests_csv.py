@@ -14,8 +14,9 @@ order of arrival. A file keeps the size, scheme and compression of its first
 line. A file read before any write of it belongs to the archive at time 0:
 it is laid out by the policy before the run starts, as the generator's
 initial files are. Bad input raises :class:`~toolkit.errors.InputError`, one
-problem per bad value, naming the line and the column. Values are bounded as
-everywhere (:mod:`toolkit.units`): arrivals within 10 years
+problem per bad value, at ``line N.column``: every value is checked, those of
+a file's later lines too, by the rules of :mod:`toolkit.fields`. Values are
+bounded as everywhere (:mod:`toolkit.units`): arrivals within 10 years
 (:data:`~toolkit.units.MAX_SIMULATED_S`), sizes within a petabyte, finite
 compression ratios, schemes ``X+Y`` with ``Y <= X``. The request of line
 ``N`` is named ``rN``.
@@ -25,30 +26,48 @@ from __future__ import annotations
 
 import csv
 import io
-import math
+from functools import lru_cache
 from pathlib import Path
 
 from simulator.files import FileRequest, FileSpec, Scheme
 from simulator.workload import Workload
-from toolkit.errors import InputError, Problem
-from toolkit.units import MAX_SIMULATED_S, MAX_SIZE_MB
+from toolkit.errors import InputError, Problem, capped
+from toolkit.fields import (
+    check,
+    checked,
+    finite,
+    nonempty_text,
+    one_of,
+    parsed,
+    positive_size,
+    simulated_time,
+)
+from toolkit.io import TEXT
 
 REQUIRED = ("arrival_s", "kind", "file", "size_mb")
 OPTIONAL = ("scheme", "data_ratio", "ec_ratio")
-MOST_PROBLEMS = 20
-"""Problems reported before the rest are counted only."""
 
 
-def _number(text: str, column: str, most: float = math.inf) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{column}: expected a number, got {text!r}") from None
-    if not math.isfinite(value):
-        raise ValueError(f"{column}: expected a finite number, got {text!r}")
-    if value > most:
-        raise ValueError(f"{column}: must be <= {most:g}, got {text!r}")
-    return value
+@lru_cache(maxsize=256)
+def _scheme(text: str) -> Scheme:
+    """The scheme of a cell, read once for each spelling (a trace repeats a few)."""
+    return Scheme.parse(text.strip())
+
+
+@checked
+class RequestRow:
+    """A line of a CSV workload, by its columns (problems are at ``line N.column``).
+
+    An empty cell of an optional column takes the column's default.
+    """
+
+    arrival_s: float = check(simulated_time)
+    kind: str = check(one_of(("read", "write")))
+    file: str = check(nonempty_text)
+    size_mb: float = check(positive_size)
+    scheme: Scheme = parsed(_scheme, default=Scheme(1, 0))
+    data_ratio: float = check(finite, default=1.0)
+    ec_ratio: float = check(finite, default=1.0)
 
 
 def workload_from_csv(text: str, source: str = "<workload>") -> Workload:
@@ -57,10 +76,12 @@ def workload_from_csv(text: str, source: str = "<workload>") -> Workload:
     Raises
     ------
     InputError
-        For a missing or unknown column and every bad value.
+        For a missing or unknown column (at ``line 1``) and every bad value
+        (at ``line N.column``), up to :data:`~toolkit.errors.MAX_SHOWN`, then
+        a count.
     """
-    reader = csv.DictReader(io.StringIO(text))
-    columns = reader.fieldnames or []
+    lines = csv.reader(io.StringIO(text))
+    columns = next(lines, [])
     problems: list[Problem] = []
     missing = [c for c in REQUIRED if c not in columns]
     unknown = [c for c in columns if c not in REQUIRED + OPTIONAL]
@@ -71,56 +92,46 @@ def workload_from_csv(text: str, source: str = "<workload>") -> Workload:
             known = ", ".join(REQUIRED + OPTIONAL)
             problems.append(Problem("line 1", f"unknown column {c!r} (known: {known})"))
         raise InputError(source, problems)
+    read_row = TEXT.reader(RequestRow, path="line {}")
     files: dict[str, FileSpec] = {}
-    written: set[str] = set()
-    initial: list[FileSpec] = []
     rows: list[tuple[float, int, str, FileSpec]] = []
-    for number, row in enumerate(reader, start=2):
-        try:
-            if None in row or any(row[c] is None for c in columns):
-                raise ValueError(f"expected {len(columns)} values")
-            arrival = _number(row["arrival_s"], "arrival_s", MAX_SIMULATED_S)
-            kind = row["kind"].strip()
-            if kind not in ("read", "write"):
-                raise ValueError(f"kind: expected read or write, got {kind!r}")
-            name = row["file"].strip()
-            if not name:
-                raise ValueError("file: empty")
-            file = files.get(name)
-            if file is None:
-                scheme_text = (row.get("scheme") or "1+0").strip()
-                try:
-                    scheme = Scheme.parse(scheme_text)
-                except ValueError as exc:
-                    raise ValueError(f"scheme: {exc}") from None
-                file = FileSpec(
-                    name,
-                    _number(row["size_mb"], "size_mb", MAX_SIZE_MB),
-                    scheme,
-                    _number(row.get("data_ratio") or "1", "data_ratio"),
-                    _number(row.get("ec_ratio") or "1", "ec_ratio"),
-                )
-                files[name] = file
-            rows.append((arrival, number, kind, file))
-        except ValueError as exc:
-            problems.append(Problem(f"line {number}", str(exc)))
+    number = 1
+    for values in lines:
+        if not values:
+            continue  # a blank line, not counted in the requests' numbers
+        number += 1
+        if len(values) != len(columns):
+            problems.append(Problem(f"line {number}", f"expected {len(columns)} values"))
+            continue
+        cells = dict(zip(columns, values, strict=True))
+        if "" in values:
+            cells = {k: v for k, v in cells.items() if v or k in REQUIRED}
+        row, bad = read_row(cells, number)
+        if row is None:
+            problems.extend(bad)
+            continue
+        file = files.get(row.file)
+        if file is None:
+            try:
+                file = FileSpec(row.file, row.size_mb, row.scheme, row.data_ratio, row.ec_ratio)
+            except ValueError as exc:
+                problems.append(Problem(f"line {number}", str(exc)))
+                continue
+            files[row.file] = file
+        rows.append((row.arrival_s, number, row.kind, file))
     if problems:
-        shown = problems[:MOST_PROBLEMS]
-        if len(problems) > MOST_PROBLEMS:
-            shown.append(Problem("", f"and {len(problems) - MOST_PROBLEMS} more problems"))
-        raise InputError(source, shown)
+        raise InputError(source, capped(problems))
     if not rows:
         raise InputError(source, [Problem("", "no requests")])
     rows.sort(key=lambda r: (r[0], r[1]))
+    written: set[str] = set()
+    initial: list[FileSpec] = []
     requests = []
     for arrival, number, kind, file in rows:
         if kind == "read" and file.id not in written:
             initial.append(file)
         written.add(file.id)
-        try:
-            requests.append(FileRequest(f"r{number}", arrival, kind, file))  # type: ignore[arg-type]
-        except ValueError as exc:
-            raise InputError(source, [Problem(f"line {number}", str(exc))]) from None
+        requests.append(FileRequest(f"r{number}", arrival, kind, file))  # type: ignore[arg-type]
     return Workload(initial=tuple(initial), requests=tuple(requests))
 
 

@@ -26,6 +26,10 @@ number of seconds, fixed, or ``{"mean_s": m, "dist": "exponential"}``::
       "run": {"scheduler": "fifo", "seed": 1, "replications": 1, "warmup": 0.1}
     }
 
+A file is structured through cattrs into a :class:`ScenarioDocument`, each
+value judged at its path by the rules every reader shares
+(:mod:`toolkit.fields`); the platform, workload and run are built from it.
+
 Required keys, each reported as ``path: missing key`` when left out: what
 makes the platform, the policy and the workload what they are, so that no
 silent default changes a run (a missing rate once ran 800 requests an hour
@@ -89,8 +93,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Annotated, Any
 
+import attrs
 from attrs import evolve, frozen
 
 from simulator.files import FileSpec, Scheme
@@ -100,19 +105,38 @@ from simulator.policy_registry import POLICIES, make_policy, required_params
 from simulator.technology import DRIVE_MODELS, DriveModel, Duration
 from simulator.workload import SIZE_CLASSES_MB, Workload, WorkloadParams
 from solvers.plugins import SchedulerSpec, SchedulerSpecError, resolve_scheduler
-from toolkit.errors import InputError, Problem
-from toolkit.io import read_json
+from toolkit.errors import InputError, Problem, ValueProblems
+from toolkit.fields import (
+    Rule,
+    as_float,
+    at_least_one,
+    at_most,
+    bandwidth,
+    bounded_count,
+    bounded_rate,
+    bounded_time,
+    check,
+    checked,
+    integer,
+    nonempty_text,
+    not_empty,
+    number,
+    one_of,
+    optional,
+    parsed,
+    positive,
+    positive_size,
+    require,
+    text,
+)
+from toolkit.io import JSON, KeyStyle, read_json
 from toolkit.model import OLD_SCENARIO_FORMATS, SCENARIO_FORMAT
 from toolkit.registry import LoadError
 from toolkit.units import (
     MAX_ARRIVALS,
     MAX_COUNT,
-    MAX_RATE_MB_S,
     MAX_REPLICATIONS,
     MAX_SIMULATED_S,
-    MAX_SIZE_MB,
-    MAX_TIME_S,
-    MIN_RATE_MB_S,
     bounded_duration,
     parse_duration,
     parse_rate,
@@ -124,12 +148,18 @@ FORMAT = SCENARIO_FORMAT
 READ_FORMATS = (SCENARIO_FORMAT, *OLD_SCENARIO_FORMATS)
 """Every format name read as a scenario: the current one and the earlier ones."""
 
-T = TypeVar("T")
+_FORMAT = Rule(
+    ("{v} in {formats}", "expected {current!r}, got {v!r}"), formats=READ_FORMATS, current=FORMAT
+)
 
 _MISSING = "missing key"
 
 SCHEME_SHAPE = re.compile(r"\s*[0-9]+\s*\+\s*[0-9]+\s*")
 """How a scheme is written: ``X+Y``."""
+
+_KEYS = KeyStyle(missing_at_key=True, unknown_at_key=True, list_known=True)
+"""A scenario names a missing key at its own path (``policy.name: missing key``) and an
+unknown one with the keys its object may hold."""
 
 
 @frozen
@@ -160,358 +190,325 @@ class Scenario:
     run: RunSettings
 
 
-class _Reader:
-    """Reads a JSON document, collecting every problem with its path."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.problems: list[Problem] = []
-
-    def fail(self, path: str, message: str) -> None:
-        self.problems.append(Problem(path, message))
-
-    def obj(self, data: Any, path: str, keys: set[str]) -> Mapping[str, Any]:
-        if not isinstance(data, Mapping):
-            self.fail(path, f"expected an object, got {data!r:.60}")
-            return {}
-        for key in data:
-            if key not in keys:
-                self.fail(
-                    f"{path}.{key}".lstrip("."), f"unknown key (known: {', '.join(sorted(keys))})"
-                )
-        return data
-
-    def section(
-        self, data: Mapping[str, Any], key: str, keys: set[str]
-    ) -> Mapping[str, Any] | None:
-        """The object under the required top-level ``key``; ``None``, reported, when it is
-        missing or not an object (its own keys are then not looked for)."""
-        if key not in data:
-            self.fail(key, _MISSING)
-            return None
-        if not isinstance(data[key], Mapping):
-            self.obj(data[key], key, keys)
-            return None
-        return self.obj(data[key], key, keys)
-
-    def get(
-        self,
-        data: Mapping[str, Any],
-        path: str,
-        key: str,
-        convert: Callable[[Any], T],
-        default: T | None = None,
-        required: bool = False,
-    ) -> T | None:
-        where = f"{path}.{key}".lstrip(".")
-        if key not in data:
-            if required:
-                self.fail(where, _MISSING)
-            return default
-        try:
-            return convert(data[key])
-        except (TypeError, ValueError) as exc:
-            self.fail(where, str(exc))
-            return default
+# --- values of several shapes ------------------------------------------------------------
 
 
-def _or(value: T | None, default: T) -> T:
-    """``value``, or ``default`` when it is missing (``None``), a zero kept as it is."""
-    return default if value is None else value
+def _known(value: Any, table: Mapping[str, Any], what: str) -> Any:
+    if value not in table:
+        raise ValueError(f"unknown {what} {value!r} (known: {', '.join(table)})")
+    return table[value]
 
 
-def _count(value: Any) -> int:
-    number = _integer(value)
-    if number < 1:
-        raise ValueError(f"must be >= 1, got {value!r}")
-    if number > MAX_COUNT:
-        raise ValueError(f"must be <= {MAX_COUNT:,}, got {value!r}")
-    return number
+def _override(key: str, rule: Rule) -> Callable[[Any], float]:
+    """A field of a drive model object, checked by ``rule``, reported as ``key must be ...``."""
+
+    def read(value: Any) -> float:
+        reason = rule(as_float(value))
+        if reason is not None:
+            raise ValueError(f"{key} {reason}")
+        return float(value)
+
+    return read
 
 
-def _positive(value: Any) -> float:
-    number = _number(value)
-    if not number > 0:
-        raise ValueError(f"must be > 0, got {value!r}")
-    return number
-
-
-def _size(value: Any) -> float:
-    """A size in MB: > 0 and at most :data:`~toolkit.units.MAX_SIZE_MB`."""
-    number = _positive(value)
-    if number > MAX_SIZE_MB:
-        raise ValueError(f"must be <= {MAX_SIZE_MB:g} MB, got {value!r}")
-    return number
-
-
-def _bandwidth(value: Any) -> float | None:
-    if value is None:
-        return None
-    number = _positive(value)
-    if number > MAX_RATE_MB_S:
-        raise ValueError(f"must be <= {MAX_RATE_MB_S:g} MB/s, got {value!r}")
-    return number
-
-
-def _seconds(value: Any) -> float:
-    number = _number(value)
-    if not 0 <= number <= MAX_TIME_S:
-        raise ValueError(f"must be within [0, {MAX_TIME_S:g}] s, got {value!r}")
-    return number
-
-
-def _drive_rate(value: Any, key: str) -> float:
-    number = _number(value)
-    if not MIN_RATE_MB_S <= number <= MAX_RATE_MB_S:
-        raise ValueError(
-            f"{key} must be within [{MIN_RATE_MB_S:g}, {MAX_RATE_MB_S:g}] MB/s, got {value!r}"
-        )
-    return number
-
-
-def _number(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"expected a number, got {value!r}")
-    return float(value)
-
-
-def _optional_number(value: Any) -> float | None:
-    return None if value is None else _number(value)
-
-
-def _integer(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"expected an integer, got {value!r}")
-    return value
-
-
-def _text(value: Any) -> str:
-    if not isinstance(value, str) or not value:
-        raise ValueError(f"expected a non-empty string, got {value!r}")
-    return value
-
-
-def _duration_text(value: Any) -> float:
-    """A simulated span: a number of seconds, or a duration with its unit (``"4w"``)."""
-    if isinstance(value, str):
-        return parse_duration(value, unit_required=True, most_s=MAX_SIMULATED_S)
-    seconds = _positive(value)
-    return bounded_duration(seconds, MAX_SIMULATED_S, value)
-
-
-def _rate_text(value: Any) -> float:
-    """An arrival rate: a number per second, or a rate with its unit (``"65/h"``)."""
-    if isinstance(value, str):
-        return parse_rate(value)
-    return _positive(value)
-
-
-def _replications(value: Any) -> int:
-    number = _integer(value)
-    if number < 1:
-        raise ValueError("must be >= 1")
-    if number > MAX_REPLICATIONS:
-        raise ValueError(f"must be <= {MAX_REPLICATIONS:,}, got {value!r}")
-    return number
+_MODEL_FIELDS: dict[str, Callable[[Any], Any]] = {
+    "load_s": Duration.from_json,
+    "unload_s": Duration.from_json,
+    "rate_mb_s": _override("rate_mb_s", bounded_rate),
+    "locate_mb_s": _override("locate_mb_s", bounded_rate),
+    "capacity_mb": _override("capacity_mb", positive_size),
+    "block_s": _override("block_s", bounded_time),
+}
+"""How each field of :class:`~simulator.technology.DriveModel` a scenario may override is read."""
 
 
 def _model(value: Any) -> DriveModel:
-    if isinstance(value, str):
-        if value not in DRIVE_MODELS:
-            raise ValueError(f"unknown drive model {value!r} (known: {', '.join(DRIVE_MODELS)})")
-        return DRIVE_MODELS[value]
-    if not isinstance(value, Mapping) or "base" not in value:
+    """A drive model: a name of :data:`~simulator.technology.DRIVE_MODELS`, or an object
+    ``{"base": NAME, ...}`` overriding some of its fields."""
+    if type(value) is str:
+        return _known(value, DRIVE_MODELS, "drive model")  # type: ignore[no-any-return]
+    if type(value) is not dict or "base" not in value:
         raise ValueError("a drive model is a name or an object with a base name")
     base = _model(value["base"])
     changes: dict[str, Any] = {}
+    problems = []
     for key, raw in value.items():
-        if key == "base":
-            continue
-        if key in ("load_s", "unload_s"):
-            changes[key] = Duration.from_json(raw)
-        elif key in ("rate_mb_s", "locate_mb_s"):
-            changes[key] = _drive_rate(raw, key)
-        elif key == "capacity_mb":
-            changes[key] = _size(raw)
-        elif key == "block_s":
-            changes[key] = _seconds(raw)
-        else:
-            raise ValueError(f"unknown drive model field {key!r}")
+        try:
+            if key != "base" and key not in _MODEL_FIELDS:
+                raise ValueError(f"unknown drive model field {key!r}")
+            if key != "base":
+                changes[key] = _MODEL_FIELDS[key](raw)
+        except ValueError as exc:
+            problems.append(Problem("", str(exc)))
+    if problems:
+        raise ValueProblems(problems)
     return evolve(base, name=f"{base.name}*", **changes) if changes else base
 
 
-def _platform(r: _Reader, p: Mapping[str, Any]) -> PlatformSpec | None:
-    libraries: list[LibrarySpec] = []
-    listed = p.get("libraries")
-    if "libraries" not in p:
-        r.fail("platform.libraries", _MISSING)
-    elif not isinstance(listed, list) or not listed:
-        r.fail("platform.libraries", "at least one library is needed")
-    for i, raw in enumerate(listed if isinstance(listed, list) else []):
-        path = f"platform.libraries[{i}]"
-        lib = r.obj(raw, path, {"id", "arms", "mount_s", "dismount_s"})
-        ident = r.get(lib, path, "id", _text, required=True)
-        arms = r.get(lib, path, "arms", _count, required=True)
-        mount_s = r.get(lib, path, "mount_s", Duration.from_json, required=True)
-        dismount_s = r.get(lib, path, "dismount_s", Duration.from_json, required=True)
-        if ident is None or arms is None or mount_s is None or dismount_s is None:
-            continue
-        try:
-            libraries.append(LibrarySpec(ident, arms, mount_s, dismount_s))
-        except ValueError as exc:
-            r.fail(path, str(exc))
-    movers_raw = r.obj(
-        p.get("movers", {}), "platform.movers", {"memory_mb", "disk_mb", "bandwidth_mb_s"}
-    )
-    memory = r.get(movers_raw, "platform.movers", "memory_mb", _size, float("inf"))
-    disk = r.get(movers_raw, "platform.movers", "disk_mb", _size, float("inf"))
-    bandwidth = r.get(movers_raw, "platform.movers", "bandwidth_mb_s", _bandwidth, None)
-    drives: list[DriveSpec] = []
-    movers: list[MoverSpec] = []
-    groups = p.get("drives")
-    if "drives" not in p:
-        r.fail("platform.drives", _MISSING)
-    elif not isinstance(groups, list) or not groups:
-        r.fail("platform.drives", "at least one drive group is needed")
-    groups = groups if isinstance(groups, list) else []
-    with_movers = any(isinstance(g, Mapping) and "per_mover" in g for g in groups)
-    total = 0
-    for i, raw in enumerate(groups):
-        path = f"platform.drives[{i}]"
-        g = r.obj(raw, path, {"library", "count", "model", "per_mover"})
-        library = r.get(g, path, "library", _text, required=True)
-        count = r.get(g, path, "count", _count, required=True)
-        model = r.get(g, path, "model", _model, required=True)
-        per_mover = r.get(g, path, "per_mover", _count, None)
-        if with_movers and per_mover is None and "per_mover" not in g:
-            r.fail(f"{path}.per_mover", "every drive group has per_mover, or none does")
-        if library is None or model is None or count is None:
-            continue
-        total += count
-        if total > MAX_COUNT:
-            r.fail(path + ".count", f"more than {MAX_COUNT:,} drives in all")
-            break
-        first = sum(1 for d in drives if d.library == library)
-        for k in range(count):
-            mover = None
-            if per_mover:
-                m = sum(1 for x in movers if x.id.startswith(f"{library}-m"))
-                if k % per_mover == 0:
-                    movers.append(
-                        MoverSpec(
-                            f"{library}-m{m:02d}",
-                            _or(memory, float("inf")),
-                            _or(disk, float("inf")),
-                            bandwidth,
-                        )
-                    )
-                mover = movers[-1].id
-            drives.append(DriveSpec(f"{library}-d{first + k:03d}", library, model, mover))
-    capacity = r.get(p, "platform", "tape_capacity_mb", _size, required=True)
-    dismount = r.get(p, "platform", "dismount", _text, "on-demand")
-    through = r.get(p, "platform", "pass_through_s", Duration.from_json, None)
-    if r.problems or capacity is None:
-        return None
-    try:
-        return PlatformSpec(
-            libraries=tuple(libraries),
-            drives=tuple(drives),
-            movers=tuple(movers),
-            tape_capacity_mb=capacity,
-            dismount=dismount,  # type: ignore[arg-type]
-            pass_through_s=through,
-        )
-    except ValueError as exc:
-        r.fail("platform", str(exc))
-        return None
-
-
-def _schemes(r: _Reader, w: Mapping[str, Any]) -> dict[Scheme, float] | None:
-    """The scheme probabilities, each bad scheme or share reported at ``workload.schemes.X+Y``."""
-    if "schemes" not in w:
-        r.fail("workload.schemes", _MISSING)
-        return None
-    value = w["schemes"]
-    if not isinstance(value, Mapping) or not value:
-        r.fail("workload.schemes", 'expected an object such as {"4+2": 0.5, "8+2": 0.5}')
-        return None
-    schemes: dict[Scheme, float] = {}
-    for key, share in value.items():
-        # A key that is no X+Y at all is a fault of the object (the message names it);
-        # a scheme out of range or a bad share is at its own path.
-        where = f"workload.schemes.{key}" if SCHEME_SHAPE.fullmatch(key) else "workload.schemes"
-        try:
-            schemes[Scheme.parse(key)] = _number(share)
-        except ValueError as exc:
-            r.fail(where, str(exc))
-    return schemes if len(schemes) == len(value) else None
-
-
 def _sizes(value: Any) -> tuple[float, float]:
-    if isinstance(value, str):
-        if value not in SIZE_CLASSES_MB:
-            raise ValueError(f"unknown size class {value!r} (known: {', '.join(SIZE_CLASSES_MB)})")
-        return SIZE_CLASSES_MB[value]
-    if isinstance(value, list) and len(value) == 2:
-        return (_size(value[0]), _size(value[1]))
+    """A size class of :data:`~simulator.workload.SIZE_CLASSES_MB`, or ``[min_mb, max_mb]``."""
+    if type(value) is str:
+        return _known(value, SIZE_CLASSES_MB, "size class")  # type: ignore[no-any-return]
+    if type(value) is list and len(value) == 2:
+        low, high = (require(positive_size, as_float(x)) for x in value)
+        return (low, high)
     raise ValueError("expected a size class name or [min_mb, max_mb]")
 
 
 def _pair(value: Any) -> tuple[float, float]:
-    if isinstance(value, list) and len(value) == 2:
-        return (_number(value[0]), _number(value[1]))
+    if type(value) is list and len(value) == 2:
+        low, high = (require(number, as_float(x)) for x in value)
+        return (low, high)
     raise ValueError("expected [low, high]")
 
 
-def _initial_files(value: Any) -> int:
-    number = _integer(value)
-    if number > MAX_COUNT:
-        raise ValueError(f"must be <= {MAX_COUNT:,}, got {value!r}")
-    return number
+def _rate(value: Any) -> float:
+    """An arrival rate: a number per second, or a rate with its unit (``"65/h"``)."""
+    if type(value) is str:
+        return parse_rate(value)
+    return require(positive, as_float(value))  # type: ignore[no-any-return]
 
 
-TOP_KEYS = {"format", "name", "description", "sources", "platform", "policy", "workload", "run"}
-
-PLATFORM_KEYS = {"libraries", "drives", "movers", "tape_capacity_mb", "dismount", "pass_through_s"}
-
-WORKLOAD_KEYS = {
-    "sizes", "rate", "duration", "read_share", "new_file_share", "initial_files",
-    "schemes", "data_ratio", "ec_ratio",
-}  # fmt: skip
+def _span(value: Any) -> float:
+    """A simulated span: a number of seconds, or a duration with its unit (``"4w"``)."""
+    if type(value) is str:
+        return parse_duration(value, unit_required=True, most_s=MAX_SIMULATED_S)
+    return bounded_duration(require(positive, as_float(value)), MAX_SIMULATED_S, value)
 
 
-def _workload(r: _Reader, w: Mapping[str, Any]) -> WorkloadParams | None:
-    sizes = r.get(w, "workload", "sizes", _sizes, required=True)
-    rate = r.get(w, "workload", "rate", _rate_text, required=True)
-    duration = r.get(w, "workload", "duration", _duration_text, required=True)
-    schemes = _schemes(r, w)
-    kwargs: dict[str, Any] = {}
-    for key, convert in (
-        ("read_share", _number),
-        ("new_file_share", _number),
-        ("initial_files", _initial_files),
-        ("data_ratio", _pair),
-        ("ec_ratio", _optional_number),
-    ):
-        value = r.get(w, "workload", key, convert)  # type: ignore[arg-type]
-        if value is not None or (key == "ec_ratio" and key in w):
-            kwargs[key] = value
-    if r.problems or sizes is None or rate is None or duration is None or schemes is None:
-        return None
-    if rate * duration > MAX_ARRIVALS:
-        r.fail("workload", arrivals_message(rate, duration))
+def _schemes(value: Any) -> dict[Scheme, float]:
+    """The scheme probabilities, each bad scheme or share reported at ``workload.schemes.X+Y``
+    (a key that is no ``X+Y`` at all is a fault of the object, named in the message)."""
+    if type(value) is not dict or not value:
+        raise ValueError('expected an object such as {"4+2": 0.5, "8+2": 0.5}')
+    schemes: dict[Scheme, float] = {}
+    problems = []
+    for key, share in value.items():
+        where = key if SCHEME_SHAPE.fullmatch(key) else ""
+        try:
+            scheme = Scheme.parse(key)
+            if scheme in schemes:
+                raise ValueError(f"scheme {scheme} is given twice")
+            schemes[scheme] = require(number, as_float(share))
+        except ValueError as exc:
+            problems.append(Problem(where, str(exc)))
+    if problems:
+        raise ValueProblems(problems)
+    return schemes
+
+
+def _policy_name(value: Any) -> str:
+    require(nonempty_text, value)
+    try:
+        POLICIES.load(value)
+    except LoadError as exc:
+        raise ValueError(str(exc)) from None
+    return value  # type: ignore[no-any-return]
+
+
+def _scheduler(value: Any) -> str:
+    """A scheduler's name, imported when it is ``module.path:Attr`` (:mod:`solvers.plugins`)."""
+    require(nonempty_text, value)
+    try:
+        resolve_scheduler(value)
+    except SchedulerSpecError as exc:
+        raise ValueError(str(exc)) from None
+    return value  # type: ignore[no-any-return]
+
+
+# --- the document -------------------------------------------------------------------------
+
+
+@checked(kw_only=True)
+class LibraryEntry:
+    """A library of ``platform.libraries``."""
+
+    id: str = check(nonempty_text)
+    arms: int = check(bounded_count)
+    mount_s: Duration = parsed(Duration.from_json)
+    dismount_s: Duration = parsed(Duration.from_json)
+
+
+@checked(kw_only=True)
+class DriveGroup:
+    """A group of ``count`` drives of one model in a library (``platform.drives``)."""
+
+    library: str = check(nonempty_text)
+    count: int = check(bounded_count)
+    model: DriveModel = parsed(_model)
+    per_mover: int | None = check(optional(bounded_count), default=None)
+
+
+@checked(kw_only=True)
+class MoverLimits:
+    """The limits of every mover (``platform.movers``); ``None`` is no limit."""
+
+    memory_mb: float | None = check(optional(positive_size), default=None, converter=as_float)
+    disk_mb: float | None = check(optional(positive_size), default=None, converter=as_float)
+    bandwidth_mb_s: float | None = check(optional(bandwidth), default=None, converter=as_float)
+
+
+@checked(kw_only=True)
+class PlatformSection:
+    """The ``platform`` of a scenario file."""
+
+    libraries: tuple[LibraryEntry, ...] = check(not_empty)
+    movers: MoverLimits = MoverLimits()
+    drives: tuple[DriveGroup, ...] = check(not_empty)
+    tape_capacity_mb: float = check(positive_size, converter=as_float)
+    dismount: str = check(one_of(("on-demand", "at-once")), default="on-demand")
+    pass_through_s: Duration | None = parsed(Duration.from_json, default=None)
+
+
+@checked(kw_only=True)
+class PolicySection:
+    """The ``policy`` of a scenario file: its name and parameters."""
+
+    name: str = parsed(_policy_name)
+    block_mb: float | None = check(optional(positive_size), default=None, converter=as_float)
+    threshold_mb: float | None = check(optional(positive_size), default=None, converter=as_float)
+
+
+_WORKLOAD_DEFAULTS = {a.name: a.default for a in attrs.fields(WorkloadParams)}
+"""The defaults of what a scenario's ``workload`` may leave out: the paper's (WorkloadParams)."""
+
+
+@checked(kw_only=True)
+class WorkloadSection:
+    """The ``workload`` of a scenario file."""
+
+    sizes: tuple[float, float] = parsed(_sizes)
+    rate: float = parsed(_rate)
+    duration: float = parsed(_span)
+    read_share: float = check(number, default=_WORKLOAD_DEFAULTS["read_share"], converter=as_float)
+    new_file_share: float = check(
+        number, default=_WORKLOAD_DEFAULTS["new_file_share"], converter=as_float
+    )
+    initial_files: int = check(
+        at_most(integer, MAX_COUNT), default=_WORKLOAD_DEFAULTS["initial_files"]
+    )
+    schemes: dict[Scheme, float] = parsed(_schemes)
+    data_ratio: tuple[float, float] = parsed(_pair, default=_WORKLOAD_DEFAULTS["data_ratio"])
+    ec_ratio: float | None = check(optional(number), default=None, converter=as_float)
+
+
+_SAME_AS_WORKLOAD_PARAMS = (
+    "schemes", "read_share", "new_file_share", "initial_files", "data_ratio", "ec_ratio",
+)  # fmt: skip
+"""The keys of a scenario's ``workload`` that are fields of :class:`WorkloadParams` too."""
+
+_DEFAULT_RUN = RunSettings()
+
+
+@checked(kw_only=True)
+class RunSection:
+    """The ``run`` of a scenario file."""
+
+    scheduler: str = parsed(_scheduler, default=_DEFAULT_RUN.scheduler)
+    seed: int = check(integer, default=_DEFAULT_RUN.seed)
+    replications: int = check(
+        at_most(at_least_one, MAX_REPLICATIONS), default=_DEFAULT_RUN.replications
+    )
+    warmup: float = check(
+        number.then("0 <= {v} < 1", "must be within [0, 1), got {v!r}"),
+        default=_DEFAULT_RUN.warmup,
+        converter=as_float,
+    )
+
+
+@checked(kw_only=True)
+class ScenarioDocument:
+    """A scenario file as it is written, each value checked; :func:`scenario_from_dict`
+    builds the :class:`Scenario` it describes."""
+
+    format: str | None = check(_FORMAT, default=None)
+    name: str = check(text, default="scenario")
+    description: str = check(text, default="")
+    sources: tuple[Annotated[str, text], ...] = ()
+    platform: PlatformSection
+    policy: PolicySection
+    workload: WorkloadSection
+    run: RunSection = RunSection()
+
+
+# --- from the document to the scenario ------------------------------------------------------
+
+
+def _platform(p: PlatformSection, problems: list[Problem]) -> PlatformSpec | None:
+    """The platform of the document's drive groups: drives ``<library>-d<k>``, dealt
+    ``per_mover`` at a time to movers ``<library>-m<k>``."""
+    with_movers = any(g.per_mover is not None for g in p.drives)
+    limits = p.movers
+    memory_mb = float("inf") if limits.memory_mb is None else limits.memory_mb
+    disk_mb = float("inf") if limits.disk_mb is None else limits.disk_mb
+    drives: list[DriveSpec] = []
+    movers: list[MoverSpec] = []
+    drives_of: dict[str, int] = {}
+    movers_of: dict[str, int] = {}
+    known = {lib.id for lib in p.libraries}
+    total = 0
+    for i, group in enumerate(p.drives):
+        path = f"platform.drives[{i}]"
+        if with_movers and group.per_mover is None:
+            problems.append(
+                Problem(f"{path}.per_mover", "every drive group has per_mover, or none does")
+            )
+        total += group.count
+        if total > MAX_COUNT:
+            problems.append(Problem(f"{path}.count", f"more than {MAX_COUNT:,} drives in all"))
+            break
+        library = group.library
+        if library not in known:
+            problems.append(Problem(f"{path}.library", f"unknown library {library!r}"))
+            continue
+        first = drives_of.get(library, 0)
+        for k in range(group.count):
+            mover = None
+            if group.per_mover:
+                if k % group.per_mover == 0:
+                    m = movers_of.get(library, 0)
+                    movers_of[library] = m + 1
+                    movers.append(
+                        MoverSpec(
+                            f"{library}-m{m:02d}", memory_mb, disk_mb, p.movers.bandwidth_mb_s
+                        )
+                    )
+                mover = movers[-1].id
+            drives.append(DriveSpec(f"{library}-d{first + k:03d}", library, group.model, mover))
+        drives_of[library] = first + group.count
+    if problems:
         return None
     try:
+        return PlatformSpec(
+            libraries=tuple(
+                LibrarySpec(lib.id, lib.arms, lib.mount_s, lib.dismount_s) for lib in p.libraries
+            ),
+            drives=tuple(drives),
+            movers=tuple(movers),
+            tape_capacity_mb=p.tape_capacity_mb,
+            dismount=p.dismount,  # type: ignore[arg-type]
+            pass_through_s=p.pass_through_s,
+        )
+    except ValueError as exc:
+        problems.append(Problem("platform", str(exc)))
+        return None
+
+
+def _workload(w: WorkloadSection, problems: list[Problem]) -> WorkloadParams | None:
+    if w.rate * w.duration > MAX_ARRIVALS:
+        problems.append(Problem("workload", arrivals_message(w.rate, w.duration)))
+        return None
+    same = {key: getattr(w, key) for key in _SAME_AS_WORKLOAD_PARAMS}
+    try:
         return WorkloadParams(
-            min_size_mb=sizes[0],
-            max_size_mb=sizes[1],
-            rate_per_s=rate,
-            duration_s=duration,
-            schemes=schemes,
-            **kwargs,
+            min_size_mb=w.sizes[0],
+            max_size_mb=w.sizes[1],
+            rate_per_s=w.rate,
+            duration_s=w.duration,
+            **same,
         )
     except (TypeError, ValueError) as exc:
-        r.fail("workload", str(exc))
+        problems.append(Problem("workload", str(exc)))
         return None
 
 
@@ -523,26 +520,12 @@ def arrivals_message(rate_per_s: float, duration_s: float) -> str:
     )
 
 
-def _policy(r: _Reader, top: Mapping[str, Any]) -> tuple[str | None, dict[str, float]]:
-    raw = r.section(top, "policy", {"name", "block_mb", "threshold_mb"})
-    if raw is None:
-        return None, {}
-    name = r.get(raw, "policy", "name", _text, required=True)
-    if name is not None:
-        try:
-            POLICIES.load(name)
-        except LoadError as exc:
-            r.fail("policy.name", str(exc))
-    params = {
-        k: v
-        for k in ("block_mb", "threshold_mb")
-        if (v := r.get(raw, "policy", k, _size)) is not None
-    }
-    return name, params
-
-
 def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
     """A scenario from its JSON document.
+
+    The document is structured into a :class:`ScenarioDocument` (each value
+    checked at its path by the rules of :mod:`toolkit.fields`), from which
+    the platform, the workload and the run are built.
 
     Raises
     ------
@@ -550,40 +533,26 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
         Naming every bad value by its path (a missing required key as
         ``path: missing key``), and every write that fits no mover.
     """
-    if not isinstance(data, Mapping):
-        raise InputError(source, [Problem("", f"expected an object, got {data!r:.60}")])
-    r = _Reader(source)
-    top = r.obj(data, "", TOP_KEYS)
-    if top.get("format") not in READ_FORMATS:
-        r.fail("format", f"expected {FORMAT!r}, got {top.get('format')!r}")
-    platform_raw = r.section(top, "platform", PLATFORM_KEYS)
-    platform = None if platform_raw is None else _platform(r, platform_raw)
-    policy, params = _policy(r, top)
-    workload_raw = r.section(top, "workload", WORKLOAD_KEYS)
-    workload = None if workload_raw is None else _workload(r, workload_raw)
-    run_raw = r.obj(top.get("run", {}), "run", {"scheduler", "seed", "replications", "warmup"})
-    run = RunSettings(
-        scheduler=_or(r.get(run_raw, "run", "scheduler", _text, "fifo"), "fifo"),
-        seed=_or(r.get(run_raw, "run", "seed", _integer, 1), 1),
-        replications=_or(r.get(run_raw, "run", "replications", _replications, 1), 1),
-        warmup=_or(r.get(run_raw, "run", "warmup", _number, 0.1), 0.1),
-    )
-    try:
-        resolve_scheduler(run.scheduler)
-    except SchedulerSpecError as exc:
-        r.fail("run.scheduler", str(exc))
-    if not 0 <= run.warmup < 1:
-        r.fail("run.warmup", f"must be within [0, 1), got {run.warmup!r}")
-    if r.problems or platform is None or workload is None or policy is None:
-        raise InputError(source, r.problems)
+    document, problems = JSON.structure(data, ScenarioDocument, keys=_KEYS)
+    if document is None:
+        raise InputError(source, problems)
+    platform = _platform(document.platform, problems)
+    workload = _workload(document.workload, problems)
+    if problems or platform is None or workload is None:
+        raise InputError(source, problems)
+    run = document.run
     scenario = Scenario(
-        name=str(top.get("name", "scenario")),
-        description=str(top.get("description", "")),
+        name=document.name,
+        description=document.description,
         platform=platform,
-        policy=policy,
-        policy_params=params,
+        policy=document.policy.name,
+        policy_params={
+            key: value
+            for key in ("block_mb", "threshold_mb")
+            if (value := getattr(document.policy, key)) is not None
+        },
         workload=workload,
-        run=run,
+        run=RunSettings(run.scheduler, run.seed, run.replications, run.warmup),
     )
     problems = check_runnable(scenario)
     if problems:

@@ -18,9 +18,11 @@ whose README says more):
   inside (``RB06/82`` is ``RB0682`` of the trace) and the value a level of
   the layout (:func:`read_homes`).
 
-Each may be bzip2-compressed (a name ending in ``.bz2``). A bad line or value
-raises :class:`~toolkit.errors.InputError` naming the file, the line (or the
-JSON path) and what is wrong.
+Each may be bzip2-compressed (a name ending in ``.bz2``). Each is structured
+through cattrs (:mod:`toolkit.io`), its values judged by the rules every
+reader shares (:mod:`toolkit.fields`); a bad line or value raises
+:class:`~toolkit.errors.InputError` naming the file, the line and column
+(``line 7.seconds``) or the JSON path, and what is wrong.
 
 The layout snapshot itself maps no cartridge to a slot: every slot entry of
 the shipped file is an empty object. :func:`place_cartridges` takes the
@@ -33,28 +35,55 @@ from __future__ import annotations
 
 import bz2
 import hashlib
-import math
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import orjson
 from attrs import field, frozen
 
-from toolkit.errors import InputError, Problem
+from toolkit.errors import MAX_SHOWN, InputError, Problem, ValueProblems, capped
+from toolkit.fields import (
+    Rule,
+    at_least_one,
+    check,
+    checked,
+    natural,
+    nonnegative_finite,
+    not_empty,
+    parsed,
+    word,
+)
+from toolkit.io import JSON, TEXT, KeyStyle
 
-MAX_PROBLEMS = 20
+MAX_PROBLEMS = MAX_SHOWN
 """Bad lines reported one by one before the rest are summed up in a last line."""
 
-_TIMESTAMP = re.compile(r"\d{8}T\d{6}")
-_TIMESTAMP_FORMAT = "%Y%m%dT%H%M%S"
+_TIMESTAMP = re.compile(r"[0-9]{8}T[0-9]{6}")
+
+CARTRIDGE_ID = word("a cartridge id")
+"""A cartridge (volume) id: a non-empty word (``CB1172``)."""
+
+LEVEL_NUMBER = Rule(
+    ("{v}.isascii() and {v}.isdigit()", "a level number is an integer >= 0, got {v!r}")
+)
+"""A level of a layout file, as its key is written (``"3"``)."""
+
+DRIVE_ID = word("a drive id")
+"""A drive id of a layout file (``D_01_00``)."""
+
+MAP_KEY = CARTRIDGE_ID.then(
+    "'/' not in {v} or ({v}.count('/') == 1 and {v}[0] != '/' and {v}[-1] != '/')",
+    "expected a cartridge id with at most one '/' inside, got {v!r}",
+)
+"""A key of a cartridge map: a cartridge id, with at most one ``/`` inside (``RB06/82``)."""
 
 
-@frozen
+@checked
 class TraceRequest:
     """One read of a cartridge: when it was asked for and how long it then stayed in use.
 
@@ -69,31 +98,16 @@ class TraceRequest:
         positioning included): the replay's service time.
     """
 
-    cartridge: str
-    arrival_s: float
-    seconds_in_drive: float
-
-    def __attrs_post_init__(self) -> None:
-        if not self.cartridge or any(c.isspace() for c in self.cartridge):
-            raise ValueError(f"a cartridge id is a non-empty word, got {self.cartridge!r}")
-        if not 0 <= self.arrival_s < math.inf:
-            raise ValueError(f"arrival_s must be finite and >= 0, got {self.arrival_s!r}")
-        if not 0 <= self.seconds_in_drive < math.inf:
-            raise ValueError(
-                f"seconds_in_drive must be finite and >= 0, got {self.seconds_in_drive!r}"
-            )
-
-
-def _nonnegative_int(_: object, attribute: Any, value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{attribute.name} must be an integer >= 0, got {value!r}")
+    cartridge: str = check(CARTRIDGE_ID)
+    arrival_s: float = check(nonnegative_finite)
+    seconds_in_drive: float = check(nonnegative_finite)
 
 
 def _sorted_ids(ids: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(ids))
 
 
-@frozen
+@checked
 class Level:
     """One level (rail) of an SL8500 complex.
 
@@ -110,14 +124,12 @@ class Level:
         Handbots serving the level (at least one: nothing moves without).
     """
 
-    id: int = field(validator=_nonnegative_int)
-    slots: int = field(validator=_nonnegative_int)
+    id: int = check(natural)
+    slots: int = check(natural)
     drives: tuple[str, ...] = field(converter=_sorted_ids)
-    robots: int = field(validator=_nonnegative_int)
+    robots: int = check(at_least_one)
 
     def __attrs_post_init__(self) -> None:
-        if self.robots < 1:
-            raise ValueError(f"level {self.id}: robots must be >= 1, got {self.robots}")
         if len(set(self.drives)) != len(self.drives):
             raise ValueError(f"level {self.id}: duplicate drive ids")
 
@@ -181,37 +193,31 @@ def _read_text(path: str | Path) -> str:
         raise InputError(source, [Problem(f"line {line}", "not UTF-8 text")]) from None
 
 
-def _capped(problems: list[Problem]) -> list[Problem]:
-    if len(problems) <= MAX_PROBLEMS:
-        return problems
-    rest = len(problems) - MAX_PROBLEMS
-    return [*problems[:MAX_PROBLEMS], Problem("", f"{rest} more problems not shown")]
+# --- the requests ----------------------------------------------------------------------------
 
 
-def _parse_line(text: str) -> tuple[str, datetime, float]:
-    """Cartridge, time and seconds of one trace line; ``ValueError`` saying what is wrong."""
-    fields = text.split(";")
-    if len(fields) != 3:
-        raise ValueError(
-            f"expected CARTRIDGE;YYYYMMDDTHHMMSS;SECONDS (3 fields), "
-            f"got {len(fields)} field{'s' if len(fields) != 1 else ''}: {text[:60]!r}"
-        )
-    cartridge, stamp, seconds_text = (f.strip() for f in fields)
-    if not cartridge or any(c.isspace() for c in cartridge):
-        raise ValueError(f"bad cartridge id {cartridge!r}")
+def _timestamp(text: str) -> datetime:
+    """A time ``YYYYMMDDTHHMMSS`` of a trace line."""
+    stamp = text.strip()
     if not _TIMESTAMP.fullmatch(stamp):
-        raise ValueError(f"bad timestamp {stamp!r}: expected YYYYMMDDTHHMMSS")
+        raise ValueError(f"expected YYYYMMDDTHHMMSS, got {stamp!r}")
     try:
-        when = datetime.strptime(stamp, _TIMESTAMP_FORMAT)
+        return datetime(
+            int(stamp[:4]), int(stamp[4:6]), int(stamp[6:8]),
+            int(stamp[9:11]), int(stamp[11:13]), int(stamp[13:]),
+        )  # fmt: skip
     except ValueError:
-        raise ValueError(f"bad timestamp {stamp!r}: no such date or time") from None
-    try:
-        seconds = float(seconds_text)
-    except ValueError:
-        raise ValueError(f"bad seconds {seconds_text!r}: not a number") from None
-    if not 0 <= seconds < math.inf:
-        raise ValueError(f"bad seconds {seconds_text!r}: must be finite and >= 0")
-    return cartridge, when, seconds
+        raise ValueError(f"no such date or time: {stamp!r}") from None
+
+
+@checked
+class TraceLine:
+    """A line of a trace file, ``CARTRIDGE;YYYYMMDDTHHMMSS;SECONDS``, by its columns:
+    ``cartridge``, ``time`` and ``seconds`` (problems are at ``line N.column``)."""
+
+    cartridge: str = check(CARTRIDGE_ID)
+    time: datetime = parsed(_timestamp)
+    seconds: float = check(nonnegative_finite)
 
 
 def read_requests(path: str | Path) -> tuple[TraceRequest, ...]:
@@ -224,90 +230,83 @@ def read_requests(path: str | Path) -> tuple[TraceRequest, ...]:
     ------
     InputError
         For an unreadable file, and for every bad line (up to
-        :data:`MAX_PROBLEMS`, then a count): wrong number of fields, bad
-        cartridge id, bad timestamp, seconds that are not a finite number
-        >= 0, a time earlier than the line before; or a file with no request.
+        :data:`MAX_PROBLEMS`, then a count), at ``line N`` or
+        ``line N.column``: wrong number of fields, bad cartridge id, bad
+        timestamp, seconds that are not a finite number >= 0, a time earlier
+        than the line before; or a file with no request.
     """
     source = str(path)
     text = _read_text(path)
+    read_line = TEXT.reader(TraceLine, path="line {}")
     problems: list[Problem] = []
-    parsed: list[tuple[str, datetime, float]] = []
+    lines: list[TraceLine] = []
     previous: datetime | None = None
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            cartridge, when, seconds = _parse_line(line)
-        except ValueError as exc:
-            problems.append(Problem(f"line {number}", str(exc)))
-            continue
-        if previous is not None and when < previous:
+        cells = line.split(";")
+        if len(cells) != 3:
             problems.append(
                 Problem(
                     f"line {number}",
-                    f"time {when:%Y%m%dT%H%M%S} is earlier than the line before "
-                    f"({previous:%Y%m%dT%H%M%S}): the trace must be in order of arrival",
+                    f"expected CARTRIDGE;YYYYMMDDTHHMMSS;SECONDS (3 fields), "
+                    f"got {len(cells)} field{'s' if len(cells) != 1 else ''}: {line[:60]!r}",
                 )
             )
             continue
-        previous = when
-        parsed.append((cartridge, when, seconds))
+        cartridge, stamp, seconds = cells
+        entry, bad = read_line({"cartridge": cartridge, "time": stamp, "seconds": seconds}, number)
+        if entry is None:
+            problems.extend(bad)
+        elif previous is not None and entry.time < previous:
+            problems.append(
+                Problem(
+                    f"line {number}.time",
+                    f"time {entry.time:%Y%m%dT%H%M%S} is earlier than the line before "
+                    f"({previous:%Y%m%dT%H%M%S}): the trace must be in order of arrival",
+                )
+            )
+        else:
+            previous = entry.time
+            lines.append(entry)
     if problems:
-        raise InputError(source, _capped(problems))
-    if not parsed:
+        raise InputError(source, capped(problems))
+    if not lines:
         raise InputError(source, [Problem("", "no request in the file")])
-    first = parsed[0][1]
+    first = lines[0].time
     return tuple(
-        TraceRequest(cartridge, (when - first).total_seconds(), seconds)
-        for cartridge, when, seconds in parsed
+        TraceRequest(e.cartridge, (e.time - first).total_seconds(), e.seconds) for e in lines
     )
 
 
-def _json_repr(value: Any) -> str:
-    text = orjson.dumps(value).decode()
-    return text if len(text) <= 40 else text[:37] + "..."
+# --- the layout ------------------------------------------------------------------------------
 
 
-def _object(value: Any, path: str, problems: list[Problem]) -> dict[str, Any] | None:
-    if type(value) is not dict:
-        problems.append(Problem(path, f"expected an object, got {_json_repr(value)}"))
-        return None
-    return value
+@checked
+class LevelEntry:
+    """A level of a layout file: its slots (``libraries``) and drives, each an object
+    keyed by its id, and its robots."""
+
+    libraries: dict[str, dict[str, Any]]
+    drives: dict[str, dict[str, Any]]
+    robots: int = check(at_least_one)
+
+    def __attrs_post_init__(self) -> None:
+        bad = [Problem("drives", why) for d in self.drives if (why := DRIVE_ID(d)) is not None]
+        if bad:
+            raise ValueProblems(bad)
 
 
-def _keys(
-    obj: dict[str, Any], path: str, expected: tuple[str, ...], problems: list[Problem]
-) -> bool:
-    missing = [k for k in expected if k not in obj]
-    unknown = [k for k in obj if k not in expected]
-    problems.extend(Problem(path, f"missing key {k!r}") for k in missing)
-    problems.extend(Problem(f"{path}.{k}" if path else k, f"unknown key {k!r}") for k in unknown)
-    return not missing
+@checked
+class LayoutDocument:
+    """A layout snapshot file: ``{"level": {"0": {...}, ...}}``."""
+
+    level: dict[Annotated[str, LEVEL_NUMBER], LevelEntry] = check(not_empty)
 
 
-def _level(level_id: int, body: Any, path: str, problems: list[Problem]) -> Level | None:
-    obj = _object(body, path, problems)
-    if obj is None or not _keys(obj, path, ("libraries", "drives", "robots"), problems):
-        return None
-    before = len(problems)
-    slots = _object(obj["libraries"], f"{path}.libraries", problems)
-    drives = _object(obj["drives"], f"{path}.drives", problems)
-    if slots is not None:
-        for slot, entry in slots.items():
-            _object(entry, f"{path}.libraries.{slot}", problems)
-    if drives is not None:
-        for drive, entry in drives.items():
-            if not drive or any(c.isspace() for c in drive):
-                problems.append(Problem(f"{path}.drives", f"bad drive id {drive!r}"))
-            _object(entry, f"{path}.drives.{drive}", problems)
-    robots = obj["robots"]
-    if type(robots) is not int or robots < 1:
-        problems.append(
-            Problem(f"{path}.robots", f"expected an integer >= 1, got {_json_repr(robots)}")
-        )
-    if len(problems) > before or slots is None or drives is None:
-        return None
-    return Level(level_id, len(slots), tuple(drives), robots)
+_LAYOUT_KEYS = KeyStyle(unknown_at_key=True)
+"""A layout names a missing key at its object (``level.0: missing key 'robots'``) and an
+unknown one at its own path (``level.0.arms: unknown key 'arms'``)."""
 
 
 def layout_from_dict(data: Any, source: str = "<layout>") -> LibraryLayout:
@@ -321,38 +320,25 @@ def layout_from_dict(data: Any, source: str = "<layout>") -> LibraryLayout:
         slots or drives that are not objects, a robot count that is not an
         integer >= 1, a drive id on two levels, no level at all.
     """
-    problems: list[Problem] = []
-    top = _object(data, "", problems)
-    if top is None or not _keys(top, "", ("level",), problems):
-        raise InputError(source, problems)
-    levels_obj = _object(top["level"], "level", problems)
-    if levels_obj is None:
-        raise InputError(source, problems)
-    if not levels_obj:
-        problems.append(Problem("level", "no level in the layout"))
-        raise InputError(source, problems)
+    document, problems = JSON.structure(data, LayoutDocument, keys=_LAYOUT_KEYS)
+    if document is None:
+        raise InputError(source, capped(problems))
     levels: list[Level] = []
     seen_drives: dict[str, str] = {}
-    for key, body in levels_obj.items():
+    for key, entry in document.level.items():
         path = f"level.{key}"
-        if not key.isascii() or not key.isdigit():
-            problems.append(Problem(path, f"a level number is an integer >= 0, got {key!r}"))
-            continue
-        level = _level(int(key), body, path, problems)
-        if level is None:
-            continue
-        for drive in level.drives:
+        for drive in entry.drives:
             if drive in seen_drives:
                 problems.append(
                     Problem(f"{path}.drives.{drive}", f"drive also on {seen_drives[drive]}")
                 )
             seen_drives.setdefault(drive, path)
-        levels.append(level)
+        levels.append(Level(int(key), len(entry.libraries), tuple(entry.drives), entry.robots))
     ids = [lv.id for lv in levels]
     for level_id in sorted({i for i in ids if ids.count(i) > 1}):
         problems.append(Problem("level", f"level number {level_id} appears twice"))
     if problems:
-        raise InputError(source, _capped(problems))
+        raise InputError(source, capped(problems))
     return LibraryLayout(tuple(levels))
 
 
@@ -377,14 +363,10 @@ def read_layout(path: str | Path) -> LibraryLayout:
     return layout_from_dict(_read_json(path), str(path))
 
 
-def _cartridge_of_key(key: str) -> str:
-    """The cartridge id of a map key (``RB06/82`` -> ``RB0682``); ``ValueError`` if it is none."""
-    if not key or any(c.isspace() for c in key):
-        raise ValueError(f"a cartridge id is a non-empty word, got {key!r}")
-    head, slash, tail = key.partition("/")
-    if slash and (not head or not tail or "/" in tail):
-        raise ValueError(f"expected a cartridge id with at most one '/' inside, got {key!r}")
-    return head + tail
+# --- the cartridge map -----------------------------------------------------------------------
+
+HomesDocument = dict[Annotated[str, MAP_KEY], Annotated[int, natural]]
+"""A cartridge map file: ``{"RB06/82": 2, ...}``, a level number by cartridge."""
 
 
 def homes_from_dict(data: Any, layout: LibraryLayout, source: str = "<homes>") -> dict[str, int]:
@@ -402,33 +384,25 @@ def homes_from_dict(data: Any, layout: LibraryLayout, source: str = "<homes>") -
         that is not an integer >= 0 or not a level of ``layout``; and one
         per level given more cartridges than it has slots.
     """
-    problems: list[Problem] = []
-    top = _object(data, "", problems)
-    if top is None:
-        raise InputError(source, problems)
+    document, problems = JSON.structure(data, HomesDocument)  # type: ignore[arg-type]
+    if document is None:
+        raise InputError(source, capped(problems))
     levels = {lv.id: lv for lv in layout.levels}
     ids = list(levels)
     contiguous = ids == list(range(ids[0], ids[-1] + 1))
     known = f"levels {ids[0]}-{ids[-1]}" if contiguous else "levels " + ", ".join(map(str, ids))
     homes: dict[str, int] = {}
     keys: dict[str, str] = {}
-    for key, value in top.items():
-        path = key or '""'
-        try:
-            cartridge = _cartridge_of_key(key)
-        except ValueError as exc:
-            problems.append(Problem(path, str(exc)))
-            continue
+    for key, level in document.items():
+        cartridge = key.replace("/", "")
         if cartridge in keys:
-            problems.append(Problem(path, f"cartridge {cartridge!r} also at {keys[cartridge]!r}"))
+            problems.append(Problem(key, f"cartridge {cartridge!r} also at {keys[cartridge]!r}"))
             continue
         keys[cartridge] = key
-        if type(value) is not int or value < 0:
-            problems.append(Problem(path, f"expected a level number >= 0, got {_json_repr(value)}"))
-        elif value not in levels:
-            problems.append(Problem(path, f"level {value} is not in the layout ({known})"))
+        if level not in levels:
+            problems.append(Problem(key, f"level {level} is not in the layout ({known})"))
         else:
-            homes[cartridge] = value
+            homes[cartridge] = level
     counts: dict[int, int] = {}
     for level in homes.values():
         counts[level] = counts.get(level, 0) + 1
@@ -438,7 +412,7 @@ def homes_from_dict(data: Any, layout: LibraryLayout, source: str = "<homes>") -
                 Problem("", f"level {level}: {count} cartridges but {levels[level].slots} slots")
             )
     if problems:
-        raise InputError(source, _capped(problems))
+        raise InputError(source, capped(problems))
     return homes
 
 

@@ -39,3 +39,29 @@ class InputError(Exception):
     def lines(self) -> list[str]:
         """One line per problem, each naming the source, the path and what is wrong."""
         return [f"{self.source}: {p}" for p in self.problems]
+
+
+class ValueProblems(ValueError):
+    """Several problems of one value, each at a path inside it (``""`` for the value itself).
+
+    Raised by a function that reads a value of several parts (an object
+    whose keys are data, such as a scenario's schemes), so that the reader
+    reports each part at its own path below the value's.
+    """
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(str(p) for p in self.problems))
+
+
+MAX_SHOWN = 20
+"""Problems of a long file (a trace of a million lines) reported one by one; the rest are
+counted in a last line."""
+
+
+def capped(problems: list[Problem], most: int = MAX_SHOWN) -> list[Problem]:
+    """The first ``most`` problems, and a last one counting those left out."""
+    if len(problems) <= most:
+        return problems
+    rest = len(problems) - most
+    return [*problems[:most], Problem("", f"{rest} more problems not shown")]

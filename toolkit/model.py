@@ -1,9 +1,10 @@
 """Domain model of the core problem: libraries, drives, tapes, requests, schedules.
 
 Every class is a small frozen attrs class that checks its own fields when it is
-built, so an object that exists is well-formed on its own. Objects refer to one
-another by string id; whether those ids resolve is a property of the whole
-instance and is checked by :func:`toolkit.instance_checks.check_instance`.
+built, by the rules every reader shares (:mod:`toolkit.fields`), so an object
+that exists is well-formed on its own. Objects refer to one another by string
+id; whether those ids resolve is a property of the whole instance and is
+checked by :func:`toolkit.instance_checks.check_instance`.
 Units are in the field names: seconds (``_s``), megabytes (``_mb``, 10^6 bytes),
 megabytes per second (``_mb_s``). Magnitudes are bounded by the limits of
 :mod:`toolkit.units` (times, sizes, rates, weights, arms), so that every
@@ -14,20 +15,24 @@ The problem itself is specified in ``docs/core-problem.md``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cached_property
-from typing import Any, Literal, dataclass_transform
+from typing import Literal
 
-import attrs
-from attrs import field, frozen
+from attrs import field
 
-from toolkit.units import (
-    MAX_COUNT,
-    MAX_RATE_MB_S,
-    MAX_SIZE_MB,
-    MAX_TIME_S,
-    MAX_WEIGHT,
-    MIN_RATE_MB_S,
+from toolkit.fields import (
+    bounded_count,
+    bounded_rate,
+    bounded_size,
+    bounded_time,
+    bounded_weight,
+    check,
+    checked,
+    not_empty,
+    number,
+    one_of,
+    optional,
+    text,
 )
 
 INSTANCE_FORMAT = "tapesched.instance/1"
@@ -42,209 +47,7 @@ OBJECTIVES: tuple[str, ...] = ("weighted-flow", "makespan", "max-weighted-flow")
 REQUEST_KINDS: tuple[str, ...] = ("read", "write")
 OPERATIONS: tuple[str, ...] = ("mount", "dismount")
 
-
-class FieldError(ValueError):
-    """A field holds a value of the wrong type or outside its domain.
-
-    Parameters
-    ----------
-    field
-        Name of the offending field, so that a loader can prefix the JSON path
-        of the object that holds it.
-    reason
-        What is wrong, in a few words.
-    """
-
-    def __init__(self, field: str, reason: str) -> None:
-        super().__init__(f"{field}: {reason}")
-        self.field = field
-        self.reason = reason
-
-
-class InvalidFields(ValueError):
-    """Every :class:`FieldError` of one object, raised together at construction."""
-
-    def __init__(self, cls_name: str, errors: list[FieldError]) -> None:
-        super().__init__(f"invalid {cls_name}: " + "; ".join(str(e) for e in errors))
-        self.errors = errors
-
-
-Check = Callable[[Any], "str | None"]
-_NUMBER = "(type({v}) is float or type({v}) is int)"
-
-
-def _passes(condition: str, **constants: Any) -> Callable[[Check], Check]:
-    """Attach to a check the Python condition under which it finds nothing wrong.
-
-    :func:`checked` compiles the conditions of a class's fields into one
-    expression, so that valid objects (the common case, by far: a 100,000
-    request file holds half a million of them) cost one test, and only an
-    object that fails it is examined field by field for the messages.
-    ``{v}`` stands for the value and each keyword for a constant.
-    """
-
-    def attach(check: Check) -> Check:
-        check.condition = condition  # type: ignore[attr-defined]
-        check.constants = constants  # type: ignore[attr-defined]
-        return check
-
-    return attach
-
-
-def _is_number(value: Any) -> bool:
-    return (type(value) is float or type(value) is int) and value == value
-
-
-@_passes(_NUMBER + " and {v} == {v}")
-def number(value: Any) -> str | None:
-    """Any number but NaN (booleans are not numbers)."""
-    return None if _is_number(value) else f"expected a number, got {value!r}"
-
-
-@_passes(_NUMBER + " and {v} >= 0")
-def nonnegative(value: Any) -> str | None:
-    """A number >= 0."""
-    if not _is_number(value):
-        return f"expected a number, got {value!r}"
-    return None if value >= 0 else f"must be >= 0, got {value!r}"
-
-
-@_passes(_NUMBER + " and {v} > 0")
-def positive(value: Any) -> str | None:
-    """A number > 0."""
-    if not _is_number(value):
-        return f"expected a number, got {value!r}"
-    return None if value > 0 else f"must be > 0, got {value!r}"
-
-
-@_passes("type({v}) is str")
-def text(value: Any) -> str | None:
-    """A string."""
-    return None if type(value) is str else f"expected a string, got {value!r}"
-
-
-@_passes("({v} is None or type({v}) is str)")
-def optional_text(value: Any) -> str | None:
-    """A string or None."""
-    return None if value is None or type(value) is str else f"expected a string, got {value!r}"
-
-
-def one_of(choices: tuple[str, ...]) -> Check:
-    """One of the given strings."""
-    listed = ", ".join(repr(c) for c in choices)
-
-    @_passes("{v} in {choices}", choices=choices)
-    def check(value: Any) -> str | None:
-        return None if value in choices else f"must be one of {listed}, got {value!r}"
-
-    return check
-
-
-@_passes("type({v}) is int and {v} >= 1")
-def at_least_one(value: Any) -> str | None:
-    """An integer >= 1."""
-    if type(value) is not int:
-        return f"expected an integer, got {value!r}"
-    return None if value >= 1 else f"must be >= 1, got {value!r}"
-
-
-@_passes("len({v}) > 0")
-def not_empty(value: Any) -> str | None:
-    """A non-empty sequence."""
-    return None if len(value) > 0 else "must not be empty"
-
-
-def _at_most(low: Check, most: float, unit: str) -> Check:
-    """``low``'s check, and at most ``most`` (a limit of :mod:`toolkit.units`)."""
-
-    @_passes(low.condition + " and {v} <= {most}", most=most, **low.constants)  # type: ignore[attr-defined]
-    def check(value: Any) -> str | None:
-        reason = low(value)
-        if reason is None and value > most:
-            return f"must be <= {most:g}{unit}, got {value!r}"
-        return reason
-
-    return check
-
-
-bounded_time = _at_most(nonnegative, MAX_TIME_S, " s")
-"""A time or a length of time: >= 0 and at most :data:`~toolkit.units.MAX_TIME_S`."""
-
-bounded_size = _at_most(nonnegative, MAX_SIZE_MB, " MB")
-"""A size, offset or capacity: >= 0 and at most :data:`~toolkit.units.MAX_SIZE_MB`."""
-
-bounded_weight = _at_most(positive, MAX_WEIGHT, "")
-"""A request's weight: > 0 and at most :data:`~toolkit.units.MAX_WEIGHT`."""
-
-
-@_passes(_NUMBER + " and {lo} <= {v} <= {hi}", lo=MIN_RATE_MB_S, hi=MAX_RATE_MB_S)
-def bounded_rate(value: Any) -> str | None:
-    """A drive's streaming or locate rate, within :data:`~toolkit.units.MIN_RATE_MB_S` and
-    :data:`~toolkit.units.MAX_RATE_MB_S`."""
-    reason = positive(value)
-    if reason is None and not MIN_RATE_MB_S <= value <= MAX_RATE_MB_S:
-        return f"must be within [{MIN_RATE_MB_S:g}, {MAX_RATE_MB_S:g}] MB/s, got {value!r}"
-    return reason
-
-
-bounded_arms = _at_most(at_least_one, MAX_COUNT, "")
-"""A library's arms: an integer >= 1 and at most :data:`~toolkit.units.MAX_COUNT`."""
-
-
-def _f(check: Check, **kwargs: Any) -> Any:
-    return field(metadata={"check": check}, **kwargs)
-
-
-def _explain(self: Any) -> None:
-    """Raise :class:`InvalidFields` with every field of ``self`` that fails its check."""
-    errors = []
-    for name, check in type(self).__field_checks__:
-        reason = check(getattr(self, name))
-        if reason is not None:
-            errors.append(FieldError(name, reason))
-    if errors:
-        raise InvalidFields(type(self).__name__, errors)
-
-
-def _compile_checks(checks: tuple[tuple[str, Check], ...]) -> Callable[[Any], None]:
-    """One function testing every field's condition at once, explaining on failure."""
-    namespace: dict[str, Any] = {"_explain": _explain}
-    terms, loads = [], []
-    for i, (name, check) in enumerate(checks):
-        constants = {}
-        for key, value in check.constants.items():  # type: ignore[attr-defined]
-            constants[key] = f"_c{i}_{key}"
-            namespace[constants[key]] = value
-        loads.append(f"    v{i} = self.{name}")
-        terms.append("(" + check.condition.format(v=f"v{i}", **constants) + ")")  # type: ignore[attr-defined]
-    source = "\n".join(
-        [
-            "def __attrs_post_init__(self):",
-            *loads,
-            f"    if not ({' and '.join(terms) or 'True'}):",
-            "        _explain(self)",
-        ]
-    )
-    exec(compile(source, "<field checks>", "exec"), namespace)
-    return namespace["__attrs_post_init__"]  # type: ignore[no-any-return]
-
-
-@dataclass_transform(frozen_default=True, field_specifiers=(attrs.field, field, _f))
-def checked(cls: type) -> Any:
-    """Make ``cls`` a frozen attrs class whose fields are checked together.
-
-    Each field may carry ``metadata={"check": fn}`` where ``fn`` returns
-    ``None`` or what is wrong. Construction runs every check and raises one
-    :class:`InvalidFields` naming all the bad fields, so that a file with
-    several bad values is reported in full, not one value per attempt.
-    """
-    cls.__attrs_post_init__ = _explain  # type: ignore[attr-defined]
-    out = frozen(cls)
-    out.__field_checks__ = tuple(  # type: ignore[attr-defined]
-        (a.name, a.metadata["check"]) for a in attrs.fields(out) if "check" in a.metadata
-    )
-    out.__attrs_post_init__ = _compile_checks(out.__field_checks__)  # type: ignore[attr-defined]
-    return out
+_optional_text = optional(text)
 
 
 @checked
@@ -256,10 +59,10 @@ class Library:
     run at once in the library.
     """
 
-    id: str = _f(text)
-    arms: int = _f(bounded_arms)
-    mount_s: float = _f(bounded_time)
-    dismount_s: float = _f(bounded_time)
+    id: str = check(text)
+    arms: int = check(bounded_count)
+    mount_s: float = check(bounded_time)
+    dismount_s: float = check(bounded_time)
 
 
 @checked
@@ -271,12 +74,12 @@ class Drive:
     ``x / locate_mb_s`` seconds in either direction.
     """
 
-    id: str = _f(text)
-    library: str = _f(text)
-    rate_mb_s: float = _f(bounded_rate)
-    load_s: float = _f(bounded_time)
-    unload_s: float = _f(bounded_time)
-    locate_mb_s: float = _f(bounded_rate)
+    id: str = check(text)
+    library: str = check(text)
+    rate_mb_s: float = check(bounded_rate)
+    load_s: float = check(bounded_time)
+    unload_s: float = check(bounded_time)
+    locate_mb_s: float = check(bounded_rate)
 
     def transfer_s(self, size_mb: float) -> float:
         """Seconds to stream ``size_mb`` at this drive's rate."""
@@ -291,26 +94,26 @@ class Drive:
 class Tape:
     """A cartridge of one library, ``capacity_mb`` long."""
 
-    id: str = _f(text)
-    library: str = _f(text)
-    capacity_mb: float = _f(bounded_size)
+    id: str = check(text)
+    library: str = check(text)
+    capacity_mb: float = check(bounded_size)
 
 
 @checked
 class InitialTape:
     """At time 0 ``drive`` holds ``tape``, loaded, head at offset 0."""
 
-    drive: str = _f(text)
-    tape: str = _f(text)
+    drive: str = check(text)
+    tape: str = check(text)
 
 
 @checked
 class Piece:
     """The part of a request that lies on one tape."""
 
-    tape: str = _f(text)
-    offset_mb: float = _f(bounded_size)
-    size_mb: float = _f(bounded_size)
+    tape: str = check(text)
+    offset_mb: float = check(bounded_size)
+    size_mb: float = check(bounded_size)
 
     @property
     def end_mb(self) -> float:
@@ -326,11 +129,11 @@ class Request:
     library at once and its transfer runs on all of them from the same start.
     """
 
-    id: str = _f(text)
-    release_s: float = _f(bounded_time)
-    weight: float = _f(bounded_weight)
-    kind: str = _f(one_of(REQUEST_KINDS))
-    pieces: tuple[Piece, ...] = _f(not_empty, converter=tuple)
+    id: str = check(text)
+    release_s: float = check(bounded_time)
+    weight: float = check(bounded_weight)
+    kind: str = check(one_of(REQUEST_KINDS))
+    pieces: tuple[Piece, ...] = check(not_empty, converter=tuple)
 
     @property
     def size_mb(self) -> float:
@@ -345,13 +148,13 @@ class Instance:
     Lookups by id are computed once on first use.
     """
 
-    name: str = _f(text)
+    name: str = check(text)
     libraries: tuple[Library, ...] = field(converter=tuple)
     drives: tuple[Drive, ...] = field(converter=tuple)
     tapes: tuple[Tape, ...] = field(converter=tuple)
     requests: tuple[Request, ...] = field(converter=tuple)
     initial: tuple[InitialTape, ...] = field(converter=tuple, default=())
-    objective: str = _f(one_of(OBJECTIVES), default="weighted-flow")
+    objective: str = check(one_of(OBJECTIVES), default="weighted-flow")
 
     @cached_property
     def library_by_id(self) -> dict[str, Library]:
@@ -395,10 +198,10 @@ class Instance:
 class ScheduledRequest:
     """When a request runs and on which drives (one per piece, in piece order)."""
 
-    id: str = _f(text)
+    id: str = check(text)
     drives: tuple[str, ...] = field(converter=tuple)
-    start_s: float = _f(number)
-    end_s: float = _f(number)
+    start_s: float = check(number)
+    end_s: float = check(number)
 
 
 @checked
@@ -408,12 +211,12 @@ class ArmOperation:
     ``library`` is optional in files; when present the validator checks it.
     """
 
-    op: str = _f(one_of(OPERATIONS))
-    tape: str = _f(text)
-    drive: str = _f(text)
-    start_s: float = _f(number)
-    end_s: float = _f(number)
-    library: str | None = _f(optional_text, default=None)
+    op: str = check(one_of(OPERATIONS))
+    tape: str = check(text)
+    drive: str = check(text)
+    start_s: float = check(number)
+    end_s: float = check(number)
+    library: str | None = check(_optional_text, default=None)
 
     @property
     def duration_s(self) -> float:
@@ -425,8 +228,8 @@ class ArmOperation:
 class ObjectiveValue:
     """An objective's name and the value a schedule's author recorded for it."""
 
-    name: str = _f(one_of(OBJECTIVES))
-    value: float = _f(number)
+    name: str = check(one_of(OBJECTIVES))
+    value: float = check(number)
 
 
 @checked
@@ -439,5 +242,5 @@ class Schedule:
 
     requests: tuple[ScheduledRequest, ...] = field(converter=tuple)
     operations: tuple[ArmOperation, ...] = field(converter=tuple)
-    instance: str | None = _f(optional_text, default=None)
+    instance: str | None = check(_optional_text, default=None)
     objective: ObjectiveValue | None = None

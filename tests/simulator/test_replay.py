@@ -315,7 +315,7 @@ def test_cli_bad_line_is_one_error_line_with_exit_2_and_no_output(tmp_path):
     out = tmp_path / "result.json"
     result = invoke(trace_file, layout_file, "--drives", 1, "--out", out)
     assert result.exit_code == 2
-    assert result.stderr == f"{trace_file}: line 2: bad seconds '-1': must be finite and >= 0\n"
+    assert result.stderr == f"{trace_file}: line 2.seconds: must be >= 0, got '-1'\n"
     assert not out.exists()
 
 
@@ -374,8 +374,8 @@ def test_cli_hashes_the_cartridges_no_map_names_and_counts_them(tmp_path):
     ("homes", "expected"),
     [
         ({"CB/1": 7}, "CB/1: level 7 is not in the layout (levels 0, 4)"),
-        ({"CB/1": "0"}, 'CB/1: expected a level number >= 0, got "0"'),
-        (["CB/1"], 'expected an object, got ["CB/1"]'),
+        ({"CB/1": "0"}, "CB/1: expected an integer, got '0'"),
+        (["CB/1"], "expected an object, got ['CB/1']"),
     ],
 )
 def test_cli_bad_map_is_one_error_line_with_exit_2_and_no_output(tmp_path, homes, expected):

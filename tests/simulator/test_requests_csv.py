@@ -41,11 +41,11 @@ def test_optional_columns_default_to_an_unprotected_incompressible_file():
     [
         ("arrival_s,kind,file\n0,read,x\n", "<t>: line 1: missing column 'size_mb'"),
         ("arrival_s,kind,file,size_mb,colour\n", "<t>: line 1: unknown column 'colour'"),
-        ("arrival_s,kind,file,size_mb\nsoon,read,x,5\n", "<t>: line 2: arrival_s: expected"),
-        ("arrival_s,kind,file,size_mb\n0,erase,x,5\n", "<t>: line 2: kind: expected read or"),
-        ("arrival_s,kind,file,size_mb\n0,read,x,-5\n", "<t>: line 2: file 'x': size_mb must"),
-        ("arrival_s,kind,file,size_mb,scheme\n0,read,x,5,4-2\n", "<t>: line 2: scheme: a resil"),
-        ("arrival_s,kind,file,size_mb\n-1,read,x,5\n", "<t>: line 2: request 'r2': arrival_s"),
+        ("arrival_s,kind,file,size_mb\nsoon,read,x,5\n", "<t>: line 2.arrival_s: expected"),
+        ("arrival_s,kind,file,size_mb\n0,erase,x,5\n", "<t>: line 2.kind: must be one of"),
+        ("arrival_s,kind,file,size_mb\n0,read,x,-5\n", "<t>: line 2.size_mb: must be > 0"),
+        ("arrival_s,kind,file,size_mb,scheme\n0,read,x,5,4-2\n", "<t>: line 2.scheme: a resil"),
+        ("arrival_s,kind,file,size_mb\n-1,read,x,5\n", "<t>: line 2.arrival_s: must be >= 0"),
         ("arrival_s,kind,file,size_mb\n0,read,x\n", "<t>: line 2: expected 4 values"),
         ("arrival_s,kind,file,size_mb\n", "<t>: no requests"),
     ],
@@ -100,6 +100,6 @@ def test_simulate_refuses_a_bad_trace_in_one_line(tmp_path):
     )  # fmt: skip
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
-        f"{trace}: line 2: kind: expected read or write, got 'erase'"
+        f"{trace}: line 2.kind: must be one of 'read', 'write', got 'erase'"
     ]
     assert not out.exists()

@@ -356,7 +356,7 @@ BAD_DOCUMENTS: list[tuple[str, Mutation, str, str]] = [
     ("fractional arms", _set("platform", "libraries", 0, "arms", value=1.5),
      "platform.libraries[0].arms", "expected an integer, got 1.5"),
     ("no drive groups", _set("platform", "drives", value=[]), "platform.drives",
-     "at least one drive group is needed"),
+     "must not be empty"),
     ("per_mover on one group only", _per_mover_on_first_group_only,
      "platform.drives[1].per_mover", "every drive group has per_mover, or none does"),
     ("negative tape capacity", _set("platform", "tape_capacity_mb", value=-1),
@@ -489,7 +489,7 @@ def test_load_scenario_names_the_file_in_each_line(tmp_path):
     path.write_text(json.dumps(doc))
     with pytest.raises(InputError) as caught:
         load_scenario(path)
-    assert caught.value.lines() == [f"{path}: run.replications: must be >= 1"]
+    assert caught.value.lines() == [f"{path}: run.replications: must be >= 1, got -3"]
 
 
 def test_a_loaded_file_equals_its_parsed_document():
