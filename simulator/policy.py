@@ -1,4 +1,4 @@
-"""What every archival policy offers the platform, the writing streams they keep, and a registry.
+"""What every archival policy offers the platform, and the writing streams they keep.
 
 A policy is pure layout (:mod:`simulator.files`): it turns a read into the
 extents to stream, and a write into the extents it appends, recording them
