@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 
 from attrs import frozen
 
@@ -118,17 +118,17 @@ class ReadStay:
     nodes: tuple[int, ...]
 
 
-Transfer = tuple[str, float, float, str, int]
-"""A piece's transfer for :func:`read_stays`: ``(drive, start_s, end_s, tape, node)``."""
+Transfer = tuple[str, float, float, str, float, int]
+"""A piece's transfer for :func:`read_stays`: ``(drive, start_s, end_s, tape, offset_mb, node)``."""
 
 
 def read_stays(
+    instance: Instance,
     schedule: Schedule,
-    drives: Sequence[str],
     initial: Mapping[str, tuple[str, int]],
     transfers: Iterable[Transfer],
 ) -> dict[str, list[ReadStay]] | None:
-    """The stays of every drive of ``drives`` in ``schedule``, each with its nodes in order.
+    """The stays of every drive of ``instance`` in ``schedule``, each with its nodes in order.
 
     Read as :func:`toolkit.validator.validate` reads them, so that any
     schedule it accepts is read: a drive's mounts and dismounts in order of
@@ -136,16 +136,17 @@ def read_stays(
     make its stays (several may meet at one instant when arm, unload and
     load times are zero); each transfer belongs to the stay that
     :func:`toolkit.validator.stay_of_transfer` gives it (the one of its tape
-    where stays meet); a stay runs its transfers in order of start, then of
+    where stays meet, the earlier of two of its tape for a transfer of no
+    length that cannot start the later); a stay runs its transfers in order of start, then of
     end (a transfer of no length before a longer one that starts with it),
     then of node.
 
     Parameters
     ----------
+    instance
+        The instance of ``schedule``.
     schedule
         The schedule to read.
-    drives
-        The drives to read (ids).
     initial
         Per drive holding a tape at time 0: that tape and the model's node
         for it, which opens the drive's first stay.
@@ -164,26 +165,39 @@ def read_stays(
     ops_of: dict[str, list[tuple[float, bool, int]]] = defaultdict(list)
     for i, op in enumerate(schedule.operations):
         ops_of[op.drive].append((op.start_s, op.op == "mount", i))
-    runs_of: dict[str, list[tuple[float, float, int, str]]] = defaultdict(list)
-    for drive, start_s, end_s, tape, node in transfers:
-        runs_of[drive].append((start_s, end_s, node, tape))
+    runs_of: dict[str, list[tuple[float, float, int, str, float]]] = defaultdict(list)
+    for drive_id, start_s, end_s, tape, offset_mb, node in transfers:
+        runs_of[drive_id].append((start_s, end_s, node, tape, offset_mb))
     out: dict[str, list[ReadStay]] = {}
-    for drive in drives:
-        stays = _drive_stays(schedule, initial.get(drive), sorted(ops_of[drive]))
+    for drive in instance.drives:
+        stays = _drive_stays(schedule, initial.get(drive.id), sorted(ops_of[drive.id]))
         if stays is None:
             return None
         begins = [s.begin_s for s in stays]
         ends = [s.end_s for s in stays]
         tapes = [s.tape for s in stays]
+        readies = [
+            0.0 if s.mount is None else schedule.operations[s.mount].end_s + drive.load_s
+            for s in stays
+        ]
         members: list[list[int]] = [list(s.nodes) for s in stays]
-        for start_s, _, node, tape in sorted(runs_of[drive]):
-            k, _ = stay_of_transfer(begins, ends, tapes, start_s, tape)
+        for start_s, end_s, node, tape, offset_mb in sorted(runs_of[drive.id]):
+            k, _ = stay_of_transfer(
+                begins,
+                ends,
+                tapes,
+                start_s,
+                tape,
+                end=end_s,
+                readies=readies,
+                lead_s=offset_mb / drive.locate_mb_s,
+            )
             if k < 0:
                 return None
             members[k].append(node)
         if not all(members):
             return None
-        out[drive] = [
+        out[drive.id] = [
             ReadStay(s.tape, s.mount, s.dismount, s.begin_s, s.end_s, tuple(nodes))
             for s, nodes in zip(stays, members, strict=True)
         ]

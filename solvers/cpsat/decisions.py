@@ -248,13 +248,14 @@ def decisions_from_schedule(data: ModelData, schedule: Schedule) -> Decisions | 
     """
     instance = data.instance
     index = {r.id: j for j, r in enumerate(instance.requests)}
+    nodes = data.nodes
     transfers = [
-        (drive, entry.start_s, entry.end_s, data.nodes[n].tape, n)
+        (drive, entry.start_s, entry.end_s, nodes[n].tape, nodes[n].offset_mb, n)
         for entry in schedule.requests
         for n, drive in zip(data.request_nodes[index[entry.id]], entry.drives, strict=True)
     ]
-    initial = {data.drives[d].id: (data.nodes[n].tape, n) for d, n in data.initial_node.items()}
-    read = read_stays(schedule, [drive.id for drive in data.drives], initial, transfers)
+    initial = {data.drives[d].id: (nodes[n].tape, n) for d, n in data.initial_node.items()}
+    read = read_stays(instance, schedule, initial, transfers)
     if read is None:
         return None
 

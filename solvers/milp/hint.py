@@ -48,10 +48,11 @@ def schedule_decisions(data: MilpData, schedule: Schedule) -> tuple[Decisions, l
             if d not in data.nodes[k].drives:
                 return None
             drive_of[k] = d
-            transfers.append((d, entry.start_s, entry.end_s, data.nodes[k].tape, k))
+            node = data.nodes[k]
+            transfers.append((d, entry.start_s, entry.end_s, node.tape, node.offset_mb, k))
         starts.append(float(entry.start_s))
     initial = {d: (data.nodes[k].tape, k) for d, k in data.initial_node.items()}
-    read = read_stays(schedule, [drive.id for drive in instance.drives], initial, transfers)
+    read = read_stays(instance, schedule, initial, transfers)
     if read is None:
         return None
     routes: dict[str, tuple[StayNodes, ...]] = {}

@@ -206,6 +206,46 @@ def test_instant_switches_have_the_optimum_of_the_milp_and_the_enumerator(object
     assert exact_optimum(instance)[0] == pytest.approx(optimum, abs=1e-9)
 
 
+def remount_at_a_read_of_nothing() -> Instance:
+    """Found by Hypothesis: its optimum reads nothing from T2 at 42 s as T2 is remounted then.
+
+    No arm times, and none for d1 to unload or load: r2 reads nothing at
+    995 MB of T2 (and of T0) at its release, 42 s, and d1 gives T2 back and
+    takes it again at that instant, so that r1 reads from 0 without the
+    0.995 s locate back.
+    """
+    return Instance(
+        name="remount-at-a-read-of-nothing",
+        libraries=(Library("L0", 2, 0, 0),),
+        drives=(Drive("d0", "L0", 25, 3, 10, 500), Drive("d1", "L0", 40, 0, 0, 1000)),
+        tapes=tuple(Tape(f"T{i}", "L0", 2347) for i in range(4)),
+        requests=(
+            Request("r0", 0, 1.0, "read", (Piece("T2", 2246, 4),)),
+            Request("r1", 40, 1.0, "read", (Piece("T2", 0, 201),)),
+            Request("r2", 42, 1.0, "write", (Piece("T2", 995, 0), Piece("T0", 909, 0))),
+        ),
+    )
+
+
+def test_an_optimum_that_remounts_a_tape_at_a_read_of_nothing_is_returned():
+    # The validator once gave r2's piece to the stay of T2 that begins at
+    # 42 s, where it would need the locate from 0, and CP-SAT reported its
+    # optimal schedule infeasible (a RuntimeError). The MILP and the
+    # enumerator find the same optimum: r0 at 2.246 s (locate 2246 MB),
+    # r2 at 42 s on d1 and d0, r1 at 42 s after the remount.
+    instance = remount_at_a_read_of_nothing()
+    result = cpsat(instance, time_limit_s=20)
+    assert result.status == Status.OPTIMAL
+    assert checked(instance, result) == pytest.approx(9.371, abs=1e-9)
+    milp = get("milp-highs")(instance, time_limit_s=20)
+    assert milp.status == Status.OPTIMAL
+    assert milp.objective == pytest.approx(9.371, abs=1e-9)
+    assert exact_optimum(instance)[0] == pytest.approx(9.371, abs=1e-9)
+    schedule = greedy(instance).schedule
+    assert schedule is not None
+    assert_hint_is_a_solution(instance, schedule)
+
+
 def test_time_limit_returns_a_feasible_schedule_and_a_bound():
     params = RandomParams(
         n_requests=30, drives_per_library=(3, 3), arms=(1, 1), max_gang=2, release_horizon_s=600
