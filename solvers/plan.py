@@ -136,10 +136,10 @@ def read_stays(
     make its stays (several may meet at one instant when arm, unload and
     load times are zero); each transfer belongs to the stay that
     :func:`toolkit.validator.stay_of_transfer` gives it (the one of its tape
-    where stays meet, the earlier of two of its tape for a transfer of no
-    length that cannot start the later); a stay runs its transfers in order of start, then of
-    end (a transfer of no length before a longer one that starts with it),
-    then of node.
+    where stays meet; of two of its tape, the earlier for a transfer of no
+    length that cannot start the later); a stay runs its transfers in order
+    of start, then of end (a transfer of no length before a longer one that
+    starts with it), then of node.
 
     Parameters
     ----------
