@@ -491,30 +491,54 @@ def _stays(
 
 
 def stay_of_transfer(
-    begins: Sequence[float], ends: Sequence[float], tapes: Sequence[str], start: float, tape: str
+    begins: Sequence[float],
+    ends: Sequence[float],
+    tapes: Sequence[str],
+    start: float,
+    tape: str,
+    *,
+    end: float | None = None,
+    readies: Sequence[float] | None = None,
+    lead_s: float = 0.0,
 ) -> tuple[int, int]:
-    """Which stay of a drive a transfer of ``tape`` starting at ``start`` belongs to.
+    """Which stay of a drive a transfer of ``tape`` from ``start`` to ``end`` belongs to.
 
-    The stays are given by their begins (sorted), ends and tapes. A stay
-    holds the transfer when it begins no later than ``start`` and ends no
-    earlier (both to ``EPS``). Where stays meet, at a switch whose unload,
-    dismount, mount and load all take no time, two stays hold ``start``: the
-    one of the transfer's tape is taken (the latest, if both are). Returns
-    that stay's index, or -1, and the index of the stay strictly around
-    ``start`` whatever its tape (for messages), or -1 when the drive is
-    empty then. Shared with the solvers that read schedules back
-    (``solvers/milp/hint.py``), so that they place transfers as this
+    The stays are given by their begins (sorted), ends and tapes, and
+    ``readies``: when each has its tape loaded (mount end + load, 0 for a
+    tape there at time 0). A stay holds the transfer when it begins no later
+    than ``start`` and ends no earlier (both to ``EPS``). Where stays meet,
+    at a switch whose unload, dismount, mount and load all take no time, two
+    stays hold ``start``: the one of the transfer's tape is taken. When both
+    are (the drive gave its tape back and took it again at that instant),
+    the later one, where the transfer comes first, as long as it can: its
+    stay ready and the head located from 0 (``lead_s``) by ``start``;
+    otherwise the earlier one, if the transfer ends by its end (a transfer
+    of no length, the stay's last before the instant remount). Without
+    ``readies``, always the later one.
+
+    Returns that stay's index, or -1, and the index of the stay strictly
+    around ``start`` whatever its tape (for messages), or -1 when the drive
+    is empty then. Shared with the solvers that read schedules back
+    (:func:`solvers.plan.read_stays`), so that they place transfers as this
     validator does.
     """
+    finish = start if end is None else end
     around = -1
+    latest = -1
     k = bisect_right(begins, start + EPS) - 1
     while k >= 0 and ends[k] >= start - EPS:
         if tapes[k] == tape:
-            return k, k
-        if around < 0 and start < ends[k] - EPS and begins[k] < ends[k]:
+            if latest < 0:
+                latest = k
+            first = begins[k] >= start - EPS
+            if finish <= ends[k] + EPS and (
+                readies is None or not first or readies[k] + lead_s <= start + EPS
+            ):
+                return k, k
+        elif around < 0 and start < ends[k] - EPS and begins[k] < ends[k]:
             around = k
         k -= 1
-    return -1, around
+    return (latest, latest) if latest >= 0 else (-1, around)
 
 
 def _check_drive_timelines(
@@ -534,10 +558,20 @@ def _check_drive_timelines(
         begins = [s.begin for s in stays]
         ends = [s.end for s in stays]
         tapes = [s.tape for s in stays]
+        readies = [s.ready for s in stays]
         assigned: list[list[_Use]] = [[] for _ in stays]
         for use in drive_uses:
             start = use[0]
-            k, around = stay_of_transfer(begins, ends, tapes, start, use[3])
+            k, around = stay_of_transfer(
+                begins,
+                ends,
+                tapes,
+                start,
+                use[3],
+                end=use[1],
+                readies=readies,
+                lead_s=use[4] / drive.locate_mb_s,
+            )
             if k < 0:
                 held = f"holds {tapes[around]!r}" if around >= 0 else "is empty"
                 out.append(

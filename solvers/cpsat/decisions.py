@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 from attrs import frozen
 
 from solvers.cpsat.data import ModelData
-from solvers.plan import Plan, Stay
+from solvers.plan import Plan, Stay, read_stays
 from solvers.retiming import EventGraph, PositiveCycle
 from toolkit.model import Schedule
 
@@ -238,62 +238,45 @@ def assign_lanes(
 def decisions_from_schedule(data: ModelData, schedule: Schedule) -> Decisions | None:
     """The decisions of a feasible schedule, or ``None`` when the model cannot express them.
 
-    Nodes run on their drives in order of start; a dismount on a drive
-    between two nodes (or after its last node) marks the earlier node
-    dismounted. The model cannot express a stay without a transfer (other
-    than an initial tape's) nor two tapes in a row without a dismount.
+    The schedule is read as the validator reads it (:func:`~solvers.plan.read_stays`):
+    each drive's stays, the nodes each runs in order, the mount before a
+    stay's first node and the dismount after its last. Arm operations of
+    positive length go to lanes in order of start; each tape's stays are
+    ordered as they hold it, by begin then end, a drive's tape at time 0
+    first. The model cannot express a stay without a transfer (other than
+    an initial tape's).
     """
     instance = data.instance
     index = {r.id: j for j, r in enumerate(instance.requests)}
-    drive_index = {d.id: i for i, d in enumerate(data.drives)}
-    start: dict[int, float] = {}
-    end: dict[int, float] = {}
-    per_drive: list[list[tuple[float, int]]] = [[] for _ in data.drives]
-    for entry in schedule.requests:
-        j = index[entry.id]
-        for n, drive in zip(data.request_nodes[j], entry.drives, strict=True):
-            per_drive[drive_index[drive]].append((entry.start_s, n))
-            start[n], end[n] = entry.start_s, entry.end_s
-    ops = schedule.operations
-    mounts: list[list[tuple[float, int]]] = [[] for _ in data.drives]
-    dismounts: list[list[tuple[float, int]]] = [[] for _ in data.drives]
-    for i, op in enumerate(schedule.operations):
-        bucket = mounts if op.op == "mount" else dismounts
-        bucket[drive_index[op.drive]].append((op.start_s, i))
+    nodes = data.nodes
+    transfers = [
+        (drive, entry.start_s, entry.end_s, nodes[n].tape, nodes[n].offset_mb, n)
+        for entry in schedule.requests
+        for n, drive in zip(data.request_nodes[index[entry.id]], entry.drives, strict=True)
+    ]
+    initial = {data.drives[d].id: (nodes[n].tape, n) for d, n in data.initial_node.items()}
+    read = read_stays(instance, schedule, initial, transfers)
+    if read is None:
+        return None
 
+    ops = schedule.operations
     sequences = []
     dismounted: set[int] = set()
     op_node: dict[int, Op] = {}
-    for d in range(len(data.drives)):
-        seq = [n for _, n in sorted(per_drive[d])]
-        if d in data.initial_node:
-            seq.insert(0, data.initial_node[d])
+    holds: dict[str, list[tuple[float, float, int]]] = defaultdict(list)
+    for drive in data.drives:
+        seq: list[int] = []
+        for stay in read[drive.id]:
+            head, tail = stay.nodes[0], stay.nodes[-1]
+            seq.extend(stay.nodes)
+            if stay.mount is not None:
+                op_node[stay.mount] = ("mount", head)
+            if stay.dismount is not None:
+                op_node[stay.dismount] = ("dismount", tail)
+                dismounted.add(tail)
+            begin = -1.0 if stay.mount is None else stay.begin_s
+            holds[stay.tape].append((begin, stay.end_s, head))
         sequences.append(tuple(seq))
-        dis = [i for _, i in sorted(dismounts[d])]
-        mnt = [(t, i) for t, i in sorted(mounts[d])]
-        if seq and d not in data.initial_node:
-            if not mnt:
-                return None
-            op_node[mnt.pop(0)[1]] = ("mount", seq[0])
-        for k, n in enumerate(seq):
-            done = 0.0 if data.nodes[n].is_initial else end[n]
-            following = seq[k + 1] if k + 1 < len(seq) else None
-            until = start[following] if following is not None else float("inf")
-            between = [i for i in dis if done - EPS <= ops[i].start_s <= until + EPS]
-            if len(between) > 1:
-                return None
-            if between:
-                dismounted.add(n)
-                dis.remove(between[0])
-                op_node[between[0]] = ("dismount", n)
-                if following is not None:
-                    if not mnt or mnt[0][0] > until + EPS:
-                        return None
-                    op_node[mnt.pop(0)[1]] = ("mount", following)
-            elif following is not None and data.nodes[following].tape != data.nodes[n].tape:
-                return None
-        if dis or mnt:
-            return None
 
     timed = [
         (ops[i].start_s, ops[i].end_s, op, data.nodes[op[1]].library)
@@ -303,12 +286,5 @@ def decisions_from_schedule(data: ModelData, schedule: Schedule) -> Decisions | 
     lanes = assign_lanes(timed, [lib.arms for lib in data.libraries])
     if lanes is None:
         return None
-    begins: dict[str, list[tuple[float, int]]] = defaultdict(list)
-    decisions = Decisions(tuple(sequences), frozenset(dismounted), lanes, {})
-    mount_time = {op[1]: ops[i].start_s for i, op in op_node.items() if op[0] == "mount"}
-    for _, nodes in decisions.stays():
-        head = nodes[0]
-        begin = -1.0 if data.nodes[head].is_initial else mount_time[head]
-        begins[data.nodes[head].tape].append((begin, head))
-    orders = {tape: tuple(n for _, n in sorted(b)) for tape, b in begins.items()}
-    return Decisions(decisions.sequences, decisions.dismounted, lanes, orders)
+    orders = {tape: tuple(n for _, _, n in sorted(held)) for tape, held in holds.items()}
+    return Decisions(tuple(sequences), frozenset(dismounted), lanes, orders)

@@ -4,10 +4,11 @@ The solvers start from it (CBC reads it as a MIP start, HiGHS as a
 solution set before the run), so that they hold a feasible incumbent from
 the first node, and its objective value bounds the ends of an optimal
 schedule (:func:`solvers.milp.data.prepare`). The schedule is read as the
-validator reads it: each drive's mounts and dismounts in time order make
-its tape stays, each transfer belongs to the stay that holds its start, and
-the stays' nodes in start order make the drive's sequence; arm operations
-are split into lanes by interval partitioning.
+validator reads it (:func:`solvers.plan.read_stays`, shared with CP-SAT):
+each drive's mounts and dismounts in time order make its tape stays, each
+transfer belongs to the stay that holds its start, and the stays' nodes in
+start order make the drive's sequence; arm operations are split into lanes
+by interval partitioning.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from typing import Any
 from solvers.milp.data import MilpData
 from solvers.milp.solution import Decisions, StayNodes
 from solvers.milp.variables import Variables
+from solvers.plan import Transfer, read_stays
 from toolkit.model import Schedule
-from toolkit.validator import EPS, stay_of_transfer
+from toolkit.validator import EPS
 
 _BOUND_TOL = 1e-6
 """A hint value this far outside its variable's bounds is clamped; farther, the hint is dropped."""
@@ -31,12 +33,13 @@ def schedule_decisions(data: MilpData, schedule: Schedule) -> tuple[Decisions, l
     ``None`` also when the schedule cannot be a solution of the model: a
     request missing or on the wrong drives, a mount with no transfer in its
     stay (never useful, and the model has no node for it), operations that
-    contradict each other.
+    contradict each other (see :func:`solvers.plan.read_stays`).
     """
     instance = data.instance
     by_id = {r.id: r for r in schedule.requests}
     drive_of: dict[int, str] = {}
     starts: list[float] = []
+    transfers: list[Transfer] = []
     for j, request in enumerate(instance.requests):
         entry = by_id.get(request.id)
         if entry is None or len(entry.drives) != len(request.pieces):
@@ -45,77 +48,28 @@ def schedule_decisions(data: MilpData, schedule: Schedule) -> tuple[Decisions, l
             if d not in data.nodes[k].drives:
                 return None
             drive_of[k] = d
+            node = data.nodes[k]
+            transfers.append((d, entry.start_s, entry.end_s, node.tape, node.offset_mb, k))
         starts.append(float(entry.start_s))
+    initial = {d: (data.nodes[k].tape, k) for d, k in data.initial_node.items()}
+    read = read_stays(instance, schedule, initial, transfers)
+    if read is None:
+        return None
     routes: dict[str, tuple[StayNodes, ...]] = {}
     clock: dict[tuple[str, int], float] = {}
-    for drive in instance.drives:
-        route = _drive_route(data, schedule, drive.id, drive_of, starts, clock)
-        if route is None:
-            return None
-        routes[drive.id] = route
+    for d, stays in read.items():
+        for stay in stays:
+            if stay.mount is not None:
+                clock["mount", stay.nodes[0]] = stay.begin_s
+            if stay.dismount is not None:
+                clock["dismount", stay.nodes[-1]] = schedule.operations[stay.dismount].start_s
+        routes[d] = tuple(
+            StayNodes(s.tape, s.nodes, s.mount is not None, s.dismount is not None) for s in stays
+        )
     lanes = _lanes(data, routes, clock)
     if lanes is None:
         return None
     return Decisions(drive_of, routes, lanes, clock), starts
-
-
-def _drive_route(
-    data: MilpData,
-    schedule: Schedule,
-    d: str,
-    drive_of: dict[int, str],
-    starts: list[float],
-    clock: dict[tuple[str, int], float],
-) -> tuple[StayNodes, ...] | None:
-    """Stays of drive ``d`` in ``schedule`` with their nodes; op times go to ``clock``."""
-    ops = sorted(
-        (op.start_s, op.op == "mount", i, op)
-        for i, op in enumerate(schedule.operations)
-        if op.drive == d
-    )
-    # [tape, begin, end, mount start, dismount start]
-    stays: list[list[Any]] = []
-    initial = data.initial_node.get(d)
-    current: list[Any] | None = None
-    if initial is not None:
-        current = [data.nodes[initial].tape, 0.0, math.inf, None, None]
-    for start, is_mount, _, op in ops:
-        if is_mount:
-            if current is not None:
-                return None
-            current = [op.tape, start, math.inf, start, None]
-        else:
-            if current is None or current[0] != op.tape:
-                return None
-            current[2], current[4] = op.end_s, start
-            stays.append(current)
-            current = None
-    if current is not None:
-        stays.append(current)
-    members: list[list[int]] = [[] for _ in stays]
-    if initial is not None:
-        members[0].append(initial)
-    begins = [s[1] for s in stays]
-    ends = [s[2] for s in stays]
-    tapes = [s[0] for s in stays]
-    pieces = sorted(
-        (starts[data.nodes[k].request], k) for k, where in drive_of.items() if where == d
-    )
-    for start, k in pieces:
-        i, _ = stay_of_transfer(begins, ends, tapes, start, data.nodes[k].tape)
-        if i < 0:
-            return None
-        members[i].append(k)
-    route = []
-    for (tape, _, _, mount, dismount), nodes in zip(stays, members, strict=True):
-        if not nodes:
-            return None
-        if mount is not None:
-            clock["mount", nodes[0]] = mount
-        if dismount is not None:
-            clock["dismount", nodes[-1]] = dismount
-        route.append(StayNodes(tape, tuple(nodes), mount is not None, dismount is not None))
-    return tuple(route)
 
 
 def _lanes(

@@ -18,16 +18,17 @@ from hypothesis import strategies as st
 from ortools.sat.python import cp_model
 
 from solvers import Status
-from solvers.cpsat import build_model, cpsat
+from solvers.cpsat import CpsatModel, build_model, cpsat
 from solvers.greedy import greedy
 from solvers.registry import get
 from solvers.result import Result
 from toolkit.generators import RandomParams, random_instance
 from toolkit.io import load_instance, load_schedule
-from toolkit.model import Drive, Instance, Library, Piece, Request, Tape
+from toolkit.model import Drive, InitialTape, Instance, Library, Piece, Request, Schedule, Tape
 from toolkit.validator import validate
 
 from ..conftest import INSTANCES, OTHER_OBJECTIVES
+from .exact_enumeration import exact_optimum
 from .family import family
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
@@ -55,6 +56,17 @@ def checked(instance: Instance, result: Result) -> float:
     assert result.bound is not None
     assert result.bound <= result.objective + 1e-9
     return report.objective
+
+
+def assert_hint_is_a_solution(instance: Instance, schedule: Schedule) -> CpsatModel:
+    """``schedule`` hints every variable, and fixed to it the model is satisfied; the model."""
+    built = build_model(instance, hint_schedule=schedule)
+    assert built.hinted
+    solver = cp_model.CpSolver()
+    solver.parameters.fix_variables_to_their_hinted_value = True
+    solver.parameters.num_workers = 1
+    assert solver.solve(built.model) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    return built
 
 
 def exact_instances() -> st.SearchStrategy[Instance]:
@@ -121,13 +133,117 @@ def test_greedy_schedule_is_a_solution_of_the_model(instance):
     # the horizon cut down to what a schedule as good may need included.
     schedule = greedy(instance).schedule
     assert schedule is not None
-    built = build_model(instance, hint_schedule=schedule)
-    assert built.data.exact
-    assert built.hinted
-    solver = cp_model.CpSolver()
-    solver.parameters.fix_variables_to_their_hinted_value = True
-    solver.parameters.num_workers = 1
-    assert solver.solve(built.model) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    assert assert_hint_is_a_solution(instance, schedule).data.exact
+
+
+def instant_switches(objective: str = "weighted-flow") -> Instance:
+    """Arm, unload and load times of zero, so that several switches share one instant.
+
+    Found by Hypothesis: greedy runs r0 on d0 over [0, 1] s, the gang r1 of
+    no bytes at 1 s on d0 (T0) and d1 (T1), and at that same instant
+    dismounts T0 from d0 and T1 from d1 and mounts T0 into d1 for r2, over
+    [1, 2] s.
+    """
+    return Instance(
+        name="instant-switches",
+        libraries=(Library("L0", 1, 0, 0), Library("L1", 1, 0, 0)),
+        drives=(
+            Drive("d0", "L0", 1, 1, 0, 10),
+            Drive("d1", "L0", 1, 0, 0, 10),
+            Drive("d2", "L1", 1, 0, 0, 10),
+        ),
+        tapes=(
+            Tape("T0", "L0", 1000),
+            Tape("T1", "L0", 1000),
+            Tape("T2", "L1", 1000),
+            Tape("T3", "L1", 1000),
+        ),
+        requests=(
+            Request("r0", 0, 1.0, "read", (Piece("T0", 0, 1),)),
+            Request("r1", 0, 1.0, "read", (Piece("T0", 1, 0), Piece("T1", 0, 0))),
+            Request("r2", 0, 1.0, "read", (Piece("T0", 0, 1),)),
+        ),
+        initial=(InitialTape("d0", "T0"), InitialTape("d1", "T1"), InitialTape("d2", "T2")),
+        objective=objective,
+    )
+
+
+def test_a_hint_with_switches_at_the_instant_a_transfer_of_no_length_runs_is_a_solution():
+    # The dismount of T0 from d0 at 1 s comes after r1's piece on T0 (at
+    # 1 s too), and that of T1 from d1 after r1's piece on T1. The hint's
+    # reader once put each dismount in the first gap of its drive that its
+    # time fell in (on d0 between r0 and r1), without looking at tapes, and
+    # refused the schedule; it now reads stays as the validator does.
+    instance = instant_switches()
+    schedule = greedy(instance).schedule
+    assert schedule is not None
+    assert [(op.op, op.tape, op.drive, op.start_s) for op in schedule.operations] == [
+        ("dismount", "T0", "d0", 1.0),
+        ("dismount", "T1", "d1", 1.0),
+        ("mount", "T0", "d1", 1.0),
+    ]
+    assert validate(instance, schedule).feasible
+    assert_hint_is_a_solution(instance, schedule)
+
+
+@pytest.mark.parametrize(
+    ("objective", "optimum"),
+    [("weighted-flow", 3.3), ("makespan", 2.0), ("max-weighted-flow", 2.0)],
+)
+def test_instant_switches_have_the_optimum_of_the_milp_and_the_enumerator(objective, optimum):
+    # Weighted flow: r1 at 0.1 s (a locate to 1 MB on d0), then T0 moves to
+    # d1 at no cost for r0, and is dismounted and mounted back there at
+    # 1.1 s (reading 5), which puts the head at 0 without a locate, for r2:
+    # 0.1 + 1.1 + 2.1. The two others: greedy's 2 s, two reads of 1 s each
+    # on the one tape T0.
+    instance = instant_switches(objective)
+    result = cpsat(instance, time_limit_s=20)
+    assert result.status == Status.OPTIMAL
+    assert checked(instance, result) == pytest.approx(optimum, abs=1e-9)
+    milp = get("milp-highs")(instance, time_limit_s=20)
+    assert milp.status == Status.OPTIMAL
+    assert milp.objective == pytest.approx(optimum, abs=1e-9)
+    assert exact_optimum(instance)[0] == pytest.approx(optimum, abs=1e-9)
+
+
+def remount_at_a_read_of_nothing() -> Instance:
+    """Found by Hypothesis: its optimum reads nothing from T2 at 42 s as T2 is remounted then.
+
+    No arm times, and none for d1 to unload or load: r2 reads nothing at
+    995 MB of T2 (and of T0) at its release, 42 s, and d1 gives T2 back and
+    takes it again at that instant, so that r1 reads from 0 without the
+    0.995 s locate back.
+    """
+    return Instance(
+        name="remount-at-a-read-of-nothing",
+        libraries=(Library("L0", 2, 0, 0),),
+        drives=(Drive("d0", "L0", 25, 3, 10, 500), Drive("d1", "L0", 40, 0, 0, 1000)),
+        tapes=tuple(Tape(f"T{i}", "L0", 2347) for i in range(4)),
+        requests=(
+            Request("r0", 0, 1.0, "read", (Piece("T2", 2246, 4),)),
+            Request("r1", 40, 1.0, "read", (Piece("T2", 0, 201),)),
+            Request("r2", 42, 1.0, "write", (Piece("T2", 995, 0), Piece("T0", 909, 0))),
+        ),
+    )
+
+
+def test_an_optimum_that_remounts_a_tape_at_a_read_of_nothing_is_returned():
+    # The validator once gave r2's piece to the stay of T2 that begins at
+    # 42 s, where it would need the locate from 0, and CP-SAT reported its
+    # optimal schedule infeasible (a RuntimeError). The MILP and the
+    # enumerator find the same optimum: r0 at 2.246 s (locate 2246 MB),
+    # r2 at 42 s on d1 and d0, r1 at 42 s after the remount.
+    instance = remount_at_a_read_of_nothing()
+    result = cpsat(instance, time_limit_s=20)
+    assert result.status == Status.OPTIMAL
+    assert checked(instance, result) == pytest.approx(9.371, abs=1e-9)
+    milp = get("milp-highs")(instance, time_limit_s=20)
+    assert milp.status == Status.OPTIMAL
+    assert milp.objective == pytest.approx(9.371, abs=1e-9)
+    assert exact_optimum(instance)[0] == pytest.approx(9.371, abs=1e-9)
+    schedule = greedy(instance).schedule
+    assert schedule is not None
+    assert_hint_is_a_solution(instance, schedule)
 
 
 def test_time_limit_returns_a_feasible_schedule_and_a_bound():
@@ -215,12 +331,7 @@ def test_a_hint_with_identical_requests_out_of_order_is_still_a_solution():
         ),
     )
     assert validate(instance, swapped).feasible
-    built = build_model(instance, hint_schedule=swapped)
-    assert built.hinted
-    solver = cp_model.CpSolver()
-    solver.parameters.fix_variables_to_their_hinted_value = True
-    solver.parameters.num_workers = 1
-    assert solver.solve(built.model) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    assert_hint_is_a_solution(instance, swapped)
 
 
 def test_registered_under_its_name():

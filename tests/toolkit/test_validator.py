@@ -320,3 +320,52 @@ def test_an_empty_read_of_a_tape_already_gone_is_still_rejected():
     )
     report = validate(instance, schedule)
     assert [v.rule for v in report.violations] == ["tape-not-mounted"]
+
+
+def instant_remount() -> Instance:
+    """One drive holding T0 at 0, no arm, unload or load time; a read of nothing, then 1 MB."""
+    return Instance(
+        name="instant-remount",
+        libraries=(Library("L0", 1, 0, 0),),
+        drives=(Drive("d0", "L0", 1, 0, 0, 10),),
+        tapes=(Tape("T0", "L0", 1000),),
+        requests=(
+            Request("r1", 0, 1.0, "read", (Piece("T0", 10, 0),)),
+            Request("r2", 1, 1.0, "read", (Piece("T0", 0, 1),)),
+        ),
+        initial=(InitialTape("d0", "T0"),),
+    )
+
+
+def _remount(at_s: float, r1_s: float, r2_s: float) -> Schedule:
+    """T0 given back and taken again at ``at_s``; r1 at ``r1_s``, r2 at ``r2_s``."""
+    return Schedule(
+        requests=(
+            ScheduledRequest("r1", ("d0",), r1_s, r1_s),
+            ScheduledRequest("r2", ("d0",), r2_s, r2_s + 1.0),
+        ),
+        operations=(
+            ArmOperation("dismount", "T0", "d0", at_s, at_s),
+            ArmOperation("mount", "T0", "d0", at_s, at_s),
+        ),
+    )
+
+
+def test_a_read_of_nothing_at_the_instant_its_tape_is_mounted_back_ends_the_earlier_stay():
+    # r1 locates to 10 MB (1 s) and reads nothing at 1 s; at that instant the
+    # drive gives T0 back and takes it again (reading 5), which puts the head
+    # at 0 for r2 without the 1 s locate back. Two stays of T0 meet at 1 s,
+    # and r1 cannot start the later one (its locate from 0 would end at
+    # 2 s): it ends the earlier one. The validator once gave it to the later
+    # stay and rejected this schedule, the only one of flow 2: CP-SAT and
+    # the MILP, finding it, reported their own optimum infeasible.
+    report = validate(instant_remount(), _remount(1.0, 1.0, 1.0))
+    assert report.feasible, [str(v) for v in report.violations]
+    assert report.objective == 2.0
+
+
+def test_a_read_of_nothing_that_neither_stay_at_an_instant_remount_can_hold_is_rejected():
+    # At 0.5 s the head reaches 10 MB neither in the stay that ends then
+    # (located from 0 at time 0) nor in the one that begins then.
+    report = validate(instant_remount(), _remount(0.5, 0.5, 2.0))
+    assert [(v.rule, v.requests) for v in report.violations] == [("locate", ("r1",))]
