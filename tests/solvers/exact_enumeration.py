@@ -658,9 +658,16 @@ class LibrarySearch:
         Every request ``j`` keeps ``k_j`` drives busy for ``p_j``. Either each
         drive that holds no tape a request left needs is counted from when a
         mount and load into it could end at the earliest; or every drive
-        from its last action, with the work of one mount and load per tape
-        needed and in no drive, and one unload and dismount per such mount
-        beyond the empty drives.
+        from ``s.t`` or its last action, with the work of one mount and load
+        per tape needed and in no drive, and one unload and dismount per such
+        mount beyond the empty drives.
+
+        In the second count, an unload is the one piece of that work that
+        may run before ``s.t``: a drive unloads from its last action on, and
+        only the dismount that follows is an event. So the first unload of
+        each drive holding a tape is counted only past the part of it that
+        fits between its last action and ``s.t`` (at most one such part per
+        drive, and no more of them than unloads counted, the largest first).
         """
         t = s.t
         work = sum(self.work[j] for j in _bits(remaining))
@@ -675,8 +682,20 @@ class LibrarySearch:
             1 for tape, mask in enumerate(self.need) if mask & remaining and tape not in held
         )
         empty = sum(1 for tape in s.holds if tape == EMPTY)
-        setups = mounts * (self.mount_s + min(self.load)) + max(0, mounts - empty) * (
-            min(self.unload) + self.dismount_s
+        unloads = max(0, mounts - empty)
+        unload_s = min(self.unload)
+        early = sorted(
+            (
+                min(unload_s, t - s.frees[d])
+                for d, tape in enumerate(s.holds)
+                if tape != EMPTY and s.frees[d] < t
+            ),
+            reverse=True,
+        )
+        setups = (
+            mounts * (self.mount_s + min(self.load))
+            + unloads * (unload_s + self.dismount_s)
+            - sum(early[:unloads])
         )
         every = sorted(max(t, x) for x in s.frees)
         return max(_pooled_end(useful, work), _pooled_end(every, work + setups))
