@@ -491,30 +491,49 @@ def _stays(
 
 
 def stay_of_transfer(
-    begins: Sequence[float], ends: Sequence[float], tapes: Sequence[str], start: float, tape: str
+    begins: Sequence[float],
+    ends: Sequence[float],
+    tapes: Sequence[str],
+    start: float,
+    tape: str,
+    *,
+    readies: Sequence[float],
+    end: float,
+    reach_s: float,
 ) -> tuple[int, int]:
-    """Which stay of a drive a transfer of ``tape`` starting at ``start`` belongs to.
+    """Which stay of a drive a transfer of ``tape`` from ``start`` to ``end`` belongs to.
 
-    The stays are given by their begins (sorted), ends and tapes. A stay
-    holds the transfer when it begins no later than ``start`` and ends no
-    earlier (both to ``EPS``). Where stays meet, at a switch whose unload,
-    dismount, mount and load all take no time, two stays hold ``start``: the
-    one of the transfer's tape is taken (the latest, if both are). Returns
-    that stay's index, or -1, and the index of the stay strictly around
-    ``start`` whatever its tape (for messages), or -1 when the drive is
-    empty then. Shared with the solvers that read schedules back
-    (``solvers/milp/hint.py``), so that they place transfers as this
+    The stays are given by their begins (sorted), ends, tapes and when each
+    one's tape is loaded (``readies``). A stay holds the transfer when it
+    begins no later than ``start`` and ends no earlier (both to ``EPS``).
+    Where stays meet, at a switch whose unload and dismount take no time,
+    two stays hold ``start``: the one of the transfer's tape is taken. If
+    both are of that tape (the tape dismounted and mounted back into the
+    drive at once), the transfer, which then takes no time, belongs to the
+    later stay when it could run there, no earlier than that stay's load
+    and ``reach_s`` (the locate from offset 0 to its piece), and to the
+    earlier one otherwise: the only reading under which the schedule can
+    hold (an empty read, then the tape remounted to bring the head back
+    to 0). Returns that stay's index, or -1, and the index of the stay
+    strictly around ``start`` whatever its tape (for messages), or -1 when
+    the drive is empty then. Shared with the solvers that read schedules
+    back (``solvers/milp/hint.py``), so that they place transfers as this
     validator does.
     """
     around = -1
+    later = -1
     k = bisect_right(begins, start + EPS) - 1
     while k >= 0 and ends[k] >= start - EPS:
         if tapes[k] == tape:
-            return k, k
-        if around < 0 and start < ends[k] - EPS and begins[k] < ends[k]:
+            if later >= 0:
+                return (k, k) if end <= ends[k] + EPS else (later, later)
+            if start >= readies[k] + reach_s - EPS:
+                return k, k
+            later = k
+        elif around < 0 and start < ends[k] - EPS and begins[k] < ends[k]:
             around = k
         k -= 1
-    return -1, around
+    return (later, later) if later >= 0 else (-1, around)
 
 
 def _check_drive_timelines(
@@ -532,12 +551,22 @@ def _check_drive_timelines(
         drive_uses = uses.get(did, [])
         drive_uses.sort()
         begins = [s.begin for s in stays]
+        readies = [s.ready for s in stays]
         ends = [s.end for s in stays]
         tapes = [s.tape for s in stays]
         assigned: list[list[_Use]] = [[] for _ in stays]
         for use in drive_uses:
             start = use[0]
-            k, around = stay_of_transfer(begins, ends, tapes, start, use[3])
+            k, around = stay_of_transfer(
+                begins,
+                ends,
+                tapes,
+                start,
+                use[3],
+                readies=readies,
+                end=use[1],
+                reach_s=use[4] / drive.locate_mb_s,
+            )
             if k < 0:
                 held = f"holds {tapes[around]!r}" if around >= 0 else "is empty"
                 out.append(

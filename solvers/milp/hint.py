@@ -73,17 +73,18 @@ def _drive_route(
         for i, op in enumerate(schedule.operations)
         if op.drive == d
     )
-    # [tape, begin, end, mount start, dismount start]
+    drive = data.instance.drive_by_id[d]
+    # [tape, begin, end, mount start, dismount start, ready]
     stays: list[list[Any]] = []
     initial = data.initial_node.get(d)
     current: list[Any] | None = None
     if initial is not None:
-        current = [data.nodes[initial].tape, 0.0, math.inf, None, None]
+        current = [data.nodes[initial].tape, 0.0, math.inf, None, None, 0.0]
     for start, is_mount, _, op in ops:
         if is_mount:
             if current is not None:
                 return None
-            current = [op.tape, start, math.inf, start, None]
+            current = [op.tape, start, math.inf, start, None, op.end_s + drive.load_s]
         else:
             if current is None or current[0] != op.tape:
                 return None
@@ -98,16 +99,28 @@ def _drive_route(
     begins = [s[1] for s in stays]
     ends = [s[2] for s in stays]
     tapes = [s[0] for s in stays]
+    readies = [s[5] for s in stays]
+    finish = {r.id: float(r.end_s) for r in schedule.requests}
     pieces = sorted(
         (starts[data.nodes[k].request], k) for k, where in drive_of.items() if where == d
     )
     for start, k in pieces:
-        i, _ = stay_of_transfer(begins, ends, tapes, start, data.nodes[k].tape)
+        node = data.nodes[k]
+        i, _ = stay_of_transfer(
+            begins,
+            ends,
+            tapes,
+            start,
+            node.tape,
+            readies=readies,
+            end=finish[data.instance.requests[node.request].id],
+            reach_s=node.offset_mb / drive.locate_mb_s,
+        )
         if i < 0:
             return None
         members[i].append(k)
     route = []
-    for (tape, _, _, mount, dismount), nodes in zip(stays, members, strict=True):
+    for (tape, _, _, mount, dismount, _), nodes in zip(stays, members, strict=True):
         if not nodes:
             return None
         if mount is not None:

@@ -39,13 +39,18 @@ mount and its dismount keeps ``S`` feasible with fewer operations), and
 every dismount is followed by a mount into the same drive or of the same
 tape (else dropping the dismount, the tape staying to the end, does). List
 its events by start time, ties in an order that the rules allow: a mount
-before the requests of its stay, a request before the next one on any of
-its drives and before the dismount of its tapes, a dismount before the next
+before the requests of its stay, a request before the next one on any of its
+drives and before the dismount of its tapes, a dismount before the next
 mount into its drive or of its tape. Such an order exists: the validator
-sees the requests on a drive in order of start, then end, then id (one
-order for all drives), and a dismount ends more than 1e-6 s after the start
-of the last request of its stay, so that a dismount tied with a request has
-no tied successor. Replay the list, each event at its earliest time as
+sees the requests of a stay in order of start, then end, then id (one order
+for all drives), and a drive's stays in time order. A request tied with a
+later event of its drive takes no time. Where it is the last of a stay and
+the drive's next stay begins at once (no unload nor dismount time), the
+validator reads it in the later stay when it could run there, in the earlier
+one otherwise, as listed here. The two orders could only disagree where such
+a switch takes no time at all, requests of both of its stays tie at its
+instant, and gangs tie drives together there; one more such switch, free,
+then lists them apart. Replay the list, each event at its earliest time as
 above. By induction every event is placed no later than in ``S``: its lower
 bounds in ``S`` come from the same predecessors, each placed no later; the
 previous event is placed no later than its own time in ``S``, which is at

@@ -47,7 +47,7 @@ from toolkit.strategies import instances
 from toolkit.validator import validate
 
 from ..conftest import INSTANCES, OTHER_OBJECTIVES
-from ..toolkit.test_validator import instant_switch
+from ..toolkit.test_validator import instant_switch, remount_reset
 from .brute_force import best_schedule, candidate_count
 from .exact_enumeration import LibrarySearch, State, StateLimitError, _part, exact_optimum, solve
 from .family import family
@@ -313,6 +313,54 @@ def test_an_unload_under_way_before_the_last_event_is_not_counted_again():
         result = solvers.solve(instance, solver=name, time_limit_s=20, seed=0)
         assert result.status is Status.OPTIMAL, name
         assert result.objective == pytest.approx(value, rel=1e-9, abs=1e-6), name
+
+
+def test_an_empty_read_then_its_tape_remounted_at_once_is_found_and_valid():
+    # The empty read j at 10 MB, then T dismounted and mounted back at once
+    # (no unload, no dismount time) so that k reads from 0. The validator
+    # used to read j in T's second stay (which begins at 10 but is loaded
+    # only at 11), and every exact solver's schedule failed it.
+    instance, hand_made = remount_reset()
+    value, schedule = optimum(instance)
+    assert value == validate(instance, hand_made).objective == 10007.0
+    assert [(op.op, op.start_s) for op in schedule.operations] == [
+        ("dismount", 10.0),
+        ("mount", 10.0),
+    ]
+    for name in ("cpsat", "milp-highs"):
+        result = solvers.solve(instance, solver=name, time_limit_s=20, seed=0)
+        assert result.status is Status.OPTIMAL, name
+        assert result.objective == pytest.approx(value, rel=1e-9, abs=1e-6), name
+
+
+def test_an_optimum_with_an_empty_read_just_before_a_remount_is_valid():
+    # Found by cross-checking with CP-SAT: under the maximum weighted flow,
+    # the search's first optimal list reads the empty r1 at 35.5 on d00
+    # (T01 mounted at 32-35, then located 0.5 s), then remounts T01 at 35.5
+    # (no unload, no dismount time, a 3 s mount); the validator rejected it.
+    def read(rid: str, release_s: float, weight: float, *pieces: Piece) -> Request:
+        return Request(rid, release_s, weight, "read", pieces)
+
+    instance = Instance(
+        name="empty-read-before-a-remount",
+        libraries=(Library("L0", 1, 3.0, 0.0),),
+        drives=(Drive("d00", "L0", 5.0, 0.0, 0.0, 10.0), Drive("d01", "L0", 1.0, 10.0, 2.0, 1.0)),
+        tapes=(Tape("T00", "L0", 1000.0), Tape("T01", "L0", 1000.0)),
+        requests=(
+            read("r0", 1.0, 1.0, Piece("T01", 10.0, 30.0), Piece("T00", 10.0, 5.0)),
+            read("r1", 30.0, 1.0, Piece("T01", 5.0, 0.0)),
+            read("r2", 5.0, 1000.0, Piece("T00", 0.0, 5.0), Piece("T01", 5.0, 0.0)),
+            read("r3", 10.0, 2.0, Piece("T01", 50.0, 30.0)),
+            read("r4", 10.0, 1.0, Piece("T01", 1.0, 30.0), Piece("T00", 5.0, 5.0)),
+        ),
+        initial=(),
+        objective="max-weighted-flow",
+    )
+    value, _ = optimum(instance)
+    assert value == pytest.approx(13000.0)
+    result = milp_highs(instance, time_limit_s=20, seed=0)
+    assert result.status is Status.OPTIMAL
+    assert result.objective == pytest.approx(value, rel=1e-9, abs=1e-6)
 
 
 def test_too_many_states_are_refused():
