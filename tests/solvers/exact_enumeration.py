@@ -39,13 +39,18 @@ mount and its dismount keeps ``S`` feasible with fewer operations), and
 every dismount is followed by a mount into the same drive or of the same
 tape (else dropping the dismount, the tape staying to the end, does). List
 its events by start time, ties in an order that the rules allow: a mount
-before the requests of its stay, a request before the next one on any of
-its drives and before the dismount of its tapes, a dismount before the next
+before the requests of its stay, a request before the next one on any of its
+drives and before the dismount of its tapes, a dismount before the next
 mount into its drive or of its tape. Such an order exists: the validator
-sees the requests on a drive in order of start, then end, then id (one
-order for all drives), and a dismount ends more than 1e-6 s after the start
-of the last request of its stay, so that a dismount tied with a request has
-no tied successor. Replay the list, each event at its earliest time as
+sees the requests of a stay in order of start, then end, then id (one order
+for all drives), and a drive's stays in time order. A request tied with a
+later event of its drive takes no time. Where it is the last of a stay and
+the drive's next stay begins at once (no unload nor dismount time), the
+validator reads it in the later stay when it could run there, in the earlier
+one otherwise, as listed here. The two orders could only disagree where such
+a switch takes no time at all, requests of both of its stays tie at its
+instant, and gangs tie drives together there; one more such switch, free,
+then lists them apart. Replay the list, each event at its earliest time as
 above. By induction every event is placed no later than in ``S``: its lower
 bounds in ``S`` come from the same predecessors, each placed no later; the
 previous event is placed no later than its own time in ``S``, which is at
@@ -658,9 +663,16 @@ class LibrarySearch:
         Every request ``j`` keeps ``k_j`` drives busy for ``p_j``. Either each
         drive that holds no tape a request left needs is counted from when a
         mount and load into it could end at the earliest; or every drive
-        from its last action, with the work of one mount and load per tape
-        needed and in no drive, and one unload and dismount per such mount
-        beyond the empty drives.
+        from ``s.t`` or its last action, with the work of one mount and load
+        per tape needed and in no drive, and one unload and dismount per such
+        mount beyond the empty drives.
+
+        In the second count, an unload is the one piece of that work that
+        may run before ``s.t``: a drive unloads from its last action on, and
+        only the dismount that follows is an event. So the first unload of
+        each drive holding a tape is counted only past the part of it that
+        fits between its last action and ``s.t`` (at most one such part per
+        drive, and no more of them than unloads counted, the largest first).
         """
         t = s.t
         work = sum(self.work[j] for j in _bits(remaining))
@@ -675,8 +687,20 @@ class LibrarySearch:
             1 for tape, mask in enumerate(self.need) if mask & remaining and tape not in held
         )
         empty = sum(1 for tape in s.holds if tape == EMPTY)
-        setups = mounts * (self.mount_s + min(self.load)) + max(0, mounts - empty) * (
-            min(self.unload) + self.dismount_s
+        unloads = max(0, mounts - empty)
+        unload_s = min(self.unload)
+        early = sorted(
+            (
+                min(unload_s, t - s.frees[d])
+                for d, tape in enumerate(s.holds)
+                if tape != EMPTY and s.frees[d] < t
+            ),
+            reverse=True,
+        )
+        setups = (
+            mounts * (self.mount_s + min(self.load))
+            + unloads * (unload_s + self.dismount_s)
+            - sum(early[:unloads])
         )
         every = sorted(max(t, x) for x in s.frees)
         return max(_pooled_end(useful, work), _pooled_end(every, work + setups))

@@ -7,7 +7,8 @@ order, and the interleaving of several requests' arm operations
 (``interleaved_arms``: 7, where list scheduling stops at 9;
 ``interleaved_switches``: 1 s better than list scheduling). On random
 instances the cuts (bound and dominance) change nothing against the plain
-enumeration of every list; the value never exceeds the list scheduling of
+enumeration of every list, in which no node's bound exceeds the best
+schedule below it; the value never exceeds the list scheduling of
 ``brute_force.py`` nor greedy's, never falls below the proven lower bound,
 and equals the optimum that the MILP solver proves. Every schedule returned
 passes the validator with exactly the value returned.
@@ -16,26 +17,39 @@ passes the validator with exactly the value returned.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
+import solvers
 from solvers import Status
 from solvers.bounds import lower_bound
 from solvers.greedy import greedy
 from solvers.milp import milp_highs
 from toolkit.generators import RandomParams, random_instance
 from toolkit.io import load_instance
-from toolkit.model import Drive, InitialTape, Instance, Library, Piece, Request, Schedule, Tape
+from toolkit.model import (
+    ArmOperation,
+    Drive,
+    InitialTape,
+    Instance,
+    Library,
+    Piece,
+    Request,
+    Schedule,
+    ScheduledRequest,
+    Tape,
+)
 from toolkit.strategies import instances
 from toolkit.validator import validate
 
 from ..conftest import INSTANCES, OTHER_OBJECTIVES
-from ..toolkit.test_validator import instant_switch
+from ..toolkit.test_validator import instant_switch, remount_reset
 from .brute_force import best_schedule, candidate_count
-from .exact_enumeration import StateLimitError, exact_optimum, solve
+from .exact_enumeration import LibrarySearch, State, StateLimitError, _part, exact_optimum, solve
 from .family import family
 from .test_brute_force import gang_mounts_its_second_piece_first, interleaved_arms, remount_pays
 
@@ -212,23 +226,158 @@ def test_streaming_a_long_piece_passes_a_short_one_faster_than_a_locate():
     assert value == pytest.approx(unpruned.objective.value)
 
 
+def bound_is_below_every_continuation(instance: Instance, max_states: int = 100_000) -> None:
+    """Walk every list of events, uncut, and hold the bound of each node to its best leaf.
+
+    A bound above the best schedule that continues a node lets the pruned
+    search cut that schedule; comparing only the final optima misses it
+    whenever another branch happens to reach the same value. Raises
+    :class:`StateLimitError` past ``max_states`` nodes in a library.
+    """
+
+    def best_below(search: LibrarySearch, node: State) -> float:
+        search.expanded += 1
+        if search.expanded > search.max_states:
+            raise StateLimitError(f"more than {search.max_states} states expanded")
+        best = math.inf
+        for _, _, _, child in search._children(node):
+            value = child.value if child.done == search.all else best_below(search, child)
+            best = min(best, value)
+        assert search.bound(node) <= best + slack(best), (node, search.bound(node), best)
+        return best
+
+    for library in instance.libraries:
+        part = _part(instance, library)
+        if part.requests:
+            search = LibrarySearch(instance, library, part.requests, math.inf, max_states, False)
+            best_below(search, search.root)
+
+
+def unload_under_way() -> tuple[Instance, Schedule]:
+    """A tape moves to a drive that unloads before the last event: optimal makespan 5.
+
+    Found by Hypothesis (list scheduling reached 5, the search stopped at
+    5.1). In L1, with instant arms and 3 s unloads, ``r0`` reads T3 on d1 at
+    0-1; d2 unloads T4 at 0-3, T4 goes out and T5 in at 3 (located to 1 MB
+    by 3.1); d1 unloads T3 at 1-4, T3 goes out and T4 in at 4; the gang
+    ``r1`` runs at 4-5 on d2 (T5) and d1 (T4). After the event at 3 the
+    search's bound counted d1's whole unload from 3 on, pooled with the
+    other drive's time: (2 s of transfer + 3 s of unload) / 2 drives past 3
+    gives 5.5, and the schedule was cut. Two of those seconds had run
+    before 3, since a drive unloads from its last action on.
+    """
+    instance = Instance(
+        name="unload-under-way",
+        libraries=(Library("L0", 1, 0.0, 0.0), Library("L1", 1, 0.0, 0.0)),
+        drives=(
+            Drive("d0", "L0", 1.0, 0.0, 0.0, 10.0),
+            Drive("d1", "L1", 1.0, 0.0, 3.0, 10.0),
+            Drive("d2", "L1", 1.0, 0.0, 3.0, 10.0),
+        ),
+        tapes=tuple(Tape(f"T{i}", "L0" if i < 3 else "L1", 1000.0) for i in range(6)),
+        requests=(
+            Request("r0", 0.0, 1000.0, "read", (Piece("T3", 0.0, 1.0),)),
+            Request("r1", 0.0, 1000.0, "read", (Piece("T5", 1.0, 0.0), Piece("T4", 0.0, 1.0))),
+        ),
+        initial=(InitialTape("d1", "T3"), InitialTape("d2", "T4")),
+        objective="makespan",
+    )
+    optimum = Schedule(
+        requests=(
+            ScheduledRequest("r0", ("d1",), 0.0, 1.0),
+            ScheduledRequest("r1", ("d2", "d1"), 4.0, 5.0),
+        ),
+        operations=(
+            ArmOperation("dismount", "T4", "d2", 3.0, 3.0),
+            ArmOperation("mount", "T5", "d2", 3.0, 3.0),
+            ArmOperation("dismount", "T3", "d1", 4.0, 4.0),
+            ArmOperation("mount", "T4", "d1", 4.0, 4.0),
+        ),
+    )
+    return instance, optimum
+
+
+def test_an_unload_under_way_before_the_last_event_is_not_counted_again():
+    instance, hand_made = unload_under_way()
+    assert validate(instance, hand_made).objective == 5.0
+    value, schedule = optimum(instance)
+    assert value == pytest.approx(5.0)
+    assert [(op.op, op.tape, op.drive) for op in schedule.operations] == [
+        ("dismount", "T4", "d2"),
+        ("mount", "T5", "d2"),
+        ("dismount", "T3", "d1"),
+        ("mount", "T4", "d1"),
+    ]
+    bound_is_below_every_continuation(instance)
+    for name in ("cpsat", "milp-highs"):
+        result = solvers.solve(instance, solver=name, time_limit_s=20, seed=0)
+        assert result.status is Status.OPTIMAL, name
+        assert result.objective == pytest.approx(value, rel=1e-9, abs=1e-6), name
+
+
+def test_an_empty_read_then_its_tape_remounted_at_once_is_found_and_valid():
+    # The empty read j at 10 MB, then T dismounted and mounted back at once
+    # (no unload, no dismount time) so that k reads from 0. The validator
+    # used to read j in T's second stay (which begins at 10 but is loaded
+    # only at 11), and every exact solver's schedule failed it.
+    instance, hand_made = remount_reset()
+    value, schedule = optimum(instance)
+    assert value == validate(instance, hand_made).objective == 10007.0
+    assert [(op.op, op.start_s) for op in schedule.operations] == [
+        ("dismount", 10.0),
+        ("mount", 10.0),
+    ]
+    for name in ("cpsat", "milp-highs"):
+        result = solvers.solve(instance, solver=name, time_limit_s=20, seed=0)
+        assert result.status is Status.OPTIMAL, name
+        assert result.objective == pytest.approx(value, rel=1e-9, abs=1e-6), name
+
+
+def test_an_optimum_with_an_empty_read_just_before_a_remount_is_valid():
+    # Found by cross-checking with CP-SAT: under the maximum weighted flow,
+    # the search's first optimal list reads the empty r1 at 35.5 on d00
+    # (T01 mounted at 32-35, then located 0.5 s), then remounts T01 at 35.5
+    # (no unload, no dismount time, a 3 s mount); the validator rejected it.
+    def read(rid: str, release_s: float, weight: float, *pieces: Piece) -> Request:
+        return Request(rid, release_s, weight, "read", pieces)
+
+    instance = Instance(
+        name="empty-read-before-a-remount",
+        libraries=(Library("L0", 1, 3.0, 0.0),),
+        drives=(Drive("d00", "L0", 5.0, 0.0, 0.0, 10.0), Drive("d01", "L0", 1.0, 10.0, 2.0, 1.0)),
+        tapes=(Tape("T00", "L0", 1000.0), Tape("T01", "L0", 1000.0)),
+        requests=(
+            read("r0", 1.0, 1.0, Piece("T01", 10.0, 30.0), Piece("T00", 10.0, 5.0)),
+            read("r1", 30.0, 1.0, Piece("T01", 5.0, 0.0)),
+            read("r2", 5.0, 1000.0, Piece("T00", 0.0, 5.0), Piece("T01", 5.0, 0.0)),
+            read("r3", 10.0, 2.0, Piece("T01", 50.0, 30.0)),
+            read("r4", 10.0, 1.0, Piece("T01", 1.0, 30.0), Piece("T00", 5.0, 5.0)),
+        ),
+        initial=(),
+        objective="max-weighted-flow",
+    )
+    value, _ = optimum(instance)
+    assert value == pytest.approx(13000.0)
+    result = milp_highs(instance, time_limit_s=20, seed=0)
+    assert result.status is Status.OPTIMAL
+    assert result.objective == pytest.approx(value, rel=1e-9, abs=1e-6)
+
+
 def test_too_many_states_are_refused():
     instance, _ = interleaved_arms()
     with pytest.raises(StateLimitError):
         solve(instance, max_states=2)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    st.one_of(
-        instances(
-            n_requests=(1, 3), n_libraries=(1, 1), drives_per_library=(1, 2), max_gang=(1, 2)
-        ),
-        instances(
-            n_requests=(1, 2), n_libraries=(1, 1), drives_per_library=(3, 3), max_gang=(1, 3)
-        ),
-    )
+CUTS_CHANGE_NOTHING = st.one_of(
+    instances(n_requests=(1, 3), n_libraries=(1, 1), drives_per_library=(1, 2), max_gang=(1, 2)),
+    instances(n_requests=(1, 2), n_libraries=(1, 1), drives_per_library=(3, 3), max_gang=(1, 3)),
 )
+"""Instances small enough to enumerate every list of events without cuts."""
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(CUTS_CHANGE_NOTHING)
 def test_the_cuts_change_nothing(instance):
     # Every list is enumerated without the bound, the dominance and the greedy
     # start; the rare instance with too many lists for that is left out.
@@ -241,6 +390,17 @@ def test_the_cuts_change_nothing(instance):
     assert cut is not None and cut.objective is not None
     assert cut.objective.value == pytest.approx(plain.objective.value, rel=1e-9, abs=1e-9)
     assert stats.expanded <= plain_stats.expanded
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(CUTS_CHANGE_NOTHING)
+def test_no_node_is_bounded_above_its_best_continuation(instance):
+    # Stronger than comparing optima: the bound of every node of the uncut
+    # search, against the best schedule below it.
+    try:
+        bound_is_below_every_continuation(instance, max_states=20_000)
+    except StateLimitError:
+        reject()
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

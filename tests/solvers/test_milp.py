@@ -32,6 +32,7 @@ from toolkit.strategies import instances
 from toolkit.validator import validate
 
 from ..conftest import INSTANCES, two_empty_drives
+from ..toolkit.test_validator import remount_reset
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
 SOLVERS = pytest.mark.parametrize("solver", [milp_cbc, milp_highs], ids=["cbc", "highs"])
@@ -243,6 +244,24 @@ def test_hand_made_optimum_is_a_solution_of_the_model(name):
     broken = [row.name for row in model.problem.constraints() if not row.valid(1e-6)]
     assert broken == []
     assert model.problem.objective.value() == pytest.approx(OPTIMA[name]["optimum"], rel=1e-9)
+
+
+def test_an_empty_read_then_its_tape_remounted_at_once_is_read_as_the_validator_does():
+    # The empty read j at 10 is the last of T's first stay, after the initial
+    # node (its second stay is loaded only at 11): the hint puts it there,
+    # and the values meet every row.
+    instance, schedule = remount_reset()
+    model = build_model(instance, 10007.0)
+    read = schedule_decisions(model.data, schedule)
+    assert read is not None
+    stays = [[model.data.nodes[k].request for k in s.nodes] for s in read[0].routes["d0"]]
+    assert stays == [[-1, 0], [1]]
+    values = hint_values(model.data, model.var, schedule)
+    assert values is not None
+    for variable, value in values.items():
+        variable.varValue = value
+    assert [row.name for row in model.problem.constraints() if not row.valid(1e-6)] == []
+    assert model.problem.objective.value() == pytest.approx(10007.0, rel=1e-9)
 
 
 @settings(max_examples=60, deadline=None)

@@ -306,6 +306,65 @@ def test_an_empty_read_then_an_instant_switch_at_the_same_time_is_feasible():
     assert report.objective == 1.0
 
 
+def remount_reset() -> tuple[Instance, Schedule]:
+    """An empty read at 10 MB, then its tape remounted at once to bring the head back to 0.
+
+    One drive holds T at 0; unload and dismount take no time, a mount 1 s,
+    a locate 1 s per MB. ``j`` (empty, at 10 MB) is read at 10 after the
+    locate; T goes out at 10 and back in at 10-11, and ``k`` (at 0 MB,
+    released at 5) is read at 11-12, where locating back would end it at
+    21: weighted flow 1000 x 10 + 7. Every exact solver finds it.
+    """
+    instance = Instance(
+        name="remount-reset",
+        libraries=(Library("L0", 1, 1.0, 0.0),),
+        drives=(Drive("d0", "L0", 1.0, 0.0, 0.0, 1.0),),
+        tapes=(Tape("T", "L0", 100.0),),
+        requests=(
+            Request("j", 0.0, 1000.0, "read", (Piece("T", 10.0, 0.0),)),
+            Request("k", 5.0, 1.0, "read", (Piece("T", 0.0, 1.0),)),
+        ),
+        initial=(InitialTape("d0", "T"),),
+    )
+    schedule = Schedule(
+        requests=(
+            ScheduledRequest("j", ("d0",), 10.0, 10.0),
+            ScheduledRequest("k", ("d0",), 11.0, 12.0),
+        ),
+        operations=(
+            ArmOperation("dismount", "T", "d0", 10.0, 10.0),
+            ArmOperation("mount", "T", "d0", 10.0, 11.0),
+        ),
+    )
+    return instance, schedule
+
+
+def test_an_empty_read_then_its_tape_remounted_at_once_is_feasible():
+    # The two stays of T meet at 10: the empty read cannot be in the second
+    # (T is loaded only at 11, and 10 MB from its head), so it is the last
+    # read of the first, which unloads and is dismounted at once after it.
+    instance, schedule = remount_reset()
+    report = validate(instance, schedule)
+    assert report.feasible, [str(v) for v in report.violations]
+    assert report.objective == 10007.0
+
+
+def test_an_empty_read_between_two_stays_of_its_tape_is_still_rejected():
+    # At 10.5 T is out of the drive's first stay and not yet loaded in its
+    # second: the read belongs to the second, too early, and leaves the head
+    # at 10 MB, too far from k's piece.
+    instance, schedule = remount_reset()
+    late = attrs.evolve(
+        schedule,
+        requests=(ScheduledRequest("j", ("d0",), 10.5, 10.5), schedule.requests[1]),
+    )
+    report = validate(instance, late)
+    assert [(v.rule, v.requests) for v in report.violations] == [
+        ("load", ("j",)),
+        ("locate", ("j", "k")),
+    ]
+
+
 def test_an_empty_read_of_a_tape_already_gone_is_still_rejected():
     instance = instant_switch()
     schedule = Schedule(
