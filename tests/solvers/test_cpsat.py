@@ -336,3 +336,51 @@ def test_a_hint_with_identical_requests_out_of_order_is_still_a_solution():
 
 def test_registered_under_its_name():
     assert get("cpsat") is cpsat
+
+
+def _zero_reads_after_a_long_one() -> Instance:
+    """Reads of nothing on T01 around a long read of it, max-weighted-flow, one library.
+
+    Before the hint schedule's stays were read as the validator reads them,
+    CP-SAT on one worker returned a solution whose read-back lost node 2
+    (``KeyError: 2`` in the retiming); found by a hunt for the exact
+    enumerator's misses.
+    """
+    library = Library(id="L0", arms=2, mount_s=1, dismount_s=10)
+    drives = tuple(
+        Drive(id=d, library="L0", rate_mb_s=2, load_s=2, unload_s=0, locate_mb_s=1)
+        for d in ("d00", "d01")
+    )
+    tapes = tuple(Tape(id=t, library="L0", capacity_mb=1000.0) for t in ("T00", "T01"))
+    reads = [("r0", 0.0, 1000.0, "T01", 5.0), ("r1", 0.0, 1.0, "T00", 2.0)]
+    reads += [("r2", 1.0, 1.0, "T01", 0.0), ("r3", 2.0, 1000.0, "T01", 0.0)]
+    reads += [("r4", 0.0, 1.0, "T01", 0.0)]
+    requests = tuple(
+        Request(
+            id=i,
+            release_s=r,
+            weight=w,
+            kind="read",
+            pieces=(Piece(tape=t, offset_mb=0.0, size_mb=s),),
+        )
+        for i, r, w, t, s in reads
+    )
+    return Instance(
+        name="zero-reads",
+        libraries=(library,),
+        drives=drives,
+        tapes=tapes,
+        requests=requests,
+        initial=(),
+        objective="max-weighted-flow",
+    )
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_reads_of_nothing_around_a_long_read_are_solved_on_any_number_of_workers(workers):
+    instance = _zero_reads_after_a_long_one()
+    result = cpsat(instance, time_limit_s=20, seed=0, workers=workers)
+    assert result.status == Status.OPTIMAL
+    assert result.objective == pytest.approx(5500.0)
+    assert validate(instance, result.schedule).feasible
+    assert exact_optimum(instance)[0] == pytest.approx(5500.0)
