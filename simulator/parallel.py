@@ -34,17 +34,16 @@ from typing import ClassVar
 from attrs import frozen
 
 from simulator.catalogue import Catalogue, RowSpan
-from simulator.files import Extent, FileSpec, JobSpec, Phase
+from simulator.files import FileSpec, JobSpec, Phase
 from simulator.policy import (
     Group,
     Striped,
+    append_members,
     blocks_of,
-    check_block,
-    check_written_by,
-    close_tapes,
     extent,
     most_fitting,
-    writable_group,
+    open_tapes,
+    written_layout,
 )
 
 
@@ -119,16 +118,11 @@ class Parallel(Striped):
     """PARALLEL with blocks of ``block_mb`` host MB."""
 
     name: ClassVar[str] = "parallel"
-
-    def read_width(self, catalogue: Catalogue, file_id: str) -> int:
-        """``X``: parity is not read."""
-        check_written_by(catalogue, file_id, self.name)
-        return catalogue.file(file_id).scheme.data
+    reads_parity: ClassVar[bool] = False
 
     def plan_read(self, catalogue: Catalogue, file_id: str) -> JobSpec:
         """A phase per stripe, each data drive reading its run."""
-        check_written_by(catalogue, file_id, self.name)
-        layout = catalogue.layout(file_id)
+        layout = written_layout(catalogue, file_id, self.name)
         x = layout.file.scheme.data
         phases: list[Phase] = []
         for row in layout.rows:
@@ -143,8 +137,7 @@ class Parallel(Striped):
         self, catalogue: Catalogue, file: FileSpec, group: Group | None, library: str
     ) -> tuple[JobSpec, Group]:
         """Contiguous runs on ``X`` data tapes, row parity on ``Y`` parity tapes."""
-        check_block(self.block_mb, catalogue)
-        group = writable_group(catalogue, library, group, self.name, file.scheme, lambda: None)
+        group = self.writable(catalogue, file, group, library, lambda: None)
         scheme = file.scheme
         x, w = scheme.data, scheme.width
         runs = Runs.of(file.size_mb, x, self.block_mb)
@@ -153,9 +146,7 @@ class Parallel(Striped):
         stripe: int | None = None
         row = 0
         while row < runs.rows:
-            if not group.tapes:
-                group.tapes = tuple(catalogue.new_tape(library) for _ in range(w))
-            tapes = group.tapes
+            tapes = open_tapes(catalogue, group, library, w)
             if stripe is None:
                 stripe = catalogue.open_stripe(scheme)
                 spans.append(RowSpan(stripe, tuple(range(w))))
@@ -200,39 +191,13 @@ class Parallel(Striped):
         row: int,
         count: int,
     ) -> Phase:
-        """Append rows ``[row, row + count)`` on the group's tapes; the phase streaming them."""
-        x = file.scheme.data
-        phase: list[Extent | None] = []
-        for k in range(x):
-            host, blocks = runs.data(k, row, row + count)
-            if host == 0:
-                phase.append(None)
-                continue
-            piece = catalogue.append(
-                stripe,
-                k,
-                tapes[k],
-                data_host_mb=host,
-                data_tape_mb=host / file.data_ratio,
-                blocks=blocks,
-                merge=True,
-            )
-            phase.append(extent(piece))
-        host = runs.parity(row, row + count)
-        for d in range(x, file.scheme.width):
-            piece = catalogue.append(
-                stripe,
-                d,
-                tapes[d],
-                ec_host_mb=host,
-                ec_tape_mb=host / file.ec_ratio,
-                blocks=count,
-                merge=True,
-            )
-            phase.append(extent(piece))
-        return tuple(phase)
+        """Append rows ``[row, row + count)`` on the group's tapes; the phase streaming them.
 
-    def close(self, catalogue: Catalogue, group: Group) -> JobSpec | None:
-        """Close the group's tapes; PARALLEL has nothing left to write."""
-        close_tapes(catalogue, group, self.name)
-        return None
+        Each data tape continues its run (a tape with no block in these rows
+        is idle), each parity tape takes the rows' parity.
+        """
+        scheme = file.scheme
+        data = [runs.data(k, row, row + count) for k in range(scheme.data)]
+        parity = (0.0, runs.parity(row, row + count), count)
+        amounts = [(host, 0.0, blocks) for host, blocks in data] + [parity] * scheme.parity
+        return append_members(catalogue, file, stripe, tapes, amounts, merge=True)

@@ -18,13 +18,13 @@ module; :mod:`simulator.policy_registry` names them.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar, Protocol, TypeVar
 
 from attrs import define, field, frozen
 
-from simulator.catalogue import TOLERANCE_MB, Catalogue, Chunk
-from simulator.files import Extent, FileSpec, JobSpec, Scheme
+from simulator.catalogue import TOLERANCE_MB, Catalogue, Chunk, FileLayout
+from simulator.files import Extent, FileSpec, JobSpec, Phase, Scheme
 
 GroupType = tuple[str, Scheme]
 """The policy that lays a write out, and its scheme: writes of one type share groups."""
@@ -198,6 +198,55 @@ def check_written_by(catalogue: Catalogue, file_id: str, policy: str) -> None:
         raise ValueError(f"file {file_id!r} was written by {writer}, not {policy}")
 
 
+def written_layout(catalogue: Catalogue, file_id: str, policy: str) -> FileLayout:
+    """The file's layout, once checked to be ``policy``'s (what a read plan starts from)."""
+    check_written_by(catalogue, file_id, policy)
+    return catalogue.layout(file_id)
+
+
+def open_tapes(catalogue: Catalogue, group: Group, library: str, width: int) -> tuple[str, ...]:
+    """The group's tapes open for appending: ``width`` new ones in ``library`` when it has none."""
+    if not group.tapes:
+        group.tapes = tuple(catalogue.new_tape(library) for _ in range(width))
+    return group.tapes
+
+
+def append_members(
+    catalogue: Catalogue,
+    file: FileSpec,
+    stripe: int,
+    tapes: Sequence[str],
+    amounts: Sequence[tuple[float, float, int]],
+    *,
+    merge: bool = False,
+) -> Phase:
+    """Append what each member of ``stripe`` gets to its tape; the phase streaming it.
+
+    ``amounts`` gives, for member ``d`` (written to ``tapes[d]``), its data
+    and parity host MB and its blocks; a member given nothing has no extent
+    (``None``) in the phase. Tape MB are host MB over the file's data and
+    parity ratios; ``merge`` as in :meth:`~simulator.catalogue.Catalogue.append`.
+    """
+    phase: list[Extent | None] = []
+    for d, (data_host, ec_host, blocks) in enumerate(amounts):
+        if data_host == 0 and ec_host == 0:
+            phase.append(None)
+            continue
+        piece = catalogue.append(
+            stripe,
+            d,
+            tapes[d],
+            data_host_mb=data_host,
+            data_tape_mb=data_host / file.data_ratio,
+            ec_host_mb=ec_host,
+            ec_tape_mb=ec_host / file.ec_ratio,
+            blocks=blocks,
+            merge=merge,
+        )
+        phase.append(extent(piece))
+    return tuple(phase)
+
+
 def check_block(block_mb: float, catalogue: Catalogue) -> None:
     """Raise unless a block fits on an empty tape (else a write could never progress)."""
     if block_mb > catalogue.capacity_mb:
@@ -235,10 +284,35 @@ class Striped:
 
     block_mb: float = field(validator=check_block_mb)
     name: ClassVar[str] = ""
+    reads_parity: ClassVar[bool] = True
+    """Whether a read streams the parity tapes too (RAIT), or the data tapes only (PARALLEL)."""
 
     def write_width(self, file: FileSpec) -> int:
         """``X + Y``."""
         return file.scheme.width
+
+    def read_width(self, catalogue: Catalogue, file_id: str) -> int:
+        """``X + Y`` when a read streams the parity too, else ``X``."""
+        check_written_by(catalogue, file_id, self.name)
+        scheme = catalogue.file(file_id).scheme
+        return scheme.width if self.reads_parity else scheme.data
+
+    def writable(
+        self,
+        catalogue: Catalogue,
+        file: FileSpec,
+        group: Group | None,
+        library: str,
+        state: Callable[[], object],
+    ) -> Group:
+        """The group a write of ``file`` goes to (see :func:`writable_group`), the block checked."""
+        check_block(self.block_mb, catalogue)
+        return writable_group(catalogue, library, group, self.name, file.scheme, state)
+
+    def close(self, catalogue: Catalogue, group: Group) -> JobSpec | None:
+        """Close the group's tapes: each row took its parity with it, nothing is left to write."""
+        close_tapes(catalogue, group, self.name)
+        return None
 
     def stream_of(self, file: FileSpec) -> str:
         """The policy's own name: it writes every file itself."""

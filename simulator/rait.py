@@ -36,19 +36,18 @@ from typing import ClassVar
 from attrs import define, frozen
 
 from simulator.catalogue import Catalogue, Kind, RowSpan
-from simulator.files import Extent, FileSpec, JobSpec, Phase, Scheme
+from simulator.files import FileSpec, JobSpec, Phase, Scheme
 from simulator.policy import (
     Group,
     Striped,
+    append_members,
     blocks_of,
-    check_block,
-    check_written_by,
-    close_tapes,
     extent,
     fits,
     most_fitting,
+    open_tapes,
     state_of,
-    writable_group,
+    written_layout,
 )
 
 
@@ -116,16 +115,12 @@ class Rait(Striped):
     """RAIT with blocks of ``block_mb`` host MB."""
 
     name: ClassVar[str] = "rait"
-
-    def read_width(self, catalogue: Catalogue, file_id: str) -> int:
-        """``X + Y``: parity cannot be bypassed."""
-        check_written_by(catalogue, file_id, self.name)
-        return catalogue.file(file_id).scheme.width
+    reads_parity: ClassVar[bool] = True
+    """Parity cannot be bypassed: it is rotated across the tapes with the data."""
 
     def plan_read(self, catalogue: Catalogue, file_id: str) -> JobSpec:
         """A phase per run of rows, every drive reading its tape's share (data and parity)."""
-        check_written_by(catalogue, file_id, self.name)
-        layout = catalogue.layout(file_id)
+        layout = written_layout(catalogue, file_id, self.name)
         phases = tuple(
             tuple(extent(m.pieces[0]) if m.pieces else None for m in row.members)
             for row in layout.rows
@@ -136,8 +131,7 @@ class Rait(Striped):
         self, catalogue: Catalogue, file: FileSpec, group: Group | None, library: str
     ) -> tuple[JobSpec, Group]:
         """Rows of ``X`` data and ``Y`` parity blocks, rotated by one drive per row."""
-        check_block(self.block_mb, catalogue)
-        group = writable_group(catalogue, library, group, self.name, file.scheme, RaitState)
+        group = self.writable(catalogue, file, group, library, RaitState)
         state = _state(group)
         scheme = file.scheme
         x, w = scheme.data, scheme.width
@@ -148,9 +142,7 @@ class Rait(Striped):
         phases: list[Phase] = []
         spans: list[RowSpan] = []
         while full_left > 0 or tail:
-            if not group.tapes:
-                group.tapes = tuple(catalogue.new_tape(library) for _ in range(w))
-            tapes = group.tapes
+            tapes = open_tapes(catalogue, group, library, w)
             free = [catalogue.free_mb(t) for t in tapes]
             g = state.rotation
             run = min(
@@ -165,23 +157,7 @@ class Rait(Striped):
                 amounts = [rows.amounts(d, g, run, piece_tail) for d in range(w)]
                 kinds = [_kind(a[0], a[1], (d - g) % w, x) for d, a in enumerate(amounts)]
                 stripe = catalogue.open_stripe(scheme, kinds)
-                phase: list[Extent | None] = []
-                for d, (data_host, ec_host, blocks) in enumerate(amounts):
-                    if data_host == 0 and ec_host == 0:
-                        phase.append(None)
-                        continue
-                    piece = catalogue.append(
-                        stripe,
-                        d,
-                        tapes[d],
-                        data_host_mb=data_host,
-                        data_tape_mb=data_host / file.data_ratio,
-                        ec_host_mb=ec_host,
-                        ec_tape_mb=ec_host / file.ec_ratio,
-                        blocks=blocks,
-                    )
-                    phase.append(extent(piece))
-                phases.append(tuple(phase))
+                phases.append(append_members(catalogue, file, stripe, tapes, amounts))
                 spans.append(RowSpan(stripe, tuple(range(w))))
                 state.rotation = (g + run + (1 if with_tail else 0)) % w
                 full_left -= run
@@ -198,8 +174,3 @@ class Rait(Striped):
                 group.tapes = ()
         catalogue.record(file, self.name, spans)
         return JobSpec(tuple(phases), memory_mb=w * self.block_mb, per_block=True), group
-
-    def close(self, catalogue: Catalogue, group: Group) -> JobSpec | None:
-        """Close the group's tapes; RAIT has nothing left to write."""
-        close_tapes(catalogue, group, self.name)
-        return None

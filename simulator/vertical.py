@@ -43,8 +43,10 @@ from simulator.policy import (
     check_written_by,
     extent,
     fits,
+    open_tapes,
     state_of,
     writable_group,
+    written_layout,
 )
 
 
@@ -111,8 +113,7 @@ class Vertical:
 
     def plan_read(self, catalogue: Catalogue, file_id: str) -> JobSpec:
         """The file's data pieces, in order, on one drive."""
-        check_written_by(catalogue, file_id, self.name)
-        layout = catalogue.layout(file_id)
+        layout = written_layout(catalogue, file_id, self.name)
         phases = tuple(
             (extent(p),) for row in layout.rows for i in row.own for p in row.members[i].pieces
         )
@@ -133,9 +134,7 @@ class Vertical:
             if state.stripe is None:
                 state.stripe = catalogue.open_stripe(file.scheme, shares=x)
             state.library = library
-            if not group.tapes:
-                group.tapes = (catalogue.new_tape(library),)
-            tape = group.tapes[0]
+            tape = open_tapes(catalogue, group, library, 1)[0]
             free = catalogue.free_mb(tape)
             if fits(left / file.data_ratio, free):
                 host, tape_mb = left, left / file.data_ratio

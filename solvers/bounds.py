@@ -41,10 +41,11 @@ from __future__ import annotations
 import heapq
 import math
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Callable
 from typing import NamedTuple
 
 from toolkit.model import OBJECTIVES, Drive, Instance, Library, Request
+from toolkit.objectives import objective_of
 
 MAX_PROFILES = 16
 """Most distinct drive profiles of a library examined one by one per piece.
@@ -423,15 +424,16 @@ def _objective_name(instance: Instance, objective: str | None) -> str:
     return name
 
 
-def _objective_of_ends(requests: Iterable[Request], ends: dict[str, float], name: str) -> float:
-    """Objective ``name`` if every request ended at ``ends``; all three are monotone in ends."""
-    if name == "weighted-flow":
-        return float(sum(r.weight * (ends[r.id] - r.release_s) for r in requests))
-    if name == "makespan":
-        return float(max((ends[r.id] for r in requests), default=0.0))
-    if name == "max-weighted-flow":
-        return float(max((r.weight * (ends[r.id] - r.release_s) for r in requests), default=0.0))
-    raise ValueError(f"unknown objective {name!r}")
+_LibraryBounds = Callable[[_Context, str, EarliestTimes, dict[str, _Pooled]], dict[str, float]]
+"""One of bounds (b) to (d) by library, from what :func:`_scan` found and the objective's name."""
+
+
+def _instance_bound(instance: Instance, objective: str | None, bounds: _LibraryBounds) -> float:
+    """One of bounds (b) to (d) on the whole instance, from its value on each library."""
+    name = _objective_name(instance, objective)
+    ctx = _Context(instance)
+    times, pooled = _scan(ctx)
+    return _over_libraries(name, bounds(ctx, name, times, pooled))
 
 
 def request_bound(instance: Instance, objective: str | None = None) -> float:
@@ -443,13 +445,11 @@ def request_bound(instance: Instance, objective: str | None = None) -> float:
 
     Parameters
     ----------
-    instance
-        A well-formed instance.
-    objective
-        Objective name; the instance's when ``None``.
+    instance, objective
+        As for :func:`lower_bound`.
     """
     name = _objective_name(instance, objective)
-    return _objective_of_ends(instance.requests, earliest_times(instance).ends, name)
+    return objective_of(instance.requests, earliest_times(instance).ends, name)
 
 
 def _makespan(jobs: list[_Job], setup: float) -> float:
@@ -596,8 +596,10 @@ def _max_weighted_flow(jobs: list[_Job], floor: float) -> float:
     return lo
 
 
-def _drive_time_bound(name: str, pooled: dict[str, _Pooled]) -> dict[str, float]:
-    """Bound (b) per library; see :func:`drive_time_bound`."""
+def _drive_time_bounds(
+    ctx: _Context, name: str, times: EarliestTimes, pooled: dict[str, _Pooled]
+) -> dict[str, float]:
+    """:func:`drive_time_bound` of each library with requests."""
     out: dict[str, float] = {}
     for lib_id, (drive_jobs, volume_jobs, setup, locate_jobs) in pooled.items():
         if name == "makespan":
@@ -643,14 +645,10 @@ def drive_time_bound(instance: Instance, objective: str | None = None) -> float:
 
     Parameters
     ----------
-    instance
-        A well-formed instance.
-    objective
-        Objective name; the instance's when ``None``.
+    instance, objective
+        As for :func:`lower_bound`.
     """
-    name = _objective_name(instance, objective)
-    parts = _drive_time_bound(name, _scan(_Context(instance))[1])
-    return _over_libraries(name, parts)
+    return _instance_bound(instance, objective, _drive_time_bounds)
 
 
 def _mount_ends(lib: _LibraryTimes, empty: int, count: int) -> list[float]:
@@ -673,9 +671,12 @@ def _mount_ends(lib: _LibraryTimes, empty: int, count: int) -> list[float]:
     return out
 
 
-def _arm_bounds(ctx: _Context, name: str, ends: dict[str, float]) -> dict[str, float]:
+def _arm_bounds(
+    ctx: _Context, name: str, times: EarliestTimes, pooled: dict[str, _Pooled]
+) -> dict[str, float]:
     """:func:`arm_bound` of each library with requests (0 where the arms take no time)."""
     instance = ctx.instance
+    ends = times.ends
     by_library: dict[str, list[Request]] = {}
     for request in instance.requests:
         by_library.setdefault(ctx.library_of(request), []).append(request)
@@ -780,19 +781,17 @@ def arm_bound(instance: Instance, objective: str | None = None) -> float:
 
     Parameters
     ----------
-    instance
-        A well-formed instance.
-    objective
-        Objective name; the instance's when ``None``.
+    instance, objective
+        As for :func:`lower_bound`.
     """
-    name = _objective_name(instance, objective)
-    ctx = _Context(instance)
-    parts = _arm_bounds(ctx, name, _scan(ctx)[0].ends)
-    return _over_libraries(name, parts)
+    return _instance_bound(instance, objective, _arm_bounds)
 
 
-def _tape_bounds(ctx: _Context, name: str, starts: dict[str, float]) -> dict[str, float]:
+def _tape_bounds(
+    ctx: _Context, name: str, times: EarliestTimes, pooled: dict[str, _Pooled]
+) -> dict[str, float]:
     """:func:`tape_bound` of each library with requests."""
+    starts = times.starts
     floors = _locate_floors(ctx)
     by_tape: dict[str, list[_Job]] = {}
     kept: dict[str, list[_Job]] = {}
@@ -851,15 +850,10 @@ def tape_bound(instance: Instance, objective: str | None = None) -> float:
 
     Parameters
     ----------
-    instance
-        A well-formed instance.
-    objective
-        Objective name; the instance's when ``None``.
+    instance, objective
+        As for :func:`lower_bound`.
     """
-    name = _objective_name(instance, objective)
-    ctx = _Context(instance)
-    parts = _tape_bounds(ctx, name, _scan(ctx)[0].starts)
-    return _over_libraries(name, parts)
+    return _instance_bound(instance, objective, _tape_bounds)
 
 
 def lower_bound(instance: Instance, objective: str | None = None) -> float:
@@ -886,23 +880,22 @@ def lower_bound(instance: Instance, objective: str | None = None) -> float:
     """
     name = _objective_name(instance, objective)
     ctx = _Context(instance)
-    times, machines = _scan(ctx)
-    pooled = _drive_time_bound(name, machines)
-    arms = _arm_bounds(ctx, name, times.ends)
-    tapes = _tape_bounds(ctx, name, times.starts)
+    times, pooled = _scan(ctx)
+    parts = [
+        bounds(ctx, name, times, pooled)
+        for bounds in (_drive_time_bounds, _arm_bounds, _tape_bounds)
+    ]
     if name != "weighted-flow":
-        alone = _objective_of_ends(instance.requests, times.ends, name)
-        return float(max([alone, *pooled.values(), *arms.values(), *tapes.values()]))
+        alone = objective_of(instance.requests, times.ends, name)
+        return float(max([alone, *(value for part in parts for value in part.values())]))
     by_library: dict[str, list[Request]] = {}
     for request in instance.requests:
         by_library.setdefault(ctx.library_of(request), []).append(request)
     return float(
         sum(
             max(
-                _objective_of_ends(requests, times.ends, name),
-                pooled.get(lib_id, 0.0),
-                arms.get(lib_id, 0.0),
-                tapes.get(lib_id, 0.0),
+                objective_of(requests, times.ends, name),
+                *(part.get(lib_id, 0.0) for part in parts),
             )
             for lib_id, requests in by_library.items()
         )

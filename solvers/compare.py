@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from attrs import asdict, frozen
+from attrs import asdict, evolve, frozen
 
 from solvers.bounds import lower_bound
 from solvers.plugins import find_solver
@@ -50,28 +50,33 @@ class ComparisonRow:
         return asdict(self)
 
 
-@frozen
-class _Run:
-    solver: str
-    status: str
-    feasible: bool
-    objective: float | None
-    bound: float | None
-    runtime_s: float
-
-
-def _run(instance: Instance, solver: str, time_limit_s: float | None, seed: int) -> _Run:
+def _run(
+    label: str, instance: Instance, solver: str, time_limit_s: float | None, seed: int
+) -> ComparisonRow:
+    """The row of one run, its schedule judged by the validator; no yardstick yet."""
     result = find_solver(solver)[1](instance, time_limit_s=time_limit_s, seed=seed)
-    if result.schedule is None:
-        return _Run(solver, result.status.value, False, None, result.bound, result.runtime_s)
-    report = validate(instance, result.schedule)
-    objective = report.objective if report.feasible else None
-    return _Run(
-        solver, result.status.value, report.feasible, objective, result.bound, result.runtime_s
+    feasible, objective = False, None
+    if result.schedule is not None:
+        report = validate(instance, result.schedule)
+        feasible = report.feasible
+        objective = report.objective if feasible else None
+    return ComparisonRow(
+        label,
+        solver,
+        result.status.value,
+        feasible,
+        objective,
+        result.bound,
+        result.runtime_s,
+        None,
+        None,
+        None,
     )
 
 
-def _yardstick(instance: Instance, runs: list[_Run]) -> tuple[float | None, Yardstick | None]:
+def _yardstick(
+    instance: Instance, runs: list[ComparisonRow]
+) -> tuple[float | None, Yardstick | None]:
     optima = [r.objective for r in runs if r.status == "optimal" and r.objective is not None]
     if optima:
         return min(optima), "optimum"
@@ -113,7 +118,7 @@ def compare(
     for label, instance in instances:
         runs = []
         for solver in solvers:
-            runs.append(_run(instance, solver, time_limit_s, seed))
+            runs.append(_run(label, instance, solver, time_limit_s, seed))
             if on_run is not None:
                 on_run(label, solver)
         reference, yardstick = _yardstick(instance, runs)
@@ -121,18 +126,5 @@ def compare(
             ratio = None
             if run.objective is not None and reference is not None and reference > 0:
                 ratio = run.objective / reference
-            rows.append(
-                ComparisonRow(
-                    label,
-                    run.solver,
-                    run.status,
-                    run.feasible,
-                    run.objective,
-                    run.bound,
-                    run.runtime_s,
-                    reference,
-                    yardstick,
-                    ratio,
-                )
-            )
+            rows.append(evolve(run, reference=reference, yardstick=yardstick, ratio=ratio))
     return rows

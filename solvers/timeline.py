@@ -343,15 +343,11 @@ class Timeline:
             online, given drives that are not one distinct drive of the
             request's library per piece, or no drive left for a piece.
         """
-        j = self.request_index(request)
-        wanted = self._check_drives(j, drives)
         mark = self._begin()
         try:
-            plan = self._run(j, earliest, wanted, idle_at)
+            return self.place(request, earliest=earliest, drives=drives, idle_at=idle_at)
         finally:
             self._undo(mark)
-        assert plan is not None
-        return plan
 
     def commit(self, plan: Placement) -> None:
         """Apply ``plan``, which must have been made against the current state."""
@@ -370,12 +366,12 @@ class Timeline:
         drives: Sequence[int] | None = None,
         idle_at: float | None = None,
     ) -> Placement:
-        """Placement ``request`` and commit the plan at once; return it.
+        """Place ``request`` and commit the plan at once; return it.
 
-        Same parameters and errors as :meth:`plan`, and cheaper than
-        :meth:`plan` then :meth:`commit` for a gang, whose pieces are planned
-        once. A failure past the checks of the arguments (no drive left for
-        a piece) leaves the timeline unusable.
+        Same parameters and errors as :meth:`plan` (which is this, undone),
+        and cheaper than :meth:`plan` then :meth:`commit` for a gang, whose
+        pieces are planned once. A failure past the checks of the arguments
+        (no drive left for a piece) leaves the timeline unusable.
         """
         j = self.request_index(request)
         plan = self._run(j, earliest, self._check_drives(j, drives), idle_at)
@@ -428,23 +424,13 @@ class Timeline:
             raise ValueError(f"drive {self.drive_ids[drive]!r} holds no tape")
         lib = self.library_of[drive]
         dis = self.dismount_s[lib]
-        start, lane = self.arms[lib].earliest(
-            max(earliest, self.free[drive]) + self.unload[drive], dis
-        )
+        slot = self.arms[lib].earliest(max(earliest, self.free[drive]) + self.unload[drive], dis)
         if self._log is not None:
             self._save_tape_move(tape, drive)
-            self._arm_log.append((lib, start, dis, lane))
-        self.arms[lib].reserve(start, dis, lane)
-        self.operations.append((start, len(self.operations), "dismount", tape, drive, dis))
-        del self.where[tape]
-        self.held[drive] = None
-        self.back[tape] = start + dis
-        self.empty_since[drive] = start + dis
-        self.version[drive] += 1
-        group = self.groups[lib][self.group_of[drive]]
-        heapq.heappush(group.empty, (start + dis, drive, self.version[drive]))
+            self._arm_log.append((lib, slot[0], dis, slot[1]))
+        self._take_out(tape, drive, lib, slot)
         self._new_stamp()
-        return start, start + dis
+        return slot[0], slot[0] + dis
 
     @contextmanager
     def trial(self) -> Iterator[None]:
@@ -795,16 +781,7 @@ class Timeline:
         if self._log is not None:
             self._save_piece(plan, tape, lib)
         if plan.steal is not None:
-            holder = self.where.pop(tape)
-            start, lane = plan.steal
-            arms.reserve(start, dis, lane)
-            ops.append((start, len(ops), "dismount", tape, holder, dis))
-            self.held[holder] = None
-            self.back[tape] = start + dis
-            self.empty_since[holder] = start + dis
-            self.version[holder] += 1
-            group = self.groups[lib][self.group_of[holder]]
-            heapq.heappush(group.empty, (start + dis, holder, self.version[holder]))
+            self._take_out(tape, self.where[tape], lib, plan.steal)
         if plan.evict is not None:
             old = self.held[d]
             if old is None:
@@ -823,6 +800,26 @@ class Timeline:
             self.held[d] = tape
             self.where[tape] = d
         self.version[d] += 1
+
+    def _take_out(self, tape: str, drive: int, lib: int, slot: _Slot) -> None:
+        """Dismount ``tape`` from ``drive`` at arm ``slot``, leaving the drive empty.
+
+        The tape is back in its slot and the drive available to a mount at
+        the dismount's end. Not for a drive that a mount refills at once
+        (its eviction, in :meth:`_commit`): it never stands empty.
+        """
+        start, lane = slot
+        dis = self.dismount_s[lib]
+        self.arms[lib].reserve(start, dis, lane)
+        ops = self.operations
+        ops.append((start, len(ops), "dismount", tape, drive, dis))
+        del self.where[tape]
+        self.held[drive] = None
+        self.back[tape] = start + dis
+        self.empty_since[drive] = start + dis
+        self.version[drive] += 1
+        group = self.groups[lib][self.group_of[drive]]
+        heapq.heappush(group.empty, (start + dis, drive, self.version[drive]))
 
     # Undo log of trials.
 

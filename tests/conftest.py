@@ -29,6 +29,9 @@ from toolkit.model import (
     Tape,
 )
 
+# The shared helpers' assertions show the values compared, as a test's do.
+pytest.register_assert_rewrite("tests.builders")
+
 settings.register_profile("ci", derandomize=True)
 settings.register_profile("explore", derandomize=False, max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

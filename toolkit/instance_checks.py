@@ -8,6 +8,7 @@ skipped here; the loader reports those.
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterator
 from typing import Any
 
 from toolkit.errors import Problem
@@ -29,6 +30,21 @@ def _str(obj: dict[str, Any], key: str) -> str | None:
 def _num(obj: dict[str, Any], key: str) -> float | None:
     value = obj.get(key)
     return value if type(value) in (int, float) else None
+
+
+def _reference(
+    obj: dict[str, Any], key: str, known: Container[str], path: str, out: list[Problem]
+) -> str | None:
+    """The id that ``obj[key]`` names (a library, drive or tape), if ``known`` has it.
+
+    An unknown id is reported at ``path.key``; a missing one, or one that is
+    not a string (the loader's to report), is None too.
+    """
+    ident = _str(obj, key)
+    if ident is not None and ident not in known:
+        out.append(Problem(f"{path}.{key}", f"unknown {key} {ident!r}"))
+        return None
+    return ident
 
 
 def _ids(data: dict[str, Any], key: str, kind: str, out: list[Problem]) -> dict[str, int]:
@@ -74,33 +90,36 @@ def check_instance(data: dict[str, Any]) -> list[Problem]:
 
     drive_library: dict[str, str] = {}
     drives_per_library: dict[str, int] = {}
-    for i, drive in _items(data, "drives"):
-        lib = _str(drive, "library")
-        ident = _str(drive, "id")
-        if lib is None:
-            continue
-        if lib not in libraries:
-            out.append(Problem(f"drives[{i}].library", f"unknown library {lib!r}"))
-            continue
-        if ident is not None and drive_index.get(ident) == i:
-            drive_library[ident] = lib
-            drives_per_library[lib] = drives_per_library.get(lib, 0) + 1
+    for ident, lib, _ in _in_libraries(data, "drives", drive_index, libraries, out):
+        drive_library[ident] = lib
+        drives_per_library[lib] = drives_per_library.get(lib, 0) + 1
 
     tapes: dict[str, tuple[str, float | None]] = {}
-    for i, tape in _items(data, "tapes"):
-        lib = _str(tape, "library")
-        ident = _str(tape, "id")
-        if lib is None:
-            continue
-        if lib not in libraries:
-            out.append(Problem(f"tapes[{i}].library", f"unknown library {lib!r}"))
-            continue
-        if ident is not None and tape_index.get(ident) == i:
-            tapes[ident] = (lib, _num(tape, "capacity_mb"))
+    for ident, lib, tape in _in_libraries(data, "tapes", tape_index, libraries, out):
+        tapes[ident] = (lib, _num(tape, "capacity_mb"))
 
     _check_initial(data, drive_library, drive_index, tapes, out)
     _check_requests(data, tapes, drives_per_library, out)
     return out
+
+
+def _in_libraries(
+    data: dict[str, Any],
+    key: str,
+    index: dict[str, int],
+    libraries: dict[str, int],
+    out: list[Problem],
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """Id, library and object of each entry of the ``key`` array (drives or tapes) to index.
+
+    An entry naming an unknown library is reported; one whose id is missing
+    or repeats an earlier entry's (reported by :func:`_ids`) is passed over.
+    """
+    for i, obj in _items(data, key):
+        lib = _reference(obj, "library", libraries, f"{key}[{i}]", out)
+        ident = _str(obj, "id")
+        if lib is not None and ident is not None and index.get(ident) == i:
+            yield ident, lib, obj
 
 
 def _check_initial(
@@ -113,13 +132,9 @@ def _check_initial(
     holder: dict[str, str] = {}
     filled: dict[str, int] = {}
     for i, entry in _items(data, "initial"):
-        drive = _str(entry, "drive")
-        tape = _str(entry, "tape")
+        drive = _reference(entry, "drive", drive_index, f"initial[{i}]", out)
         if drive is not None:
-            if drive not in drive_index:
-                out.append(Problem(f"initial[{i}].drive", f"unknown drive {drive!r}"))
-                drive = None
-            elif drive in filled:
+            if drive in filled:
                 out.append(
                     Problem(
                         f"initial[{i}].drive",
@@ -129,10 +144,8 @@ def _check_initial(
                 drive = None
             else:
                 filled[drive] = i
+        tape = _reference(entry, "tape", tapes, f"initial[{i}]", out)
         if tape is not None:
-            if tape not in tapes:
-                out.append(Problem(f"initial[{i}].tape", f"unknown tape {tape!r}"))
-                continue
             if tape in holder:
                 out.append(
                     Problem(
@@ -169,11 +182,8 @@ def _check_requests(
             if type(piece) is not dict:
                 continue
             path = f"requests[{i}].pieces[{k}]"
-            tape = _str(piece, "tape")
+            tape = _reference(piece, "tape", tapes, path, out)
             if tape is None:
-                continue
-            if tape not in tapes:
-                out.append(Problem(f"{path}.tape", f"unknown tape {tape!r}"))
                 continue
             if tape in seen:
                 out.append(

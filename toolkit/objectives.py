@@ -27,11 +27,20 @@ def objective_value(
         ``weighted-flow`` (sum of ``w_j (C_j - r_j)``), ``makespan`` (max ``C_j``)
         or ``max-weighted-flow`` (max ``w_j (C_j - r_j)``).
     """
-    name = name or instance.objective
+    return objective_of(instance.requests, ends, name or instance.objective)
+
+
+def objective_of(requests: Iterable[Request], ends: Mapping[str, float], name: str) -> float:
+    """Value of objective ``name`` over ``requests`` alone (those without an end are left out).
+
+    What :func:`objective_value` computes for a whole instance, for a part of
+    one too (the requests of one library, say, when a bound sums over
+    libraries).
+    """
     if name == "weighted-flow":
-        return float(sum(r.weight * f for r, f in flows(instance.requests, ends)))
+        return float(sum(r.weight * f for r, f in flows(requests, ends)))
     if name == "makespan":
-        return float(max(ends.values(), default=0.0))
+        return float(max((ends[r.id] for r in requests if r.id in ends), default=0.0))
     if name == "max-weighted-flow":
-        return float(max((r.weight * f for r, f in flows(instance.requests, ends)), default=0.0))
+        return float(max((r.weight * f for r, f in flows(requests, ends)), default=0.0))
     raise ValueError(f"unknown objective {name!r}")

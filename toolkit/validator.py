@@ -322,6 +322,26 @@ def _op_text(index: int, op: ArmOperation) -> str:
     return f"operations[{index}] ({op.op} {op.tape!r} {direction} {op.drive!r})"
 
 
+def _op_violation(
+    rule: str,
+    index: int,
+    op: ArmOperation,
+    what: str,
+    *,
+    drives: tuple[str, ...] | None = None,
+    tapes: tuple[str, ...] | None = None,
+) -> Violation:
+    """Operation ``index`` breaks ``rule``: its text then ``what``; its drive and tape
+    involved, unless ``drives`` or ``tapes`` name others (or none)."""
+    return Violation(
+        rule,
+        _op_text(index, op) + what,
+        drives=(op.drive,) if drives is None else drives,
+        tapes=(op.tape,) if tapes is None else tapes,
+        operations=(index,),
+    )
+
+
 def _check_operations(
     instance: Instance, schedule: Schedule, out: list[Violation]
 ) -> dict[str, list[_Stay]]:
@@ -347,39 +367,23 @@ def _check_operations(
         library_id, mount_s, dismount_s = times
         bad = tape_lib != library_id or (op_library is not None and op_library != library_id)
         if bad:
+            where = f", operation in {op_library!r}" if op_library else ""
             out.append(
-                Violation(
+                _op_violation(
                     "wrong-library",
-                    f"{_op_text(i, op)}: drive in library {library_id!r}, tape in "
-                    f"{tape_lib!r}" + (f", operation in {op_library!r}" if op_library else ""),
-                    drives=(op.drive,),
-                    tapes=(op.tape,),
-                    operations=(i,),
+                    i,
+                    op,
+                    f": drive in library {library_id!r}, tape in {tape_lib!r}{where}",
                 )
             )
         start = op.start_s
         if start < -EPS:
-            out.append(
-                Violation(
-                    "negative-time",
-                    f"{_op_text(i, op)} starts at {start:.6f} s, before 0",
-                    drives=(op.drive,),
-                    tapes=(op.tape,),
-                    operations=(i,),
-                )
-            )
+            out.append(_op_violation("negative-time", i, op, f" starts at {start:.6f} s, before 0"))
         is_mount = op.op == "mount"
         expected = mount_s if is_mount else dismount_s
         if abs(op.end_s - start - expected) > EPS:
-            out.append(
-                Violation(
-                    "op-duration",
-                    f"{_op_text(i, op)} lasts {op.end_s - start:.6f} s, not {expected:g} s",
-                    drives=(op.drive,),
-                    tapes=(op.tape,),
-                    operations=(i,),
-                )
-            )
+            lasts = f" lasts {op.end_s - start:.6f} s, not {expected:g} s"
+            out.append(_op_violation("op-duration", i, op, lasts))
         if not bad:
             per_drive[op.drive].append((start, is_mount, i))
     return {
@@ -392,28 +396,12 @@ def _unknown_in_operation(
     i: int, op: ArmOperation, no_drive: bool, no_tape: bool, out: list[Violation]
 ) -> None:
     if no_drive:
-        out.append(
-            Violation(
-                "unknown-id",
-                f"{_op_text(i, op)}: unknown drive",
-                drives=(op.drive,),
-                operations=(i,),
-            )
-        )
+        out.append(_op_violation("unknown-id", i, op, ": unknown drive", tapes=()))
     if no_tape:
-        out.append(
-            Violation(
-                "unknown-id", f"{_op_text(i, op)}: unknown tape", tapes=(op.tape,), operations=(i,)
-            )
-        )
+        out.append(_op_violation("unknown-id", i, op, ": unknown tape", drives=()))
     if not no_drive and not no_tape:
-        out.append(
-            Violation(
-                "unknown-id",
-                f"{_op_text(i, op)}: unknown library {op.library!r}",
-                operations=(i,),
-            )
-        )
+        what = f": unknown library {op.library!r}"
+        out.append(_op_violation("unknown-id", i, op, what, drives=(), tapes=()))
 
 
 def _stays(
@@ -438,52 +426,27 @@ def _stays(
         op = ops[i]
         if not is_mount:
             if current is None:
-                out.append(
-                    Violation(
-                        "dismount-wrong-tape",
-                        f"{_op_text(i, op)}: the drive is empty",
-                        drives=(did,),
-                        tapes=(op.tape,),
-                        operations=(i,),
-                    )
-                )
+                out.append(_op_violation("dismount-wrong-tape", i, op, ": the drive is empty"))
                 continue
             if op.tape != current:
+                holds = f": the drive holds {current!r}"
                 out.append(
-                    Violation(
-                        "dismount-wrong-tape",
-                        f"{_op_text(i, op)}: the drive holds {current!r}",
-                        drives=(did,),
-                        tapes=(op.tape, current),
-                        operations=(i,),
-                    )
+                    _op_violation("dismount-wrong-tape", i, op, holds, tapes=(op.tape, current))
                 )
             stays.append(_Stay(begin, ready, op.end_s, current, did, mount_index, i))
             current = None
             last_dismount_end = op.end_s
             continue
         if current is not None:
-            out.append(
-                Violation(
-                    "mount-occupied",
-                    f"{_op_text(i, op)}: the drive still holds {current!r}",
-                    drives=(did,),
-                    tapes=(op.tape, current),
-                    operations=(i,),
-                )
-            )
+            holds = f": the drive still holds {current!r}"
+            out.append(_op_violation("mount-occupied", i, op, holds, tapes=(op.tape, current)))
             stays.append(_Stay(begin, ready, op.start_s, current, did, mount_index, -1))
         elif op.start_s < last_dismount_end - EPS:
-            out.append(
-                Violation(
-                    "switch-order",
-                    f"{_op_text(i, op)} starts at {op.start_s:.6f} s, before the dismount "
-                    f"from the drive ends at {last_dismount_end:.6f} s",
-                    drives=(did,),
-                    tapes=(op.tape,),
-                    operations=(i,),
-                )
+            early = (
+                f" starts at {op.start_s:.6f} s, before the dismount "
+                f"from the drive ends at {last_dismount_end:.6f} s"
             )
+            out.append(_op_violation("switch-order", i, op, early))
         current, begin, ready, mount_index = op.tape, op.start_s, op.end_s + drive.load_s, i
     if current is not None:
         stays.append(_Stay(begin, ready, math.inf, current, did, mount_index, -1))

@@ -128,6 +128,18 @@ EXPORT_EXAMPLES = int(os.environ.get("TAPESCHED_EXPORT_EXAMPLES", "30"))
 SMALL_SCHEMES = {Scheme(1, 0): 0.25, Scheme(2, 1): 0.25, Scheme(3, 2): 0.25, Scheme(4, 2): 0.25}
 
 
+def small_files(rate_per_h: float, hours: float) -> WorkloadParams:
+    """Files of 10 MB to 2 GB in :data:`SMALL_SCHEMES`, 30 of them written first."""
+    return WorkloadParams(
+        rate_per_s=rate_per_h / HOUR,
+        duration_s=hours * HOUR,
+        min_size_mb=10,
+        max_size_mb=2_000,
+        schemes=SMALL_SCHEMES,
+        initial_files=30,
+    )
+
+
 @settings(
     max_examples=EXPORT_EXAMPLES,
     deadline=None,
@@ -148,14 +160,7 @@ SMALL_SCHEMES = {Scheme(1, 0): 0.25, Scheme(2, 1): 0.25, Scheme(3, 2): 0.25, Sch
 def test_exported_schedules_pass_the_validator(
     policy, scheduler, seed, rate_per_h, capacity_mb, dismount
 ):
-    params = WorkloadParams(
-        rate_per_s=rate_per_h / HOUR,
-        duration_s=6 * HOUR,
-        min_size_mb=10,
-        max_size_mb=2_000,
-        schemes=SMALL_SCHEMES,
-        initial_files=30,
-    )
+    params = small_files(rate_per_h, 6)
     spec = evolve(small_platform(capacity_mb), dismount=dismount)
     scenario = Scenario(
         "h", "", spec, policy, {"block_mb": 64.0}, params, RunSettings(scheduler=scheduler)
@@ -365,14 +370,7 @@ def test_runs_with_exponential_times_keep_the_platform_rules(
     On one library, or on two joined by a pass-through port.
     """
     spec = randomised(joined_libraries(3_000.0) if joined else small_platform(3_000.0))
-    params = WorkloadParams(
-        rate_per_s=rate_per_h / HOUR,
-        duration_s=4 * HOUR,
-        min_size_mb=10,
-        max_size_mb=2_000,
-        schemes=SMALL_SCHEMES,
-        initial_files=30,
-    )
+    params = small_files(rate_per_h, 4)
     scenario = Scenario(
         "x", "", spec, policy, {"block_mb": 64.0}, params, RunSettings(scheduler=scheduler)
     )

@@ -46,6 +46,14 @@ def write(path: Path, lines: list[str]) -> Path:
     return path
 
 
+def the_one_error(path: Path) -> str:
+    """The one line of the error reading the trace ``path`` raises."""
+    with pytest.raises(InputError) as info:
+        read_requests(path)
+    (message,) = info.value.lines()
+    return message
+
+
 @pytest.mark.parametrize("name", ["trace.csv", "trace.csv.bz2"])
 def test_requests_arrive_relative_to_the_first_in_file_order(tmp_path, name):
     requests = read_requests(write(tmp_path / name, [*GOOD_LINES, ""]))
@@ -84,9 +92,7 @@ def test_a_bad_line_is_one_error_naming_the_file_the_line_and_the_fault(
     tmp_path, line, where, expected
 ):
     path = write(tmp_path / "trace.csv", [GOOD_LINES[0], GOOD_LINES[1], line])
-    with pytest.raises(InputError) as info:
-        read_requests(path)
-    (message,) = info.value.lines()
+    message = the_one_error(path)
     assert message.startswith(f"{path}: line 3{where}: ")
     assert expected in message
 
@@ -113,9 +119,7 @@ def test_every_bad_line_is_reported_up_to_a_cap_then_counted(tmp_path):
 def test_unusable_files_are_one_error_naming_the_file(tmp_path, name, content, expected):
     path = tmp_path / name
     path.write_bytes(content)
-    with pytest.raises(InputError) as info:
-        read_requests(path)
-    (message,) = info.value.lines()
+    message = the_one_error(path)
     assert message.startswith(f"{path}: ")
     assert expected in message
 

@@ -438,6 +438,46 @@ class LibrarySearch:
             arms,
         )
 
+    def _switched(
+        self,
+        s: State,
+        d: int,
+        hold: int,
+        start: float,
+        free: float,
+        unloads: tuple[float, ...],
+        slots: list[float],
+        arm_end: float,
+        arm_s: float,
+    ) -> State:
+        """The state an arm operation on drive ``d`` from ``start`` leaves (a mount or a dismount).
+
+        The drive then holds ``hold`` (``EMPTY``: nothing), its head at 0,
+        busy until ``free``, and no dismount may follow before a transfer; the
+        arms are busy until ``arm_end`` with an operation of ``arm_s``.
+        ``unloads`` and ``slots`` are the state's, as the operation changes them.
+        """
+        holds = list(s.holds)
+        holds[d] = hold
+        heads = list(s.heads)
+        heads[d] = 0.0
+        frees = list(s.frees)
+        frees[d] = free
+        dismountable = list(s.dismountable)
+        dismountable[d] = False
+        return self._child(
+            start,
+            s.done,
+            s.value,
+            tuple(holds),
+            heads,
+            frees,
+            unloads,
+            tuple(dismountable),
+            slots,
+            self._with_arm(s.arms, arm_end, arm_s),
+        )
+
     def _children(self, s: State) -> list[tuple[float, int, Event, State]]:
         """Every event that may come next, at its earliest time, and the state it leaves."""
         t = s.t
@@ -491,52 +531,19 @@ class LibrarySearch:
                     if new in holder:
                         continue
                     start, end = self._arm(s.arms, max(t, s.frees[d], s.slots[new]), self.mount_s)
-                    new_holds = list(holds)
-                    new_holds[d] = new
-                    heads = list(s.heads)
-                    heads[d] = 0.0
-                    frees = list(s.frees)
-                    frees[d] = end + self.load[d]
+                    free = end + self.load[d]
                     unloads = list(s.unloads)
-                    unloads[d] = frees[d] + self.unload[d]
-                    dismountable = list(s.dismountable)
-                    dismountable[d] = False
-                    child = self._child(
-                        start,
-                        s.done,
-                        s.value,
-                        tuple(new_holds),
-                        heads,
-                        frees,
-                        tuple(unloads),
-                        tuple(dismountable),
-                        list(s.slots),
-                        self._with_arm(s.arms, end, self.mount_s),
+                    unloads[d] = free + self.unload[d]
+                    child = self._switched(
+                        s, d, new, start, free, tuple(unloads), list(s.slots), end, self.mount_s
                     )
                     out.append((start, 2, ("mount", new, (d,), start), child))
             elif s.dismountable[d]:
                 start, end = self._arm(s.arms, max(t, s.unloads[d]), self.dismount_s)
-                new_holds = list(holds)
-                new_holds[d] = EMPTY
-                heads = list(s.heads)
-                heads[d] = 0.0
-                frees = list(s.frees)
-                frees[d] = end
-                dismountable = list(s.dismountable)
-                dismountable[d] = False
                 slots = list(s.slots)
                 slots[tape] = end
-                child = self._child(
-                    start,
-                    s.done,
-                    s.value,
-                    tuple(new_holds),
-                    heads,
-                    frees,
-                    s.unloads,
-                    tuple(dismountable),
-                    slots,
-                    self._with_arm(s.arms, end, self.dismount_s),
+                child = self._switched(
+                    s, d, EMPTY, start, end, s.unloads, slots, end, self.dismount_s
                 )
                 out.append((start, 1, ("dismount", tape, (d,), start), child))
         out.sort(key=operator.itemgetter(0, 1))

@@ -6,8 +6,6 @@ objective must equal the one the solver reports.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -29,8 +27,8 @@ from toolkit.model import (
     Tape,
 )
 from toolkit.strategies import instances
-from toolkit.validator import validate
 
+from ..builders import assert_validated, operations, read, scheduled
 from ..conftest import two_empty_drives
 
 SPEC_OPTIMUM = 19.17667
@@ -39,27 +37,8 @@ SPEC_OPTIMUM = 19.17667
 def checked(instance: Instance) -> Result:
     """Run greedy and hold its schedule to the validator; return the result."""
     result = solve(instance, solver="greedy")
-    assert result.schedule is not None
-    assert result.objective is not None
-    report = validate(instance, result.schedule)
-    assert report.feasible, [str(v) for v in report.violations]
-    assert report.warnings == ()
-    assert report.objective == pytest.approx(result.objective, rel=1e-9, abs=1e-9)
-    counts = Counter(r.id for r in result.schedule.requests)
-    assert counts == Counter(r.id for r in instance.requests)
+    assert_validated(instance, result)
     return result
-
-
-def scheduled(result: Result) -> dict[str, tuple[tuple[str, ...], float, float]]:
-    """Drives, start and end of every request, by id."""
-    assert result.schedule is not None
-    return {r.id: (r.drives, r.start_s, r.end_s) for r in result.schedule.requests}
-
-
-def operations(result: Result) -> list[tuple[str, str, str, float, float]]:
-    """Every arm operation as ``(op, tape, drive, start, end)``, in schedule order."""
-    assert result.schedule is not None
-    return [(o.op, o.tape, o.drive, o.start_s, o.end_s) for o in result.schedule.operations]
 
 
 def one_library(
@@ -90,15 +69,9 @@ def drive(name: str, rate_mb_s: float = 100, locate_mb_s: float = 1000) -> Drive
     return Drive(name, "L0", rate_mb_s, 15, 20, locate_mb_s)
 
 
-def read(rid: str, release_s: float, *pieces: tuple[str, float, float]) -> Request:
-    """A read of weight 1 with pieces ``(tape, offset_mb, size_mb)``."""
-    return Request(rid, release_s, 1.0, "read", tuple(Piece(*p) for p in pieces))
-
-
-@pytest.fixture
-def spec_example() -> Instance:
-    """The example instance of docs/core-problem.md, built from model objects."""
-    return Instance(
+def test_the_shipped_spec_example_is_the_documented_one(spec_instance):
+    # The example instance of docs/core-problem.md, built from model objects.
+    assert spec_instance == Instance(
         name="two-drives-three-reads",
         objective="weighted-flow",
         libraries=(Library("L0", 1, 10, 10),),
@@ -116,15 +89,11 @@ def spec_example() -> Instance:
     )
 
 
-def test_fixture_is_the_shipped_spec_example(spec_example, spec_instance):
-    assert spec_example == spec_instance
-
-
-def test_spec_example_greedy_schedule(spec_example):
-    result = checked(spec_example)
+def test_spec_example_greedy_schedule(spec_instance):
+    result = checked(spec_instance)
     assert result.solver == "greedy"
     assert result.status is Status.FEASIBLE
-    assert result.bound == lower_bound(spec_example) <= result.objective
+    assert result.bound == lower_bound(spec_instance) <= result.objective
     assert result.runtime_s >= 0
     assert result.objective >= SPEC_OPTIMUM
     # r1 mounts T1 into the empty d1; r2 locates on d0, which holds T2; the
@@ -134,7 +103,7 @@ def test_spec_example_greedy_schedule(spec_example):
     assert times["r2"] == (("d0",), 17.0, pytest.approx(17 + 1000 / 300))
     r3_start = 25 + 10000 / 300 + 40000 / 10000
     assert times["r3"] == (("d1", "d0"), pytest.approx(r3_start), pytest.approx(r3_start + 10 / 3))
-    assert operations(result) == [("mount", "T1", "d1", 0.0, 10.0)]
+    assert operations(result.schedule) == [("mount", "T1", "d1", 0.0, 10.0)]
     assert result.objective == pytest.approx(39.0)
     assert result.schedule is not None
     assert result.schedule.instance == "two-drives-three-reads"
@@ -152,7 +121,7 @@ def test_switch_on_one_drive():
     # r2 waits for r1 (ends 35), then unload 35-55, dismount 55-67, mount
     # 67-77, load until 92 and locate 2000 MB at 1000 MB/s until 94.
     assert scheduled(result) == {"r1": (("d0",), 25.0, 35.0), "r2": (("d0",), 94.0, 99.0)}
-    assert operations(result) == [
+    assert operations(result.schedule) == [
         ("mount", "T1", "d0", 0.0, 10.0),
         ("dismount", "T1", "d0", 55.0, 67.0),
         ("mount", "T2", "d0", 67.0, 77.0),
@@ -166,7 +135,7 @@ def test_nothing_is_done_for_a_request_before_its_release():
     )
     result = checked(instance)
     assert scheduled(result)["r2"] == (("d0",), 159.0, 164.0)
-    assert operations(result)[1:] == [
+    assert operations(result.schedule)[1:] == [
         ("dismount", "T1", "d0", 120.0, 132.0),
         ("mount", "T2", "d0", 132.0, 142.0),
     ]
@@ -178,7 +147,7 @@ def test_tape_stays_mounted_for_the_next_request_on_it():
     )
     result = checked(instance)
     assert scheduled(result)["r2"] == (("d0",), 39.0, 40.0)
-    assert operations(result) == [("mount", "T1", "d0", 0.0, 10.0)]
+    assert operations(result.schedule) == [("mount", "T1", "d0", 0.0, 10.0)]
 
 
 def test_tape_held_initially_by_the_other_drive_is_read_there():
@@ -190,7 +159,7 @@ def test_tape_held_initially_by_the_other_drive_is_read_there():
     result = checked(instance)
     # Already loaded: no load time, only the locate from offset 0.
     assert scheduled(result) == {"r1": (("d1",), 3.0, 13.0)}
-    assert operations(result) == []
+    assert operations(result.schedule) == []
 
 
 def test_tape_held_by_a_slow_drive_moves_to_a_fast_empty_one():
@@ -203,7 +172,7 @@ def test_tape_held_by_a_slow_drive_moves_to_a_fast_empty_one():
     # On d1 it would end at 1000 s; moved: unload 0-20, dismount 20-32,
     # mount into d0 32-42, load until 57, stream 10 s.
     assert scheduled(result) == {"r1": (("d0",), 57.0, 67.0)}
-    assert operations(result) == [
+    assert operations(result.schedule) == [
         ("dismount", "T1", "d1", 20.0, 32.0),
         ("mount", "T1", "d0", 32.0, 42.0),
     ]
@@ -224,7 +193,7 @@ def test_remount_beats_a_long_locate_back():
         "r1": (("d0",), 900.0, 901.0),
         "r2": (("d0",), 956.0, pytest.approx(956.1)),
     }
-    assert operations(result) == [
+    assert operations(result.schedule) == [
         ("dismount", "T1", "d0", 921.0, 931.0),
         ("mount", "T1", "d0", 931.0, 941.0),
     ]
@@ -240,7 +209,7 @@ def test_second_arm_mounts_in_parallel(arms, b_start, b_mount):
         "a": (("d0",), 15.0, 25.0),
         "b": (("d1",), b_start, b_start + 5.0),
     }
-    assert operations(result) == sorted(
+    assert operations(result.schedule) == sorted(
         [("mount", "T1", "d0", 0.0, 10.0), ("mount", "T2", "d1", *b_mount)],
         key=lambda op: op[3],
     )
@@ -268,7 +237,7 @@ def test_gang_piece_does_not_evict_a_tape_of_its_own_gang():
     # T1 evicts T3 from d1 (unload 0-7, dismount 7-15, mount 15-25, load
     # until 30), not T2 from d0, which the gang's second piece reads in place.
     assert scheduled(result) == {"g": (("d1", "d0"), 30.0, 40.0)}
-    assert operations(result) == [
+    assert operations(result.schedule) == [
         ("dismount", "T3", "d1", 7.0, 15.0),
         ("mount", "T1", "d1", 15.0, 25.0),
     ]
@@ -279,7 +248,7 @@ def test_zero_length_arm_operations_take_no_arm():
     instance = attrs.evolve(base, libraries=(Library("L0", 1, 0, 0),))
     result = checked(instance)
     assert scheduled(result) == {"a": (("d0",), 5.0, 15.0), "b": (("d1",), 7.0, 12.0)}
-    assert operations(result) == [
+    assert operations(result.schedule) == [
         ("mount", "T1", "d0", 0.0, 0.0),
         ("mount", "T2", "d1", 0.0, 0.0),
     ]

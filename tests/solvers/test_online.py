@@ -9,7 +9,6 @@ stream 100 MB/s, load 5 s, unload 5 s and locate 1000 MB/s.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Callable, Sequence
 
 import attrs
@@ -32,7 +31,6 @@ from toolkit.model import (
     InitialTape,
     Instance,
     Library,
-    Piece,
     Request,
     Schedule,
     Tape,
@@ -40,6 +38,7 @@ from toolkit.model import (
 from toolkit.strategies import instances
 from toolkit.validator import validate
 
+from ..builders import assert_validated, operations, read, scheduled
 from ..conftest import INSTANCES
 
 SOLVERS: dict[str, Callable[..., Result]] = {
@@ -68,27 +67,8 @@ def checked(instance: Instance, name: str) -> Result:
     assert result.bound == lower_bound(instance)
     assert result.bound <= result.objective + 1e-6
     assert result.runtime_s >= 0
-    assert result.schedule is not None
-    assert result.objective is not None
-    report = validate(instance, result.schedule)
-    assert report.feasible, [str(v) for v in report.violations]
-    assert report.warnings == ()
-    assert report.objective == pytest.approx(result.objective, rel=1e-9, abs=1e-9)
-    counts = Counter(r.id for r in result.schedule.requests)
-    assert counts == Counter(r.id for r in instance.requests)
+    assert_validated(instance, result)
     return result
-
-
-def scheduled(result: Result) -> dict[str, tuple[tuple[str, ...], float, float]]:
-    """Drives, start and end of every request, by id."""
-    assert result.schedule is not None
-    return {r.id: (r.drives, r.start_s, r.end_s) for r in result.schedule.requests}
-
-
-def operations(schedule: Schedule | None) -> list[tuple[str, str, str, float, float]]:
-    """Every arm operation as ``(op, tape, drive, start, end)``, in schedule order."""
-    assert schedule is not None
-    return [(o.op, o.tape, o.drive, o.start_s, o.end_s) for o in schedule.operations]
 
 
 def one_library(
@@ -107,11 +87,6 @@ def one_library(
         requests=requests,
         initial=initial,
     )
-
-
-def read(rid: str, release_s: float, *pieces: tuple[str, float, float], weight: float = 1.0):
-    """A read with pieces ``(tape, offset_mb, size_mb)``."""
-    return Request(rid, release_s, weight, "read", tuple(Piece(*p) for p in pieces))
 
 
 # Every policy, everywhere.

@@ -286,14 +286,11 @@ def instant_switch() -> Instance:
     )
 
 
-def test_an_empty_read_then_an_instant_switch_at_the_same_time_is_feasible():
-    # At time 0 the drive reads nothing from T1 (an empty request), unloads,
-    # the arm dismounts T1 and mounts T2, all in no time, and T2 is read from
-    # 0: two stays meet at 0, and the empty read belongs to T1's.
-    instance = instant_switch()
-    schedule = Schedule(
+def instant_switch_schedule(empty_at_s: float) -> Schedule:
+    """T1 switched for T2 in no time at 0, ``b`` read from 0, the empty read at ``empty_at_s``."""
+    return Schedule(
         requests=(
-            ScheduledRequest("empty", ("d0",), 0.0, 0.0),
+            ScheduledRequest("empty", ("d0",), empty_at_s, empty_at_s),
             ScheduledRequest("b", ("d0",), 0.0, 1.0),
         ),
         operations=(
@@ -301,7 +298,13 @@ def test_an_empty_read_then_an_instant_switch_at_the_same_time_is_feasible():
             ArmOperation("mount", "T2", "d0", 0.0, 0.0),
         ),
     )
-    report = validate(instance, schedule)
+
+
+def test_an_empty_read_then_an_instant_switch_at_the_same_time_is_feasible():
+    # At time 0 the drive reads nothing from T1 (an empty request), unloads,
+    # the arm dismounts T1 and mounts T2, all in no time, and T2 is read from
+    # 0: two stays meet at 0, and the empty read belongs to T1's.
+    report = validate(instant_switch(), instant_switch_schedule(0.0))
     assert report.feasible, [str(v) for v in report.violations]
     assert report.objective == 1.0
 
@@ -366,18 +369,7 @@ def test_an_empty_read_between_two_stays_of_its_tape_is_still_rejected():
 
 
 def test_an_empty_read_of_a_tape_already_gone_is_still_rejected():
-    instance = instant_switch()
-    schedule = Schedule(
-        requests=(
-            ScheduledRequest("empty", ("d0",), 0.5, 0.5),
-            ScheduledRequest("b", ("d0",), 0.0, 1.0),
-        ),
-        operations=(
-            ArmOperation("dismount", "T1", "d0", 0.0, 0.0),
-            ArmOperation("mount", "T2", "d0", 0.0, 0.0),
-        ),
-    )
-    report = validate(instance, schedule)
+    report = validate(instant_switch(), instant_switch_schedule(0.5))
     assert [v.rule for v in report.violations] == ["tape-not-mounted"]
 
 

@@ -1,0 +1,52 @@
+"""What the heuristics' tests build hand-made instances from, and read and check of the results.
+
+One copy for the tests of :mod:`solvers.greedy` and :mod:`solvers.online`,
+which build their cases and judge their schedules alike. Its assertions are
+rewritten by pytest as a test module's are (``tests/conftest.py`` registers
+it), so that a failure still shows the values compared.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from solvers.result import Result
+from toolkit.model import Instance, Piece, Request, Schedule
+from toolkit.validator import validate
+
+
+def read(
+    rid: str, release_s: float, *pieces: tuple[str, float, float], weight: float = 1.0
+) -> Request:
+    """A read with pieces ``(tape, offset_mb, size_mb)``."""
+    return Request(rid, release_s, weight, "read", tuple(Piece(*p) for p in pieces))
+
+
+def assert_validated(instance: Instance, result: Result) -> None:
+    """The validator finds ``result``'s schedule feasible and every request in it once.
+
+    The objective it recomputes is the one the solver reports, and it has no
+    warning (such as a recorded objective that differs).
+    """
+    assert result.schedule is not None
+    assert result.objective is not None
+    report = validate(instance, result.schedule)
+    assert report.feasible, [str(v) for v in report.violations]
+    assert report.warnings == ()
+    assert report.objective == pytest.approx(result.objective, rel=1e-9, abs=1e-9)
+    counts = Counter(r.id for r in result.schedule.requests)
+    assert counts == Counter(r.id for r in instance.requests)
+
+
+def scheduled(result: Result) -> dict[str, tuple[tuple[str, ...], float, float]]:
+    """Drives, start and end of every request, by id."""
+    assert result.schedule is not None
+    return {r.id: (r.drives, r.start_s, r.end_s) for r in result.schedule.requests}
+
+
+def operations(schedule: Schedule | None) -> list[tuple[str, str, str, float, float]]:
+    """Every arm operation as ``(op, tape, drive, start, end)``, in schedule order."""
+    assert schedule is not None
+    return [(o.op, o.tape, o.drive, o.start_s, o.end_s) for o in schedule.operations]
