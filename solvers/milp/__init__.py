@@ -274,24 +274,11 @@ def milp_cbc(
 def milp_highs(
     instance: Instance, *, time_limit_s: float | None = None, seed: int = 0, hint: bool = True
 ) -> Result:
-    """Solve ``instance`` exactly with the MILP and HiGHS.
+    """Solve ``instance`` exactly with the MILP and HiGHS, as :func:`milp_cbc` does with CBC.
 
-    Parameters
-    ----------
-    instance
-        A well-formed instance.
-    time_limit_s
-        Wall-clock limit of the whole call in seconds (warm start, model
-        building and the search); ``None`` for none.
-    seed
-        Seed of HiGHS's random choices (``random_seed``).
-    hint
-        Start HiGHS from the warm-start schedule, bound the model with its
-        value, and fall back on it when HiGHS finds nothing better in time.
-
-    Returns
-    -------
-    Result
-        See the module's docstring for statuses, objective and bound.
+    The parameters, statuses, objective and bound are those of :func:`milp_cbc`,
+    for HiGHS: ``seed`` seeds its random choices (``random_seed``), and
+    ``hint`` starts HiGHS from the warm-start schedule, bounds the model with
+    its value and falls back on it when HiGHS finds nothing better in time.
     """
     return _solve(instance, "milp-highs", run_highs, time_limit_s, seed, hint)
