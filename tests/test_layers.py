@@ -4,11 +4,16 @@ The toolkit's core (model, files, validator, metrics, generators, strategies)
 stands below the solvers, the solvers below the simulator, and the command
 line (``toolkit.cli``) on top of all three. Every ``import`` statement counts,
 those inside functions included, since a lazy import is still a dependency.
+
+One name, one thing: no two public classes (module level, no leading
+underscore) of the packages share a name, so that a name in a traceback, a
+docstring or a review points to one class.
 """
 
 from __future__ import annotations
 
 import ast
+from collections import defaultdict
 from pathlib import Path
 
 import networkx as nx
@@ -82,3 +87,29 @@ def test_lower_layers_do_not_import_upper_ones(lower, upper):
         if a.split(".")[0] == lower and not _is_cli(a) and b.split(".")[0] == upper
     ]
     assert crossing == []
+
+
+def public_classes() -> dict[str, list[str]]:
+    """Every public class defined at a module's top level: its name, and the modules defining it."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for node in ast.parse(path.read_text(encoding="utf-8")).body:
+                if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                    out[node.name].append(_module_name(path))
+    return dict(out)
+
+
+CLASSES = public_classes()
+
+
+def test_the_class_reader_sees_the_packages():
+    assert CLASSES["Instance"] == ["toolkit.model"]
+    assert CLASSES["Node"] == ["solvers.formulation"]
+    assert "simulator.engine" in {m for modules in CLASSES.values() for m in modules}
+    assert "_Hints" not in CLASSES
+
+
+def test_no_two_public_classes_share_a_name():
+    shared = {name: modules for name, modules in CLASSES.items() if len(modules) > 1}
+    assert shared == {}

@@ -7,8 +7,9 @@ dismounts are optional fixed-size intervals under a cumulative per library
 (a no-overlap with one arm); each node holds its tape over an interval, and
 a tape's holds do not overlap. The modules:
 
-- :mod:`~solvers.cpsat.data`: nodes, candidate drives, every length in
-  seconds and in ticks, the horizon;
+- :mod:`~solvers.cpsat.data`: the formulation's data
+  (:mod:`solvers.formulation`: nodes, candidate drives, twin groups, every
+  length in seconds, tape gaps), every length in ticks, the horizon;
 - :mod:`~solvers.cpsat.variables`: the variables, one builder;
 - :mod:`~solvers.cpsat.constraints`: one function per constraint family;
 - :mod:`~solvers.cpsat.objective`: the three objectives, scaled to integers,
@@ -47,11 +48,11 @@ from ortools.sat.python import cp_model
 
 from solvers.bounds import lower_bound
 from solvers.cpsat.constraints import add_all
-from solvers.cpsat.data import ModelData
+from solvers.cpsat.data import CpsatData
 from solvers.cpsat.hint import add_hint, read_hint
 from solvers.cpsat.objective import Scaled, objective_cap, set_objective
 from solvers.cpsat.solution import read_plan
-from solvers.cpsat.variables import Variables, build_variables
+from solvers.cpsat.variables import CpsatVariables, build_variables
 from solvers.deadline import Deadline, OutOfTime
 from solvers.plan import plan_to_schedule
 from solvers.result import Result, Status
@@ -70,8 +71,8 @@ class CpsatModel:
     """
 
     model: cp_model.CpModel
-    data: ModelData
-    variables: Variables
+    data: CpsatData
+    variables: CpsatVariables
     scaled: Scaled
     hinted: bool = False
 
@@ -99,7 +100,7 @@ def build_model(
         ``None``: never.
     """
     model = cp_model.CpModel()
-    data = ModelData(instance, resolution_s, deadline)
+    data = CpsatData(instance, resolution_s, deadline)
     hint = None if hint_schedule is None else read_hint(data, hint_schedule)
     if hint is not None:
         data.cap = max(

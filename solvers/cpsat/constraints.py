@@ -1,7 +1,7 @@
 """The constraints of the CP-SAT model, one function per family of ``solvers/formulation.md``.
 
-Every function takes the model, the data (:class:`~solvers.cpsat.data.ModelData`)
-and the variables (:class:`~solvers.cpsat.variables.Variables`) and adds one
+Every function takes the model, the data (:class:`~solvers.cpsat.data.CpsatData`)
+and the variables (:class:`~solvers.cpsat.variables.CpsatVariables`) and adds one
 family: assignment and gang distinctness, per-drive circuits with continue
 and switch arcs, switch timing, the arms of each library, tape residency,
 releases and ends, and the symmetry of identical empty drives.
@@ -17,11 +17,11 @@ from collections import defaultdict
 from ortools.sat.python import cp_model
 from ortools.sat.python.cp_model_helper import Literal
 
-from solvers.cpsat.data import DEPOT, ModelData
-from solvers.cpsat.variables import Variables
+from solvers.cpsat.data import DEPOT, CpsatData
+from solvers.cpsat.variables import CpsatVariables
 
 
-def add_assignment(model: cp_model.CpModel, data: ModelData, v: Variables) -> None:
+def add_assignment(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:
     """Every piece on exactly one drive of its library; a gang's pieces on distinct drives."""
     for node in data.nodes[: data.n_pieces]:
         model.add_exactly_one(v.on[node.index, d] for d in data.drives_of_node[node.index])
@@ -32,7 +32,7 @@ def add_assignment(model: cp_model.CpModel, data: ModelData, v: Variables) -> No
             model.add_at_most_one(v.on[n, d] for n in nodes)
 
 
-def add_circuits(model: cp_model.CpModel, data: ModelData, v: Variables) -> None:
+def add_circuits(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:
     """Each drive's sequence as a circuit through its depot, and what each arc implies.
 
     A node absent from a drive takes its self-loop; a drive empty at time 0
@@ -73,7 +73,7 @@ def add_circuits(model: cp_model.CpModel, data: ModelData, v: Variables) -> None
         model.add(v.kept[n] <= sum(last[n]))
 
 
-def _chosen(data: ModelData, v: Variables, n: int, values: list[int]) -> cp_model.LinearExpr:
+def _chosen(data: CpsatData, v: CpsatVariables, n: int, values: list[int]) -> cp_model.LinearExpr:
     """Of ``values``, one per drive of ``data.drives_of_node[n]``, that of the drive ``n`` is on."""
     drives = data.drives_of_node[n]
     return cp_model.LinearExpr.weighted_sum([v.on[n, d] for d in drives], values)
@@ -84,7 +84,7 @@ def _circuit_index(node: int) -> int:
     return 0 if node == DEPOT else node + 1
 
 
-def add_switch_timing(model: cp_model.CpModel, data: ModelData, v: Variables) -> None:
+def add_switch_timing(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:
     """Locates on continue arcs; unload, dismount, mount, load and locate on switches.
 
     Continue ``a -> b`` on ``d``: ``S(b) >= C(a) + locate``. A dismounted node
@@ -101,7 +101,7 @@ def add_switch_timing(model: cp_model.CpModel, data: ModelData, v: Variables) ->
     for node in data.nodes:
         n = node.index
         if node.is_initial:
-            unload: cp_model.LinearExpr | int = data.unload_t(node.drive)
+            unload: cp_model.LinearExpr | int = data.unload_t(data.drives_of_node[n][0])
         else:
             drives = data.drives_of_node[n]
             unload = _chosen(data, v, n, [data.unload_t(d) for d in drives])
@@ -114,7 +114,7 @@ def add_switch_timing(model: cp_model.CpModel, data: ModelData, v: Variables) ->
         model.add(v.mount[b] >= v.dismount[a] + data.dismount_t(lib)).only_enforce_if(literal)
 
 
-def add_arm_capacity(model: cp_model.CpModel, data: ModelData, v: Variables) -> None:
+def add_arm_capacity(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:
     """At most ``arms`` mounts and dismounts at once in each library.
 
     A cumulative over the optional arm intervals of the library; with one arm
@@ -124,7 +124,7 @@ def add_arm_capacity(model: cp_model.CpModel, data: ModelData, v: Variables) -> 
     for lib, library in enumerate(data.libraries):
         intervals = []
         for node in data.nodes:
-            if node.library != lib:
+            if data.node_library[node.index] != lib:
                 continue
             if node.index in v.mount_interval and data.mount_t(lib) > 0:
                 intervals.append(v.mount_interval[node.index])
@@ -138,7 +138,7 @@ def add_arm_capacity(model: cp_model.CpModel, data: ModelData, v: Variables) -> 
             model.add_cumulative(intervals, [1] * len(intervals), library.arms)
 
 
-def add_tape_residency(model: cp_model.CpModel, data: ModelData, v: Variables) -> None:
+def add_tape_residency(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:
     """A tape is in at most one drive at a time: its nodes' holds do not overlap.
 
     A node's hold starts at its mount, at 0 for an initial node, or at the
@@ -157,7 +157,7 @@ def add_tape_residency(model: cp_model.CpModel, data: ModelData, v: Variables) -
             continue
         if not node.is_initial:
             model.add(v.hold_start[n] == v.mount[n]).only_enforce_if(v.mounted[n])
-        dismount_t = data.dismount_t(node.library)
+        dismount_t = data.dismount_t(data.node_library[n])
         model.add(v.hold_end[n] == v.dismount[n] + dismount_t).only_enforce_if(v.dismounted[n])
         model.add(v.hold_end[n] == v.end_of(data, n)).only_enforce_if(v.continued[n])
         model.add(v.hold_end[n] == data.horizon).only_enforce_if(v.kept[n])
@@ -166,7 +166,7 @@ def add_tape_residency(model: cp_model.CpModel, data: ModelData, v: Variables) -
             model.add_no_overlap(v.hold[n] for n in nodes)
 
 
-def add_releases_and_ends(model: cp_model.CpModel, data: ModelData, v: Variables) -> None:
+def add_releases_and_ends(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:
     """``S_j >= r_j`` (in the domain of ``S_j``) and ``C_j = S_j + max_p transfer``.
 
     The transfer of a piece is that of the drive it runs on; a gang ends
@@ -189,31 +189,16 @@ def add_releases_and_ends(model: cp_model.CpModel, data: ModelData, v: Variables
         model.add(v.end[j] == v.start[j] + v.span[j])
 
 
-def identical_empty_drives(data: ModelData) -> list[list[int]]:
-    """Groups of two or more interchangeable drives: one library, equal timings, empty at 0.
-
-    Any schedule stays feasible, with the same request ends, when such
-    drives trade their whole sequences.
-    """
-    groups: dict[tuple[object, ...], list[int]] = defaultdict(list)
-    for d, drive in enumerate(data.drives):
-        if d in data.initial_node:
-            continue
-        key = (drive.library, drive.rate_mb_s, drive.load_s, drive.unload_s, drive.locate_mb_s)
-        groups[key].append(d)
-    return [group for group in groups.values() if len(group) > 1]
-
-
-def add_symmetry_breaking(model: cp_model.CpModel, data: ModelData, v: Variables) -> None:
+def add_symmetry_breaking(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:
     """Identical empty drives take their first pieces in increasing node order.
 
-    Within a group of :func:`identical_empty_drives`, the rank of a drive is
-    the index of its first node plus one, or one more than any node when it
-    does nothing; ranks increase along the group. Two drives of a group never
+    Within a group of :attr:`~solvers.formulation.Formulation.drive_twins`,
+    the rank of a drive is the index of its first node plus one, or one more
+    than any node when it does nothing; ranks increase along the group. Two drives of a group never
     share a first node, so this keeps exactly one of their permutations.
     """
     idle = len(data.nodes) + 1
-    for group in identical_empty_drives(data):
+    for group in data.drive_twins:
         ranks = []
         for d in group:
             firsts = [(b, v.arc[d, DEPOT, b]) for b in data.candidates[d]]
@@ -227,7 +212,7 @@ def add_symmetry_breaking(model: cp_model.CpModel, data: ModelData, v: Variables
             model.add(lower <= higher)
 
 
-def setup_floor(data: ModelData, n: int, d: int) -> int:
+def setup_floor(data: CpsatData, n: int, d: int) -> int:
     """Least ticks drive ``d`` spends getting piece ``n`` ready, whatever precedes it.
 
     A continue locates from a node of the same tape; a switch unloads and
@@ -241,41 +226,30 @@ def setup_floor(data: ModelData, n: int, d: int) -> int:
     return min([ready, *(data.locate_t(a, n, d) for a in data.continues_into.get((d, n), ()))])
 
 
-def earliest_start(data: ModelData, n: int) -> int:
+def earliest_start(data: CpsatData, n: int) -> int:
     """A lower bound, in ticks, on the transfer start of piece ``n`` from time 0.
 
     The head must travel from offset 0 to the piece, locating or reading
-    other pieces of the tape on the way (at the faster of the two speeds).
-    On a drive holding its tape at time 0, that is all; on a drive empty at
-    time 0, the mount and load come first; on a drive holding another tape,
-    its unload and dismount before them. A tape that starts in another
-    drive leaves it first: its unload and dismount. The bound is computed in
-    seconds and rounded down, less a tick, so that it stays below the sum of
-    any chain of the model's lengths rounded separately.
+    other pieces of the tape on the way (at the faster of the two speeds),
+    once the tape is loaded in the drive
+    (:meth:`~solvers.formulation.Formulation.loaded_s`: at once on a drive
+    holding it at time 0; otherwise after the drive and the tape are freed
+    of what holds them at time 0, a mount and a load). The bound is computed
+    in seconds and rounded down, less a tick, so that it stays below the sum
+    of any chain of the model's lengths rounded separately.
     """
     node = data.nodes[n]
-    holder = next(
-        (d for d, i in data.initial_node.items() if data.nodes[i].tape == node.tape), None
-    )
-    dismount = data.dismount_s(node.library)
-    mount = data.mount_s(node.library)
-    freed = 0.0 if holder is None else data.unload_s(holder) + dismount
     best = math.inf
     for d in data.drives_of_node[n]:
         drive = data.drives[d]
         travel = node.offset_mb / max(drive.locate_mb_s, drive.rate_mb_s)
-        if d == holder:
-            option = travel
-        else:
-            emptied = data.unload_s(d) + dismount if d in data.initial_node else 0.0
-            option = max(emptied, freed) + mount + drive.load_s + travel
-        best = min(best, option)
+        best = min(best, data.loaded_s(n, d) + travel)
     if math.isinf(best):
         return 0
     return max(0, math.floor(best / data.tick * (1 - 1e-9)) - 1)
 
 
-def add_redundant(model: cp_model.CpModel, data: ModelData, v: Variables) -> None:
+def add_redundant(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:
     """Constraints implied by the others that strengthen propagation and bounds.
 
     - Every transfer starts no earlier than :func:`earliest_start` of its pieces.
@@ -330,7 +304,7 @@ def add_redundant(model: cp_model.CpModel, data: ModelData, v: Variables) -> Non
         interval = model.new_interval_var(
             v.start[j] - least, v.span[j] + least, v.end[j], f"busy[{j}]"
         )
-        by_library[data.nodes[nodes[0]].library].append((interval, len(nodes)))
+        by_library[data.node_library[nodes[0]]].append((interval, len(nodes)))
     for intervals in busy.values():
         if len(intervals) > 1:
             model.add_no_overlap(intervals)
@@ -352,50 +326,21 @@ def add_redundant(model: cp_model.CpModel, data: ModelData, v: Variables) -> Non
             model.add_no_overlap(transfer[j] for j in requests)
 
 
-def twin_requests(data: ModelData) -> list[list[int]]:
-    """Groups of two or more identical requests: same release, weight and pieces.
-
-    Two such requests trade their places in any schedule without changing
-    its feasibility or its objective.
-    """
-    groups: dict[tuple[object, ...], list[int]] = defaultdict(list)
-    for j, request in enumerate(data.instance.requests):
-        groups[request.release_s, request.weight, request.pieces].append(j)
-    return [group for group in groups.values() if len(group) > 1]
-
-
-def add_twin_order(model: cp_model.CpModel, data: ModelData, v: Variables) -> None:
+def add_twin_order(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:
     """Identical requests start in the order of their indices (one of their permutations)."""
-    for group in twin_requests(data):
+    for group in data.request_twins:
         for a, b in itertools.pairwise(group):
             model.add(v.start[a] <= v.start[b])
 
 
-def tape_gap(data: ModelData, a: int, b: int) -> int:
-    """Least ticks between the end of node ``a`` and the start of node ``b`` of one tape.
-
-    Either the tape stays in its drive and the head locates from ``a`` to
-    ``b``, or it leaves: unload, dismount, then a mount, load and locate into
-    some drive (:meth:`ModelData.ready_t`), each rounded as the model rounds it.
-    """
-    best = None
-    for d in data.drives_of_node[a]:
-        away = data.unload_t(d) + data.dismount_t(data.drive_library[d])
-        gap = min(
-            [away + min(data.ready_t(b, e) for e in data.drives_of_node[b])]
-            + ([data.locate_t(a, b, d)] if d in data.drives_of_node[b] else [])
-        )
-        best = gap if best is None else min(best, gap)
-    return 0 if best is None else best
-
-
-def add_tape_sequences(model: cp_model.CpModel, data: ModelData, v: Variables) -> None:
+def add_tape_sequences(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:
     """The uses of each tape in time order, with the least set-up between two (redundant).
 
     A tape is in one drive at a time, so the nodes of a tape form a sequence
     in time, whatever drives run them: a circuit per tape through a depot,
     the tape's initial node first, and on each arc ``a -> b`` at least
-    :func:`tape_gap` between ``C(a)`` and ``S(b)``. The drive circuits imply
+    :meth:`~solvers.formulation.Formulation.gap_to_next_use` between ``C(a)``
+    and ``S(b)``, each length rounded to ticks. The drive circuits imply
     it; stated per tape, it bounds the locates and switches that a tape
     read many times needs, which the per-drive circuits only see once the
     drives are chosen.
@@ -416,12 +361,13 @@ def add_tape_sequences(model: cp_model.CpModel, data: ModelData, v: Variables) -
                 literal = model.new_bool_var(f"z[{a},{b}]")
                 arcs.append((index, _circuit_index(b), literal))
                 model.add(
-                    v.start_of(data, b) >= v.end_of(data, a) + tape_gap(data, a, b)
+                    v.start_of(data, b)
+                    >= v.end_of(data, a) + data.gap_to_next_use(a, b, data.ticks)
                 ).only_enforce_if(literal)
         model.add_circuit(arcs)
 
 
-def add_all(model: cp_model.CpModel, data: ModelData, v: Variables) -> None:
+def add_all(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:
     """Every constraint family of the formulation, plus symmetry breaking and redundant ones.
 
     Raises :class:`~solvers.deadline.OutOfTime` when ``data.deadline``

@@ -1,11 +1,11 @@
-"""The instance as the CP-SAT model sees it: nodes, candidate drives, durations, horizon.
+"""The instance as the CP-SAT model sees it: the formulation's data, in ticks, and its horizon.
 
-The formulation (``solvers/formulation.md``) sequences *nodes* on drives: a
-piece node for every piece of every request, and an initial node for every
-drive holding a tape at time 0. :class:`ModelData` numbers them, lists the
-nodes each drive may run, and gives every time the model uses twice: exactly
-in seconds (to re-time a solution, see :mod:`solvers.cpsat.decisions`) and in
-integer *ticks* of ``resolution_s`` (for CP-SAT, which needs integers).
+The nodes, candidate drives, twin groups and every length in seconds are the
+formulation's (:class:`solvers.formulation.Formulation`, shared with the
+MILP); they re-time a solution exactly (see :mod:`solvers.cpsat.decisions`).
+:class:`CpsatData` adds what is CP-SAT's own: every length again in integer
+*ticks* of ``resolution_s`` (CP-SAT needs integers), whether the rounded
+model is exact, and the horizon in ticks.
 
 Each length the model uses is rounded up to ticks as a whole (``mount_s +
 load_s + offset / locate`` is one length, rounded once), so that a chain of
@@ -16,13 +16,11 @@ uses that to turn the rounded model's bound into one of the instance.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from functools import cached_property
 
-from attrs import frozen
-
 from solvers.deadline import Deadline
-from toolkit.model import Drive, Instance, Library
+from solvers.formulation import Formulation
+from toolkit.model import Instance
 
 DEPOT = -1
 """The depot of every drive's circuit: the sequence starts and ends there."""
@@ -56,36 +54,8 @@ def is_multiple(seconds: float, tick: float) -> bool:
     return abs(value - round(value)) <= TOLERANCE * max(1.0, abs(value))
 
 
-@frozen
-class Node:
-    """A piece node (``request >= 0``) or the initial node of a drive (``drive >= 0``).
-
-    ``end_mb`` is where the head rests after the node: ``offset + size`` of a
-    piece, 0 for an initial tape.
-    """
-
-    index: int
-    request: int
-    piece: int
-    tape: str
-    offset_mb: float
-    size_mb: float
-    library: int
-    drive: int
-
-    @property
-    def end_mb(self) -> float:
-        """Offset of the head once the node is done."""
-        return self.offset_mb + self.size_mb
-
-    @property
-    def is_initial(self) -> bool:
-        """Whether this is a drive's tape at time 0."""
-        return self.request < 0
-
-
-class ModelData:
-    """Nodes, candidate drives and every length of the model, in seconds and ticks.
+class CpsatData(Formulation):
+    """The formulation's data (:class:`~solvers.formulation.Formulation`) and its lengths in ticks.
 
     Parameters
     ----------
@@ -113,90 +83,10 @@ class ModelData:
     ) -> None:
         if not resolution_s > 0:
             raise ValueError(f"resolution_s must be > 0, got {resolution_s!r}")
-        self.instance = instance
+        super().__init__(instance)
         self.deadline = Deadline(None) if deadline is None else deadline
         self.tick = float(resolution_s)
         self.cap: int | None = None
-        self.libraries: tuple[Library, ...] = instance.libraries
-        self.drives: tuple[Drive, ...] = instance.drives
-        library_index = {lib.id: i for i, lib in enumerate(instance.libraries)}
-        drive_index = {d.id: i for i, d in enumerate(instance.drives)}
-        tape_library = {t.id: library_index[t.library] for t in instance.tapes}
-        self.drive_library = [library_index[d.library] for d in instance.drives]
-
-        nodes: list[Node] = []
-        self.request_nodes: list[tuple[int, ...]] = []
-        for j, request in enumerate(instance.requests):
-            first = len(nodes)
-            for k, piece in enumerate(request.pieces):
-                nodes.append(
-                    Node(
-                        len(nodes),
-                        j,
-                        k,
-                        piece.tape,
-                        float(piece.offset_mb),
-                        float(piece.size_mb),
-                        tape_library[piece.tape],
-                        -1,
-                    )
-                )
-            self.request_nodes.append(tuple(range(first, len(nodes))))
-        self.n_pieces = len(nodes)
-        self.initial_node: dict[int, int] = {}
-        for init in instance.initial:
-            d = drive_index[init.drive]
-            self.initial_node[d] = len(nodes)
-            nodes.append(Node(len(nodes), -1, -1, init.tape, 0.0, 0.0, self.drive_library[d], d))
-        self.nodes: tuple[Node, ...] = tuple(nodes)
-
-        self.candidates: list[tuple[int, ...]] = []
-        for d, lib in enumerate(self.drive_library):
-            own = [n.index for n in nodes[: self.n_pieces] if n.library == lib]
-            if d in self.initial_node:
-                own.insert(0, self.initial_node[d])
-            self.candidates.append(tuple(own))
-        self.drives_of_node: list[tuple[int, ...]] = [
-            tuple(d for d, lib in enumerate(self.drive_library) if lib == n.library)
-            if not n.is_initial
-            else (n.drive,)
-            for n in nodes
-        ]
-        self.nodes_of_tape: dict[str, tuple[int, ...]] = {}
-        for n in nodes:
-            self.nodes_of_tape[n.tape] = (*self.nodes_of_tape.get(n.tape, ()), n.index)
-
-    # Lengths in seconds ------------------------------------------------------
-
-    def release_s(self, j: int) -> float:
-        """Release of request ``j``."""
-        return float(self.instance.requests[j].release_s)
-
-    def transfer_s(self, n: int, d: int) -> float:
-        """Transfer of node ``n`` on drive ``d`` (0 for an initial node)."""
-        return self.nodes[n].size_mb / self.drives[d].rate_mb_s
-
-    def ready_s(self, n: int, d: int) -> float:
-        """From the start of the mount of ``n`` into ``d`` to its transfer: mount, load, locate."""
-        drive = self.drives[d]
-        lib = self.libraries[self.drive_library[d]]
-        return lib.mount_s + drive.load_s + self.nodes[n].offset_mb / drive.locate_mb_s
-
-    def locate_s(self, a: int, b: int, d: int) -> float:
-        """Locate on ``d`` from where node ``a`` leaves the head to node ``b``'s offset."""
-        return abs(self.nodes[b].offset_mb - self.nodes[a].end_mb) / self.drives[d].locate_mb_s
-
-    def unload_s(self, d: int) -> float:
-        """Unload of drive ``d``."""
-        return float(self.drives[d].unload_s)
-
-    def mount_s(self, lib: int) -> float:
-        """Arm time of a mount in library ``lib``."""
-        return float(self.libraries[lib].mount_s)
-
-    def dismount_s(self, lib: int) -> float:
-        """Arm time of a dismount in library ``lib``."""
-        return float(self.libraries[lib].dismount_s)
 
     # The same lengths in ticks -----------------------------------------------
 
@@ -232,35 +122,7 @@ class ModelData:
         """Dismount of library ``lib`` in ticks."""
         return self.ticks(self.dismount_s(lib))
 
-    # Derived facts -------------------------------------------------------------
-
-    def can_follow(self, a: int, b: int) -> bool:
-        """Whether node ``b`` may come right after node ``a`` on one drive.
-
-        Initial nodes come first, and two pieces of one request run on
-        distinct drives, so neither pair is ever consecutive.
-        """
-        na, nb = self.nodes[a], self.nodes[b]
-        return a != b and not nb.is_initial and (na.is_initial or na.request != nb.request)
-
-    @cached_property
-    def same_tape_arcs(self) -> tuple[tuple[int, int, int], ...]:
-        """Every ``(drive, a, b)`` where ``b`` may follow ``a`` on the same tape (a continue)."""
-        out = []
-        for d, cands in enumerate(self.candidates):
-            for a in cands:
-                for b in self.nodes_of_tape[self.nodes[a].tape]:
-                    if b in cands and self.can_follow(a, b):
-                        out.append((d, a, b))
-        return tuple(out)
-
-    @cached_property
-    def continues_into(self) -> dict[tuple[int, int], tuple[int, ...]]:
-        """``(drive, b)``: the nodes ``a`` of :attr:`same_tape_arcs` that may precede ``b``."""
-        out: dict[tuple[int, int], list[int]] = defaultdict(list)
-        for d, a, b in self.same_tape_arcs:
-            out[d, b].append(a)
-        return {key: tuple(nodes) for key, nodes in out.items()}
+    # Facts of the rounded model -------------------------------------------------
 
     @cached_property
     def exact(self) -> bool:
@@ -325,8 +187,8 @@ class ModelData:
                     into_start = max(into_start, self.ready_t(n, d))
                     into_end = max(into_end, self.transfer_t(n, d))
             total += into_start + into_end
-        for n, node in enumerate(self.nodes):
+        for n, lib in enumerate(self.node_library):
             unload = max((self.unload_t(d) for d in self.drives_of_node[n]), default=0)
-            total += max(unload, arm[node.library]) + arm[node.library]
+            total += max(unload, arm[lib]) + arm[lib]
         total += 2 * max(arm, default=0)
         return max(total, 1)

@@ -2,9 +2,9 @@
 
 A schedule of the core problem is fixed, up to idle time, by a few orders:
 the nodes each drive runs, in sequence, and which are followed by a dismount
-(:attr:`Decisions.sequences`, :attr:`Decisions.dismounted`); the order of the
-arm operations on each arm (:attr:`Decisions.lanes`); and the order in which
-the drives hold each tape (:attr:`Decisions.tape_orders`). Given them, every
+(:attr:`CpsatDecisions.sequences`, :attr:`CpsatDecisions.dismounted`); the order of the
+arm operations on each arm (:attr:`CpsatDecisions.lanes`); and the order in which
+the drives hold each tape (:attr:`CpsatDecisions.tape_orders`). Given them, every
 rule of the spec is a precedence ``t(v) >= t(u) + length`` between events
 (transfer starts and ends, mount and dismount starts) or a lower bound
 (releases, time 0), and :func:`earliest` computes the earliest times: the
@@ -30,8 +30,8 @@ from collections.abc import Callable, Mapping
 
 from attrs import frozen
 
-from solvers.cpsat.data import ModelData
-from solvers.plan import Plan, Stay, read_stays
+from solvers.cpsat.data import CpsatData
+from solvers.plan import Plan, Stay
 from solvers.retiming import EventGraph, PositiveCycle
 from toolkit.model import Schedule
 
@@ -47,7 +47,7 @@ Event = tuple[str, int]
 
 
 @frozen
-class Decisions:
+class CpsatDecisions:
     """The orders that fix a schedule up to idle time.
 
     Attributes
@@ -87,7 +87,7 @@ class Decisions:
                 out.append((d, current))
         return out
 
-    def mounted(self, data: ModelData) -> set[int]:
+    def mounted(self, data: CpsatData) -> set[int]:
         """Nodes preceded by a mount: the first of every stay but an initial tape's."""
         return {nodes[0] for _, nodes in self.stays() if not data.nodes[nodes[0]].is_initial}
 
@@ -110,7 +110,7 @@ class InvalidDecisions(ValueError):
     """Decisions that no schedule satisfies (a cycle of positive length, a broken stay)."""
 
 
-def earliest(data: ModelData, decisions: Decisions, *, exact: bool) -> Times:
+def earliest(data: CpsatData, decisions: CpsatDecisions, *, exact: bool) -> Times:
     """The earliest times of ``decisions``: exact seconds, or model ticks (whole floats).
 
     The precedences go into the shared :class:`~solvers.retiming.EventGraph`
@@ -175,7 +175,7 @@ def earliest(data: ModelData, decisions: Decisions, *, exact: bool) -> Times:
     for lane in decisions.lanes:
         for op, following_op in itertools.pairwise(lane):
             kind, node = op
-            lib = data.nodes[node].library
+            lib = data.node_library[node]
             op_s = data.mount_s(lib) if kind == "mount" else data.dismount_s(lib)
             events.after(op, following_op, length(op_s))
 
@@ -191,7 +191,7 @@ def earliest(data: ModelData, decisions: Decisions, *, exact: bool) -> Times:
     )
 
 
-def to_plan(data: ModelData, decisions: Decisions, times: Times) -> Plan:
+def to_plan(data: CpsatData, decisions: CpsatDecisions, times: Times) -> Plan:
     """The :class:`~solvers.plan.Plan` of ``decisions`` at ``times`` (in seconds)."""
     instance = data.instance
     drive_of = decisions.drive_of()
@@ -235,10 +235,11 @@ def assign_lanes(
     return tuple(tuple(op for _, op in lane) for libs in lanes.values() for lane in libs if lane)
 
 
-def decisions_from_schedule(data: ModelData, schedule: Schedule) -> Decisions | None:
+def decisions_from_schedule(data: CpsatData, schedule: Schedule) -> CpsatDecisions | None:
     """The decisions of a feasible schedule, or ``None`` when the model cannot express them.
 
-    The schedule is read as the validator reads it (:func:`~solvers.plan.read_stays`):
+    The schedule is read as the validator reads it
+    (:meth:`~solvers.formulation.Formulation.stays_of`):
     each drive's stays, the nodes each runs in order, the mount before a
     stay's first node and the dismount after its last. Arm operations of
     positive length go to lanes in order of start; each tape's stays are
@@ -246,16 +247,7 @@ def decisions_from_schedule(data: ModelData, schedule: Schedule) -> Decisions | 
     first. The model cannot express a stay without a transfer (other than
     an initial tape's).
     """
-    instance = data.instance
-    index = {r.id: j for j, r in enumerate(instance.requests)}
-    nodes = data.nodes
-    transfers = [
-        (drive, entry.start_s, entry.end_s, nodes[n].tape, nodes[n].offset_mb, n)
-        for entry in schedule.requests
-        for n, drive in zip(data.request_nodes[index[entry.id]], entry.drives, strict=True)
-    ]
-    initial = {data.drives[d].id: (nodes[n].tape, n) for d, n in data.initial_node.items()}
-    read = read_stays(instance, schedule, initial, transfers)
+    read = data.stays_of(schedule)
     if read is None:
         return None
 
@@ -279,7 +271,7 @@ def decisions_from_schedule(data: ModelData, schedule: Schedule) -> Decisions | 
         sequences.append(tuple(seq))
 
     timed = [
-        (ops[i].start_s, ops[i].end_s, op, data.nodes[op[1]].library)
+        (ops[i].start_s, ops[i].end_s, op, data.node_library[op[1]])
         for i, op in op_node.items()
         if ops[i].end_s - ops[i].start_s > 0
     ]
@@ -287,4 +279,4 @@ def decisions_from_schedule(data: ModelData, schedule: Schedule) -> Decisions | 
     if lanes is None:
         return None
     orders = {tape: tuple(n for _, _, n in sorted(held)) for tape, held in holds.items()}
-    return Decisions(tuple(sequences), frozenset(dismounted), lanes, orders)
+    return CpsatDecisions(tuple(sequences), frozenset(dismounted), lanes, orders)

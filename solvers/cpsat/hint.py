@@ -18,53 +18,54 @@ from attrs import frozen
 from ortools.sat.python import cp_model
 from ortools.sat.python.cp_model_helper import Literal
 
-from solvers.cpsat.constraints import identical_empty_drives, twin_requests
-from solvers.cpsat.data import DEPOT, ModelData
+from solvers.cpsat.data import DEPOT, CpsatData
 from solvers.cpsat.decisions import (
-    Decisions,
+    CpsatDecisions,
     InvalidDecisions,
     Times,
     decisions_from_schedule,
     earliest,
 )
-from solvers.cpsat.variables import Variables
+from solvers.cpsat.variables import CpsatVariables
 from toolkit.model import Schedule, ScheduledRequest
 
 
-def canonical(data: ModelData, decisions: Decisions) -> Decisions:
+def canonical(data: CpsatData, decisions: CpsatDecisions) -> CpsatDecisions:
     """``decisions`` with identical empty drives trading sequences into symmetry-breaking order.
 
-    Within each group of :func:`~solvers.cpsat.constraints.identical_empty_drives`,
+    Within each group of :attr:`~solvers.formulation.Formulation.drive_twins`,
     the sequences are sorted by first node, idle drives last, as
     :func:`~solvers.cpsat.constraints.add_symmetry_breaking` requires.
     Lanes and tape orders name nodes, not drives, so they stay as they are.
     """
     sequences = list(decisions.sequences)
-    for group in identical_empty_drives(data):
+    for group in data.drive_twins:
         ordered = sorted((sequences[d] for d in group), key=lambda s: (not s, s[:1]))
         for d, seq in zip(group, ordered, strict=True):
             sequences[d] = seq
-    return Decisions(tuple(sequences), decisions.dismounted, decisions.lanes, decisions.tape_orders)
+    return CpsatDecisions(
+        tuple(sequences), decisions.dismounted, decisions.lanes, decisions.tape_orders
+    )
 
 
 @frozen
 class Hint:
     """A schedule read as the model's decisions, timed in ticks."""
 
-    decisions: Decisions
+    decisions: CpsatDecisions
     times: Times
 
-    def latest(self, data: ModelData) -> float:
+    def latest(self, data: CpsatData) -> float:
         """The latest event of the hint, the end of a dismount included (ticks)."""
         ends = [
             *self.times.end,
             *self.times.mount.values(),
-            *(t + data.dismount_t(data.nodes[n].library) for n, t in self.times.dismount.items()),
+            *(t + data.dismount_t(data.node_library[n]) for n, t in self.times.dismount.items()),
         ]
         return max(ends, default=0.0)
 
 
-def read_hint(data: ModelData, schedule: Schedule) -> Hint | None:
+def read_hint(data: CpsatData, schedule: Schedule) -> Hint | None:
     """``schedule`` as a solution of the model, or ``None`` when the model cannot express it.
 
     Parameters
@@ -81,7 +82,7 @@ def read_hint(data: ModelData, schedule: Schedule) -> Hint | None:
     return hint if ordered is schedule else _timed(data, ordered)
 
 
-def _timed(data: ModelData, schedule: Schedule) -> Hint | None:
+def _timed(data: CpsatData, schedule: Schedule) -> Hint | None:
     """``schedule``'s decisions in canonical form, timed in ticks (``None`` if inexpressible)."""
     decisions = decisions_from_schedule(data, schedule)
     if decisions is None:
@@ -94,18 +95,18 @@ def _timed(data: ModelData, schedule: Schedule) -> Hint | None:
     return Hint(decisions, times)
 
 
-def twins_in_order(data: ModelData, schedule: Schedule, starts: Sequence[float]) -> Schedule:
+def twins_in_order(data: CpsatData, schedule: Schedule, starts: Sequence[float]) -> Schedule:
     """``schedule`` with identical requests renamed so that they start in index order.
 
     ``starts`` are the requests' starts by index, as the model would time
-    them. Identical requests (:func:`~solvers.cpsat.constraints.twin_requests`)
+    them. Identical requests (:attr:`~solvers.formulation.Formulation.request_twins`)
     trade places freely, and :func:`~solvers.cpsat.constraints.add_twin_order`
     keeps one order: the one this renaming gives. ``schedule`` itself is
     returned when already in order.
     """
     ids = [request.id for request in data.instance.requests]
     rename: dict[str, str] = {}
-    for group in twin_requests(data):
+    for group in data.request_twins:
         ordered = sorted(group, key=lambda j: (starts[j], j))
         rename.update((ids[j], ids[k]) for j, k in zip(ordered, group, strict=True) if j != k)
     if not rename:
@@ -117,7 +118,7 @@ def twins_in_order(data: ModelData, schedule: Schedule, starts: Sequence[float])
     return Schedule(requests, schedule.operations, schedule.instance, schedule.objective)
 
 
-def add_hint(model: cp_model.CpModel, data: ModelData, v: Variables, hint: Hint) -> bool:
+def add_hint(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables, hint: Hint) -> bool:
     """Hint every variable of the model with ``hint``; ``False`` when it passes the horizon."""
     if hint.latest(data) > data.horizon:
         return False
@@ -133,7 +134,7 @@ def add_hint(model: cp_model.CpModel, data: ModelData, v: Variables, hint: Hint)
 
 
 def add_schedule_hint(
-    model: cp_model.CpModel, data: ModelData, v: Variables, schedule: Schedule
+    model: cp_model.CpModel, data: CpsatData, v: CpsatVariables, schedule: Schedule
 ) -> bool:
     """Hint every variable of the model with ``schedule``; ``False`` when it cannot be expressed.
 
@@ -159,7 +160,9 @@ class _Hints:
         self.values.setdefault(var.index, (var, int(value)))
 
 
-def _hint_decisions(hints: _Hints, data: ModelData, v: Variables, decisions: Decisions) -> None:
+def _hint_decisions(
+    hints: _Hints, data: CpsatData, v: CpsatVariables, decisions: CpsatDecisions
+) -> None:
     """Hint the assignment, the circuits and the switch flags."""
     drive_of = decisions.drive_of()
     for (n, d), on in v.on.items():
@@ -192,7 +195,7 @@ def _hint_decisions(hints: _Hints, data: ModelData, v: Variables, decisions: Dec
 
 
 def _hint_times(
-    hints: _Hints, data: ModelData, v: Variables, decisions: Decisions, times: Times
+    hints: _Hints, data: CpsatData, v: CpsatVariables, decisions: CpsatDecisions, times: Times
 ) -> None:
     """Hint the transfer, arm and hold times (``times`` in ticks, as whole floats)."""
     start, end = times.start, times.end

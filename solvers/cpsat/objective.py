@@ -12,7 +12,7 @@ CP-SAT minimises an integer expression, so the objective is scaled:
 
 :class:`Scaled` converts the model's values and bounds back to seconds. The
 bound of the rounded model is that of the instance when the model is exact
-(:attr:`ModelData.exact` and whole weights); otherwise :meth:`Scaled.bound_s`
+(:attr:`CpsatData.exact` and whole weights); otherwise :meth:`Scaled.bound_s`
 subtracts what rounding can have added: a chain of ``k`` precedences gains
 less than ``k`` ticks (each length is rounded up once, and the release at its
 head too), and a chain enters each of the ``n_events`` events at most once,
@@ -27,8 +27,8 @@ import math
 from attrs import frozen
 from ortools.sat.python import cp_model
 
-from solvers.cpsat.data import TOLERANCE, ModelData, is_multiple
-from solvers.cpsat.variables import Variables
+from solvers.cpsat.data import TOLERANCE, CpsatData, is_multiple
+from solvers.cpsat.variables import CpsatVariables
 
 _LARGEST = 2**60
 """Largest objective value the scaling may produce (CP-SAT works in int64)."""
@@ -119,14 +119,14 @@ class Weights:
     whole: bool
 
     @classmethod
-    def of(cls, data: ModelData) -> Weights:
+    def of(cls, data: CpsatData) -> Weights:
         """The weights of ``data.instance`` (see :func:`_weight_scale`)."""
         weights_s = [float(r.weight) for r in data.instance.requests]
         scale, whole = _weight_scale(weights_s, data.chain_horizon)
         return cls(scale, tuple(round(w * scale) for w in weights_s), whole)
 
 
-def _scaled_releases(data: ModelData, weights: Weights) -> list[int]:
+def _scaled_releases(data: CpsatData, weights: Weights) -> list[int]:
     """``W_j r_j`` in ticks: exact for a whole number of ticks, else rounded down."""
     out = []
     for j, w in enumerate(weights.weights):
@@ -138,7 +138,7 @@ def _scaled_releases(data: ModelData, weights: Weights) -> list[int]:
     return out
 
 
-def objective_cap(data: ModelData, ends: list[int]) -> int:
+def objective_cap(data: CpsatData, ends: list[int]) -> int:
     """The latest request end, in ticks, of any solution at least as good as ``ends``.
 
     ``ends`` are the request ends (ticks) of a solution of the model. Under
@@ -172,11 +172,11 @@ def objective_cap(data: ModelData, ends: list[int]) -> int:
     )
 
 
-def set_objective(model: cp_model.CpModel, data: ModelData, v: Variables) -> Scaled:
+def set_objective(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> Scaled:
     """Minimise the instance's objective, scaled to integers; return how to read it back.
 
     The slack of an inexact model is measured over the uncapped horizon
-    (:attr:`ModelData.chain_horizon`): the instance's optimal decisions,
+    (:attr:`CpsatData.chain_horizon`): the instance's optimal decisions,
     re-timed with the model's lengths, may end later than a cap derived
     from a hint.
     """

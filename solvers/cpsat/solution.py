@@ -16,13 +16,13 @@ from collections import defaultdict
 
 from ortools.sat.python import cp_model
 
-from solvers.cpsat.data import DEPOT, ModelData
-from solvers.cpsat.decisions import Decisions, Op, assign_lanes, earliest, to_plan
-from solvers.cpsat.variables import Variables
+from solvers.cpsat.data import DEPOT, CpsatData
+from solvers.cpsat.decisions import CpsatDecisions, Op, assign_lanes, earliest, to_plan
+from solvers.cpsat.variables import CpsatVariables
 from solvers.plan import Plan
 
 
-def read_decisions(solver: cp_model.CpSolver, data: ModelData, v: Variables) -> Decisions:
+def read_decisions(solver: cp_model.CpSolver, data: CpsatData, v: CpsatVariables) -> CpsatDecisions:
     """The decisions of the solver's best solution.
 
     Each drive's sequence follows its circuit from the depot. Arm operations
@@ -47,12 +47,12 @@ def read_decisions(solver: cp_model.CpSolver, data: ModelData, v: Variables) -> 
 
     ops: list[tuple[float, float, Op, int]] = []
     for n, present in v.mounted.items():
-        lib = data.nodes[n].library
+        lib = data.node_library[n]
         if solver.boolean_value(present) and data.mount_t(lib) > 0:
             begin = solver.value(v.mount[n])
             ops.append((begin, begin + data.mount_t(lib), ("mount", n), lib))
     for n in dismounted:
-        lib = data.nodes[n].library
+        lib = data.node_library[n]
         if data.dismount_t(lib) > 0:
             begin = solver.value(v.dismount[n])
             ops.append((begin, begin + data.dismount_t(lib), ("dismount", n), lib))
@@ -68,10 +68,10 @@ def read_decisions(solver: cp_model.CpSolver, data: ModelData, v: Variables) -> 
                 begin = solver.value(v.hold_start[n]) if n in v.hold else 0
                 begins[head.tape].append((begin, not head.is_initial, n))
     orders = {tape: tuple(n for *_, n in sorted(b)) for tape, b in begins.items()}
-    return Decisions(tuple(sequences), dismounted, lanes, orders)
+    return CpsatDecisions(tuple(sequences), dismounted, lanes, orders)
 
 
-def read_plan(solver: cp_model.CpSolver, data: ModelData, v: Variables) -> Plan:
+def read_plan(solver: cp_model.CpSolver, data: CpsatData, v: CpsatVariables) -> Plan:
     """The solver's best solution as a plan, re-timed with exact lengths."""
     decisions = read_decisions(solver, data, v)
     return to_plan(data, decisions, earliest(data, decisions, exact=True))

@@ -16,15 +16,15 @@ from attrs import frozen
 from ortools.sat.python import cp_model
 from ortools.sat.python.cp_model_helper import Literal
 
-from solvers.cpsat.data import DEPOT, ModelData
+from solvers.cpsat.data import DEPOT, CpsatData
 
 Arc = tuple[int, int, int]
 """``(drive, tail node, head node)``; ``DEPOT`` stands for the depot."""
 
 
 @frozen
-class Variables:
-    """Every variable of the model, by the indices of :class:`ModelData`.
+class CpsatVariables:
+    """Every variable of the model, by the indices of :class:`CpsatData`.
 
     Attributes
     ----------
@@ -75,18 +75,18 @@ class Variables:
     hold_end: dict[int, cp_model.IntVar]
     hold: dict[int, cp_model.IntervalVar]
 
-    def end_of(self, data: ModelData, n: int) -> cp_model.LinearExpr | int:
+    def end_of(self, data: CpsatData, n: int) -> cp_model.LinearExpr | int:
         """The transfer end of node ``n``: its request's ``C_j``, 0 for an initial node."""
         request = data.nodes[n].request
         return 0 if request < 0 else self.end[request]
 
-    def start_of(self, data: ModelData, n: int) -> cp_model.LinearExpr | int:
+    def start_of(self, data: CpsatData, n: int) -> cp_model.LinearExpr | int:
         """The transfer start of node ``n``: its request's ``S_j``, 0 for an initial node."""
         request = data.nodes[n].request
         return 0 if request < 0 else self.start[request]
 
 
-def build_variables(model: cp_model.CpModel, data: ModelData) -> Variables:
+def build_variables(model: cp_model.CpModel, data: CpsatData) -> CpsatVariables:
     """Create every variable of the model in ``model``.
 
     Parameters
@@ -154,8 +154,8 @@ def build_variables(model: cp_model.CpModel, data: ModelData) -> Variables:
     hold: dict[int, cp_model.IntervalVar] = {}
     for node in data.nodes:
         n = node.index
-        mount_t = data.mount_t(node.library)
-        dismount_t = data.dismount_t(node.library)
+        mount_t = data.mount_t(data.node_library[n])
+        dismount_t = data.dismount_t(data.node_library[n])
         if not node.is_initial:
             mounted[n] = model.new_bool_var(f"mnt[{n}]")
             mount[n] = model.new_int_var(0, horizon, f"M[{n}]")
@@ -178,7 +178,7 @@ def build_variables(model: cp_model.CpModel, data: ModelData) -> Variables:
             size = model.new_int_var(0, horizon, f"Hl[{n}]")
             hold[n] = model.new_interval_var(hold_start[n], size, hold_end[n], f"hold[{n}]")
 
-    return Variables(
+    return CpsatVariables(
         start=start,
         end=end,
         span=span,

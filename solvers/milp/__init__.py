@@ -19,7 +19,8 @@ ends of an optimal schedule).
 
 The package
 -----------
-:mod:`~solvers.milp.data` (nodes, arcs, bounds, horizon),
+:mod:`~solvers.milp.data` (the formulation's data of
+:mod:`solvers.formulation`, arcs, bounds, horizon),
 :mod:`~solvers.milp.variables` (every variable),
 :mod:`~solvers.milp.constraints` (one function per constraint family),
 :mod:`~solvers.milp.objective`, :mod:`~solvers.milp.hint` (a schedule as
@@ -61,11 +62,11 @@ from attrs import frozen
 from solvers.deadline import Deadline, OutOfTime
 from solvers.milp.backends import ABS_GAP, REL_GAP, Outcome, run_cbc, run_highs
 from solvers.milp.constraints import add_all
-from solvers.milp.data import MilpData, prepare
+from solvers.milp.data import MilpData
 from solvers.milp.hint import apply_hint
 from solvers.milp.objective import set_objective
 from solvers.milp.solution import read_decisions, retime
-from solvers.milp.variables import Variables, build_variables
+from solvers.milp.variables import MilpVariables, build_variables
 from solvers.plan import Plan, Stay, plan_to_schedule
 from solvers.result import Result, Status
 from solvers.warm_start import out_of_time, warm_start
@@ -83,7 +84,7 @@ class MilpModel:
 
     problem: pulp.LpProblem
     data: MilpData
-    var: Variables
+    var: MilpVariables
 
 
 def arc_count(instance: Instance) -> int:
@@ -131,7 +132,7 @@ def build_model(
         Objective value of a feasible schedule, if one is known: an optimal
         schedule is no worse, which bounds its ends and tightens every big-M.
     """
-    data = prepare(instance, known_objective)
+    data = MilpData(instance, known_objective)
     problem = pulp.LpProblem("tapesched", pulp.LpMinimize)
     var = build_variables(problem, data)
     set_objective(problem, data, var)
@@ -273,24 +274,11 @@ def milp_cbc(
 def milp_highs(
     instance: Instance, *, time_limit_s: float | None = None, seed: int = 0, hint: bool = True
 ) -> Result:
-    """Solve ``instance`` exactly with the MILP and HiGHS.
+    """Solve ``instance`` exactly with the MILP and HiGHS, as :func:`milp_cbc` does with CBC.
 
-    Parameters
-    ----------
-    instance
-        A well-formed instance.
-    time_limit_s
-        Wall-clock limit of the whole call in seconds (warm start, model
-        building and the search); ``None`` for none.
-    seed
-        Seed of HiGHS's random choices (``random_seed``).
-    hint
-        Start HiGHS from the warm-start schedule, bound the model with its
-        value, and fall back on it when HiGHS finds nothing better in time.
-
-    Returns
-    -------
-    Result
-        See the module's docstring for statuses, objective and bound.
+    The parameters, statuses, objective and bound are those of :func:`milp_cbc`,
+    for HiGHS: ``seed`` seeds its random choices (``random_seed``), and
+    ``hint`` starts HiGHS from the warm-start schedule, bounds the model with
+    its value and falls back on it when HiGHS finds nothing better in time.
     """
     return _solve(instance, "milp-highs", run_highs, time_limit_s, seed, hint)

@@ -26,7 +26,7 @@ import pulp
 
 from solvers.deadline import Deadline
 from solvers.milp.data import MilpData
-from solvers.milp.variables import Variables, op_window, zero_arc
+from solvers.milp.variables import MilpVariables, op_window, zero_arc
 
 Problem = Any
 """A ``pulp.LpProblem``."""
@@ -64,33 +64,33 @@ def _ones(variables: Iterable[Any], coefficient: float = 1.0) -> list[tuple[Any,
     return [(v, coefficient) for v in variables]
 
 
-def _end(var: Variables, data: MilpData, u: int, coefficient: float) -> list[tuple[Any, float]]:
+def _end(var: MilpVariables, data: MilpData, u: int, coefficient: float) -> list[tuple[Any, float]]:
     """``coefficient * C(u)``, nothing for an initial node (its ``C`` is 0)."""
     end = var.end_of(data, u)
     return [] if end is None else [(end, coefficient)]
 
 
-def assignment(problem: Problem, data: MilpData, var: Variables) -> None:
+def assignment(problem: Problem, data: MilpData, var: MilpVariables) -> None:
     """Every piece on exactly one drive of its library; a gang's pieces on distinct drives.
 
-    Interchangeable drives (:attr:`~solvers.milp.data.MilpData.twins`) are
+    Interchangeable drives (:attr:`~solvers.formulation.Formulation.drive_twins`) are
     ordered by the first piece they run: piece ``k`` may run on the next
     drive of a class only if a piece before ``k`` runs on the previous one.
     Renumbering the drives of a class by their first piece maps any schedule
     onto one that meets this, so no optimum is lost and the search does not
     visit each schedule once per permutation of the class.
     """
-    for k in range(data.piece_count):
+    for k in range(data.n_pieces):
         add_row(problem, _ones(var.x[k, d] for d in data.nodes[k].drives), "==", 1, f"assign_{k}")
-    for j, pieces in enumerate(data.pieces_of):
+    for j, pieces in enumerate(data.request_nodes):
         if len(pieces) < 2:
             continue
         for d in data.nodes[pieces[0]].drives:
             terms = _ones(var.x[k, d] for k in pieces)
             add_row(problem, terms, "<=", 1, f"gang_{j}_{data.drive_index[d]}")
-    for twins in data.twins:
+    for twins in data.drive_twin_ids:
         library = data.instance.drive_by_id[twins[0]].library
-        members = [k for k in range(data.piece_count) if data.nodes[k].library == library]
+        members = [k for k in range(data.n_pieces) if data.nodes[k].library == library]
         for a, b in pairwise(twins):
             for position, k in enumerate(members):
                 terms = [
@@ -100,7 +100,7 @@ def assignment(problem: Problem, data: MilpData, var: Variables) -> None:
                 add_row(problem, terms, "<=", 0, f"twin_{data.drive_index[b]}_{k}")
 
 
-def sequencing(problem: Problem, data: MilpData, var: Variables) -> None:
+def sequencing(problem: Problem, data: MilpData, var: MilpVariables) -> None:
     """Each drive's nodes form one path from its first node; arcs order the transfers.
 
     Flow conservation: a piece node on ``d`` has one predecessor there (or
@@ -115,7 +115,7 @@ def sequencing(problem: Problem, data: MilpData, var: Variables) -> None:
     take no time satisfies the time ordering, so the pieces on such arcs
     carry a rank that must grow along them (Miller-Tucker-Zemlin).
     """
-    n_pieces = data.piece_count
+    n_pieces = data.n_pieces
     for node in data.nodes:
         u = node.index
         for d in node.drives:
@@ -127,7 +127,7 @@ def sequencing(problem: Problem, data: MilpData, var: Variables) -> None:
                 var.keep[u, d],
                 var.drop[u, d],
             ]
-            if node.initial:
+            if node.is_initial:
                 add_row(problem, _ones(out), "==", 1, f"out_{u}_{di}")
                 continue
             add_row(problem, [*_ones(out), (var.x[u, d], -1.0)], "==", 0, f"out_{u}_{di}")
@@ -166,7 +166,7 @@ def sequencing(problem: Problem, data: MilpData, var: Variables) -> None:
             add_row(problem, terms, ">=", -top, f"rank_{u}_{v}_{data.drive_index[d]}")
 
 
-def _predecessor_bounds(problem: Problem, data: MilpData, var: Variables) -> None:
+def _predecessor_bounds(problem: Problem, data: MilpData, var: MilpVariables) -> None:
     """``S(v)`` is at least the mix, over its in-arcs, of each arc's earliest readiness.
 
     A piece has exactly one predecessor arc (or is first on an empty drive),
@@ -176,7 +176,7 @@ def _predecessor_bounds(problem: Problem, data: MilpData, var: Variables) -> Non
     the others pay a locate, or a whole switch after some other transfer.
     """
     library_by_id = data.instance.library_by_id
-    for v in range(data.piece_count):
+    for v in range(data.n_pieces):
         node = data.nodes[v]
         mount_s = library_by_id[node.library].mount_s
         terms: list[tuple[Any, float]] = [(var.start[node.request], 1.0)]
@@ -194,7 +194,7 @@ def _predecessor_bounds(problem: Problem, data: MilpData, var: Variables) -> Non
         add_row(problem, terms, ">=", 0, f"ready_{v}")
 
 
-def switch_timing(problem: Problem, data: MilpData, var: Variables) -> None:
+def switch_timing(problem: Problem, data: MilpData, var: MilpVariables) -> None:
     """Unload, dismount, mount and load of every switch, in order (reading 2).
 
     Also defines ``is_dismounted`` and ``is_mounted`` as the sums of the
@@ -210,7 +210,7 @@ def switch_timing(problem: Problem, data: MilpData, var: Variables) -> None:
         u = node.index
         dismounts = [(b, -1.0) for d in node.drives for b in var.dismount_binaries(data, u, d)]
         add_row(problem, [(var.is_dismounted[u], 1.0), *dismounts], "==", 0, f"dismounted_{u}")
-        if not node.initial:
+        if not node.is_initial:
             mounts = [(b, -1.0) for d in node.drives for b in var.mount_binaries(data, u, d)]
             add_row(problem, [(var.is_mounted[u], 1.0), *mounts], "==", 0, f"mounted_{u}")
         big = max(0.0, data.upper_end_of(u) - data.earliest_dismount[u])
@@ -233,7 +233,7 @@ def switch_timing(problem: Problem, data: MilpData, var: Variables) -> None:
         ]
         add_row(problem, terms, ">=", -big, f"switch_{u}_{v}")
 
-    for v in range(data.piece_count):
+    for v in range(data.n_pieces):
         node = data.nodes[v]
         mount_s = library_by_id[node.library].mount_s
         big = max(0.0, data.latest_mount[v] - data.lower_start_of(v))
@@ -244,7 +244,7 @@ def switch_timing(problem: Problem, data: MilpData, var: Variables) -> None:
         add_row(problem, terms, ">=", -big, f"load_{v}")
 
 
-def arm_lanes(problem: Problem, data: MilpData, var: Variables) -> None:
+def arm_lanes(problem: Problem, data: MilpData, var: MilpVariables) -> None:
     """No more than ``arms`` arm operations at once in each library.
 
     Each present operation of positive length takes one of the library's
@@ -310,7 +310,7 @@ def arm_lanes(problem: Problem, data: MilpData, var: Variables) -> None:
                 add_row(problem, terms, ">=", rhs, f"arm_{li}_{i}_{k}_{s}_b")
 
 
-def tape_residency(problem: Problem, data: MilpData, var: Variables) -> None:
+def tape_residency(problem: Problem, data: MilpData, var: MilpVariables) -> None:
     """A tape is in one drive at a time (reading 3).
 
     Each node holds its tape from the start of its mount (0 for an initial
@@ -330,7 +330,7 @@ def tape_residency(problem: Problem, data: MilpData, var: Variables) -> None:
         for u in members:
             node = data.nodes[u]
             hs, he = var.hold_start[u], var.hold_end[u]
-            if not node.initial:
+            if not node.is_initial:
                 # hs <= M(u) + top (1 - mounted)
                 terms = [(hs, 1.0), (var.mount[u], -1.0), (var.is_mounted[u], top)]
                 add_row(problem, terms, "<=", top, f"hold_mount_{u}")
@@ -352,7 +352,7 @@ def tape_residency(problem: Problem, data: MilpData, var: Variables) -> None:
                 (var.is_dismounted[u], -(dismount_s + big)),
             ]
             add_row(problem, terms, ">=", -big, f"hold_drop_{u}")
-            if not node.initial:
+            if not node.is_initial:
                 leaving = [
                     var.cont[u, v, d]
                     for d in node.drives
@@ -375,45 +375,22 @@ def tape_residency(problem: Problem, data: MilpData, var: Variables) -> None:
             add_row(problem, terms, ">=", 0, f"tape_{u}_{w}_b")
 
 
-def tape_gap_s(data: MilpData, u: int, w: int) -> float:
-    """Least seconds from the end of piece node ``u`` to the start of ``w`` on one tape.
-
-    Whatever happens to the tape in between, the head travels from where
-    ``u`` leaves it to ``w``'s offset, no faster than the faster of a
-    drive's locate and read speeds; or the tape leaves its drive on the way
-    (unload, dismount, mount, load) and the head starts again from 0.
-    """
-    instance = data.instance
-    library = instance.library_by_id[data.nodes[u].library]
-    drives = [instance.drive_by_id[d] for d in data.nodes[u].drives]
-    speed = max(max(d.locate_mb_s, d.rate_mb_s) for d in drives)
-    offset = data.nodes[w].offset_mb
-    travel = abs(offset - data.nodes[u].end_mb) / speed
-    remount = (
-        min(d.unload_s for d in drives)
-        + library.dismount_s
-        + library.mount_s
-        + min(d.load_s for d in drives)
-        + offset / speed
-    )
-    return min(travel, remount)
-
-
-def tape_order(problem: Problem, data: MilpData, var: Variables) -> None:
+def tape_order(problem: Problem, data: MilpData, var: MilpVariables) -> None:
     """Two requests reading one tape transfer one after the other, set-up between (redundant).
 
     The order of two pieces' holds (``before``) is the order of their
     transfers, which are inside the holds, and the later starts at least
-    :func:`tape_gap_s` after the earlier ends. :func:`tape_residency` implies
+    :meth:`~solvers.formulation.Formulation.gap_to_later_use_s` after the
+    earlier ends. :func:`tape_residency` implies
     it through the holds' ends and starts, which are free to move within
     their big-M rows; stated on the transfers, it lifts the LP bound.
     """
     for members in data.residency_tapes.values():
-        pieces = [u for u in members if not data.nodes[u].initial]
+        pieces = [u for u in members if not data.nodes[u].is_initial]
         for u, w in combinations(pieces, 2):
             first = var.before[u, w]
             for a, b, on in ((u, w, 1.0), (w, u, 0.0)):
-                gap = tape_gap_s(data, a, b)
+                gap = data.gap_to_later_use_s(a, b)
                 big = max(0.0, gap + data.upper_end_of(a) - data.lower_start_of(b))
                 start_b = var.start[data.nodes[b].request]
                 # S(b) >= C(a) + gap when a comes first (first == on)
@@ -422,7 +399,7 @@ def tape_order(problem: Problem, data: MilpData, var: Variables) -> None:
                 add_row(problem, terms, ">=", gap - big if on else gap, f"tape_order_{a}_{b}")
 
 
-def releases_and_ends(problem: Problem, data: MilpData, var: Variables) -> None:
+def releases_and_ends(problem: Problem, data: MilpData, var: MilpVariables) -> None:
     """``C_j >= S_j +`` each piece's transfer on its drive; ``S_j >= r_j`` is a bound.
 
     ``C_j`` is only bounded below: every objective is non-decreasing in each
@@ -430,7 +407,7 @@ def releases_and_ends(problem: Problem, data: MilpData, var: Variables) -> None:
     with ``C_j = S_j + max`` transfer exists, and the schedule is rebuilt from
     the starts with exact ends anyway (:mod:`solvers.milp.solution`).
     """
-    for j, pieces in enumerate(data.pieces_of):
+    for j, pieces in enumerate(data.request_nodes):
         for k in pieces:
             terms = [
                 (var.end[j], 1.0),
@@ -441,7 +418,7 @@ def releases_and_ends(problem: Problem, data: MilpData, var: Variables) -> None:
 
 
 def add_all(
-    problem: Problem, data: MilpData, var: Variables, deadline: Deadline | None = None
+    problem: Problem, data: MilpData, var: MilpVariables, deadline: Deadline | None = None
 ) -> None:
     """Every constraint family of the formulation, the deadline checked between families.
 

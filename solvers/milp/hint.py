@@ -3,12 +3,12 @@
 The solvers start from it (CBC reads it as a MIP start, HiGHS as a
 solution set before the run), so that they hold a feasible incumbent from
 the first node, and its objective value bounds the ends of an optimal
-schedule (:func:`solvers.milp.data.prepare`). The schedule is read as the
-validator reads it (:func:`solvers.plan.read_stays`, shared with CP-SAT):
-each drive's mounts and dismounts in time order make its tape stays, each
-transfer belongs to the stay that holds its start, and the stays' nodes in
-start order make the drive's sequence; arm operations are split into lanes
-by interval partitioning.
+schedule (:class:`solvers.milp.data.MilpData`). The schedule is read as the
+validator reads it (:meth:`solvers.formulation.Formulation.stays_of`, shared
+with CP-SAT): each drive's mounts and dismounts in time order make its tape
+stays, each transfer belongs to the stay that holds its start, and the
+stays' nodes in start order make the drive's sequence; arm operations are
+split into lanes by interval partitioning.
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ import math
 from typing import Any
 
 from solvers.milp.data import MilpData
-from solvers.milp.solution import Decisions, StayNodes
-from solvers.milp.variables import Variables
-from solvers.plan import Transfer, read_stays
+from solvers.milp.solution import MilpDecisions, StayNodes
+from solvers.milp.variables import MilpVariables
 from toolkit.model import Schedule
 from toolkit.validator import EPS
 
@@ -27,7 +26,9 @@ _BOUND_TOL = 1e-6
 """A hint value this far outside its variable's bounds is clamped; farther, the hint is dropped."""
 
 
-def schedule_decisions(data: MilpData, schedule: Schedule) -> tuple[Decisions, list[float]] | None:
+def schedule_decisions(
+    data: MilpData, schedule: Schedule
+) -> tuple[MilpDecisions, list[float]] | None:
     """The decisions of ``schedule`` and its requests' starts (``None`` if it has none).
 
     ``None`` also when the schedule cannot be a solution of the model: a
@@ -35,26 +36,20 @@ def schedule_decisions(data: MilpData, schedule: Schedule) -> tuple[Decisions, l
     stay (never useful, and the model has no node for it), operations that
     contradict each other (see :func:`solvers.plan.read_stays`).
     """
-    instance = data.instance
-    by_id = {r.id: r for r in schedule.requests}
-    drive_of: dict[int, str] = {}
-    starts: list[float] = []
-    transfers: list[Transfer] = []
-    for j, request in enumerate(instance.requests):
-        entry = by_id.get(request.id)
-        if entry is None or len(entry.drives) != len(request.pieces):
-            return None
-        for k, d in zip(data.pieces_of[j], entry.drives, strict=True):
-            if d not in data.nodes[k].drives:
-                return None
-            drive_of[k] = d
-            node = data.nodes[k]
-            transfers.append((d, entry.start_s, entry.end_s, node.tape, node.offset_mb, k))
-        starts.append(float(entry.start_s))
-    initial = {d: (data.nodes[k].tape, k) for d, k in data.initial_node.items()}
-    read = read_stays(instance, schedule, initial, transfers)
+    read = data.stays_of(schedule)
     if read is None:
         return None
+    by_id = {r.id: r for r in schedule.requests}
+    starts = [float(by_id[r.id].start_s) for r in data.instance.requests]
+    drive_of = dict(
+        sorted(
+            (k, d)
+            for d, stays in read.items()
+            for stay in stays
+            for k in stay.nodes
+            if not data.nodes[k].is_initial
+        )
+    )
     routes: dict[str, tuple[StayNodes, ...]] = {}
     clock: dict[tuple[str, int], float] = {}
     for d, stays in read.items():
@@ -69,7 +64,7 @@ def schedule_decisions(data: MilpData, schedule: Schedule) -> tuple[Decisions, l
     lanes = _lanes(data, routes, clock)
     if lanes is None:
         return None
-    return Decisions(drive_of, routes, lanes, clock), starts
+    return MilpDecisions(drive_of, routes, lanes, clock), starts
 
 
 def _lanes(
@@ -126,7 +121,7 @@ def _lanes(
     return out
 
 
-def canonical(data: MilpData, decisions: Decisions) -> Decisions:
+def canonical(data: MilpData, decisions: MilpDecisions) -> MilpDecisions:
     """``decisions`` with each class of interchangeable drives renumbered by first piece.
 
     The drives of a class swap their routes so that the one running the
@@ -139,12 +134,12 @@ def canonical(data: MilpData, decisions: Decisions) -> Decisions:
     for k, d in decisions.drive_of.items():
         first_piece[d] = min(first_piece.get(d, math.inf), k)
     rename: dict[str, str] = {}
-    for twins in data.twins:
+    for twins in data.drive_twin_ids:
         ordered = sorted(twins, key=lambda d: (first_piece.get(d, math.inf), data.drive_index[d]))
         rename.update(zip(ordered, twins, strict=True))
     if not rename:
         return decisions
-    return Decisions(
+    return MilpDecisions(
         {k: rename.get(d, d) for k, d in decisions.drive_of.items()},
         {rename.get(d, d): route for d, route in decisions.routes.items()},
         decisions.lanes,
@@ -152,7 +147,7 @@ def canonical(data: MilpData, decisions: Decisions) -> Decisions:
     )
 
 
-def hint_values(data: MilpData, var: Variables, schedule: Schedule) -> dict[Any, float] | None:
+def hint_values(data: MilpData, var: MilpVariables, schedule: Schedule) -> dict[Any, float] | None:
     """A value for every variable of ``var`` that encodes ``schedule``.
 
     ``None`` when the schedule is not a solution of the model (see
@@ -168,7 +163,7 @@ def hint_values(data: MilpData, var: Variables, schedule: Schedule) -> dict[Any,
     values[var.one] = 1.0
     instance = data.instance
     ends = []
-    for j, pieces in enumerate(data.pieces_of):
+    for j, pieces in enumerate(data.request_nodes):
         ends.append(starts[j] + max(data.duration[k, decisions.drive_of[k]] for k in pieces))
         values[var.start[j]] = starts[j]
         values[var.end[j]] = ends[j]
@@ -178,7 +173,7 @@ def hint_values(data: MilpData, var: Variables, schedule: Schedule) -> dict[Any,
         values[var.dismount[u]] = data.earliest_dismount[u]
 
     def end_of(u: int) -> float:
-        return 0.0 if data.nodes[u].initial else ends[data.nodes[u].request]
+        return 0.0 if data.nodes[u].is_initial else ends[data.nodes[u].request]
 
     hold_start: dict[int, float] = {}
     hold_end: dict[int, float] = {}
@@ -186,7 +181,7 @@ def hint_values(data: MilpData, var: Variables, schedule: Schedule) -> dict[Any,
         sequence = [u for stay in route for u in stay.nodes]
         if not sequence:
             continue
-        if d not in data.initial_node:
+        if data.drive_index[d] not in data.initial_node:
             values[var.first[sequence[0], d]] = 1.0
         position = 0
         for s, stay in enumerate(route):
@@ -206,7 +201,7 @@ def hint_values(data: MilpData, var: Variables, schedule: Schedule) -> dict[Any,
             for u in stay.nodes:
                 if u in var.rank:
                     values[var.rank[u]] = position
-                position += 0 if data.nodes[u].initial else 1
+                position += 0 if data.nodes[u].is_initial else 1
             last = stay.nodes[-1]
             if stay.dismounted:
                 values[var.is_dismounted[last]] = 1.0
@@ -241,7 +236,7 @@ def hint_values(data: MilpData, var: Variables, schedule: Schedule) -> dict[Any,
 
 
 def _arm_values(
-    data: MilpData, var: Variables, decisions: Decisions, values: dict[Any, float]
+    data: MilpData, var: MilpVariables, decisions: MilpDecisions, values: dict[Any, float]
 ) -> None:
     """Lane and order binaries: lanes as read, order by start time."""
     for (lib, i, k), variable in var.order.items():
@@ -273,7 +268,7 @@ def _within_bounds(values: dict[Any, float]) -> dict[Any, float] | None:
     return out
 
 
-def apply_hint(data: MilpData, var: Variables, schedule: Schedule) -> bool:
+def apply_hint(data: MilpData, var: MilpVariables, schedule: Schedule) -> bool:
     """Set every variable's initial value from ``schedule``; ``False`` when it does not fit."""
     values = hint_values(data, var, schedule)
     if values is None:

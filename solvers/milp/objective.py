@@ -3,7 +3,7 @@
 The solver's objective is the instance's own, constant included: PuLP's CBC
 and HiGHS interfaces pass no objective constant to the solver, so the
 constant ``-sum w_j r_j`` of the weighted flow sits on a column fixed to 1
-(``Variables.one``). The solvers' incumbents and bounds are then the
+(``MilpVariables.one``). The solvers' incumbents and bounds are then the
 instance's values, and their relative gap is relative to the flow itself,
 not to ``sum w_j C_j``, which the releases can make thousands of times
 larger.
@@ -15,10 +15,10 @@ import pulp
 
 from solvers.milp.constraints import Problem, add_row
 from solvers.milp.data import MilpData
-from solvers.milp.variables import Variables
+from solvers.milp.variables import MilpVariables
 
 
-def set_objective(problem: Problem, data: MilpData, var: Variables) -> None:
+def set_objective(problem: Problem, data: MilpData, var: MilpVariables) -> None:
     """Set the instance's objective on ``problem``.
 
     ``weighted-flow`` minimises ``sum w_j C_j - (sum w_j r_j) * one``;

@@ -24,7 +24,7 @@ from itertools import pairwise
 from attrs import frozen
 
 from solvers.milp.data import ARM_EPS, MilpData
-from solvers.milp.variables import Variables
+from solvers.milp.variables import MilpVariables
 from solvers.plan import Plan, Stay
 from solvers.retiming import EventGraph, PositiveCycle
 
@@ -51,7 +51,7 @@ class StayNodes:
 
 
 @frozen
-class Decisions:
+class MilpDecisions:
     """What a solution decides, apart from times.
 
     Attributes
@@ -84,7 +84,7 @@ def _on(variable: object) -> bool:
     return _value(variable) > 0.5
 
 
-def read_decisions(data: MilpData, var: Variables) -> Decisions | None:
+def read_decisions(data: MilpData, var: MilpVariables) -> MilpDecisions | None:
     """The decisions of the solution held in ``var``'s values.
 
     Each drive's sequence is read from its first node (its initial node, or
@@ -95,7 +95,7 @@ def read_decisions(data: MilpData, var: Variables) -> Decisions | None:
     can cause.
     """
     drive_of: dict[int, str] = {}
-    for k in range(data.piece_count):
+    for k in range(data.n_pieces):
         chosen = [d for d in data.nodes[k].drives if _on(var.x[k, d])]
         if len(chosen) != 1:
             return None
@@ -106,7 +106,7 @@ def read_decisions(data: MilpData, var: Variables) -> Decisions | None:
         route = _route(data, var, d)
         if route is None:
             return None
-        visited = [u for stay in route for u in stay.nodes if not data.nodes[u].initial]
+        visited = [u for stay in route for u in stay.nodes if not data.nodes[u].is_initial]
         expected = sorted(k for k, where in drive_of.items() if where == d)
         if sorted(visited) != expected:
             return None
@@ -125,17 +125,17 @@ def read_decisions(data: MilpData, var: Variables) -> Decisions | None:
                 lanes[op.kind, op.node] = taken[0]
     clock = {("mount", v): _value(m) for v, m in var.mount.items()}
     clock.update({("dismount", u): _value(t) for u, t in var.dismount.items()})
-    return Decisions(drive_of, routes, lanes, clock)
+    return MilpDecisions(drive_of, routes, lanes, clock)
 
 
-def _route(data: MilpData, var: Variables, d: str) -> tuple[StayNodes, ...] | None:
+def _route(data: MilpData, var: MilpVariables, d: str) -> tuple[StayNodes, ...] | None:
     """Stays of drive ``d`` along its successor binaries (``None`` when they loop)."""
-    initial = data.initial_node.get(d)
+    initial = data.initial_node.get(data.drive_index[d])
     if initial is not None:
         current = initial
         mounted = False
     else:
-        firsts = [v for v in range(data.piece_count) if _on(var.first.get((v, d)))]
+        firsts = [v for v in range(data.n_pieces) if _on(var.first.get((v, d)))]
         if not firsts:
             return ()
         if len(firsts) > 1:
@@ -170,7 +170,7 @@ def _route(data: MilpData, var: Variables, d: str) -> tuple[StayNodes, ...] | No
         current = nxt
 
 
-def retime(data: MilpData, decisions: Decisions) -> Plan | None:
+def retime(data: MilpData, decisions: MilpDecisions) -> Plan | None:
     """The plan of ``decisions`` with every time as early as they allow.
 
     Edges: a request starts at its release at the earliest; on each drive
@@ -190,7 +190,8 @@ def retime(data: MilpData, decisions: Decisions) -> Plan | None:
     drive_by_id = instance.drive_by_id
     library_by_id = instance.library_by_id
     longest = [
-        max(data.duration[k, decisions.drive_of[k]] for k in pieces) for pieces in data.pieces_of
+        max(data.duration[k, decisions.drive_of[k]] for k in pieces)
+        for pieces in data.request_nodes
     ]
     events = EventGraph[Event]()
     starts = [events.event(("S", j), float(r.release_s)) for j, r in enumerate(instance.requests)]
@@ -218,7 +219,7 @@ def retime(data: MilpData, decisions: Decisions) -> Plan | None:
             head, end_event, end_offset = 0.0, None, 0.0
             for position, u in enumerate(stay.nodes):
                 node = data.nodes[u]
-                if node.initial:
+                if node.is_initial:
                     continue
                 j = node.request
                 locate = abs(node.offset_mb - head) / drive.locate_mb_s
@@ -276,7 +277,7 @@ def retime(data: MilpData, decisions: Decisions) -> Plan | None:
     return Plan(
         starts={r.id: times[starts[j]] for j, r in enumerate(instance.requests)},
         drives={
-            r.id: tuple(decisions.drive_of[k] for k in data.pieces_of[j])
+            r.id: tuple(decisions.drive_of[k] for k in data.request_nodes[j])
             for j, r in enumerate(instance.requests)
         },
         stays=tuple(plan_stays),
@@ -284,7 +285,7 @@ def retime(data: MilpData, decisions: Decisions) -> Plan | None:
 
 
 def _arm(
-    decisions: Decisions,
+    decisions: MilpDecisions,
     data: MilpData,
     ops_of: dict[tuple[str, int], list[tuple[Event, float, float, int]]],
     library: str,

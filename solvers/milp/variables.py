@@ -15,7 +15,7 @@ Decisions (``solvers/formulation.md``), with the names used here:
   keeps the tape to the end or dismounts it (``last = keep + drop``). The
   formulation's ``dis[u, d]`` is ``drop[u, d]`` plus the switch arcs out of
   ``u``, and ``mnt[v, d]`` is ``first[v, d]`` plus the switch arcs into ``v``
-  (:meth:`Variables.dismount_binaries`, :meth:`Variables.mount_binaries`).
+  (:meth:`MilpVariables.dismount_binaries`, :meth:`MilpVariables.mount_binaries`).
 - ``start[j]``, ``end[j]``: ``S_j`` and ``C_j`` in seconds.
 - ``is_mounted[v]``, ``is_dismounted[u]``: 1 when a mount precedes piece
   node ``v`` (on whichever drive) and when a dismount follows node ``u``;
@@ -52,7 +52,7 @@ LpVar = Any
 
 
 @frozen
-class Variables:
+class MilpVariables:
     """The variables of one model, keyed as in the module docstring."""
 
     x: dict[tuple[int, str], LpVar]
@@ -119,10 +119,10 @@ class Variables:
     def end_of(self, data: MilpData, u: int) -> LpVar | None:
         """``C`` of node ``u``: its request's end, ``None`` (time 0) for an initial node."""
         node = data.nodes[u]
-        return None if node.initial else self.end[node.request]
+        return None if node.is_initial else self.end[node.request]
 
 
-def build_variables(problem: Any, data: MilpData) -> Variables:
+def build_variables(problem: Any, data: MilpData) -> MilpVariables:
     """Create every variable of the model with its bounds, through ``problem.add_variable``.
 
     Bounds carry what is known before solving: releases and readiness below
@@ -134,7 +134,7 @@ def build_variables(problem: Any, data: MilpData) -> Variables:
     new = problem.add_variable
     index = data.drive_index
     lib_index = data.library_index
-    n_pieces = data.piece_count
+    n_pieces = data.n_pieces
 
     def name(prefix: str, *keys: int | str) -> str:
         return prefix + "_" + "_".join(str(index[k] if isinstance(k, str) else k) for k in keys)
@@ -186,7 +186,7 @@ def build_variables(problem: Any, data: MilpData) -> Variables:
     hold_end = {}
     for members in data.residency_tapes.values():
         for u in members:
-            top = 0.0 if data.nodes[u].initial else data.horizon
+            top = 0.0 if data.nodes[u].is_initial else data.horizon
             hold_start[u] = new(f"hs_{u}", 0.0, top)
             hold_end[u] = new(f"he_{u}", 0.0, data.forever)
     ranked: set[int] = set()
@@ -227,7 +227,7 @@ def build_variables(problem: Any, data: MilpData) -> Variables:
             lows.append(low)
             highs.append(high)
         objective = new("objective", max(lows), max(highs))
-    return Variables(
+    return MilpVariables(
         x=x,
         start=start,
         end=end,
@@ -254,7 +254,7 @@ def build_variables(problem: Any, data: MilpData) -> Variables:
 def _zero_arc(data: MilpData, u: int, v: int, gap: float) -> bool:
     """Whether the continue arc ``u -> v`` may take no time (``u`` an empty piece, no locate)."""
     node = data.nodes[u]
-    return not node.initial and node.end_mb == node.offset_mb and gap == 0.0
+    return not node.is_initial and node.end_mb == node.offset_mb and gap == 0.0
 
 
 def zero_arc(data: MilpData, u: int, v: int, d: str) -> bool:
