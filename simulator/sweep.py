@@ -37,9 +37,10 @@ Cache
     seed and index, and the digest of the simulator's and solvers' sources
     (:data:`CODE_DIGEST`), so that changed code never reuses old results.
     A replication found there is not run again: an interrupted sweep
-    resumes where it stopped. Files are written atomically
-    (:func:`toolkit.outputs.write_file`), so an interrupt leaves none half
-    written.
+    resumes where it stopped. A summary is kept as soon as its replication
+    is done (a callback of its future), and written atomically
+    (:func:`toolkit.outputs.write_file`), so that an interrupt leaves none
+    half written.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ import statistics
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -197,6 +199,12 @@ class Cache:
         write_file(self._path(key), json.dumps(summary.to_dict(), sort_keys=True))
 
 
+def _keep(cache: Cache, key: str, future: Future[RunSummary]) -> None:
+    """Keep a replication's summary as soon as it is done, whichever thread finishes it."""
+    if not future.cancelled() and future.exception() is None:
+        cache.put(key, future.result())
+
+
 def wanted(runs: Sequence[RunSummary], precision: Precision) -> int:
     """How many replications a point wants in all, given its first ``runs``.
 
@@ -312,7 +320,7 @@ def run_sweep(
     task = run or run_replication
     runs: list[list[RunSummary | None]] = [[] for _ in points]
     seeds: list[list[int]] = [[] for _ in points]
-    pending: dict[Future[RunSummary], tuple[int, int, str]] = {}
+    pending: dict[Future[RunSummary], tuple[int, int]] = {}
     counts = {"simulated": 0, "cached": 0, "done": 0}
 
     def advance(i: int) -> None:
@@ -336,19 +344,19 @@ def run_sweep(
                     runs[i].append(kept)
                 else:
                     runs[i].append(None)
-                    pending[pool.submit(task, point.scenario, s)] = (i, k, key)
+                    future = pool.submit(task, point.scenario, s)
+                    if cache is not None:
+                        future.add_done_callback(partial(_keep, cache, key))
+                    pending[future] = (i, k)
 
     for i in range(len(points)):
         advance(i)
     while pending:
         finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-        for future in sorted(finished, key=lambda f: pending[f][:2]):
-            i, k, key = pending.pop(future)
-            summary = future.result()
+        for future in sorted(finished, key=lambda f: pending[f]):
+            i, k = pending.pop(future)
+            runs[i][k] = future.result()
             counts["simulated"] += 1
-            if cache is not None:
-                cache.put(key, summary)
-            runs[i][k] = summary
             advance(i)
     results = tuple(
         PointResult(point, tuple(r for r in runs[i] if r is not None), tuple(seeds[i]))
