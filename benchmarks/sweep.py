@@ -5,7 +5,9 @@ scenario) for PARALLEL and VERTICAL at 200, 400, 600 and 800 requests an
 hour, half a simulated day each, two replications per point (the precision
 made unreachable, so that both runs do the same work), no cache. The
 worker run includes starting its processes (``spawn``). Printed: the wall
-time of each, the speed-up, and whether both gave the same results.csv.
+time of each, the speed-up, and whether both gave the same results.csv; the
+load average first, since on a shared machine other work takes the cores
+the workers would use.
 
 Run with ``make bench`` or ``.venv/bin/python benchmarks/sweep.py``
 (``--workers 2 --hours 12``).
@@ -14,6 +16,7 @@ Run with ``make bench`` or ``.venv/bin/python benchmarks/sweep.py``
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -39,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     swept = points(study, load_scenario(SCENARIO_FILE), quick=True)
     precision = Precision(share=1e-9, min_replications=2, max_replications=2)
     print(f"{len(swept)} points of {study.name}, {args.hours:g} h each, 2 replications")
+    cores = len(os.sched_getaffinity(0))
+    print(f"{cores} cores, load average {os.getloadavg()[0]:.1f} (others' work slows the workers)")
     walls = {}
     texts = set()
     for workers in (1, args.workers):
