@@ -39,7 +39,9 @@ venv:
 # then the simulator: the spec's example run directly, the Ampex and Blue Waters
 # scenarios (the Ampex run's realised schedule checked by the validator), and
 # the ECMWF trace replayed on its SL8500 layout with 120 drives, each cartridge
-# at home where the site's cartridge map beside the trace says.
+# at home where the site's cartridge map beside the trace says. Last, one of the
+# Blue Waters paper's experiments, quick (bw-fig6: small files, the three
+# policies against the arrival rate), which prints where its figure is.
 run: venv
 	@mkdir -p out
 	$(BIN)/tapesched check instances/spec-example.json
@@ -57,6 +59,7 @@ run: venv
 	$(BIN)/tapesched simulate instances/scenarios/blue-waters.json --duration 1d --out out/sim-blue-waters
 	$(BIN)/tapesched replay $(ECMWF)/io_events_sample_10k.csv.bz2 $(ECMWF)/sl8500_from_snap20111001.json.bz2 --drives 120
 	$(BIN)/tapesched compare $(SHIPPED) --solvers greedy,fifo,wspt,stretch,tape-batching,sltf,backfill,fifo-dismount-at-once,local-search,cpsat,milp-cbc,milp-highs --time-limit 20
+	$(BIN)/tapesched experiment bw-fig6 --quick --out out/bw-fig6
 
 # The generated instances that ship in instances/ (the same seeds give the same files).
 instances: venv
@@ -78,6 +81,7 @@ bench: venv
 	$(BIN)/python benchmarks/heuristics.py
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/blue_waters.py
+	$(BIN)/python benchmarks/sweep.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

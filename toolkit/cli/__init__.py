@@ -2,8 +2,8 @@
 
 Each command is a module of this package (``check``, ``solve``, ``solvers``,
 ``verify``, ``metrics``, ``compare``, ``generate``, ``simulate``,
-``replay``); :data:`main` gathers them into one ``click`` group. This is the
-only part of :mod:`toolkit` that may import :mod:`solvers` and
+``replay``, ``experiment``); :data:`main` gathers them into one ``click``
+group. This is the only part of :mod:`toolkit` that may import :mod:`solvers` and
 :mod:`simulator`: the core of the toolkit (model, files, validator, metrics,
 generators, strategies) stands below both, and the commands sit above all
 three. What every command shares (exit codes, the one-line bad-input
@@ -18,6 +18,7 @@ import click
 
 from toolkit.cli.check import check
 from toolkit.cli.compare import compare
+from toolkit.cli.experiment import experiment
 from toolkit.cli.generate import generate
 from toolkit.cli.group import CommandGroup
 from toolkit.cli.list_solvers import list_solvers
@@ -38,3 +39,4 @@ def main() -> None:
 
 for _command in (check, solve, list_solvers, verify, metrics, compare, generate, simulate, replay):
     main.add_command(_command)
+main.add_command(experiment)

@@ -1,0 +1,375 @@
+"""The Blue Waters paper's experiments (Section 6, Figures 5-11) as data: base, x values, series.
+
+An experiment (:class:`Study`) is a scenario (the shipped ``blue-waters.json``
+by default, read through :func:`simulator.scenario.load_scenario`) with a
+size range, a fixed rate and block size, and an *axis*: the one setting
+its x changes (the arrival rate, the block size ``B``, the EC compression
+ratio ``C_P`` or the load balancer's period MINLBINTERVAL). Each *series*
+is one archival policy. :func:`points` turns an experiment into the
+scenarios of its sweep (:mod:`simulator.sweep` runs them), each
+through :func:`simulator.experiment.override` and the axis' setter; nothing
+else of the scenario is changed, so a change of the shipped scenario (its
+archive, its platform) reaches every experiment.
+
+The paper gives figures but not its horizons or its points; chosen here:
+
+- x values: the paper's ranges, spaced to show where each policy saturates
+  (``--quick``: about half of them, over the same range);
+- horizons: long enough for a few thousand requests at the lowest rate
+  that matters and for the saturation rule (:func:`simulator.results.is_saturated`)
+  to see a queue grow; ``--quick`` a fraction of that;
+- the paper's ``B`` per figure for RAIT, given to PARALLEL and HETERO too.
+
+One scheduler runs every experiment (:data:`SCHEDULER`). ``bw-fig10``
+varies the load balancer's period, a parameter of the paper's
+MAIN-SCHEDULER: its x is passed to the scheduler's factory as the keyword
+:data:`MIN_LB_INTERVAL` by :func:`with_scheduler_parameter`, the one place
+that knows how; until :data:`SCHEDULER` takes that keyword the experiment
+is unavailable and :func:`unavailable` says why in one line.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from pathlib import Path
+from types import MappingProxyType
+from typing import cast
+
+from attrs import evolve, frozen
+
+from simulator.experiment import override
+from simulator.scenario import Scenario
+from simulator.sweep import PRIMARY_METRIC, Point
+from simulator.workload import SIZE_CLASSES_MB
+from solvers.plugins import (
+    PluggedScheduler,
+    SchedulerFactory,
+    SchedulerSpec,
+    SchedulerSpecError,
+    resolve_scheduler,
+)
+
+SCHEDULER: SchedulerSpec = "fifo"
+"""The scheduler of every experiment (the paper's MAIN-SCHEDULER once it is registered)."""
+
+MIN_LB_INTERVAL = "min_lb_interval_s"
+"""The keyword by which a scheduler's factory takes MINLBINTERVAL, in seconds (``bw-fig10``)."""
+
+SCENARIO_FILE = Path(__file__).resolve().parents[1] / "instances" / "scenarios" / "blue-waters.json"
+"""The scenario every experiment starts from unless another is given."""
+
+METRICS = (PRIMARY_METRIC, "mean_stretch", "throughput_mb_s_over_window")
+"""The metrics of :data:`simulator.results.METRICS` an experiment reports, in table order."""
+
+HOUR_S = 3600.0
+DAY_S = 86400.0
+WEEK_S = 7 * DAY_S
+
+
+class Unavailable(ValueError):
+    """An experiment that cannot run with the current scheduler; the message is one line."""
+
+
+def _refusal(plugged: PluggedScheduler, name: str) -> str | None:
+    """Why the scheduler cannot be given the keyword ``name`` (one line), or ``None``."""
+    try:
+        accepted = inspect.signature(plugged.factory).parameters
+    except (TypeError, ValueError):
+        accepted = MappingProxyType({})
+    if name in accepted:
+        return None
+    return (
+        f"scheduler {plugged.name!r} takes no parameter {name} (the paper's MINLBINTERVAL); "
+        "this experiment needs a scheduler that does"
+    )
+
+
+def with_scheduler_parameter(scenario: Scenario, name: str, value: float) -> Scenario:
+    """The scenario with its scheduler made with ``name=value``.
+
+    The scheduler spec is resolved (:func:`solvers.plugins.resolve_scheduler`)
+    and its factory given the keyword through :func:`functools.partial`, a
+    factory of schedulers that any run takes and that pickles to a worker.
+
+    Raises
+    ------
+    Unavailable
+        When the scheduler's factory takes no keyword ``name``.
+    """
+    plugged = resolve_scheduler(scenario.run.scheduler)
+    refusal = _refusal(plugged, name)
+    if refusal is not None:
+        raise Unavailable(refusal)
+    made = cast(SchedulerFactory, partial(plugged.factory, **{name: value}))
+    return override(scenario, scheduler=made)
+
+
+def _rate(scenario: Scenario, per_s: float) -> Scenario:
+    return override(scenario, rate_per_s=per_s)
+
+
+def _block(scenario: Scenario, block_mb: float) -> Scenario:
+    return evolve(scenario, policy_params={**scenario.policy_params, "block_mb": block_mb})
+
+
+def _ec_ratio(scenario: Scenario, ratio: float) -> Scenario:
+    return evolve(scenario, workload=evolve(scenario.workload, ec_ratio=ratio))
+
+
+def _min_lb_interval(scenario: Scenario, seconds: float) -> Scenario:
+    return with_scheduler_parameter(scenario, MIN_LB_INTERVAL, seconds)
+
+
+SETTERS: Mapping[str, Callable[[Scenario, float], Scenario]] = MappingProxyType(
+    {
+        "rate_per_s": _rate,
+        "block_mb": _block,
+        "ec_ratio": _ec_ratio,
+        MIN_LB_INTERVAL: _min_lb_interval,
+    }
+)
+"""What an axis may change, by name: each takes a scenario and the value in the setting's unit."""
+
+
+@frozen
+class Axis:
+    """The x of an experiment.
+
+    Attributes
+    ----------
+    name
+        ``x_name`` in ``results.csv``, with its unit (``rate_per_h``).
+    label
+        The figure's axis label, with its unit.
+    setting
+        The name in :data:`SETTERS` of what x changes.
+    scale
+        The setting's value per unit of x (``1 / 3600`` for a rate per hour
+        set per second).
+    log
+        Whether the figure draws x on a log scale (as the paper does).
+    """
+
+    name: str
+    label: str
+    setting: str
+    scale: float = 1.0
+    log: bool = False
+
+    @property
+    def is_rate(self) -> bool:
+        """Whether x is the arrival rate (a maximum sustainable rate is then reported)."""
+        return self.setting == "rate_per_s"
+
+
+RATE = Axis("rate_per_h", "arrival rate (requests/h)", "rate_per_s", 1 / HOUR_S)
+LOG_RATE = evolve(RATE, log=True)
+
+
+@frozen
+class Study:
+    """One experiment of the paper.
+
+    Attributes
+    ----------
+    name, title, figure
+        Its name on the command line, what it shows, the paper's figure.
+    sizes
+        The size class of :data:`simulator.workload.SIZE_CLASSES_MB`.
+    rate_per_h
+        The arrival rate, when x is not the rate.
+    block_mb
+        ``B`` of RAIT, PARALLEL and HETERO (the paper's for the figure).
+    axis, x_values, quick_x_values
+        What x changes and its values (all of them, and ``--quick``'s).
+    series
+        The archival policies compared, one series each.
+    duration_s, quick_duration_s
+        Simulated time of a replication (full, and ``--quick``).
+    log_y
+        Whether the figure's y axis is logarithmic.
+    data_ratio
+        A fixed data compression ratio range, when the paper fixes it.
+    """
+
+    name: str
+    title: str
+    figure: str
+    sizes: str
+    axis: Axis
+    x_values: tuple[float, ...]
+    quick_x_values: tuple[float, ...]
+    series: tuple[str, ...]
+    duration_s: float
+    quick_duration_s: float
+    block_mb: float = 192.0
+    rate_per_h: float | None = None
+    log_y: bool = True
+    data_ratio: tuple[float, float] | None = None
+
+    def xs(self, quick: bool) -> tuple[float, ...]:
+        """The x values run, ``--quick``'s or all."""
+        return self.quick_x_values if quick else self.x_values
+
+    def horizon_s(self, quick: bool) -> float:
+        """The simulated time of one replication."""
+        return self.quick_duration_s if quick else self.duration_s
+
+
+POLICIES = ("rait", "parallel", "vertical")
+
+STUDIES: dict[str, Study] = {
+    s.name: s
+    for s in (
+        Study(
+            "bw-fig5",
+            "RAIT block size B against weighted response time, 1 GB-1 TB files at 180/h",
+            "Figure 5",
+            "gb-tb",
+            Axis("block_mb", "block size B (MB)", "block_mb", log=True),
+            (1, 4, 16, 64, 192, 512, 1024, 2048, 4096, 8192),
+            (1, 16, 192, 8192),
+            POLICIES,
+            4 * WEEK_S,
+            2 * DAY_S,
+            rate_per_h=180,
+        ),
+        Study(
+            "bw-fig6",
+            "Weighted response time against arrival rate, small files (10 MB-1 GB)",
+            "Figure 6",
+            "small",
+            RATE,
+            (100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1200),
+            (200, 400, 600, 800, 1000),
+            POLICIES,
+            2 * WEEK_S,
+            1 * DAY_S,
+            block_mb=16,
+        ),
+        Study(
+            "bw-fig7",
+            "Weighted response time against arrival rate, medium files (1-100 GB)",
+            "Figure 7",
+            "medium",
+            RATE,
+            (20, 40, 60, 80, 100, 120, 140, 160, 180, 200),
+            (40, 80, 120, 160, 200),
+            POLICIES,
+            4 * WEEK_S,
+            2 * DAY_S,
+            block_mb=256,
+        ),
+        Study(
+            "bw-fig8",
+            "Weighted response time against arrival rate, large files (1-100 TB)",
+            "Figure 8",
+            "large",
+            RATE,
+            (0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0),
+            (0.1, 0.5, 1.0, 1.5, 2.0),
+            POLICIES,
+            26 * WEEK_S,
+            4 * WEEK_S,
+            block_mb=8192,
+        ),
+        Study(
+            "bw-fig9",
+            "EC compression ratio C_P against weighted response time, C_D = 3, at 65/h",
+            "Figure 9",
+            "gb-tb",
+            Axis("ec_ratio", "EC compression ratio C_P (x)", "ec_ratio"),
+            (1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75, 3.0),
+            (1.0, 2.0, 3.0),
+            POLICIES,
+            8 * WEEK_S,
+            4 * DAY_S,
+            rate_per_h=65,
+            log_y=False,
+            data_ratio=(3.0, 3.0),
+        ),
+        Study(
+            "bw-fig10",
+            "Load balancer period MINLBINTERVAL against weighted response time, at 65/h",
+            "Figure 10",
+            "gb-tb",
+            Axis("min_lb_interval_d", "MINLBINTERVAL (days)", MIN_LB_INTERVAL, DAY_S, log=True),
+            (0.5, 1, 3, 6, 12, 24, 48),
+            (1, 6, 24),
+            POLICIES,
+            26 * WEEK_S,
+            8 * WEEK_S,
+            rate_per_h=65,
+        ),
+        Study(
+            "bw-fig11",
+            "HETERO against each single policy, 10 MB-10 TB files, by arrival rate",
+            "Figure 11",
+            "mixed",
+            LOG_RATE,
+            (0.003, 0.01, 0.03, 0.1, 0.3, 0.6, 1, 3, 7, 10, 30),
+            (0.01, 0.1, 1, 10),
+            ("hetero", *POLICIES),
+            26 * WEEK_S,
+            4 * WEEK_S,
+            block_mb=512,
+        ),
+    )
+}
+"""Every experiment by name (``tapesched experiment --list``)."""
+
+
+def unavailable(study: Study, scheduler: SchedulerSpec = SCHEDULER) -> str | None:
+    """Why ``study`` cannot run under ``scheduler`` (one line), or ``None`` when it can."""
+    if study.axis.setting != MIN_LB_INTERVAL:
+        return None
+    try:
+        return _refusal(resolve_scheduler(scheduler), MIN_LB_INTERVAL)
+    except SchedulerSpecError as exc:
+        return str(exc)
+
+
+def base_of(study: Study, scenario: Scenario, quick: bool) -> Scenario:
+    """The scenario every point of ``study`` starts from: sizes, rate, ``B``, horizon, scheduler."""
+    low, high = SIZE_CLASSES_MB[study.sizes]
+    workload = evolve(scenario.workload, min_size_mb=low, max_size_mb=high)
+    if study.data_ratio is not None:
+        workload = evolve(workload, data_ratio=study.data_ratio)
+    base = evolve(
+        scenario,
+        workload=workload,
+        policy_params={**scenario.policy_params, "block_mb": float(study.block_mb)},
+    )
+    rate = None if study.rate_per_h is None else study.rate_per_h / HOUR_S
+    return override(
+        base,
+        scheduler=SCHEDULER,
+        rate_per_s=rate,
+        duration_s=study.horizon_s(quick),
+        seed=0,
+        replications=1,
+    )
+
+
+def points(study: Study, scenario: Scenario, quick: bool) -> list[Point]:
+    """The points of ``study`` from ``scenario``: for each series, each x (in that order).
+
+    Raises
+    ------
+    Unavailable
+        For an experiment the scheduler cannot run (:func:`unavailable`).
+    """
+    base = base_of(study, scenario, quick)
+    setter = SETTERS[study.axis.setting]
+    return [
+        Point(policy, float(x), setter(override(base, policy=policy), x * study.axis.scale))
+        for policy in study.series
+        for x in study.xs(quick)
+    ]
+
+
+def sequence(values: Sequence[float]) -> str:
+    """x values as the listing shows them: ``1, 16, 192``."""
+    return ", ".join(f"{v:g}" for v in values)

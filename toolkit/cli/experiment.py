@@ -1,0 +1,279 @@
+"""``tapesched experiment``: one of the Blue Waters paper's experiments, swept and drawn.
+
+The experiments are data (:mod:`simulator.studies`); the sweep runs their
+points on local worker processes, in this process (``--workers 1``) or on a
+Dask cluster (``--dask ADDRESS``), replicates each to a precision and keeps
+every replication in a cache beside ``--out`` (:mod:`simulator.sweep`), and
+the results are written as ``results.csv``, ``summary.json`` and
+``figure.png`` (:mod:`simulator.study_report`), the directory whole or not
+at all.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from toolkit.cli.common import fail, progress_bar, reports_bad_input
+from toolkit.cli.out_options import dir_out_option
+from toolkit.outputs import DirectoryOutput
+from toolkit.units import MAX_REPLICATIONS
+
+if TYPE_CHECKING:
+    from simulator.studies import Study
+    from simulator.sweep import Point, PointResult
+
+OUT_FILES = ("results.csv", "summary.json", "figure.png")
+"""What ``experiment`` writes to ``--out``: an existing directory holding only these is replaced."""
+
+QUICK_MAX_REPLICATIONS = 3
+"""The replication cap of a ``--quick`` run (``--max-replications`` left out)."""
+
+FULL_MAX_REPLICATIONS = 10
+"""The replication cap of a full run (``--max-replications`` left out)."""
+
+
+def _local_workers() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _listing() -> None:
+    """One line per experiment: name, figure, title, x values; or why it cannot run now."""
+    from simulator.studies import STUDIES, sequence, unavailable
+
+    for study in STUDIES.values():
+        click.echo(f"{study.name}: {study.figure}, {study.title}")
+        why = unavailable(study)
+        if why is not None:
+            click.echo(f"  unavailable: {why}")
+            continue
+        click.echo(
+            f"  x = {study.axis.name}: {sequence(study.x_values)} "
+            f"(--quick: {sequence(study.quick_x_values)}); series: {', '.join(study.series)}"
+        )
+
+
+HEADINGS = {
+    "mean_weighted_response_s_per_gb": "weighted response (s/GB)",
+    "mean_stretch": "stretch",
+    "throughput_mb_s_over_window": "throughput (MB/s)",
+}
+"""The table's heading of each metric of :data:`simulator.studies.METRICS`."""
+
+
+def _cell(result: PointResult, metric: str) -> str:
+    """A metric's mean ± 95 % half-width, or why there is none."""
+    if result.saturated:
+        return "saturated"
+    e = result.estimates[metric]
+    if e.mean is None:
+        return e.reason
+    return f"{e.mean:.4g}" if e.half_width is None else f"{e.mean:.4g} ± {e.half_width:.2g}"
+
+
+def _print_table(study: Study, results: Sequence[PointResult]) -> None:
+    """The results as a table: a row per point, then each series' maximum sustainable rate."""
+    from simulator.studies import METRICS
+    from simulator.study_report import by_series, max_sustainable_rate
+
+    table = Table(title=f"{study.name} ({study.figure}): {study.title}; mean ± 95 % half-width")
+    table.add_column("series")
+    table.add_column(study.axis.name, justify="right")
+    for metric in METRICS:
+        table.add_column(HEADINGS.get(metric, metric), justify="right")
+    table.add_column("replications", justify="right")
+    for r in results:
+        table.add_row(
+            r.point.series,
+            f"{r.point.x:g}",
+            *(_cell(r, m) for m in METRICS),
+            str(len(r.runs)),
+        )
+    Console(width=120).print(table)
+    if study.axis.is_rate:
+        for name, group in by_series(results).items():
+            rate = max_sustainable_rate(group)
+            said = "none (every rate saturated)" if rate is None else f"{rate:g} requests/h"
+            click.echo(f"{name}: maximum sustainable rate {said}")
+
+
+@click.command()
+@click.argument("name", required=False)
+@click.option("--list", "listing", is_flag=True, help="List the experiments and exit.")
+@dir_out_option(
+    OUT_FILES,
+    "Directory to write (results.csv, summary.json, figure.png), whole or not at all.",
+)
+@click.option("--quick", is_flag=True, help="Fewer points, shorter horizons: minutes on 2 cores.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1, max=1024),
+    default=None,
+    help="Local worker processes (default: one per core; 1 runs in this process).",
+)
+@click.option(
+    "--dask",
+    "dask_address",
+    default=None,
+    metavar="ADDRESS",
+    help="Run on the Dask distributed scheduler at ADDRESS (e.g. tcp://host:8786).",
+)
+@click.option("--seed", type=int, default=1, help="The experiment's seed.")
+@click.option(
+    "--precision",
+    type=click.FloatRange(min=0, max=1, min_open=True),
+    default=0.05,
+    help="Replicate each point until its 95 %% interval is within this share of the mean.",
+)
+@click.option(
+    "--max-replications",
+    type=click.IntRange(min=2, max=MAX_REPLICATIONS),
+    default=None,
+    help=f"Replication cap per point (default {FULL_MAX_REPLICATIONS}, "
+    f"--quick {QUICK_MAX_REPLICATIONS}).",
+)
+@click.option(
+    "--cache",
+    "cache_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Where replications are kept for a rerun to resume from (default: DIR.cache).",
+)
+@click.option(
+    "--scenario",
+    "scenario_file",
+    type=click.Path(),
+    default=None,
+    help="The scenario the experiment starts from (default: instances/scenarios/blue-waters.json).",
+)
+@reports_bad_input
+def experiment(
+    name: str | None,
+    listing: bool,
+    out: DirectoryOutput | None,
+    quick: bool,
+    workers: int | None,
+    dask_address: str | None,
+    seed: int,
+    precision: float,
+    max_replications: int | None,
+    cache_dir: str | None,
+    scenario_file: str | None,
+) -> None:
+    """Run the Blue Waters experiment NAME (see --list) and draw its figure.
+
+    Writes to --out: results.csv (experiment, series, x_name, x, metric, mean,
+    half_width, replications, saturated: a row per point, series and
+    metric), summary.json (the settings, every point's estimates and, over
+    arrival rates, each policy's maximum sustainable rate) and figure.png.
+    Each replication is kept in the cache (DIR.cache by default), so that a
+    run interrupted and started again resumes where it stopped.
+    """
+    if listing:
+        _listing()
+        return
+    from simulator.scenario import check_runnable, load_scenario
+    from simulator.studies import SCENARIO_FILE, STUDIES, Unavailable, points, unavailable
+    from toolkit.registry import unknown_message
+
+    if name is None:
+        fail(["NAME: required, and missing (see tapesched experiment --list)"])
+    study = STUDIES.get(name)
+    if study is None:
+        fail([unknown_message("experiment", name, list(STUDIES))])
+    why = unavailable(study)
+    if why is not None:
+        fail([f"{name}: {why}"])
+    if out is None:
+        fail(["--out: required, and missing"])
+    if dask_address is not None and workers is not None:
+        fail(["--workers: not with --dask (the cluster's workers run the points)"])
+    given = scenario_file or str(SCENARIO_FILE)
+    scenario = load_scenario(given)
+    try:
+        swept = points(study, scenario, quick)
+    except Unavailable as exc:
+        fail([f"{name}: {exc}"])
+    problems = {str(p) for point in swept for p in check_runnable(point.scenario)}
+    if problems:
+        fail([f"{given}: {p} (in {name})" for p in sorted(problems)])
+    _run(study, swept, out, quick, workers, dask_address, seed, precision, max_replications,
+         cache_dir, given)  # fmt: skip
+
+
+def _run(
+    study: Study,
+    swept: Sequence[Point],
+    out: DirectoryOutput,
+    quick: bool,
+    workers: int | None,
+    dask_address: str | None,
+    seed: int,
+    share: float,
+    max_replications: int | None,
+    cache_dir: str | None,
+    scenario_file: str,
+) -> None:
+    """Sweep the points, print the table, write the directory."""
+    from simulator.studies import SCHEDULER
+    from simulator.study_report import draw_figure, results_csv, summary_document
+    from simulator.sweep import Cache, ClusterUnreachable, Precision, executor, run_sweep
+    from toolkit.io import dumps, write_atomic
+
+    cap = max_replications or (QUICK_MAX_REPLICATIONS if quick else FULL_MAX_REPLICATIONS)
+    precision = Precision(share=share, min_replications=min(2, cap), max_replications=cap)
+    cache = Cache(cache_dir or Path(out.given).with_name(Path(out.given).name + ".cache"))
+    count = workers or _local_workers()
+    where = f"the Dask cluster at {dask_address}" if dask_address else f"{count} worker(s)"
+    click.echo(f"{study.name}: {len(swept)} points on {where}; cache {cache.directory}")
+    began = time.perf_counter()
+    try:
+        with executor(count, dask_address) as pool, progress_bar() as progress:
+            task = progress.add_task(study.name, total=len(swept), current="")
+
+            def advance(done: int, total: int) -> None:
+                progress.update(task, completed=done, current=f"{done} of {total} points")
+
+            outcome = run_sweep(
+                swept,
+                seed=seed,
+                precision=precision,
+                pool=pool,
+                cache=cache,
+                progress=advance,
+            )
+    except ClusterUnreachable as exc:
+        fail([f"--dask: {exc}"])
+    elapsed = time.perf_counter() - began
+    _print_table(study, outcome.results)
+    click.echo(
+        f"{outcome.simulated} replications run, {outcome.cached} from the cache, in {elapsed:.1f} s"
+    )
+    settings = {
+        "scenario_file": scenario_file,
+        "scheduler": SCHEDULER if isinstance(SCHEDULER, str) else repr(SCHEDULER),
+        "seed": seed,
+        "quick": quick,
+        "sizes": study.sizes,
+        "rate_per_h": study.rate_per_h,
+        "block_mb": study.block_mb,
+        "duration_s": study.horizon_s(quick),
+        "x_values": list(study.xs(quick)),
+    }
+    document = summary_document(study, outcome.results, settings, precision)
+    with out.building() as staging:
+        write_atomic(staging / "results.csv", results_csv(study, outcome.results))
+        write_atomic(staging / "summary.json", dumps(document))
+        draw_figure(study, outcome.results, staging / "figure.png")
+    click.echo(f"wrote {out.given}; figure: {Path(out.given) / 'figure.png'}")
