@@ -23,7 +23,10 @@ number of seconds, fixed, or ``{"mean_s": m, "dist": "exponential"}``::
         "read_share": 0.5, "new_file_share": 0.9, "initial_files": 1000,
         "schemes": {"4+2": 1.0}, "data_ratio": [1, 3], "ec_ratio": null
       },
-      "run": {"scheduler": "fifo", "seed": 1, "replications": 1, "warmup": 0.1}
+      "run": {"scheduler": "fifo", "seed": 1, "replications": 1, "warmup": 0.1,
+              "bw_main": {"max_light_load": 1, "min_lb_interval": "6d",
+                          "max_waiting_time": "1h", "max_req_count": 100,
+                          "max_imbalance": 10}}
     }
 
 A file is structured through cattrs into a :class:`ScenarioDocument`, each
@@ -59,7 +62,16 @@ a platform:
   ``workload.initial_files`` (1000), ``workload.data_ratio`` (``[1, 3]``),
   ``workload.ec_ratio`` (drawn in ``[1, C_D]``): the paper's Section 6.1;
 - the whole ``run`` section: ``scheduler`` (``fifo``), ``seed`` (1),
-  ``replications`` (1), ``warmup`` (0.1).
+  ``replications`` (1), ``warmup`` (0.1), and ``bw_main``, the parameters
+  of the ``bw-main`` scheduler (:mod:`simulator.bw_main`), each optional
+  with the defaults of :class:`~simulator.bw_main.BwMainParams`:
+  ``max_light_load`` (``MAXLIGHTLOAD``, an integer >= 0),
+  ``min_lb_interval`` (``MINLBINTERVAL``) and ``max_waiting_time``
+  (``MAXWAITINGTIME``), durations as ``duration`` is written,
+  ``max_req_count`` (``MAXREQCOUNT``, an integer >= 0) and
+  ``max_imbalance`` (``MAXIMBALANCE``, a number >= 0). They are read only
+  when the scheduler is ``bw-main``, so that one scenario can be run under
+  ``bw-main`` and, for comparison, under another scheduler.
 
 A drive group's ``model`` is a name of the technology table
 (:data:`toolkit.technology.DRIVES`: ``LTO-7``, ``T10000D``, ``TS1160``,
@@ -74,7 +86,7 @@ much longer each way for a tape of another library. ``sizes`` is a size class of
 :data:`simulator.workload.SIZE_CLASSES_MB` or ``[min_mb, max_mb]``. ``run.scheduler``
 is a registered heuristic, a scheduler of one's own as ``module.path:Attr``
 (imported when the file is read) or an entry point's name (see
-:mod:`solvers.plugins`).
+:mod:`solvers.plugins`), or ``bw-main``, the simulator's own scheduler.
 ``rate`` is a number (per second) or a rate such as ``"65/h"`` or
 ``"65/hour"``; ``duration`` a number (seconds) or a duration with its unit
 such as ``"30d"`` or ``"2 weeks"`` (a string without a unit is refused as
@@ -98,6 +110,8 @@ from typing import Annotated, Any
 import attrs
 from attrs import evolve, frozen
 
+from simulator.bw_main import NAME as BW_MAIN
+from simulator.bw_main import BwMainParams
 from simulator.files import FileSpec, Scheme
 from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
 from simulator.policy import Policy
@@ -118,7 +132,9 @@ from toolkit.fields import (
     check,
     checked,
     integer,
+    natural,
     nonempty_text,
+    nonnegative_finite,
     not_empty,
     number,
     one_of,
@@ -175,6 +191,7 @@ class RunSettings:
     seed: int = 1
     replications: int = 1
     warmup: float = 0.1
+    bw_main: BwMainParams = attrs.field(factory=BwMainParams)
 
 
 @frozen
@@ -309,6 +326,8 @@ def _policy_name(value: Any) -> str:
 def _scheduler(value: Any) -> str:
     """A scheduler's name, imported when it is ``module.path:Attr`` (:mod:`solvers.plugins`)."""
     require(nonempty_text, value)
+    if value == BW_MAIN:
+        return value  # type: ignore[no-any-return]
     try:
         resolve_scheduler(value)
     except SchedulerSpecError as exc:
@@ -399,6 +418,29 @@ _SAME_AS_WORKLOAD_PARAMS = (
 
 _DEFAULT_RUN = RunSettings()
 
+_BW = _DEFAULT_RUN.bw_main
+
+
+@checked(kw_only=True)
+class BwMainSection:
+    """The ``run.bw_main`` of a scenario file: the parameters of ``bw-main``."""
+
+    max_light_load: int = check(at_most(natural, MAX_COUNT), default=_BW.max_light_load)
+    min_lb_interval: float = parsed(_span, default=_BW.min_lb_interval_s)
+    max_waiting_time: float = parsed(_span, default=_BW.max_waiting_time_s)
+    max_req_count: int = check(at_most(natural, MAX_COUNT), default=_BW.max_req_count)
+    max_imbalance: float = check(nonnegative_finite, default=_BW.max_imbalance, converter=as_float)
+
+    def params(self) -> BwMainParams:
+        """The parameters as :class:`~simulator.bw_main.BwMain` takes them."""
+        return BwMainParams(
+            self.max_light_load,
+            self.min_lb_interval,
+            self.max_waiting_time,
+            self.max_req_count,
+            self.max_imbalance,
+        )
+
 
 @checked(kw_only=True)
 class RunSection:
@@ -414,6 +456,7 @@ class RunSection:
         default=_DEFAULT_RUN.warmup,
         converter=as_float,
     )
+    bw_main: BwMainSection = BwMainSection()
 
 
 @checked(kw_only=True)
@@ -552,7 +595,9 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
             if (value := getattr(document.policy, key)) is not None
         },
         workload=workload,
-        run=RunSettings(run.scheduler, run.seed, run.replications, run.warmup),
+        run=RunSettings(
+            run.scheduler, run.seed, run.replications, run.warmup, run.bw_main.params()
+        ),
     )
     problems = check_runnable(scenario)
     if problems:
