@@ -23,10 +23,7 @@ number of seconds, fixed, or ``{"mean_s": m, "dist": "exponential"}``::
         "read_share": 0.5, "new_file_share": 0.9, "initial_files": 1000,
         "schemes": {"4+2": 1.0}, "data_ratio": [1, 3], "ec_ratio": null
       },
-      "run": {"scheduler": "fifo", "seed": 1, "replications": 1, "warmup": 0.1,
-              "bw_main": {"max_light_load": 1, "min_lb_interval": "6d",
-                          "max_waiting_time": "1h", "max_req_count": 100,
-                          "max_imbalance": 10}}
+      "run": {"scheduler": "fifo", "seed": 1, "replications": 1, "warmup": 0.1}
     }
 
 A file is structured through cattrs into a :class:`ScenarioDocument`, each
@@ -62,16 +59,7 @@ a platform:
   ``workload.initial_files`` (1000), ``workload.data_ratio`` (``[1, 3]``),
   ``workload.ec_ratio`` (drawn in ``[1, C_D]``): the paper's Section 6.1;
 - the whole ``run`` section: ``scheduler`` (``fifo``), ``seed`` (1),
-  ``replications`` (1), ``warmup`` (0.1), and ``bw_main``, the parameters
-  of the ``bw-main`` scheduler (:mod:`simulator.bw_main`), each optional
-  with the defaults of :class:`~simulator.bw_main.BwMainParams`:
-  ``max_light_load`` (``MAXLIGHTLOAD``, an integer >= 0),
-  ``min_lb_interval`` (``MINLBINTERVAL``) and ``max_waiting_time``
-  (``MAXWAITINGTIME``), durations as ``duration`` is written,
-  ``max_req_count`` (``MAXREQCOUNT``, an integer >= 0) and
-  ``max_imbalance`` (``MAXIMBALANCE``, a number >= 0). They are read only
-  when the scheduler is ``bw-main``, so that one scenario can be run under
-  ``bw-main`` and, for comparison, under another scheduler.
+  ``replications`` (1), ``warmup`` (0.1).
 
 A drive group's ``model`` is a name of the technology table
 (:data:`toolkit.technology.DRIVES`: ``LTO-7``, ``T10000D``, ``TS1160``,
@@ -86,7 +74,18 @@ much longer each way for a tape of another library. ``sizes`` is a size class of
 :data:`simulator.workload.SIZE_CLASSES_MB` or ``[min_mb, max_mb]``. ``run.scheduler``
 is a registered heuristic, a scheduler of one's own as ``module.path:Attr``
 (imported when the file is read) or an entry point's name (see
-:mod:`solvers.plugins`), or ``bw-main``, the simulator's own scheduler.
+:mod:`solvers.plugins`), or ``bw-main``, the simulator's own scheduler
+(:mod:`simulator.bw_main`), which takes parameters: given as an object,
+``{"name": "bw-main", "max_light_load": 1, "min_lb_interval": "6d",
+"max_waiting_time": "1h", "max_req_count": 100, "max_imbalance": 10}``,
+each parameter optional (these are the defaults,
+:class:`~simulator.bw_main.BwMainParams`): ``max_light_load``
+(``MAXLIGHTLOAD``) and ``max_req_count`` (``MAXREQCOUNT``) integers >= 0,
+``min_lb_interval`` (``MINLBINTERVAL``) and ``max_waiting_time``
+(``MAXWAITINGTIME``) durations written as ``duration`` is, ``max_imbalance``
+(``MAXIMBALANCE``) a number >= 0; ``--scheduler`` on the command line
+replaces the name and keeps the parameters, so that one scenario runs under
+``bw-main`` and, for comparison, under another scheduler.
 ``rate`` is a number (per second) or a rate such as ``"65/h"`` or
 ``"65/hour"``; ``duration`` a number (seconds) or a duration with its unit
 such as ``"30d"`` or ``"2 weeks"`` (a string without a unit is refused as
@@ -323,8 +322,14 @@ def _policy_name(value: Any) -> str:
     return value  # type: ignore[no-any-return]
 
 
-def _scheduler(value: Any) -> str:
-    """A scheduler's name, imported when it is ``module.path:Attr`` (:mod:`solvers.plugins`)."""
+def _scheduler(value: Any) -> str | tuple[str, BwMainParams]:
+    """A scheduler's name, imported when it is ``module.path:Attr`` (:mod:`solvers.plugins`);
+    or ``bw-main`` and its parameters, given as an object."""
+    if type(value) is dict:
+        section, problems = JSON.structure(value, BwMainSection, keys=_KEYS)
+        if section is None:
+            raise ValueProblems(problems)
+        return (BW_MAIN, section.params())
     require(nonempty_text, value)
     if value == BW_MAIN:
         return value  # type: ignore[no-any-return]
@@ -423,8 +428,9 @@ _BW = _DEFAULT_RUN.bw_main
 
 @checked(kw_only=True)
 class BwMainSection:
-    """The ``run.bw_main`` of a scenario file: the parameters of ``bw-main``."""
+    """``run.scheduler`` given as an object: ``bw-main`` and its parameters."""
 
+    name: str = check(one_of((BW_MAIN,)))
     max_light_load: int = check(at_most(natural, MAX_COUNT), default=_BW.max_light_load)
     min_lb_interval: float = parsed(_span, default=_BW.min_lb_interval_s)
     max_waiting_time: float = parsed(_span, default=_BW.max_waiting_time_s)
@@ -446,7 +452,7 @@ class BwMainSection:
 class RunSection:
     """The ``run`` of a scenario file."""
 
-    scheduler: str = parsed(_scheduler, default=_DEFAULT_RUN.scheduler)
+    scheduler: str | tuple[str, BwMainParams] = parsed(_scheduler, default=_DEFAULT_RUN.scheduler)
     seed: int = check(integer, default=_DEFAULT_RUN.seed)
     replications: int = check(
         at_most(at_least_one, MAX_REPLICATIONS), default=_DEFAULT_RUN.replications
@@ -456,7 +462,6 @@ class RunSection:
         default=_DEFAULT_RUN.warmup,
         converter=as_float,
     )
-    bw_main: BwMainSection = BwMainSection()
 
 
 @checked(kw_only=True)
@@ -584,6 +589,9 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
     if problems or platform is None or workload is None:
         raise InputError(source, problems)
     run = document.run
+    scheduler, bw_main = run.scheduler, _DEFAULT_RUN.bw_main
+    if isinstance(scheduler, tuple):
+        scheduler, bw_main = scheduler
     scenario = Scenario(
         name=document.name,
         description=document.description,
@@ -595,9 +603,7 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
             if (value := getattr(document.policy, key)) is not None
         },
         workload=workload,
-        run=RunSettings(
-            run.scheduler, run.seed, run.replications, run.warmup, run.bw_main.params()
-        ),
+        run=RunSettings(scheduler, run.seed, run.replications, run.warmup, bw_main),
     )
     problems = check_runnable(scenario)
     if problems:

@@ -293,7 +293,7 @@ def small_scenario(tmp_path: Path) -> Path:
     document = json.loads((INSTANCES / "scenarios" / "blue-waters.json").read_text())
     document["platform"]["drives"][0]["count"] = 20
     document["workload"].update({"rate": "60/h", "duration": "3h", "initial_files": 50})
-    document["run"]["bw_main"] = {"max_light_load": 2, "min_lb_interval": "1h"}
+    document["run"]["scheduler"] = {"name": "bw-main", "max_light_load": 2, "min_lb_interval": "1h"}
     path = tmp_path / "small.json"
     path.write_text(json.dumps(document))
     return path
@@ -313,7 +313,7 @@ def test_simulate_with_bw_main_and_its_parameters_exports_a_schedule_the_validat
     assert "exported schedule, checked by the validator" in stdout and "feasible" in stdout
     summary = json.loads((out / "summary.json").read_text())
     assert summary["scheduler"] == "bw-main"
-    assert summary["bw_main"] == {
+    assert summary["bw_main"] == {  # the file's, replaced by the options given
         "max_light_load": 2,  # from the file
         "min_lb_interval_s": 1800.0,
         "max_waiting_time_s": 600.0,
@@ -332,7 +332,7 @@ def test_simulate_with_bw_main_and_its_parameters_exports_a_schedule_the_validat
          "--min-lb-interval: '6' is ambiguous: give a unit, such as 90s, 2min or 30d"),
         (["--scheduler", "bw-main", "--max-imbalance", "-1"],
          "--max-imbalance: must be a finite number >= 0, got '-1'"),
-        (["--max-req-count", "5"],
+        (["--scheduler", "fifo", "--max-req-count", "5"],
          "--max-req-count: only the bw-main scheduler takes it; the scheduler is 'fifo'"),
     ],
 )  # fmt: skip
@@ -343,14 +343,19 @@ def test_a_bad_bw_main_option_is_one_line_and_exit_2(small_scenario, args, line)
 
 def test_a_bad_bw_main_parameter_in_the_scenario_file_is_named_by_its_path(small_scenario):
     document = json.loads(small_scenario.read_text())
-    document["run"]["bw_main"] = {"min_lb_interval": -5, "max_light_load": 1.5}
+    document["run"]["scheduler"] = {"name": "bw-main", "min_lb_interval": -5, "max_light_load": 1.5}
     small_scenario.write_text(json.dumps(document))
-    code, stdout, err = run("simulate", str(small_scenario), "--scheduler", "bw-main")
+    code, stdout, err = run("simulate", str(small_scenario))
     assert (code, stdout) == (2, "")
     assert err.splitlines() == [
-        f"{small_scenario}: run.bw_main.max_light_load: expected an integer, got 1.5",
-        f"{small_scenario}: run.bw_main.min_lb_interval: must be > 0, got -5.0",
+        f"{small_scenario}: run.scheduler.max_light_load: expected an integer, got 1.5",
+        f"{small_scenario}: run.scheduler.min_lb_interval: must be > 0, got -5.0",
     ]
+    document["run"]["scheduler"] = {"name": "fifo", "max_light_load": 1}
+    small_scenario.write_text(json.dumps(document))
+    code, stdout, err = run("simulate", str(small_scenario))
+    assert (code, stdout) == (2, "")
+    assert err == f"{small_scenario}: run.scheduler.name: must be one of 'bw-main', got 'fifo'\n"
 
 
 def test_bw_main_is_refused_on_a_core_problem_instance():
