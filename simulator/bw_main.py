@@ -11,7 +11,10 @@ process, :class:`Dismount` to eject a tape) and reads, beyond
 :class:`~simulator.simulation.SimulationState` answers for the simulator's
 own schedulers (:class:`SimulatorState`: a request's type, the movers'
 drives, what a mover can host, the requests done); the simulation asks it
-again every ``MINLBINTERVAL`` through its ``wake_s``.
+again every ``MINLBINTERVAL`` through its ``wake_s``. Its parameters
+(:class:`BwMainParams`) come from a scenario's ``run.scheduler`` given as
+``{"name": "bw-main", ...}`` (:mod:`simulator.scenario`) and from the
+options of ``tapesched simulate`` (``--min-lb-interval 6d``, ...).
 
 The model, as the paper has it
     A request's *type* is its archival policy (the one laying its file
@@ -98,11 +101,6 @@ from toolkit.model import Request
 NAME = "bw-main"
 """The name ``--scheduler`` and a scenario's ``run.scheduler`` know it by."""
 
-DESCRIPTION = (
-    "the Blue Waters paper's MAIN-SCHEDULER and LOAD-BALANCER: typed I/O processes bound to "
-    "drives of a mover, rebalanced every MINLBINTERVAL (simulator only)"
-)
-
 
 @frozen
 class BwMainParams:
@@ -138,16 +136,6 @@ class BwMainParams:
             raise ValueError("min_lb_interval_s and max_waiting_time_s must be > 0")
         if not self.max_imbalance >= 0:
             raise ValueError("max_imbalance must be >= 0")
-
-
-PARAMS = {
-    "max_light_load": "MAXLIGHTLOAD",
-    "min_lb_interval": "MINLBINTERVAL",
-    "max_waiting_time": "MAXWAITINGTIME",
-    "max_req_count": "MAXREQCOUNT",
-    "max_imbalance": "MAXIMBALANCE",
-}
-"""The parameters as a scenario's ``run.bw_main`` names them, and the paper's names."""
 
 
 class SimulatorState(PlatformState, Protocol):
@@ -256,10 +244,9 @@ class BwMain:
         return self._next(state)
 
     def wake_s(self, now: float) -> float | None:
-        """When LOAD-BALANCER next wakes, while it may have something to do."""
-        if self.waiting_list or any(p.queue for ps in self.processes.values() for p in ps):
-            return self._next_lb_s
-        return None
+        """When LOAD-BALANCER next wakes, while it may have something to do: while requests
+        wait or run (with none, no condition can hold)."""
+        return self._next_lb_s if self.waiting_list or self._running else None
 
     # What the scheduler reads.
 
