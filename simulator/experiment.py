@@ -14,6 +14,7 @@ from typing import IO
 
 from attrs import evolve, frozen
 
+from simulator.bw_main import BwMainParams, simulator_scheduler
 from simulator.policy_registry import make_policy
 from simulator.results import Estimate, RequestRecord, RunSummary, combine, record_of, summarise
 from simulator.scenario import Scenario
@@ -40,11 +41,13 @@ def override(
     duration_s: float | None = None,
     seed: int | None = None,
     replications: int | None = None,
+    bw_main: BwMainParams | None = None,
 ) -> Scenario:
     """The scenario with the given settings replaced (``None``: kept).
 
     ``scheduler`` is any scheduler spec (:mod:`solvers.plugins`): a name,
-    ``module.path:Attr``, an entry point's name, or the object itself.
+    ``module.path:Attr``, an entry point's name, or the object itself;
+    ``bw_main`` the parameters of the ``bw-main`` scheduler.
     """
     workload = scenario.workload
     if rate_per_s is not None:
@@ -58,6 +61,8 @@ def override(
         run = evolve(run, seed=seed)
     if replications is not None:
         run = evolve(run, replications=replications)
+    if bw_main is not None:
+        run = evolve(run, bw_main=bw_main)
     return evolve(scenario, policy=policy or scenario.policy, workload=workload, run=run)
 
 
@@ -89,7 +94,7 @@ def run_once(
     simulation = Simulation(
         scenario.platform,
         make_policy(scenario.policy, **scenario.policy_params),
-        scenario.run.scheduler,
+        simulator_scheduler(scenario.run.scheduler, scenario.run.bw_main),
         workload,
         seed=seed,
         record=record,

@@ -74,7 +74,18 @@ much longer each way for a tape of another library. ``sizes`` is a size class of
 :data:`simulator.workload.SIZE_CLASSES_MB` or ``[min_mb, max_mb]``. ``run.scheduler``
 is a registered heuristic, a scheduler of one's own as ``module.path:Attr``
 (imported when the file is read) or an entry point's name (see
-:mod:`solvers.plugins`).
+:mod:`solvers.plugins`), or ``bw-main``, the simulator's own scheduler
+(:mod:`simulator.bw_main`), which takes parameters: given as an object,
+``{"name": "bw-main", "max_light_load": 1, "min_lb_interval": "6d",
+"max_waiting_time": "1h", "max_req_count": 100, "max_imbalance": 10}``,
+each parameter optional (these are the defaults,
+:class:`~simulator.bw_main.BwMainParams`): ``max_light_load``
+(``MAXLIGHTLOAD``) and ``max_req_count`` (``MAXREQCOUNT``) integers >= 0,
+``min_lb_interval`` (``MINLBINTERVAL``) and ``max_waiting_time``
+(``MAXWAITINGTIME``) durations written as ``duration`` is, ``max_imbalance``
+(``MAXIMBALANCE``) a number >= 0; ``--scheduler`` on the command line
+replaces the name and keeps the parameters, so that one scenario runs under
+``bw-main`` and, for comparison, under another scheduler.
 ``rate`` is a number (per second) or a rate such as ``"65/h"`` or
 ``"65/hour"``; ``duration`` a number (seconds) or a duration with its unit
 such as ``"30d"`` or ``"2 weeks"`` (a string without a unit is refused as
@@ -98,6 +109,8 @@ from typing import Annotated, Any
 import attrs
 from attrs import evolve, frozen
 
+from simulator.bw_main import NAME as BW_MAIN
+from simulator.bw_main import BwMainParams
 from simulator.files import FileSpec, Scheme
 from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
 from simulator.policy import Policy
@@ -118,7 +131,9 @@ from toolkit.fields import (
     check,
     checked,
     integer,
+    natural,
     nonempty_text,
+    nonnegative_finite,
     not_empty,
     number,
     one_of,
@@ -175,6 +190,7 @@ class RunSettings:
     seed: int = 1
     replications: int = 1
     warmup: float = 0.1
+    bw_main: BwMainParams = attrs.field(factory=BwMainParams)
 
 
 @frozen
@@ -306,9 +322,17 @@ def _policy_name(value: Any) -> str:
     return value  # type: ignore[no-any-return]
 
 
-def _scheduler(value: Any) -> str:
-    """A scheduler's name, imported when it is ``module.path:Attr`` (:mod:`solvers.plugins`)."""
+def _scheduler(value: Any) -> str | tuple[str, BwMainParams]:
+    """A scheduler's name, imported when it is ``module.path:Attr`` (:mod:`solvers.plugins`);
+    or ``bw-main`` and its parameters, given as an object."""
+    if type(value) is dict:
+        section, problems = JSON.structure(value, BwMainSection, keys=_KEYS)
+        if section is None:
+            raise ValueProblems(problems)
+        return (BW_MAIN, section.params())
     require(nonempty_text, value)
+    if value == BW_MAIN:
+        return value  # type: ignore[no-any-return]
     try:
         resolve_scheduler(value)
     except SchedulerSpecError as exc:
@@ -399,12 +423,36 @@ _SAME_AS_WORKLOAD_PARAMS = (
 
 _DEFAULT_RUN = RunSettings()
 
+_BW = _DEFAULT_RUN.bw_main
+
+
+@checked(kw_only=True)
+class BwMainSection:
+    """``run.scheduler`` given as an object: ``bw-main`` and its parameters."""
+
+    name: str = check(one_of((BW_MAIN,)))
+    max_light_load: int = check(at_most(natural, MAX_COUNT), default=_BW.max_light_load)
+    min_lb_interval: float = parsed(_span, default=_BW.min_lb_interval_s)
+    max_waiting_time: float = parsed(_span, default=_BW.max_waiting_time_s)
+    max_req_count: int = check(at_most(natural, MAX_COUNT), default=_BW.max_req_count)
+    max_imbalance: float = check(nonnegative_finite, default=_BW.max_imbalance, converter=as_float)
+
+    def params(self) -> BwMainParams:
+        """The parameters as :class:`~simulator.bw_main.BwMain` takes them."""
+        return BwMainParams(
+            self.max_light_load,
+            self.min_lb_interval,
+            self.max_waiting_time,
+            self.max_req_count,
+            self.max_imbalance,
+        )
+
 
 @checked(kw_only=True)
 class RunSection:
     """The ``run`` of a scenario file."""
 
-    scheduler: str = parsed(_scheduler, default=_DEFAULT_RUN.scheduler)
+    scheduler: str | tuple[str, BwMainParams] = parsed(_scheduler, default=_DEFAULT_RUN.scheduler)
     seed: int = check(integer, default=_DEFAULT_RUN.seed)
     replications: int = check(
         at_most(at_least_one, MAX_REPLICATIONS), default=_DEFAULT_RUN.replications
@@ -541,6 +589,9 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
     if problems or platform is None or workload is None:
         raise InputError(source, problems)
     run = document.run
+    scheduler, bw_main = run.scheduler, _DEFAULT_RUN.bw_main
+    if isinstance(scheduler, tuple):
+        scheduler, bw_main = scheduler
     scenario = Scenario(
         name=document.name,
         description=document.description,
@@ -552,7 +603,7 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
             if (value := getattr(document.policy, key)) is not None
         },
         workload=workload,
-        run=RunSettings(run.scheduler, run.seed, run.replications, run.warmup),
+        run=RunSettings(scheduler, run.seed, run.replications, run.warmup, bw_main),
     )
     problems = check_runnable(scenario)
     if problems:

@@ -26,6 +26,14 @@ What the scheduler sees
     dispatcher keeps its own: a request's rank of arrival is its rank of
     admission, the order in which requests became waiting.
 
+Asked on its own
+    A scheduler of the simulator may have a method ``wake_s(now)``, asked
+    after each decision time: the time at which it wants to be asked again
+    though nothing happens then (``None``: at the next event only). The
+    Blue Waters LOAD-BALANCER (:mod:`simulator.bw_main`) runs so, every
+    ``MINLBINTERVAL``. The protocol's other loop, the solvers' dispatcher,
+    has no such call.
+
 When a request waits (Blue Waters paper, Section 5)
     A request is not shown to the scheduler while an earlier request for
     the same file is pending (until that one's data is done); a read waits
@@ -54,6 +62,7 @@ from typing import IO, Any
 
 import orjson
 
+from simulator.bw_main import simulator_scheduler
 from simulator.catalogue import Catalogue
 from simulator.engine import Engine
 from simulator.files import FileRequest, FileSpec, JobSpec
@@ -124,8 +133,9 @@ class Simulation:
     scheduler
         The online scheduler: a registered name, ``module.path:Attr``, an
         entry point's name, a class or factory of schedulers, or a scheduler
-        (see :mod:`solvers.plugins`); the run makes its own from it
-        (:attr:`scheduler`), as schedulers keep state per run.
+        (see :mod:`solvers.plugins`), or ``bw-main`` with its default
+        parameters (:mod:`simulator.bw_main`); the run makes its own from
+        it (:attr:`scheduler`), as schedulers keep state per run.
     workload
         The initial archive and the requests.
     seed
@@ -148,7 +158,7 @@ class Simulation:
     ) -> None:
         self.spec = spec
         self.policy = policy
-        self.scheduler: Scheduler = make_scheduler(scheduler)
+        self.scheduler: Scheduler = make_scheduler(simulator_scheduler(scheduler))
         """The run's own scheduler."""
         self.workload = workload
         self.engine = Engine()
@@ -187,6 +197,9 @@ class Simulation:
         self._next = 0
         self._deciding = False
         self._poked = False
+        self._wake: Callable[[float], float | None] | None = getattr(self.scheduler, "wake_s", None)
+        """The scheduler's ``wake_s(now)``, when it has one (see *Asked on its own*)."""
+        self._wakes: set[float] = set()
         self.state = SimulationState(self)
         self._schedule_next_arrival()
 
@@ -303,6 +316,16 @@ class Simulation:
             )
         finally:
             self._deciding = False
+        if self._wake is not None:
+            wake_s = self._wake(self.engine.now_s)
+            if wake_s is not None and wake_s > self.engine.now_s and wake_s not in self._wakes:
+                self._wakes.add(wake_s)
+                self.engine.at(wake_s, self._woken, wake_s)
+
+    def _woken(self, wake_s: float) -> None:
+        self._wakes.discard(wake_s)
+        if not self._deciding:
+            self._decide()
 
     def _carry_out(self, decision: Decision) -> None:
         if isinstance(decision, Dismount):
@@ -521,10 +544,38 @@ class Simulation:
         self._placed = (key, placed)
         return placed
 
+    def _room(self, entry: AdmittedRequest) -> tuple[float, float, list[int]]:
+        """What ``entry`` needs of a mover: memory, disk of a new stream, and the mover of
+        each free stream of its type (``hosts``, where it needs no new disk)."""
+        disk = 0.0
+        hosts: list[int] = []
+        if entry.file_request.kind == "write":
+            file = entry.file_request.file
+            disk = self._stream_disk_mb(file)
+            if disk > 0:
+                hosts = [self.group_mover[id(g)] for g in self._free_groups(file)]
+        return self._memory_mb(entry), disk, hosts
+
+    def _fits(
+        self, m: int, width: int, room: tuple[float, float, list[int]], drives: bool = True
+    ) -> bool:
+        """Whether mover ``m`` has the ``room`` and, with ``drives``, ``width`` idle drives."""
+        memory, disk, hosts = room
+        mover = self.platform.movers[m]
+        if drives and mover.idle < width:
+            return False
+        if mover.memory_mb + memory > mover.spec.memory_mb:
+            return False
+        if disk > 0 and m not in hosts and mover.disk_mb + disk > mover.spec.disk_mb:
+            return False
+        if mover.bandwidth_mb_s is None:
+            return True
+        rate = self.platform.drives[mover.drives[0]].model.rate_mb_s
+        return mover.streaming_mb_s + width * rate <= mover.bandwidth_mb_s + 1e-9
+
     def _place(self, entry: AdmittedRequest) -> list[int] | None:
         platform = self.platform
         width = entry.width
-        memory = self._memory_mb(entry)
         wanted = self._wanted_tapes(entry)
         held: dict[int, int] = {}
         for tape in wanted:
@@ -533,26 +584,12 @@ class Simulation:
                 m = platform.drives[d].mover
                 held[m] = held.get(m, 0) + 1
         movers = platform.movers
-        disk = 0.0
-        hosts: set[int] = set()
-        if entry.file_request.kind == "write":
-            disk = self._stream_disk_mb(entry.file_request.file)
-            if disk > 0:
-                for g in self._free_groups(entry.file_request.file):
-                    m = self.group_mover[id(g)]
-                    hosts.add(m)
-                    held[m] = held.get(m, 0) + 1
+        room = self._room(entry)
+        for m in room[2]:
+            held[m] = held.get(m, 0) + 1
 
         def fits(m: int) -> bool:
-            mover = movers[m]
-            if mover.idle < width or mover.memory_mb + memory > mover.spec.memory_mb:
-                return False
-            if disk > 0 and m not in hosts and mover.disk_mb + disk > mover.spec.disk_mb:
-                return False
-            if mover.bandwidth_mb_s is None:
-                return True
-            rate = platform.drives[mover.drives[0]].model.rate_mb_s
-            return mover.streaming_mb_s + width * rate <= mover.bandwidth_mb_s + 1e-9
+            return self._fits(m, width, room)
 
         chosen = None
         for m in sorted(held, key=lambda m: (-held[m], -movers[m].idle, m)):
@@ -845,6 +882,40 @@ class SimulationState:
             chosen = placed
         ready = max([self.now] + [self.available_s(p.drives[d].id) for d in chosen])
         return Preview(tuple(p.drives[d].id for d in chosen), ready, ready + entry.service_s)
+
+    # Questions of the simulator's own schedulers (simulator.bw_main), beyond the protocol.
+
+    def request_type(self, request: Request) -> GroupType:
+        """The paper's type of ``request``: the policy laying its file out, and its scheme."""
+        return group_type(self._sim.policy, self._entry(request).file_request.file)
+
+    def process_width(self, request: Request) -> int:
+        """Drives a process of ``request``'s type binds: those a write of its file needs."""
+        return self._sim.policy.write_width(self._entry(request).file_request.file)
+
+    def width(self, request: Request) -> int:
+        """Drives ``request`` runs on: one per column of its plan."""
+        return self._entry(request).width
+
+    def mover_drives(self) -> list[tuple[str, ...]]:
+        """The drive ids of each mover, by mover number (a library is a mover without movers)."""
+        drives = self._platform.drives
+        return [tuple(drives[d].id for d in m.drives) for m in self._platform.movers]
+
+    def movers_for(self, request: Request) -> list[int]:
+        """Numbers of the movers that may run ``request`` (those of its library, or all when
+        pass-through ports join the libraries)."""
+        return self._sim._movers_for(self._entry(request))
+
+    def can_host(self, request: Request, mover: int) -> bool:
+        """Whether ``mover`` has the memory, disk and bandwidth ``request`` needs (its drives
+        aside)."""
+        entry = self._entry(request)
+        return self._sim._fits(mover, entry.width, self._sim._room(entry), drives=False)
+
+    def finished(self, since: int) -> list[str]:
+        """Ids of the requests done, in the order they were done, from the ``since``-th on."""
+        return [e.request.id for e in self._sim.finished[since:]]
 
     @contextmanager
     def trial(self, decision: Decision) -> Iterator[None]:

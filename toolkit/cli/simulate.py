@@ -18,6 +18,7 @@ from solvers.registry import SCHEDULERS
 from toolkit.cli.common import (
     EXIT_INFEASIBLE,
     DurationType,
+    ParsedType,
     RateType,
     RegistryChoice,
     echo_verdict,
@@ -29,7 +30,7 @@ from toolkit.cli.out_options import dir_out_option
 from toolkit.io import dumps, save_instance, save_schedule
 from toolkit.model import Instance
 from toolkit.outputs import DirectoryOutput
-from toolkit.units import MAX_ARRIVALS, MAX_REPLICATIONS
+from toolkit.units import MAX_ARRIVALS, MAX_COUNT, MAX_REPLICATIONS
 from toolkit.validator import validate
 
 if TYPE_CHECKING:
@@ -47,10 +48,36 @@ OUT_FILES = ("summary.json", "requests.csv", "events.jsonl", "instance.json", "s
 """What ``simulate`` writes to ``--out``: an existing directory holding only these is replaced."""
 
 
+BW_MAIN = "bw-main"
+"""The simulator's own scheduler (simulator.bw_main), known to scenario runs only."""
+
+BW_MAIN_OPTIONS = {
+    "max_light_load": "--max-light-load",
+    "min_lb_interval_s": "--min-lb-interval",
+    "max_waiting_time_s": "--max-waiting-time",
+    "max_req_count": "--max-req-count",
+    "max_imbalance": "--max-imbalance",
+}
+"""bw-main's parameters (simulator.bw_main.BwMainParams fields) and their options."""
+
+
+def _nonnegative(text: str) -> float:
+    """A finite number >= 0 (``--max-imbalance``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number") from None
+    if not 0 <= value < float("inf"):
+        raise ValueError(f"must be a finite number >= 0, got {text!r}")
+    return value
+
+
 def _check_scheduler(spec: str) -> None:
     """Exit with the one-line bad-input report unless ``spec`` gives a scheduler."""
     from solvers.plugins import SchedulerSpecError, resolve_scheduler
 
+    if spec == BW_MAIN:
+        return
     try:
         resolve_scheduler(spec)
     except SchedulerSpecError as exc:
@@ -63,6 +90,8 @@ def _simulate_instance(
     """Run a core-problem instance directly under an online scheduler."""
     from simulator.instance_run import simulate_instance
 
+    if scheduler == BW_MAIN:
+        fail([f"--scheduler: {BW_MAIN} runs scenarios only (it needs movers and typed requests)"])
     _check_scheduler(scheduler)
     events = io.BytesIO() if log else None
     schedule, _ = simulate_instance(instance, scheduler, log=events)
@@ -97,10 +126,14 @@ def _document(
     ``half_width_95``, ``n``, ``degrees_of_freedom``, ``wider_than_mean``,
     ``missing``: why there is no mean).
     """
+    bw_main = {}
+    if scenario.run.scheduler == BW_MAIN:
+        bw_main = {"bw_main": {k: getattr(scenario.run.bw_main, k) for k in BW_MAIN_OPTIONS}}
     return {
         "scenario": scenario.name,
         "policy": scenario.policy,
         "scheduler": scenario.run.scheduler,
+        **bw_main,
         "rate_per_h": scenario.workload.rate_per_s * 3600,
         "duration_s": scenario.workload.duration_s,
         "replications": [r.summary.to_dict() for r in runs],
@@ -151,9 +184,40 @@ def _print_estimates(
     "--scheduler",
     default=None,
     help=(
-        f"Online heuristic ({', '.join(SCHEDULERS)}), plug-in scheduler (see `tapesched "
+        f"Online heuristic ({', '.join(SCHEDULERS)}), {BW_MAIN} (the Blue Waters paper's "
+        "MAIN-SCHEDULER and LOAD-BALANCER, for scenarios), plug-in scheduler (see `tapesched "
         "solvers`) or a scheduler of one's own as module.path:Attr (default: the scenario's)."
     ),
+)
+@click.option(
+    "--max-light-load",
+    type=click.IntRange(min=0, max=MAX_COUNT),
+    default=None,
+    help="bw-main's MAXLIGHTLOAD: most requests on a process that still takes one more.",
+)
+@click.option(
+    "--min-lb-interval",
+    type=DurationType(),
+    default=None,
+    help="bw-main's MINLBINTERVAL: the load balancer's period, e.g. 6d.",
+)
+@click.option(
+    "--max-waiting-time",
+    type=DurationType(),
+    default=None,
+    help="bw-main's MAXWAITINGTIME: the balancer runs once a request waited longer, e.g. 1h.",
+)
+@click.option(
+    "--max-req-count",
+    type=click.IntRange(min=0, max=MAX_COUNT),
+    default=None,
+    help="bw-main's MAXREQCOUNT: the balancer runs once more requests wait.",
+)
+@click.option(
+    "--max-imbalance",
+    type=ParsedType("NUMBER", _nonnegative),
+    default=None,
+    help="bw-main's MAXIMBALANCE: the balancer runs once the types' loads differ more.",
 )
 @click.option("--rate", type=RateType(), default=None, help="Arrival rate, e.g. 65/h.")
 @click.option("--duration", type=DurationType(), default=None, help="Simulated time, e.g. 30d.")
@@ -185,6 +249,11 @@ def simulate(
     scenario_file: str,
     policy: str | None,
     scheduler: str | None,
+    max_light_load: int | None,
+    min_lb_interval: float | None,
+    max_waiting_time: float | None,
+    max_req_count: int | None,
+    max_imbalance: float | None,
     rate: float | None,
     duration: float | None,
     seed: int | None,
@@ -225,6 +294,28 @@ def simulate(
 
     if scheduler is not None:
         _check_scheduler(scheduler)
+    given_params = {
+        "max_light_load": max_light_load,
+        "min_lb_interval_s": min_lb_interval,
+        "max_waiting_time_s": max_waiting_time,
+        "max_req_count": max_req_count,
+        "max_imbalance": max_imbalance,
+    }
+    bw_main = None
+    if any(v is not None for v in given_params.values()):
+        running = scheduler or str(scenario.run.scheduler)
+        if running != BW_MAIN:
+            fail(
+                [
+                    f"{BW_MAIN_OPTIONS[k]}: only the {BW_MAIN} scheduler takes it; "
+                    f"the scheduler is {running!r}"
+                    for k, v in given_params.items()
+                    if v is not None
+                ]
+            )
+        from simulator.bw_main import with_params
+
+        bw_main = with_params(scenario.run.bw_main, **given_params)
     given = [name for name, value in (("--rate", rate), ("--duration", duration)) if value]
     if given and workload_file is None:
         rate_per_s = rate or scenario.workload.rate_per_s
@@ -239,6 +330,7 @@ def simulate(
         duration_s=duration,
         seed=seed,
         replications=replications,
+        bw_main=bw_main,
     )
     if policy is not None:
         unrunnable = check_runnable(scenario)
