@@ -20,39 +20,32 @@ The paper gives figures but not its horizons or its points; chosen here:
   to see a queue grow; ``--quick`` a fraction of that;
 - the paper's ``B`` per figure for RAIT, given to PARALLEL and HETERO too.
 
-One scheduler runs every experiment (:data:`SCHEDULER`). ``bw-fig10``
-varies the load balancer's period, a parameter of the paper's
-MAIN-SCHEDULER: its x is passed to the scheduler's factory as the keyword
-:data:`MIN_LB_INTERVAL` by :func:`with_scheduler_parameter`, the one place
-that knows how; until :data:`SCHEDULER` takes that keyword the experiment
-is unavailable and :func:`unavailable` says why in one line.
+The paper's own scheduler runs every experiment (:data:`SCHEDULER`,
+``bw-main``: MAIN-SCHEDULER and LOAD-BALANCER, :mod:`simulator.bw_main`);
+``tapesched experiment --scheduler`` runs them under another one, to set an
+online heuristic beside the paper's. ``bw-fig10`` varies the load
+balancer's period ``MINLBINTERVAL``, a parameter of ``bw-main`` only: under
+another scheduler it is unavailable and :func:`unavailable` says why in
+one line.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from pathlib import Path
 from types import MappingProxyType
-from typing import cast
 
 from attrs import evolve, frozen
 
+from simulator.bw_main import NAME as BW_MAIN
 from simulator.experiment import override
 from simulator.scenario import Scenario
 from simulator.sweep import PRIMARY_METRIC, Point
 from simulator.workload import SIZE_CLASSES_MB
-from solvers.plugins import (
-    PluggedScheduler,
-    SchedulerFactory,
-    SchedulerSpec,
-    SchedulerSpecError,
-    resolve_scheduler,
-)
+from solvers.plugins import SchedulerSpec
 
-SCHEDULER: SchedulerSpec = "fifo"
-"""The scheduler of every experiment (the paper's MAIN-SCHEDULER once it is registered)."""
+SCHEDULER: SchedulerSpec = BW_MAIN
+"""The scheduler of every experiment unless another is given: the paper's MAIN-SCHEDULER."""
 
 MIN_LB_INTERVAL = "min_lb_interval_s"
 """The keyword by which a scheduler's factory takes MINLBINTERVAL, in seconds (``bw-fig10``)."""
@@ -69,41 +62,23 @@ WEEK_S = 7 * DAY_S
 
 
 class Unavailable(ValueError):
-    """An experiment that cannot run with the current scheduler; the message is one line."""
+    """An experiment that cannot run with the scheduler given; the message is one line."""
 
 
-def _refusal(plugged: PluggedScheduler, name: str) -> str | None:
-    """Why the scheduler cannot be given the keyword ``name`` (one line), or ``None``."""
-    try:
-        accepted = inspect.signature(plugged.factory).parameters
-    except (TypeError, ValueError):
-        accepted = MappingProxyType({})
-    if name in accepted:
+def _name(scheduler: SchedulerSpec) -> str:
+    if isinstance(scheduler, str):
+        return scheduler
+    return str(getattr(scheduler, "__name__", repr(scheduler)))
+
+
+def _refusal(scheduler: SchedulerSpec) -> str | None:
+    """Why ``scheduler`` has no MINLBINTERVAL (one line), or ``None`` for ``bw-main``."""
+    if scheduler == BW_MAIN:
         return None
     return (
-        f"scheduler {plugged.name!r} takes no parameter {name} (the paper's MINLBINTERVAL); "
-        "this experiment needs a scheduler that does"
+        f"scheduler {_name(scheduler)!r} has no MINLBINTERVAL (the paper's load-balancer "
+        f"period); this experiment needs {BW_MAIN!r}"
     )
-
-
-def with_scheduler_parameter(scenario: Scenario, name: str, value: float) -> Scenario:
-    """The scenario with its scheduler made with ``name=value``.
-
-    The scheduler spec is resolved (:func:`solvers.plugins.resolve_scheduler`)
-    and its factory given the keyword through :func:`functools.partial`, a
-    factory of schedulers that any run takes and that pickles to a worker.
-
-    Raises
-    ------
-    Unavailable
-        When the scheduler's factory takes no keyword ``name``.
-    """
-    plugged = resolve_scheduler(scenario.run.scheduler)
-    refusal = _refusal(plugged, name)
-    if refusal is not None:
-        raise Unavailable(refusal)
-    made = cast(SchedulerFactory, partial(plugged.factory, **{name: value}))
-    return override(scenario, scheduler=made)
 
 
 def _rate(scenario: Scenario, per_s: float) -> Scenario:
@@ -119,7 +94,10 @@ def _ec_ratio(scenario: Scenario, ratio: float) -> Scenario:
 
 
 def _min_lb_interval(scenario: Scenario, seconds: float) -> Scenario:
-    return with_scheduler_parameter(scenario, MIN_LB_INTERVAL, seconds)
+    refusal = _refusal(scenario.run.scheduler)
+    if refusal is not None:
+        raise Unavailable(refusal)
+    return override(scenario, bw_main=evolve(scenario.run.bw_main, min_lb_interval_s=seconds))
 
 
 SETTERS: Mapping[str, Callable[[Scenario, float], Scenario]] = MappingProxyType(
@@ -325,13 +303,12 @@ def unavailable(study: Study, scheduler: SchedulerSpec = SCHEDULER) -> str | Non
     """Why ``study`` cannot run under ``scheduler`` (one line), or ``None`` when it can."""
     if study.axis.setting != MIN_LB_INTERVAL:
         return None
-    try:
-        return _refusal(resolve_scheduler(scheduler), MIN_LB_INTERVAL)
-    except SchedulerSpecError as exc:
-        return str(exc)
+    return _refusal(scheduler)
 
 
-def base_of(study: Study, scenario: Scenario, quick: bool) -> Scenario:
+def base_of(
+    study: Study, scenario: Scenario, quick: bool, scheduler: SchedulerSpec = SCHEDULER
+) -> Scenario:
     """The scenario every point of ``study`` starts from: sizes, rate, ``B``, horizon, scheduler."""
     low, high = SIZE_CLASSES_MB[study.sizes]
     workload = evolve(scenario.workload, min_size_mb=low, max_size_mb=high)
@@ -345,7 +322,7 @@ def base_of(study: Study, scenario: Scenario, quick: bool) -> Scenario:
     rate = None if study.rate_per_h is None else study.rate_per_h / HOUR_S
     return override(
         base,
-        scheduler=SCHEDULER,
+        scheduler=scheduler,
         rate_per_s=rate,
         duration_s=study.horizon_s(quick),
         seed=0,
@@ -353,7 +330,9 @@ def base_of(study: Study, scenario: Scenario, quick: bool) -> Scenario:
     )
 
 
-def points(study: Study, scenario: Scenario, quick: bool) -> list[Point]:
+def points(
+    study: Study, scenario: Scenario, quick: bool, scheduler: SchedulerSpec = SCHEDULER
+) -> list[Point]:
     """The points of ``study`` from ``scenario``: for each series, each x (in that order).
 
     Raises
@@ -361,7 +340,7 @@ def points(study: Study, scenario: Scenario, quick: bool) -> list[Point]:
     Unavailable
         For an experiment the scheduler cannot run (:func:`unavailable`).
     """
-    base = base_of(study, scenario, quick)
+    base = base_of(study, scenario, quick, scheduler)
     setter = SETTERS[study.axis.setting]
     return [
         Point(policy, float(x), setter(override(base, policy=policy), x * study.axis.scale))

@@ -16,12 +16,12 @@ from simulator.studies import (
     METRICS,
     RATE,
     SCENARIO_FILE,
+    SCHEDULER,
     STUDIES,
     Study,
     Unavailable,
     points,
     unavailable,
-    with_scheduler_parameter,
 )
 from simulator.study_report import (
     COLUMNS,
@@ -299,43 +299,37 @@ def test_the_figure_is_a_png(tmp_path, tiny_results):
 # --- the paper's experiments -------------------------------------------------------------
 
 
-def test_every_experiment_but_the_load_balancer_period_runs_under_the_default_scheduler():
+def test_every_experiment_runs_under_the_papers_scheduler():
     scenario = load_scenario(SCENARIO_FILE)
+    assert SCHEDULER == "bw-main"
     for study in STUDIES.values():
-        if study.name == "bw-fig10":
-            assert "min_lb_interval_s" in (unavailable(study) or "")
-            with pytest.raises(Unavailable):
-                points(study, scenario, quick=True)
-            continue
         assert unavailable(study) is None
         swept = points(study, scenario, quick=True)
         assert len(swept) == len(study.series) * len(study.quick_x_values)
         assert set(study.quick_x_values) <= set(study.x_values)
+        assert {p.scenario.run.scheduler for p in swept} == {"bw-main"}
 
 
-class TakesPeriod:
-    """A scheduler whose factory takes MINLBINTERVAL: fifo's decisions, the period kept."""
-
-    def __init__(self, min_lb_interval_s: float = 86400.0) -> None:
-        from solvers.plugins import make_scheduler
-
-        self.min_lb_interval_s = min_lb_interval_s
-        self.inner = make_scheduler("fifo")
-
-    def decide(self, now, waiting, platform):
-        return self.inner.decide(now, waiting, platform)
-
-
-def test_the_load_balancer_period_reaches_a_scheduler_that_takes_it():
-    from solvers.plugins import make_scheduler
-
+def test_the_load_balancer_period_reaches_bw_main():
     scenario = load_scenario(SCENARIO_FILE)
-    assert unavailable(STUDIES["bw-fig10"], TakesPeriod) is None
-    given = with_scheduler_parameter(
-        evolve(scenario, run=evolve(scenario.run, scheduler=TakesPeriod)), "min_lb_interval_s", 6.0
-    )
-    made = make_scheduler(given.run.scheduler)
-    assert isinstance(made, TakesPeriod) and made.min_lb_interval_s == 6.0
+    study = STUDIES["bw-fig10"]
+    swept = points(study, scenario, quick=True)
+    periods = sorted({p.scenario.run.bw_main.min_lb_interval_s for p in swept})
+    assert periods == [x * 86400.0 for x in sorted(study.quick_x_values)]
+    assert {p.x for p in swept} == set(study.quick_x_values)
+
+
+def test_the_load_balancer_period_is_refused_under_another_scheduler():
+    scenario = load_scenario(SCENARIO_FILE)
+    study = STUDIES["bw-fig10"]
+    why = unavailable(study, "fifo")
+    assert why is not None and "'fifo' has no MINLBINTERVAL" in why and "\n" not in why
+    with pytest.raises(Unavailable):
+        points(study, scenario, quick=True, scheduler="fifo")
+    assert unavailable(STUDIES["bw-fig6"], "fifo") is None
+    assert {
+        p.scenario.run.scheduler for p in points(STUDIES["bw-fig6"], scenario, True, "fifo")
+    } == {"fifo"}
 
 
 def test_the_shipped_scenario_is_the_default_base():

@@ -213,3 +213,20 @@ class RegistryChoice(click.Choice[str]):
         except LoadError as exc:
             self.fail(str(exc), param, ctx)
         return name
+
+
+def check_scenario_scheduler(spec: str) -> None:
+    """Exit with the one-line bad-input report unless ``spec`` gives a scheduler of scenarios.
+
+    Those are the solvers' online schedulers, plug-ins, ``module.path:Attr``
+    and the simulator's own ``bw-main`` (:mod:`simulator.bw_main`).
+    """
+    from simulator.bw_main import NAME as BW_MAIN
+    from solvers.plugins import SchedulerSpecError, resolve_scheduler
+
+    if spec == BW_MAIN:
+        return
+    try:
+        resolve_scheduler(spec)
+    except SchedulerSpecError as exc:
+        fail([f"--scheduler: {exc}"])

@@ -21,7 +21,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from toolkit.cli.common import fail, progress_bar, reports_bad_input
+from toolkit.cli.common import check_scenario_scheduler, fail, progress_bar, reports_bad_input
 from toolkit.cli.out_options import dir_out_option
 from toolkit.outputs import DirectoryOutput
 from toolkit.units import MAX_REPLICATIONS
@@ -29,6 +29,7 @@ from toolkit.units import MAX_REPLICATIONS
 if TYPE_CHECKING:
     from simulator.studies import Study
     from simulator.sweep import Point, PointResult
+    from solvers.plugins import SchedulerSpec
 
 OUT_FILES = ("results.csv", "summary.json", "figure.png")
 """What ``experiment`` writes to ``--out``: an existing directory holding only these is replaced."""
@@ -49,15 +50,11 @@ def _local_workers() -> int:
 
 
 def _listing() -> None:
-    """One line per experiment: name, figure, title, x values; or why it cannot run now."""
-    from simulator.studies import STUDIES, sequence, unavailable
+    """One line per experiment: name, figure, title; then its x values and series."""
+    from simulator.studies import STUDIES, sequence
 
     for study in STUDIES.values():
         click.echo(f"{study.name}: {study.figure}, {study.title}")
-        why = unavailable(study)
-        if why is not None:
-            click.echo(f"  unavailable: {why}")
-            continue
         click.echo(
             f"  x = {study.axis.name}: {sequence(study.x_values)} "
             f"(--quick: {sequence(study.quick_x_values)}); series: {', '.join(study.series)}"
@@ -129,6 +126,13 @@ def _print_table(study: Study, results: Sequence[PointResult]) -> None:
     metavar="ADDRESS",
     help="Run on the Dask distributed scheduler at ADDRESS (e.g. tcp://host:8786).",
 )
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="NAME",
+    help="Run every point under this scheduler instead of bw-main (the paper's MAIN-SCHEDULER): "
+    "an online heuristic of `tapesched solvers` or module.path:Attr.",
+)
 @click.option("--seed", type=int, default=1, help="The experiment's seed.")
 @click.option(
     "--precision",
@@ -165,6 +169,7 @@ def experiment(
     quick: bool,
     workers: int | None,
     dask_address: str | None,
+    scheduler: str | None,
     seed: int,
     precision: float,
     max_replications: int | None,
@@ -184,7 +189,14 @@ def experiment(
         _listing()
         return
     from simulator.scenario import check_runnable, load_scenario
-    from simulator.studies import SCENARIO_FILE, STUDIES, Unavailable, points, unavailable
+    from simulator.studies import (
+        SCENARIO_FILE,
+        SCHEDULER,
+        STUDIES,
+        Unavailable,
+        points,
+        unavailable,
+    )
     from toolkit.registry import unknown_message
 
     if name is None:
@@ -192,7 +204,10 @@ def experiment(
     study = STUDIES.get(name)
     if study is None:
         fail([unknown_message("experiment", name, list(STUDIES))])
-    why = unavailable(study)
+    if scheduler is not None:
+        check_scenario_scheduler(scheduler)
+    running = scheduler or SCHEDULER
+    why = unavailable(study, running)
     if why is not None:
         fail([f"{name}: {why}"])
     if out is None:
@@ -202,14 +217,14 @@ def experiment(
     given = scenario_file or str(SCENARIO_FILE)
     scenario = load_scenario(given)
     try:
-        swept = points(study, scenario, quick)
+        swept = points(study, scenario, quick, running)
     except Unavailable as exc:
         fail([f"{name}: {exc}"])
     problems = {str(p) for point in swept for p in check_runnable(point.scenario)}
     if problems:
         fail([f"{given}: {p} (in {name})" for p in sorted(problems)])
     _run(study, swept, out, quick, workers, dask_address, seed, precision, max_replications,
-         cache_dir, given)  # fmt: skip
+         cache_dir, given, running)  # fmt: skip
 
 
 def _run(
@@ -224,9 +239,9 @@ def _run(
     max_replications: int | None,
     cache_dir: str | None,
     scenario_file: str,
+    scheduler: SchedulerSpec,
 ) -> None:
     """Sweep the points, print the table, write the directory."""
-    from simulator.studies import SCHEDULER
     from simulator.study_report import draw_figure, results_csv, summary_document
     from simulator.sweep import Cache, ClusterUnreachable, Precision, executor, run_sweep
     from toolkit.io import dumps, write_atomic
@@ -262,7 +277,7 @@ def _run(
     )
     settings = {
         "scenario_file": scenario_file,
-        "scheduler": SCHEDULER if isinstance(SCHEDULER, str) else repr(SCHEDULER),
+        "scheduler": scheduler if isinstance(scheduler, str) else repr(scheduler),
         "seed": seed,
         "quick": quick,
         "sizes": study.sizes,

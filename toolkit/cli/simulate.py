@@ -13,6 +13,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from simulator.bw_main import NAME as BW_MAIN
 from simulator.policy_registry import POLICIES
 from solvers.registry import SCHEDULERS
 from toolkit.cli.common import (
@@ -21,6 +22,7 @@ from toolkit.cli.common import (
     ParsedType,
     RateType,
     RegistryChoice,
+    check_scenario_scheduler,
     echo_verdict,
     fail,
     progress_bar,
@@ -48,9 +50,6 @@ OUT_FILES = ("summary.json", "requests.csv", "events.jsonl", "instance.json", "s
 """What ``simulate`` writes to ``--out``: an existing directory holding only these is replaced."""
 
 
-BW_MAIN = "bw-main"
-"""The simulator's own scheduler (simulator.bw_main), known to scenario runs only."""
-
 BW_MAIN_OPTIONS = {
     "max_light_load": "--max-light-load",
     "min_lb_interval_s": "--min-lb-interval",
@@ -72,18 +71,6 @@ def _nonnegative(text: str) -> float:
     return value
 
 
-def _check_scheduler(spec: str) -> None:
-    """Exit with the one-line bad-input report unless ``spec`` gives a scheduler."""
-    from solvers.plugins import SchedulerSpecError, resolve_scheduler
-
-    if spec == BW_MAIN:
-        return
-    try:
-        resolve_scheduler(spec)
-    except SchedulerSpecError as exc:
-        fail([f"--scheduler: {exc}"])
-
-
 def _simulate_instance(
     instance: Instance, scheduler: str, out: DirectoryOutput | None, log: bool
 ) -> None:
@@ -92,7 +79,7 @@ def _simulate_instance(
 
     if scheduler == BW_MAIN:
         fail([f"--scheduler: {BW_MAIN} runs scenarios only (it needs movers and typed requests)"])
-    _check_scheduler(scheduler)
+    check_scenario_scheduler(scheduler)
     events = io.BytesIO() if log else None
     schedule, _ = simulate_instance(instance, scheduler, log=events)
     report = validate(instance, schedule)
@@ -293,7 +280,7 @@ def simulate(
     from toolkit.errors import InputError
 
     if scheduler is not None:
-        _check_scheduler(scheduler)
+        check_scenario_scheduler(scheduler)
     given_params = {
         "max_light_load": max_light_load,
         "min_lb_interval_s": min_lb_interval,
