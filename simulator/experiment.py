@@ -16,7 +16,7 @@ from attrs import evolve, frozen
 
 from simulator.policy_registry import make_policy
 from simulator.results import Estimate, RequestRecord, RunSummary, combine, record_of, summarise
-from simulator.scenario import Scenario
+from simulator.scenario import Scenario, make_archive
 from simulator.simulation import Simulation
 from simulator.workload import Workload, generate
 from solvers.plugins import SchedulerSpec
@@ -84,11 +84,12 @@ def run_once(
     solvers.plugins.SchedulerSpecError
         (a ``ValueError``) for a scheduler spec that gives no scheduler.
     """
+    policy = make_policy(scenario.policy, **scenario.policy_params)
     if workload is None:
-        workload = generate(scenario.workload, seed)
+        workload = generate(scenario.workload, seed, make_archive(scenario, seed, policy))
     simulation = Simulation(
         scenario.platform,
-        make_policy(scenario.policy, **scenario.policy_params),
+        policy,
         scenario.run.scheduler,
         workload,
         seed=seed,

@@ -46,8 +46,13 @@ def test_every_shipped_scenario_loads_under_its_file_name(path):
     assert 0 <= scenario.run.warmup < 1
 
 
-def test_shipped_scenarios_are_the_three_documented():
-    assert sorted(p.stem for p in SCENARIOS.glob("*.json")) == ["ampex", "blue-waters", "exabyte"]
+def test_shipped_scenarios_are_the_four_documented():
+    assert sorted(p.stem for p in SCENARIOS.glob("*.json")) == [
+        "ampex",
+        "blue-waters",
+        "blue-waters-3-libraries",
+        "exabyte",
+    ]
 
 
 def test_blue_waters_platform_has_the_papers_figures():
