@@ -397,6 +397,23 @@ BAD_DOCUMENTS: list[tuple[str, Mutation, str, str]] = [
      "expected a non-empty string"),
     ("policy not an object", _set("policy", value="parallel"), "policy",
      "expected an object, got 'parallel'"),
+    ("archive without tapes", _set("workload", "initial_archive", value={}),
+     "workload.initial_archive.tapes", "missing key"),
+    ("archive of no tapes", _set("workload", "initial_archive", value={"tapes": 0}),
+     "workload.initial_archive.tapes", "must be >= 1"),
+    ("archive of too many tapes", _set("workload", "initial_archive", value={"tapes": 2_000_000}),
+     "workload.initial_archive.tapes", "must be <= 1,000,000"),
+    ("unknown popularity",
+     _set("workload", "initial_archive", value={"tapes": 10, "popularity": "pareto"}),
+     "workload.initial_archive.popularity", "'pareto'"),
+    ("zero zipf exponent",
+     _set("workload", "initial_archive", value={"tapes": 10, "zipf_exponent": 0}),
+     "workload.initial_archive.zipf_exponent", "must be within (0, 10], got 0"),
+    ("unknown archive key",
+     _set("workload", "initial_archive", value={"tapes": 10, "files": 3}),
+     "workload.initial_archive.files", "unknown key (known: popularity, tapes, zipf_exponent)"),
+    ("archive not an object", _set("workload", "initial_archive", value=500000),
+     "workload.initial_archive", "expected an object"),
 ]  # fmt: skip
 
 
