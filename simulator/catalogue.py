@@ -36,6 +36,14 @@ Rows of a file
     the window when asked, so later writes to the group and its parity are
     seen by every file in it.
 
+The archive at time 0
+    A catalogue may stand on a lazily laid-out archive
+    (:class:`LazyArchive`, :mod:`simulator.archive`): its files and tapes
+    are answered from it, computed on demand, until a file is written again
+    (the new layout is then the catalogue's own). Archive tapes are full and
+    closed; nothing is appended to them, and :meth:`Catalogue.tapes` and
+    :meth:`Catalogue.files` list only what the run wrote.
+
 Sizes follow :mod:`simulator.files`: MB; *tape* sizes are after
 compression, *host* sizes before.
 """
@@ -45,7 +53,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Collection, Iterator, Sequence
-from typing import Literal
+from typing import Literal, Protocol
 
 from attrs import define, field, frozen
 
@@ -347,6 +355,30 @@ class _Entry:
     spans: tuple[RowSpan, ...]
 
 
+class LazyArchive(Protocol):
+    """The archive at time 0 as a catalogue asks it (:class:`simulator.archive.Archive`)."""
+
+    def file_number(self, file_id: str) -> int | None:
+        """The archive's number for ``file_id`` (``None``: not one of its files)."""
+        ...
+
+    def layout(self, k: int) -> tuple[FileLayout, int]:
+        """File ``k``'s layout and the data members sharing its parity."""
+        ...
+
+    def file(self, k: int) -> FileSpec:
+        """File ``k``'s spec."""
+        ...
+
+    def writer(self, k: int) -> str:
+        """The policy that wrote file ``k``."""
+        ...
+
+    def tape_library(self, tape_id: str) -> str | None:
+        """Library of an archive tape (``None``: not one of its tapes)."""
+        ...
+
+
 class Catalogue:
     """The tape pool and the layout of every archived file.
 
@@ -356,6 +388,9 @@ class Catalogue:
         Tape space of every tape.
     libraries
         Library ids; new tapes go in one of them.
+    archive
+        The archive at time 0, laid out lazily (``None``: the catalogue
+        starts empty).
 
     Examples
     --------
@@ -370,7 +405,9 @@ class Catalogue:
     (True, False)
     """
 
-    def __init__(self, capacity_mb: float, libraries: Sequence[str]) -> None:
+    def __init__(
+        self, capacity_mb: float, libraries: Sequence[str], archive: LazyArchive | None = None
+    ) -> None:
         if not (math.isfinite(capacity_mb) and capacity_mb > 0):
             raise ValueError(f"capacity_mb must be a positive number, got {capacity_mb!r}")
         if not libraries:
@@ -382,6 +419,7 @@ class Catalogue:
         self._tapes: dict[str, _Tape] = {}
         self._stripes: list[_Stripe] = []
         self._files: dict[str, _Entry] = {}
+        self.archive = archive
 
     # Tapes
 
@@ -400,7 +438,11 @@ class Catalogue:
             raise KeyError(f"tape {tape_id!r} is not in the catalogue") from None
 
     def tape(self, tape_id: str) -> TapeInfo:
-        """What is known of a tape now."""
+        """What is known of a tape now (an archive tape is full and closed)."""
+        if tape_id not in self._tapes and self.archive is not None:
+            library = self.archive.tape_library(tape_id)
+            if library is not None:
+                return TapeInfo(tape_id, library, self.capacity_mb, self.capacity_mb, True, True)
         t = self._tape(tape_id)
         return TapeInfo(t.id, t.library, t.capacity_mb, t.used_mb, t.full, t.closed)
 
@@ -549,9 +591,15 @@ class Catalogue:
         except KeyError:
             raise KeyError(f"file {file_id!r} is not in the catalogue") from None
 
+    def _archived(self, file_id: str) -> int | None:
+        """The archive's number of ``file_id`` when its layout is the archive's."""
+        if self.archive is None or file_id in self._files:
+            return None
+        return self.archive.file_number(file_id)
+
     def has_file(self, file_id: str) -> bool:
-        """Whether the file has been written."""
-        return file_id in self._files
+        """Whether the file has been written (in the run, or in the archive)."""
+        return file_id in self._files or self._archived(file_id) is not None
 
     def files(self) -> Iterator[str]:
         """Ids of the files written, in the order first written."""
@@ -559,22 +607,40 @@ class Catalogue:
 
     def file(self, file_id: str) -> FileSpec:
         """The spec of the file's current version."""
+        k = self._archived(file_id)
+        if k is not None and self.archive is not None:
+            return self.archive.file(k)
         return self._entry(file_id).file
 
     def writer(self, file_id: str) -> str:
         """Name of the policy that wrote the file's current version."""
+        k = self._archived(file_id)
+        if k is not None and self.archive is not None:
+            return self.archive.writer(k)
         return self._entry(file_id).policy
 
-    def _rows(self, entry: _Entry) -> Iterator[tuple[Row, int]]:
+    def _rows(self, file_id: str) -> tuple[FileSpec, list[tuple[Row, int]]]:
+        """The file's spec, and its rows with the members sharing each row's parity."""
+        k = self._archived(file_id)
+        if k is not None and self.archive is not None:
+            layout, shares = self.archive.layout(k)
+            return layout.file, [(row, shares) for row in layout.rows]
+        entry = self._entry(file_id)
+        rows = []
         for span in entry.spans:
             stripe = self._stripes[span.stripe]
             members = tuple(m.view(span.lo_mb, span.hi_mb) for m in stripe.members)
-            yield Row(members, span.own), stripe.shares
+            rows.append((Row(members, span.own), stripe.shares))
+        return entry.file, rows
 
     def layout(self, file_id: str) -> FileLayout:
         """The file's rows as they stand, parity written since included."""
+        k = self._archived(file_id)
+        if k is not None and self.archive is not None:
+            return self.archive.layout(k)[0]
         entry = self._entry(file_id)
-        return FileLayout(entry.file, entry.policy, tuple(row for row, _ in self._rows(entry)))
+        file, rows = self._rows(file_id)
+        return FileLayout(file, entry.policy, tuple(row for row, _ in rows))
 
     def recoverable(self, file_id: str, lost_tapes: Collection[str]) -> bool:
         """Whether every byte of the file can be rebuilt when ``lost_tapes`` are lost.
@@ -583,10 +649,10 @@ class Catalogue:
         lost tape. Parity held on a mover's disk is on no tape and survives
         (the model has no mover failures).
         """
-        entry = self._entry(file_id)
+        file, rows = self._rows(file_id)
         lost = set(lost_tapes)
-        parity = entry.file.scheme.parity
-        for row, _ in self._rows(entry):
+        parity = file.scheme.parity
+        for row, _ in rows:
             hit = sum(1 for m in row.members if any(p.tape in lost for p in m.pieces))
             if hit > parity:
                 return False
@@ -594,9 +660,9 @@ class Catalogue:
 
     def written_mb(self, file_id: str) -> Written:
         """Host and tape MB of the file's data and parity (share) in its current layout."""
-        entry = self._entry(file_id)
+        _, rows = self._rows(file_id)
         data_host = data_tape = ec_host = ec_tape = ec_held = 0.0
-        for row, shares in self._rows(entry):
+        for row, shares in rows:
             for i, m in enumerate(row.members):
                 if i in row.own:
                     data_host += sum(p.data_host_mb for p in m.pieces)

@@ -28,7 +28,7 @@ extent (the platform's per-block cost is for RAIT).
 
 from __future__ import annotations
 
-from functools import partial
+from functools import cached_property, partial
 from typing import ClassVar
 
 from attrs import frozen
@@ -77,15 +77,20 @@ class Runs:
         """Rows: the longest run."""
         return self.counts[0]
 
-    @property
+    @cached_property
     def last_tape(self) -> int:
         """The data tape holding the file's last block (at the end of its run)."""
         return max(k for k, n in enumerate(self.counts) if n > 0)
 
-    @property
+    @cached_property
     def last_row(self) -> int:
         """The row holding the file's last block."""
         return self.counts[self.last_tape] - 1
+
+    @cached_property
+    def _last_row_shared(self) -> bool:
+        """Whether the last row holds a block of more than one data tape."""
+        return sum(1 for n in self.counts if n > self.last_row) > 1
 
     def data(self, tape: int, start: int, stop: int) -> tuple[float, int]:
         """Host MB and blocks of data tape ``tape`` in rows ``[start, stop)``."""
@@ -100,8 +105,7 @@ class Runs:
         rows = stop - start
         if not start <= self.last_row < stop:
             return rows * self.block_mb
-        shared = sum(1 for n in self.counts if n > self.last_row) > 1
-        longest = max(self.block_mb, self.last_mb) if shared else self.last_mb
+        longest = max(self.block_mb, self.last_mb) if self._last_row_shared else self.last_mb
         return (rows - 1) * self.block_mb + longest
 
     def data_tape_mb(self, tape: int, start: int, ratio: float, rows: int) -> float:

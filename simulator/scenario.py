@@ -21,7 +21,8 @@ number of seconds, fixed, or ``{"mean_s": m, "dist": "exponential"}``::
       "workload": {
         "sizes": "small", "rate": "800/h", "duration": "4w",
         "read_share": 0.5, "new_file_share": 0.9, "initial_files": 1000,
-        "schemes": {"4+2": 1.0}, "data_ratio": [1, 3], "ec_ratio": null
+        "schemes": {"4+2": 1.0}, "data_ratio": [1, 3], "ec_ratio": null,
+        "initial_archive": {"tapes": 500000, "popularity": "zipf", "zipf_exponent": 1.1}
       },
       "run": {"scheduler": "fifo", "seed": 1, "replications": 1, "warmup": 0.1}
     }
@@ -56,8 +57,17 @@ a platform:
   not joined);
 - ``policy.threshold_mb`` (HETERO's 1 GB, the paper's);
 - ``workload.read_share`` (0.5), ``workload.new_file_share`` (0.9),
-  ``workload.initial_files`` (1000), ``workload.data_ratio`` (``[1, 3]``),
-  ``workload.ec_ratio`` (drawn in ``[1, C_D]``): the paper's Section 6.1;
+  ``workload.initial_files`` (1000, or 0 beside an ``initial_archive``),
+  ``workload.data_ratio`` (``[1, 3]``), ``workload.ec_ratio`` (drawn in
+  ``[1, C_D]``): the paper's Section 6.1;
+- ``workload.initial_archive`` (none): the archive at the paper's scale, laid out
+  lazily from the run's seed by the policy in force (:mod:`simulator.archive`):
+  ``tapes`` (required in it; the paper's 500,000, at most 1,000,000), full at
+  time 0 and spread over the libraries; ``popularity``, how reads and
+  rewrites pick its files, ``"uniform"`` (the default) or ``"zipf"``; and
+  ``zipf_exponent`` (1.0; within (0, 10]). Its files are drawn like the
+  workload's new files (sizes, schemes, ratios); the tapes must hold at
+  least one set of them;
 - the whole ``run`` section: ``scheduler`` (``fifo``), ``seed`` (1),
   ``replications`` (1), ``warmup`` (0.1).
 
@@ -109,6 +119,7 @@ from typing import Annotated, Any
 import attrs
 from attrs import evolve, frozen
 
+from simulator.archive import MAX_ZIPF_EXPONENT, POPULARITIES, Archive, ArchiveParams
 from simulator.bw_main import NAME as BW_MAIN
 from simulator.bw_main import BwMainParams
 from simulator.files import FileSpec, Scheme
@@ -116,7 +127,7 @@ from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
 from simulator.policy import Policy
 from simulator.policy_registry import POLICIES, make_policy, required_params
 from simulator.technology import DRIVE_MODELS, DriveModel, Duration
-from simulator.workload import SIZE_CLASSES_MB, Workload, WorkloadParams
+from simulator.workload import DEFAULT_INITIAL_FILES, SIZE_CLASSES_MB, Workload, WorkloadParams
 from solvers.plugins import SchedulerSpec, SchedulerSpecError, resolve_scheduler
 from toolkit.errors import InputError, Problem, ValueProblems
 from toolkit.fields import (
@@ -398,6 +409,21 @@ _WORKLOAD_DEFAULTS = {a.name: a.default for a in attrs.fields(WorkloadParams)}
 
 
 @checked(kw_only=True)
+class ArchiveSection:
+    """The ``workload.initial_archive`` of a scenario file: the archive at the paper's scale."""
+
+    tapes: int = check(bounded_count)
+    popularity: str = check(one_of(POPULARITIES), default="uniform")
+    zipf_exponent: float = check(
+        number.then(
+            "0 < {v} <= {most}", "must be within (0, {most:g}], got {v!r}", most=MAX_ZIPF_EXPONENT
+        ),
+        default=1.0,
+        converter=as_float,
+    )
+
+
+@checked(kw_only=True)
 class WorkloadSection:
     """The ``workload`` of a scenario file."""
 
@@ -408,16 +434,15 @@ class WorkloadSection:
     new_file_share: float = check(
         number, default=_WORKLOAD_DEFAULTS["new_file_share"], converter=as_float
     )
-    initial_files: int = check(
-        at_most(integer, MAX_COUNT), default=_WORKLOAD_DEFAULTS["initial_files"]
-    )
+    initial_files: int | None = check(optional(at_most(integer, MAX_COUNT)), default=None)
     schemes: dict[Scheme, float] = parsed(_schemes)
     data_ratio: tuple[float, float] = parsed(_pair, default=_WORKLOAD_DEFAULTS["data_ratio"])
     ec_ratio: float | None = check(optional(number), default=None, converter=as_float)
+    initial_archive: ArchiveSection | None = None
 
 
 _SAME_AS_WORKLOAD_PARAMS = (
-    "schemes", "read_share", "new_file_share", "initial_files", "data_ratio", "ec_ratio",
+    "schemes", "read_share", "new_file_share", "data_ratio", "ec_ratio",
 )  # fmt: skip
 """The keys of a scenario's ``workload`` that are fields of :class:`WorkloadParams` too."""
 
@@ -547,12 +572,21 @@ def _workload(w: WorkloadSection, problems: list[Problem]) -> WorkloadParams | N
         problems.append(Problem("workload", arrivals_message(w.rate, w.duration)))
         return None
     same = {key: getattr(w, key) for key in _SAME_AS_WORKLOAD_PARAMS}
+    archive = None
+    section = w.initial_archive
+    if section is not None:
+        archive = ArchiveParams(section.tapes, section.popularity, section.zipf_exponent)  # type: ignore[arg-type]
+    initial_files = w.initial_files
+    if initial_files is None:
+        initial_files = 0 if archive is not None else DEFAULT_INITIAL_FILES
     try:
         return WorkloadParams(
             min_size_mb=w.sizes[0],
             max_size_mb=w.sizes[1],
             rate_per_s=w.rate,
             duration_s=w.duration,
+            initial_files=initial_files,
+            archive=archive,
             **same,
         )
     except (TypeError, ValueError) as exc:
@@ -629,6 +663,11 @@ def check_runnable(scenario: Scenario) -> list[Problem]:
     policy = make_policy(scenario.policy, **scenario.policy_params)
     w = scenario.workload
     problems = []
+    if w.archive is not None:
+        try:
+            make_archive(scenario, scenario.run.seed, policy)
+        except ValueError as exc:
+            problems.append(Problem("workload.initial_archive.tapes", str(exc)))
     for scheme, share in w.schemes:
         if share == 0:
             continue
@@ -638,6 +677,36 @@ def check_runnable(scenario: Scenario) -> list[Problem]:
                 problems.append(Problem(f"workload.schemes.{scheme}", why))
                 break
     return problems
+
+
+def make_archive(scenario: Scenario, seed: int, policy: Policy | None = None) -> Archive | None:
+    """The archive of ``scenario``'s workload for a run with ``seed`` (``None``: it has none).
+
+    Laid out by ``policy`` (by default the scenario's) on the scenario's
+    platform, its files drawn like the workload's new files.
+
+    Raises
+    ------
+    ValueError
+        When the policy is one the archive cannot lay out, or its tapes
+        hold no set of files.
+    """
+    w = scenario.workload
+    if w.archive is None:
+        return None
+    if policy is None:
+        policy = make_policy(scenario.policy, **scenario.policy_params)
+    return Archive(
+        w.archive,
+        policy,
+        sizes_mb=(w.min_size_mb, w.max_size_mb),
+        schemes=w.schemes,
+        data_ratio=w.data_ratio,
+        ec_ratio=w.ec_ratio,
+        capacity_mb=scenario.platform.tape_capacity_mb,
+        libraries=[lib.id for lib in scenario.platform.libraries],
+        seed=seed,
+    )
 
 
 def check_trace(scenario: Scenario, workload: Workload) -> list[Problem]:

@@ -47,8 +47,11 @@ Where requests run
     library's movers first; the scheduler then sees one pool of drives. A
     write runs in the library of the stream it appends to, or for a new
     stream in the library with the most drives (the first of those): the
-    Blue Waters runs have one library. Initial files (the archive at time 0)
-    are laid out in the first library.
+    Blue Waters runs have one library. Initial files (the small archive at
+    time 0) are laid out in the first library; the archive at the paper's
+    scale (:mod:`simulator.archive`) spreads its sets over every library and
+    is laid out lazily: a read of one of its files asks the catalogue, which
+    asks the archive.
 """
 
 from __future__ import annotations
@@ -72,6 +75,10 @@ from simulator.workload import Workload
 from solvers.online.protocol import Decision, Dismount, Preview, Scheduler, Start
 from solvers.plugins import SchedulerSpec, make_scheduler
 from toolkit.model import Piece, Request
+
+READ_PLANS_KEPT = 65_536
+"""Read plans kept for files read again (a plan is recomputed, equal, once dropped): reads
+spread over an archive of millions of files would otherwise keep one for each."""
 
 NEW_TAPE = "new:"
 """Prefix of the tape ids a waiting write shows (tapes that do not exist yet)."""
@@ -170,7 +177,7 @@ class Simulation:
         self.pooled = spec.pass_through_s is not None and len(spec.libraries) > 1
         """Whether pass-through ports join the libraries into one pool of drives."""
         library_ids = self.platform.library_ids
-        self.catalogue = Catalogue(spec.tape_capacity_mb, library_ids)
+        self.catalogue = Catalogue(spec.tape_capacity_mb, library_ids, workload.archive)
         preload(self.catalogue, policy, workload.initial, library_ids[0])
         drives_per_library = [0] * len(library_ids)
         for d in self.platform.drives:
@@ -265,6 +272,8 @@ class Simulation:
         if file_request.kind == "read":
             plan = self._read_plans.get(file.id)
             if plan is None:
+                if len(self._read_plans) >= READ_PLANS_KEPT:
+                    self._read_plans.clear()
                 plan = self._read_plans[file.id] = self.policy.plan_read(self.catalogue, file.id)
             entry.plan = plan
             entry.width = plan.width

@@ -35,6 +35,7 @@ from typing import Any
 
 from attrs import field, frozen
 
+from simulator.archive import Archive, ArchiveParams
 from simulator.files import FileRequest, FileSpec, Scheme
 from toolkit.units import parse_duration, parse_rate
 
@@ -141,15 +142,20 @@ class WorkloadParams:
     initial_files
         Files archived at time 0, drawn like new files, which reads and
         rewrites may target from the first request on
-        (:data:`DEFAULT_INITIAL_FILES`). At least one is needed when there
-        may be reads or rewrites.
+        (:data:`DEFAULT_INITIAL_FILES`). At least one, or an ``archive``, is
+        needed when there may be reads or rewrites.
+    archive
+        The archive at the paper's scale (:mod:`simulator.archive`): its
+        tapes and popularity; its files are laid out lazily from the seed
+        (``None``: no archive beside the initial files).
 
     Notes
     -----
     A read or a rewrite targets a file chosen uniformly among all the files
-    that exist when it arrives: the initial ones and those created by
-    earlier writes of the run (created by the request, not necessarily
-    finished: the generator knows nothing of service).
+    that exist when it arrives: the archive's, the initial ones and those
+    created by earlier writes of the run (created by the request, not
+    necessarily finished: the generator knows nothing of service); among
+    the archive's, by its popularity.
     """
 
     rate_per_s: float = field(validator=_positive_finite)
@@ -162,6 +168,7 @@ class WorkloadParams:
     data_ratio: tuple[float, float] = field(default=(1.0, 3.0), converter=_ratio_range)
     ec_ratio: float | None = None
     initial_files: int = DEFAULT_INITIAL_FILES
+    archive: ArchiveParams | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.min_size_mb > self.max_size_mb:
@@ -190,10 +197,11 @@ class WorkloadParams:
         if self.initial_files < 0:
             raise ValueError(f"initial_files must be >= 0, got {self.initial_files!r}")
         targets_existing = self.read_share > 0 or self.new_file_share < 1
-        if targets_existing and self.initial_files == 0:
+        if targets_existing and self.initial_files == 0 and self.archive is None:
             raise ValueError(
                 "initial_files must be >= 1 when requests may read or rewrite "
-                "(read_share > 0 or new_file_share < 1): the first one needs a file"
+                "(read_share > 0 or new_file_share < 1) and there is no archive: "
+                "the first one needs a file"
             )
 
     @classmethod
@@ -222,10 +230,15 @@ class WorkloadParams:
 
 @frozen
 class Workload:
-    """A generated workload: the archive at time 0 and the requests, in order of arrival."""
+    """A generated workload: the files at time 0 and the requests, in order of arrival.
+
+    ``archive`` is the lazily laid-out archive the requests also target
+    (``None``: the files at time 0 are ``initial`` alone).
+    """
 
     initial: tuple[FileSpec, ...]
     requests: tuple[FileRequest, ...]
+    archive: Archive | None = None
 
 
 class _Draw:
@@ -255,7 +268,7 @@ class _Draw:
         return FileSpec(file_id, size_mb, scheme, data_ratio, ec_ratio)
 
 
-def generate(params: WorkloadParams, seed: int) -> Workload:
+def generate(params: WorkloadParams, seed: int, archive: Archive | None = None) -> Workload:
     """Draw a workload: ``params.initial_files`` files, then the requests of ``duration_s``.
 
     Files are named ``f0, f1, ...`` (initial files first, then new files in
@@ -264,17 +277,36 @@ def generate(params: WorkloadParams, seed: int) -> Workload:
     write, then for a read or a rewrite the file it targets, for a new
     write the new file's size, scheme, ``C_D`` and ``C_P``.
 
+    With an ``archive``, a read or a rewrite draws one number among the
+    archive's files and the others; one that falls among the archive's
+    names it (``uniform``) or draws its file by popularity (``zipf``).
+
     Parameters
     ----------
     params
         What to draw from.
     seed
         Seed of every random choice: the same seed gives the same workload.
+    archive
+        The archive (:class:`~simulator.archive.Archive`) built for
+        ``params.archive``, the policy and the platform with the same seed.
     """
+    if (archive is None) != (params.archive is None):
+        raise ValueError("an archive is given exactly when params.archive is")
     draw = _Draw(params, seed)
     rng = draw.rng
     files = [draw.new_file(f"f{i}") for i in range(params.initial_files)]
     initial = tuple(files)
+    archived = 0 if archive is None else archive.count
+    uniform = archive is None or archive.params.popularity == "uniform"
+
+    def existing() -> FileSpec:
+        u = rng.randrange(archived + len(files))
+        if u >= archived:
+            return files[u - archived]
+        assert archive is not None
+        return archive.file(u if uniform else archive.pick(rng))
+
     requests: list[FileRequest] = []
     arrival_s = 0.0
     while True:
@@ -283,16 +315,16 @@ def generate(params: WorkloadParams, seed: int) -> Workload:
             break
         request_id = f"r{len(requests)}"
         if rng.random() < params.read_share:
-            target = files[rng.randrange(len(files))]
+            target = existing()
             requests.append(FileRequest(request_id, arrival_s, "read", target))
         elif rng.random() < params.new_file_share:
             target = draw.new_file(f"f{len(files)}")
             files.append(target)
             requests.append(FileRequest(request_id, arrival_s, "write", target))
         else:
-            target = files[rng.randrange(len(files))]
+            target = existing()
             requests.append(FileRequest(request_id, arrival_s, "write", target))
-    return Workload(initial, tuple(requests))
+    return Workload(initial, tuple(requests), archive)
 
 
 __all__ = [

@@ -261,6 +261,14 @@ BAD_INPUT = [
      "{file}: format: expected 'tapesched.scenario/1' or 'tapesched.instance/1'"),
     ("instance with unknown scheduler", lambda t: (SPEC, ["--scheduler", "nope"]),
      "--scheduler: unknown scheduler 'nope'"),
+    ("bad archive popularity",
+     lambda t: (_scenario_file(t, {"workload": {"initial_archive": {"tapes": 9,
+                                                                    "popularity": "hot"}}}), []),
+     "{file}: workload.initial_archive.popularity: must be one of 'uniform', 'zipf', got 'hot'"),
+    ("archive too small for a set",
+     lambda t: (_scenario_file(t, {"workload": {"schemes": {"2+1": 1},
+                                                "initial_archive": {"tapes": 2}}}), []),
+     "{file}: workload.initial_archive.tapes: 2 tapes hold no set of the archive"),
 ]  # fmt: skip
 
 

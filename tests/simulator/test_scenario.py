@@ -46,8 +46,13 @@ def test_every_shipped_scenario_loads_under_its_file_name(path):
     assert 0 <= scenario.run.warmup < 1
 
 
-def test_shipped_scenarios_are_the_three_documented():
-    assert sorted(p.stem for p in SCENARIOS.glob("*.json")) == ["ampex", "blue-waters", "exabyte"]
+def test_shipped_scenarios_are_the_four_documented():
+    assert sorted(p.stem for p in SCENARIOS.glob("*.json")) == [
+        "ampex",
+        "blue-waters",
+        "blue-waters-3-libraries",
+        "exabyte",
+    ]
 
 
 def test_blue_waters_platform_has_the_papers_figures():
@@ -392,6 +397,23 @@ BAD_DOCUMENTS: list[tuple[str, Mutation, str, str]] = [
      "expected a non-empty string"),
     ("policy not an object", _set("policy", value="parallel"), "policy",
      "expected an object, got 'parallel'"),
+    ("archive without tapes", _set("workload", "initial_archive", value={}),
+     "workload.initial_archive.tapes", "missing key"),
+    ("archive of no tapes", _set("workload", "initial_archive", value={"tapes": 0}),
+     "workload.initial_archive.tapes", "must be >= 1"),
+    ("archive of too many tapes", _set("workload", "initial_archive", value={"tapes": 2_000_000}),
+     "workload.initial_archive.tapes", "must be <= 1,000,000"),
+    ("unknown popularity",
+     _set("workload", "initial_archive", value={"tapes": 10, "popularity": "pareto"}),
+     "workload.initial_archive.popularity", "'pareto'"),
+    ("zero zipf exponent",
+     _set("workload", "initial_archive", value={"tapes": 10, "zipf_exponent": 0}),
+     "workload.initial_archive.zipf_exponent", "must be within (0, 10], got 0"),
+    ("unknown archive key",
+     _set("workload", "initial_archive", value={"tapes": 10, "files": 3}),
+     "workload.initial_archive.files", "unknown key (known: popularity, tapes, zipf_exponent)"),
+    ("archive not an object", _set("workload", "initial_archive", value=500000),
+     "workload.initial_archive", "expected an object"),
 ]  # fmt: skip
 
 
