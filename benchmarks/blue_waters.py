@@ -15,7 +15,7 @@ drive busy share, mounts per simulated day, and whether it is saturated
 every policy in under 2 minutes on the 2-core machine.
 
 Run with ``make bench`` or ``.venv/bin/python benchmarks/blue_waters.py``
-(``--weeks 1,2,4 --policies vertical,parallel,rait --scheduler fifo``;
+(``--weeks 1,2,4 --policies vertical,parallel,rait --scheduler bw-main``;
 ``--scenario FILE`` runs another scenario, ``--profile N`` prints the N
 costliest functions of each run by cProfile).
 """
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--weeks", default="1,2,4")
     parser.add_argument("--policies", default=",".join(RATES_PER_H))
-    parser.add_argument("--scheduler", default="fifo")
+    parser.add_argument("--scheduler", default="bw-main")
     parser.add_argument("--scenario", default=str(SCENARIO))
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", type=int, default=0, metavar="N")
