@@ -36,7 +36,7 @@ def test_list_names_every_experiment_and_why_one_cannot_run():
     for name in ("bw-fig5", "bw-fig6", "bw-fig7", "bw-fig8", "bw-fig9", "bw-fig10", "bw-fig11"):
         assert f"\n{name}: Figure" in f"\n{out}"
     assert "unavailable" not in out
-    assert "x = rate_per_h: 100, 200" in out
+    assert "x = rate_per_h: 200, 400" in out
 
 
 def test_the_load_balancer_period_under_another_scheduler_is_one_line_and_exit_2(tmp_path):
