@@ -21,8 +21,10 @@ The model, as the paper has it
     out: for HETERO, VERTICAL or PARALLEL by size) and its scheme ``X+Y``.
     An *I/O process* serves requests of one type; it is created on a mover
     node having enough idle drives and bound to them, and keeps them until
-    LOAD-BALANCER terminates it. A drive is *idle* here when no process
-    holds it and no request of a terminated process still runs on it.
+    LOAD-BALANCER terminates it. A drive is *idle* when no process holds it
+    and no request of a terminated process still runs on it; for
+    MAIN-SCHEDULER, the drives of a process with nothing mapped are idle
+    too (see below).
 
     MAIN-SCHEDULER takes each request as it reaches the scheduler (the
     simulator holds a request back while an earlier one for its file is
@@ -66,6 +68,18 @@ What the paper leaves open, and what is chosen here
     - A new process goes to the mover that fits it most tightly (fewest
       idle drives that are enough, then the lowest number), which keeps
       whole movers for wide types; it takes the drives doing nothing first.
+    - MAIN-SCHEDULER counts as idle the drives of a process with nothing
+      mapped (no request running or queued): when no mover has enough
+      drives held by no process, it takes the mover needing the fewest
+      such processes ended (then the tightest fit), ends them (their tapes
+      ejected, as the balancer does) and creates the new process there.
+      The paper does not say whether a drive bound to a process with no
+      work is idle; taken literally (it is not), a balance that found one
+      type in its reset set gives every drive to that type, and the
+      requests of every other type then wait in the waiting list until the
+      next balance, up to ``MINLBINTERVAL`` later (measured: ``bw-fig10
+      --quick`` saturated at 6 and 24 days for RAIT and PARALLEL). The
+      balancer itself ends no process it has just created.
       The mover must also have the memory, disk and bandwidth a request of
       the type needs at that moment (the paper speaks of drives only).
     - The load of a type is the number of requests mapped to its processes
@@ -299,7 +313,7 @@ class BwMain:
         kind = state.request_type(request)
         processes = self._usable(kind, request, state)
         light = [p for p in processes if p.load <= self.params.max_light_load]
-        process = _least_loaded(light) or self._create(kind, request, state)
+        process = _least_loaded(light) or self._create(kind, request, state, reclaim=True)
         process = process or _least_loaded(processes)
         if process is None:
             self._delay(request, now)
@@ -323,18 +337,41 @@ class BwMain:
             self._startable[process.number] = process
         self._since.pop(request.id, None)
 
-    def _create(self, kind: GroupType, request: Request, state: SimulatorState) -> IoProcess | None:
+    def _create(
+        self, kind: GroupType, request: Request, state: SimulatorState, reclaim: bool = False
+    ) -> IoProcess | None:
         """A new process of ``kind`` for requests like ``request``, on the mover fitting it most
-        tightly; ``None`` when no mover has enough idle drives (and room)."""
+        tightly; ``None`` when no mover has enough idle drives (and room).
+
+        With ``reclaim`` (MAIN-SCHEDULER), the drives of a process with nothing mapped count as
+        idle too: the mover needing the fewest such processes ended is taken, and they are
+        ended (their tapes ejected) to free its drives.
+        """
         width = state.process_width(request)
-        best: tuple[int, int] | None = None
+        idle: dict[int, list[IoProcess]] = {}
+        if reclaim:
+            for processes in self.processes.values():
+                for process in processes:
+                    if process.load == 0:
+                        idle.setdefault(process.mover, []).append(process)
+        best: tuple[int, int, int, list[IoProcess]] | None = None
         for m in state.movers_for(request):
             free = len(self._free[m])
-            if free >= width and (best is None or free < best[0]) and state.can_host(request, m):
-                best = (free, m)
+            ended: list[IoProcess] = []
+            for process in sorted(idle.get(m, ()), key=lambda p: (-len(p.drives), p.number)):
+                if free >= width:
+                    break
+                ended.append(process)
+                free += len(process.drives)
+            key = (len(ended), free, m)
+            if free >= width and (best is None or key < best[:3]) and state.can_host(request, m):
+                best = (*key, ended)
         if best is None:
             return None
-        m = best[1]
+        m = best[2]
+        for process in best[3]:
+            self._terminate(process, state)
+            self.processes[process.kind].remove(process)
         order = {d: i for i, d in enumerate(self._movers[m] if self._movers else ())}
         drives = sorted(self._free[m], key=lambda d: (not state.is_idle(d), order[d]))[:width]
         self._free[m].difference_update(drives)

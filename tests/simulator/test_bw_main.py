@@ -151,7 +151,7 @@ def test_with_no_light_process_and_no_drives_a_request_joins_the_least_loaded_of
 def test_a_request_with_no_process_of_its_type_and_no_drive_waits_in_the_waiting_list():
     simulation = simulate(
         platform(1),
-        writes((0.0, "1+0", SHORT_MB), (60.0, "2+1", SHORT_MB)),
+        writes((0.0, "1+0", LONG_MB), (60.0, "2+1", SHORT_MB)),
         until_s=5000.0,
         min_lb_interval_s=10_000.0,
     )
@@ -161,14 +161,39 @@ def test_a_request_with_no_process_of_its_type_and_no_drive_waits_in_the_waiting
     assert "r1" not in done(simulation) and bw.balancer_runs == []
 
 
+def test_a_new_type_takes_the_drives_of_a_process_with_nothing_mapped():
+    """Two 1+0 processes (MAXLIGHTLOAD 0), one per mover; the first one's write is done by 60 s
+    and its drive counts as idle, so the 2+1 write ends that process (its tape ejected: unload
+    5 s) and gets a process at once, not at the balancer; the busy process is left alone."""
+    simulation = simulate(
+        platform(1, 1),
+        writes((0.0, "1+0", SHORT_MB), (1.0, "1+0", LONG_MB), (60.0, "2+1", SHORT_MB)),
+        max_light_load=0,
+        min_lb_interval_s=10_000.0,
+    )
+    bw = scheduler(simulation)
+    records = done(simulation)
+    (tape,) = records["r0"].tapes
+    assert drives_of(simulation, records["r0"]) == ("m0d0",)
+    assert drives_of(simulation, records["r1"]) == ("m1d0",)
+    # the idle process on m0 is ended, not the busy one on m1
+    assert (tape, "m0d0", 60.0 + MODEL.unload_s.mean_s) in dismounts(simulation)
+    assert drives_of(simulation, records["r2"]) == ("m0d0",)
+    assert records["r2"].start_s < records["r1"].done_s
+    assert [p.drives for p in bw.processes[("vertical", Scheme(1, 0))]] == [("m1d0",)]
+    assert [p.drives for p in bw.processes[("vertical", Scheme(2, 1))]] == [("m0d0",)]
+    assert bw.balancer_runs == [] and bw.waiting_list == {}
+
+
 # LOAD-BALANCER: when it runs.
 
 
 def two_types_on_one_drive(until_s: float | None = None, **params: float) -> Simulation:
-    """A short 1+0 write takes the only drive; a 2+1 write arrives at 60 s and waits."""
+    """A long 1+0 write takes the only drive; a 2+1 write arrives at 60 s, while it runs, and
+    waits."""
     return simulate(
         platform(1),
-        writes((0.0, "1+0", SHORT_MB), (60.0, "2+1", SHORT_MB)),
+        writes((0.0, "1+0", LONG_MB), (60.0, "2+1", SHORT_MB)),
         until_s=until_s,
         **params,
     )
@@ -191,7 +216,7 @@ def test_the_balancer_does_not_run_before_min_lb_interval():
 
 
 def test_the_balancer_runs_when_the_waiting_list_exceeds_max_req_count():
-    requests = [(0.0, "1+0", SHORT_MB)] + [(60.0 + i, "2+1", SHORT_MB) for i in range(3)]
+    requests = [(0.0, "1+0", LONG_MB)] + [(60.0 + i, "2+1", SHORT_MB) for i in range(3)]
     common = {"min_lb_interval_s": 1000.0, "max_waiting_time_s": 1e6, "max_imbalance": 100.0}
     ran = simulate(platform(1), writes(*requests), until_s=1500.0, max_req_count=2, **common)
     kept = simulate(platform(1), writes(*requests), until_s=1500.0, max_req_count=3, **common)
