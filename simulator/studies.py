@@ -292,10 +292,10 @@ STUDIES: dict[str, Study] = {
             "mixed",
             LOG_RATE,
             (0.003, 0.01, 0.03, 0.1, 0.3, 0.6, 1, 3, 7, 10, 30),
-            (0.01, 0.1, 1, 10),
+            (0.1, 0.3, 1, 3, 10),
             ("hetero", *POLICIES),
             26 * WEEK_S,
-            4 * WEEK_S,
+            12 * WEEK_S,
             block_mb=512,
         ),
     )

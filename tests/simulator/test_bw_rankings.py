@@ -70,3 +70,10 @@ def test_rait_with_1_mb_blocks_is_far_slower_than_with_192_mb():
     small, large = got["rait", 1], got["rait", 192]
     assert small.saturated or mean(small) > 10 * mean(large)
     assert mean(large) < 2 * mean(run_points("bw-fig5", (192,), ("parallel",))["parallel", 192])
+
+
+def test_mixed_sizes_hetero_beats_every_single_policy():
+    got = run_points("bw-fig11", (1, 3))
+    for x in (1, 3):
+        others = [mean(got[policy, x]) for policy in ("rait", "parallel", "vertical")]
+        assert mean(got["hetero", x]) < min(others)
