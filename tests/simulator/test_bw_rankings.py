@@ -77,3 +77,10 @@ def test_mixed_sizes_hetero_beats_every_single_policy():
     for x in (1, 3):
         others = [mean(got[policy, x]) for policy in ("rait", "parallel", "vertical")]
         assert mean(got["hetero", x]) < min(others)
+
+
+def test_large_files_vertical_answers_slowest():
+    got = run_points("bw-fig8", (0.1, 0.5))
+    for x in (0.1, 0.5):
+        fastest = max(mean(got["parallel", x]), mean(got["rait", x]))
+        assert mean(got["vertical", x]) > 3 * fastest
