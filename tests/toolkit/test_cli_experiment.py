@@ -75,6 +75,10 @@ def test_an_unknown_experiment_is_one_line_and_exit_2(tmp_path):
         ((), "NAME: required, and missing (see tapesched experiment --list)"),
         (("bw-fig6", "--out", "o", "--workers", "2", "--dask", "tcp://127.0.0.1:1"),
          "--workers: not with --dask (the cluster's workers run the points)"),
+        (("bw-fig6", "--out", "o", "--scheduler", "fifo", "--max-light-load", "5"),
+         "--max-light-load: only the bw-main scheduler takes it; the scheduler is 'fifo'"),
+        (("bw-fig10", "--out", "o", "--min-lb-interval", "2d"),
+         "--min-lb-interval: bw-fig10 varies it (its x axis)"),
     ],
 )  # fmt: skip
 def test_missing_or_clashing_options_are_one_line_and_exit_2(tmp_path, monkeypatch, args, line):
@@ -134,3 +138,27 @@ def test_an_interrupted_run_leaves_no_directory_and_its_replications_in_the_cach
     assert not out.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept"]
     assert len(list((tmp_path / "kept").glob("*.json"))) == 2
+
+
+def test_the_balancer_parameters_given_reach_every_point_and_the_summary(
+    tmp_path, tiny, monkeypatch
+):
+    from simulator import sweep
+
+    seen = []
+    real = sweep.run_replication
+
+    def spy(scenario, seed):
+        seen.append(scenario.run.bw_main)
+        return real(scenario, seed)
+
+    monkeypatch.setattr(sweep, "run_replication", spy)
+    out = tmp_path / "tiny"
+    code, _, err = run(*tiny, "--out", str(out), "--max-light-load", "1000",
+                       "--max-imbalance", "3")  # fmt: skip
+    assert code == 0, err
+    assert seen and {(p.max_light_load, p.max_imbalance) for p in seen} == {(1000, 3.0)}
+    settings = json.loads((out / "summary.json").read_text())["settings"]
+    assert settings["bw_main"]["max_light_load"] == 1000
+    assert settings["bw_main"]["max_imbalance"] == 3.0
+    assert settings["bw_main"]["min_lb_interval_s"] == seen[0].min_lb_interval_s

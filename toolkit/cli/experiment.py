@@ -18,9 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from attrs import asdict
 from rich.console import Console
 from rich.table import Table
 
+from simulator.bw_main import NAME as BW_MAIN
+from toolkit.cli.bw_main_options import BW_MAIN_OPTIONS, bw_main_options, given_bw_main
 from toolkit.cli.common import check_scenario_scheduler, fail, progress_bar, reports_bad_input
 from toolkit.cli.out_options import dir_out_option
 from toolkit.outputs import DirectoryOutput
@@ -161,6 +164,7 @@ def _print_table(study: Study, results: Sequence[PointResult]) -> None:
     default=None,
     help="The scenario the experiment starts from (default: instances/scenarios/blue-waters.json).",
 )
+@bw_main_options
 @reports_bad_input
 def experiment(
     name: str | None,
@@ -175,6 +179,11 @@ def experiment(
     max_replications: int | None,
     cache_dir: str | None,
     scenario_file: str | None,
+    max_light_load: int | None,
+    min_lb_interval: float | None,
+    max_waiting_time: float | None,
+    max_req_count: int | None,
+    max_imbalance: float | None,
 ) -> None:
     """Run the Blue Waters experiment NAME (see --list) and draw its figure.
 
@@ -188,6 +197,7 @@ def experiment(
     if listing:
         _listing()
         return
+    from simulator.experiment import override
     from simulator.scenario import check_runnable, load_scenario
     from simulator.studies import (
         SCENARIO_FILE,
@@ -216,6 +226,19 @@ def experiment(
         fail(["--workers: not with --dask (the cluster's workers run the points)"])
     given = scenario_file or str(SCENARIO_FILE)
     scenario = load_scenario(given)
+    if study.axis.setting == "min_lb_interval_s" and min_lb_interval is not None:
+        fail([f"{BW_MAIN_OPTIONS['min_lb_interval_s']}: {name} varies it (its x axis)"])
+    params = given_bw_main(
+        scenario.run.bw_main,
+        str(running),
+        max_light_load=max_light_load,
+        min_lb_interval=min_lb_interval,
+        max_waiting_time=max_waiting_time,
+        max_req_count=max_req_count,
+        max_imbalance=max_imbalance,
+    )
+    if params is not None:
+        scenario = override(scenario, bw_main=params)
     try:
         swept = points(study, scenario, quick, running)
     except Unavailable as exc:
@@ -286,6 +309,9 @@ def _run(
         "duration_s": study.horizon_s(quick),
         "x_values": list(study.xs(quick)),
     }
+    if scheduler == BW_MAIN and swept:
+        # The balancer's parameters of the first point (bw-fig10 varies MINLBINTERVAL in x).
+        settings["bw_main"] = asdict(swept[0].scenario.run.bw_main)
     document = summary_document(study, outcome.results, settings, precision)
     with out.building() as staging:
         write_atomic(staging / "results.csv", results_csv(study, outcome.results))

@@ -16,10 +16,10 @@ from rich.table import Table
 from simulator.bw_main import NAME as BW_MAIN
 from simulator.policy_registry import POLICIES
 from solvers.registry import SCHEDULERS
+from toolkit.cli.bw_main_options import BW_MAIN_OPTIONS, bw_main_options, given_bw_main
 from toolkit.cli.common import (
     EXIT_INFEASIBLE,
     DurationType,
-    ParsedType,
     RateType,
     RegistryChoice,
     check_scenario_scheduler,
@@ -32,7 +32,7 @@ from toolkit.cli.out_options import dir_out_option
 from toolkit.io import dumps, save_instance, save_schedule
 from toolkit.model import Instance
 from toolkit.outputs import DirectoryOutput
-from toolkit.units import MAX_ARRIVALS, MAX_COUNT, MAX_REPLICATIONS
+from toolkit.units import MAX_ARRIVALS, MAX_REPLICATIONS
 from toolkit.validator import validate
 
 if TYPE_CHECKING:
@@ -48,27 +48,6 @@ RECORD_COLUMNS = (
 
 OUT_FILES = ("summary.json", "requests.csv", "events.jsonl", "instance.json", "schedule.json")
 """What ``simulate`` writes to ``--out``: an existing directory holding only these is replaced."""
-
-
-BW_MAIN_OPTIONS = {
-    "max_light_load": "--max-light-load",
-    "min_lb_interval_s": "--min-lb-interval",
-    "max_waiting_time_s": "--max-waiting-time",
-    "max_req_count": "--max-req-count",
-    "max_imbalance": "--max-imbalance",
-}
-"""bw-main's parameters (simulator.bw_main.BwMainParams fields) and their options."""
-
-
-def _nonnegative(text: str) -> float:
-    """A finite number >= 0 (``--max-imbalance``)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{text!r} is not a number") from None
-    if not 0 <= value < float("inf"):
-        raise ValueError(f"must be a finite number >= 0, got {text!r}")
-    return value
 
 
 def _simulate_instance(
@@ -176,36 +155,7 @@ def _print_estimates(
         "solvers`) or a scheduler of one's own as module.path:Attr (default: the scenario's)."
     ),
 )
-@click.option(
-    "--max-light-load",
-    type=click.IntRange(min=0, max=MAX_COUNT),
-    default=None,
-    help="bw-main's MAXLIGHTLOAD: most requests on a process that still takes one more.",
-)
-@click.option(
-    "--min-lb-interval",
-    type=DurationType(),
-    default=None,
-    help="bw-main's MINLBINTERVAL: the load balancer's period, e.g. 6d.",
-)
-@click.option(
-    "--max-waiting-time",
-    type=DurationType(),
-    default=None,
-    help="bw-main's MAXWAITINGTIME: the balancer runs once a request waited longer, e.g. 1h.",
-)
-@click.option(
-    "--max-req-count",
-    type=click.IntRange(min=0, max=MAX_COUNT),
-    default=None,
-    help="bw-main's MAXREQCOUNT: the balancer runs once more requests wait.",
-)
-@click.option(
-    "--max-imbalance",
-    type=ParsedType("NUMBER", _nonnegative),
-    default=None,
-    help="bw-main's MAXIMBALANCE: the balancer runs once the types' loads differ more.",
-)
+@bw_main_options
 @click.option("--rate", type=RateType(), default=None, help="Arrival rate, e.g. 65/h.")
 @click.option("--duration", type=DurationType(), default=None, help="Simulated time, e.g. 30d.")
 @click.option("--seed", type=int, default=None, help="Seed of the first replication.")
@@ -281,28 +231,15 @@ def simulate(
 
     if scheduler is not None:
         check_scenario_scheduler(scheduler)
-    given_params = {
-        "max_light_load": max_light_load,
-        "min_lb_interval_s": min_lb_interval,
-        "max_waiting_time_s": max_waiting_time,
-        "max_req_count": max_req_count,
-        "max_imbalance": max_imbalance,
-    }
-    bw_main = None
-    if any(v is not None for v in given_params.values()):
-        running = scheduler or str(scenario.run.scheduler)
-        if running != BW_MAIN:
-            fail(
-                [
-                    f"{BW_MAIN_OPTIONS[k]}: only the {BW_MAIN} scheduler takes it; "
-                    f"the scheduler is {running!r}"
-                    for k, v in given_params.items()
-                    if v is not None
-                ]
-            )
-        from simulator.bw_main import with_params
-
-        bw_main = with_params(scenario.run.bw_main, **given_params)
+    bw_main = given_bw_main(
+        scenario.run.bw_main,
+        scheduler or str(scenario.run.scheduler),
+        max_light_load=max_light_load,
+        min_lb_interval=min_lb_interval,
+        max_waiting_time=max_waiting_time,
+        max_req_count=max_req_count,
+        max_imbalance=max_imbalance,
+    )
     given = [name for name, value in (("--rate", rate), ("--duration", duration)) if value]
     if given and workload_file is None:
         rate_per_s = rate or scenario.workload.rate_per_s
