@@ -42,7 +42,7 @@ from toolkit.fields import (
     positive_size,
     simulated_time,
 )
-from toolkit.io import TEXT
+from toolkit.io import TEXT, read_text
 
 REQUIRED = ("arrival_s", "kind", "file", "size_mb")
 OPTIONAL = ("scheme", "data_ratio", "ec_ratio")
@@ -143,9 +143,4 @@ def load_workload(path: str | Path) -> Workload:
     InputError
         When the file cannot be read or holds bad values.
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        raise InputError(str(path), [Problem("", f"cannot read file: {reason}")]) from None
-    return workload_from_csv(text, str(path))
+    return workload_from_csv(read_text(path), str(path))

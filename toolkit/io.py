@@ -556,6 +556,21 @@ def _read(path: str | os.PathLike[str]) -> bytes:
         raise InputError(str(path), [Problem("", f"cannot read file: {reason}")]) from None
 
 
+def read_text(path: str | os.PathLike[str]) -> str:
+    """The text of a UTF-8 file (a CSV workload, an experiment's ``results.csv``).
+
+    Raises
+    ------
+    InputError
+        ``FILE: cannot read file: REASON`` when it cannot be read or is not UTF-8.
+    """
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise InputError(str(path), [Problem("", f"cannot read file: {reason}")]) from None
+
+
 def read_json(path: str | os.PathLike[str]) -> Any:
     """The parsed JSON document of a file.
 

@@ -230,8 +230,9 @@ def _new_file(directory: Path, name: str) -> tuple[int, Path]:
             continue
 
 
-def _replace_file(real: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``real`` and rename it over ``real``."""
+def _replace_file(real: Path, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8) to a temporary file beside ``real`` and rename it over
+    ``real``."""
     try:
         kept_mode: int | None = stat.S_IMODE(real.stat().st_mode) & 0o777
     except FileNotFoundError:
@@ -239,10 +240,10 @@ def _replace_file(real: Path, text: str) -> None:
     tmp: Path | None = None
     try:
         fd, tmp = _new_file(real.parent, real.name)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(fd, "wb") as handle:
             if kept_mode is not None:
                 os.fchmod(handle.fileno(), kept_mode)
-            handle.write(text)
+            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, real)
@@ -253,15 +254,15 @@ def _replace_file(real: Path, text: str) -> None:
         raise
 
 
-def write_file(path: str | os.PathLike[str], text: str, option: str | None = None) -> None:
-    """Write ``text`` (UTF-8) to the file ``path``, replacing it atomically.
+def write_file(path: str | os.PathLike[str], text: str | bytes, option: str | None = None) -> None:
+    """Write ``text`` (UTF-8; bytes as they are) to the file ``path``, replacing it atomically.
 
     Parameters
     ----------
     path
         The file to write; a symbolic link to a regular file writes that file.
     text
-        The whole content.
+        The whole content: text, or the bytes of a binary file (a PNG).
     option
         The command-line option that named ``path``, for the error message.
 

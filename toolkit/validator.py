@@ -33,6 +33,16 @@ Rules (the ``rule`` of a :class:`Violation`):
 ==================== ==========================================================
 
 Times compare with a tolerance of :data:`EPS` (1e-6 s), as the spec asks.
+
+The drive operations a schedule implies (load, locate, transfer, unload) are
+timed once, here, as the rules are checked: ``validate(..., timeline=True)``
+also returns them as :class:`DriveActivity` intervals (what the Gantt chart
+of :mod:`toolkit.gantt` draws), each at the earliest time the rules allow:
+a load as its mount ends, a locate as soon as the drive is free (its tape
+loaded, or its last transfer done), an unload after the drive's last action.
+The schedule does not record them, so a solver may have done them later
+(an online one locates only once a request is released); only the transfers
+and the arm operations are the schedule's own times.
 """
 
 from __future__ import annotations
@@ -94,6 +104,28 @@ class Violation:
         return f"[{self.rule}] {self.message}"
 
 
+DRIVE_ACTIVITIES: tuple[str, ...] = ("load", "locate", "transfer", "unload")
+"""The kinds of :class:`DriveActivity`, in the order a tape's stay in a drive runs them."""
+
+
+@frozen
+class DriveActivity:
+    """One interval of a drive's work, as the validator reads it from a schedule.
+
+    ``kind`` is one of :data:`DRIVE_ACTIVITIES`; ``request`` names the
+    request a transfer serves, or the one a locate positions the head for
+    (``None`` for a load or an unload). A gang's transfer holds each of its
+    drives until the gang's end, so its interval is the same on all of them.
+    """
+
+    kind: str
+    drive: str
+    tape: str
+    start_s: float
+    end_s: float
+    request: str | None = None
+
+
 @frozen
 class Report:
     """What :func:`validate` found.
@@ -109,6 +141,8 @@ class Report:
     objective: float | None
     warnings: tuple[str, ...] = ()
     ends: dict[str, float] = field(factory=dict, eq=False, repr=False)
+    activities: tuple[DriveActivity, ...] = field(default=(), eq=False, repr=False)
+    """The drive operations in time order per drive, when asked for (``timeline=True``)."""
 
     @property
     def feasible(self) -> bool:
@@ -142,7 +176,7 @@ class _Stay(NamedTuple):
 _Use = tuple[float, float, str, str, float, float]
 
 
-def validate(instance: Instance, schedule: Schedule) -> Report:
+def validate(instance: Instance, schedule: Schedule, *, timeline: bool = False) -> Report:
     """Check ``schedule`` against every rule of ``instance``.
 
     Parameters
@@ -151,6 +185,9 @@ def validate(instance: Instance, schedule: Schedule) -> Report:
         A well-formed instance (as built by :mod:`toolkit.io`).
     schedule
         A well-formed schedule; ids inside it need not exist.
+    timeline
+        Also return the drive operations the rules were checked on
+        (:attr:`Report.activities`), timed as the module documentation says.
 
     Returns
     -------
@@ -158,14 +195,16 @@ def validate(instance: Instance, schedule: Schedule) -> Report:
         Every violation found, the recomputed objective and any warnings.
     """
     with paused_gc():
-        return _validate(instance, schedule)
+        return _validate(instance, schedule, [] if timeline else None)
 
 
-def _validate(instance: Instance, schedule: Schedule) -> Report:
+def _validate(
+    instance: Instance, schedule: Schedule, activities: list[DriveActivity] | None
+) -> Report:
     out: list[Violation] = []
     uses, ends = _check_requests(instance, schedule, out)
     stays = _check_operations(instance, schedule, out)
-    _check_drive_timelines(instance, schedule, uses, stays, out)
+    _check_drive_timelines(instance, schedule, uses, stays, out, activities)
     _check_tape_conflicts(stays, out)
     _check_arm_capacity(instance, schedule, out)
 
@@ -184,7 +223,9 @@ def _validate(instance: Instance, schedule: Schedule) -> Report:
                 f"recorded {schedule.objective.name} {recorded:.6f} differs from "
                 f"the recomputed {recomputed:.6f}"
             )
-    return Report(tuple(out), instance.objective, objective, tuple(warnings), ends)
+    return Report(
+        tuple(out), instance.objective, objective, tuple(warnings), ends, tuple(activities or ())
+    )
 
 
 def _check_requests(
@@ -510,8 +551,13 @@ def _check_drive_timelines(
     uses: dict[str, list[_Use]],
     stays_of: dict[str, list[_Stay]],
     out: list[Violation],
+    activities: list[DriveActivity] | None = None,
 ) -> None:
-    """Place each piece in the stay that holds it and check load, locate and unload."""
+    """Place each piece in the stay that holds it and check load, locate and unload.
+
+    With ``activities``, each drive's loads, locates, transfers and unloads
+    are appended to it as they are checked, in time order.
+    """
     ops = schedule.operations
     for drive in instance.drives:
         did = drive.id
@@ -550,9 +596,15 @@ def _check_drive_timelines(
                 continue
             assigned[k].append(use)
         for stay, group in zip(stays, assigned, strict=True):
-            last_action = _check_stay(drive, stay, group, out) if group else stay.ready
+            if activities is not None and stay.mount >= 0:
+                mounted = ops[stay.mount].end_s
+                _record(activities, "load", did, stay.tape, mounted, stay.ready)
+            last_action = _check_stay(drive, stay, group, out, activities) if group else stay.ready
             if stay.dismount < 0:
                 continue
+            if activities is not None:
+                unloaded = last_action + drive.unload_s
+                _record(activities, "unload", did, stay.tape, last_action, unloaded)
             dismount = ops[stay.dismount]
             if dismount.start_s < last_action + drive.unload_s - EPS:
                 out.append(
@@ -569,16 +621,44 @@ def _check_drive_timelines(
                 )
 
 
-def _check_stay(drive: Drive, stay: _Stay, group: list[_Use], out: list[Violation]) -> float:
-    """Check the pieces of one stay in start order; return the drive's last action."""
+def _record(
+    activities: list[DriveActivity],
+    kind: str,
+    drive: str,
+    tape: str,
+    start: float,
+    end: float,
+    request: str | None = None,
+) -> None:
+    """Append an activity that takes time (one of no length is nothing to show)."""
+    if end > start:
+        activities.append(DriveActivity(kind, drive, tape, start, end, request))
+
+
+def _check_stay(
+    drive: Drive,
+    stay: _Stay,
+    group: list[_Use],
+    out: list[Violation],
+    activities: list[DriveActivity] | None = None,
+) -> float:
+    """Check the pieces of one stay in start order; return the drive's last action.
+
+    With ``activities``, each locate (from when the drive is free) and each
+    transfer is appended to it.
+    """
     free, head, speed = stay.ready, 0.0, drive.locate_mb_s
     previous: _Use | None = None
     for use in group:
-        start, end, _, _, offset, end_mb = use
+        start, end, rid, tape, offset, end_mb = use
         if previous is not None and start < previous[1] - EPS:
             _overlap(drive, stay, previous, use, out)
         elif start < free + abs(offset - head) / speed - EPS:
             _too_early(drive, stay, previous, use, free, head, out)
+        if activities is not None:
+            located = free + abs(offset - head) / speed
+            _record(activities, "locate", drive.id, tape, free, located, rid)
+            _record(activities, "transfer", drive.id, tape, start, end, rid)
         if end > free:
             free = end
         head = end_mb

@@ -2,7 +2,7 @@
 
 Each command is a module of this package (``check``, ``solve``, ``solvers``,
 ``verify``, ``metrics``, ``compare``, ``generate``, ``simulate``,
-``replay``, ``experiment``); :data:`main` gathers them into one ``click``
+``replay``, ``experiment``, ``plot``); :data:`main` gathers them into one ``click``
 group. This is the only part of :mod:`toolkit` that may import :mod:`solvers` and
 :mod:`simulator`: the core of the toolkit (model, files, validator, metrics,
 generators, strategies) stands below both, and the commands sit above all
@@ -23,6 +23,7 @@ from toolkit.cli.generate import generate
 from toolkit.cli.group import CommandGroup
 from toolkit.cli.list_solvers import list_solvers
 from toolkit.cli.metrics import metrics
+from toolkit.cli.plot import plot
 from toolkit.cli.replay import replay
 from toolkit.cli.simulate import simulate
 from toolkit.cli.solve import solve
@@ -40,3 +41,4 @@ def main() -> None:
 for _command in (check, solve, list_solvers, verify, metrics, compare, generate, simulate, replay):
     main.add_command(_command)
 main.add_command(experiment)
+main.add_command(plot)

@@ -84,10 +84,15 @@ def print_violations(report: Report) -> None:
         click.echo(str(v))
 
 
-def echo_verdict(schedule: Schedule, report: Report) -> None:
-    """Warnings, then feasible with the objective, or the violations."""
+def echo_warnings(report: Report) -> None:
+    """The validator's warnings, one ``warning: ...`` line each."""
     for warning in report.warnings:
         click.echo(f"warning: {warning}")
+
+
+def echo_verdict(schedule: Schedule, report: Report) -> None:
+    """Warnings, then feasible with the objective, or the violations."""
+    echo_warnings(report)
     if report.feasible:
         click.echo(
             f"feasible: {len(schedule.requests)} requests, "
@@ -109,11 +114,14 @@ def instance_and_schedule(command: F) -> F:
     return command
 
 
-def load_and_validate(instance_file: str, schedule_file: str) -> tuple[Instance, Schedule, Report]:
-    """Read an instance and a schedule and judge the schedule."""
+def load_and_validate(
+    instance_file: str, schedule_file: str, *, timeline: bool = False
+) -> tuple[Instance, Schedule, Report]:
+    """Read an instance and a schedule and judge the schedule (``timeline``: as
+    :func:`~toolkit.validator.validate` takes it)."""
     instance = load_instance(instance_file)
     schedule = load_schedule(schedule_file)
-    return instance, schedule, validate(instance, schedule)
+    return instance, schedule, validate(instance, schedule, timeline=timeline)
 
 
 def progress_bar() -> Progress:

@@ -1,0 +1,111 @@
+"""``tapesched plot``: pictures of a schedule (a Gantt chart) and of an experiment's results.
+
+``plot gantt INSTANCE SCHEDULE --out FILE`` judges the schedule with the
+validator first and draws only a feasible one (:mod:`toolkit.gantt`), from
+the validator's own timing of every drive operation. ``plot results
+RESULTS.csv --out FILE`` redraws the figure of an experiment
+(``tapesched experiment``) from its ``results.csv``
+(:mod:`simulator.study_report`), the one the run drew or that of another
+metric of the file. The format is the suffix of ``--out``, ``.png`` or
+``.svg`` (:mod:`toolkit.figures`), checked before any file is read; the
+picture is written whole or not at all (:mod:`toolkit.outputs`), and the
+same input gives the same bytes. matplotlib is imported only when a picture
+is drawn, so that the other commands start as fast as before.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from toolkit.cli.common import echo_warnings, fail, load_and_validate, reports_bad_input
+from toolkit.cli.out_options import file_out_option
+from toolkit.outputs import FileOutput, write_file
+
+OUT_HELP = "The picture to write: FILE.png or FILE.svg (the suffix gives the format)."
+
+
+@click.group(invoke_without_command=True)
+@click.pass_context
+def plot(ctx: click.Context) -> None:
+    """Draw a schedule's Gantt chart or an experiment's figure, as PNG or SVG."""
+    if ctx.invoked_subcommand is None:
+        fail(["tapesched plot: say what to draw: gantt or results (see tapesched plot --help)"])
+
+
+@plot.command()
+@click.argument("instance_file", type=click.Path())
+@click.argument("schedule_file", type=click.Path())
+@file_out_option(OUT_HELP, required=True)
+@reports_bad_input
+def gantt(instance_file: str, schedule_file: str, out: FileOutput) -> None:
+    """Draw the Gantt chart of a feasible schedule: a lane per drive and per arm.
+
+    A drive's lane shows its transfers (labelled by request), loads, locates
+    and unloads, timed as the validator reads them (a drive operation the
+    schedule does not record at the earliest time the rules allow); an
+    arm's lane its mounts and dismounts; the top lane marks each release.
+    A schedule does not say which arm did an operation, so the operations
+    are put on arms greedily, and the chart says so. An infeasible schedule
+    is not drawn: one line naming it and its first violation, exit 2
+    (tapesched verify lists every violation).
+    """
+    from toolkit.figures import format_of, render
+    from toolkit.gantt import ARMS_NOTE, gantt_figure
+
+    fmt = format_of(out.given)
+    instance, schedule, report = load_and_validate(instance_file, schedule_file, timeline=True)
+    if not report.feasible:
+        first, more = report.violations[0], len(report.violations) - 1
+        also = f" (and {more} more; tapesched verify lists them)" if more else ""
+        fail([f"{schedule_file}: infeasible schedule, not drawn: {first}{also}"])
+    echo_warnings(report)
+    figure = gantt_figure(instance, schedule, report, Path(schedule_file).name)
+    write_file(out.given, render(figure, fmt), out.option)
+    arms = sum(library.arms for library in instance.libraries)
+    click.echo(
+        f"wrote {out.given}: {len(instance.drives)} drive lanes, {arms} arm lanes, "
+        f"{len(schedule.requests)} requests, {len(schedule.operations)} arm operations"
+    )
+    click.echo(f"note: {ARMS_NOTE}")
+
+
+@plot.command()
+@click.argument("results_file", type=click.Path())
+@file_out_option(OUT_HELP, required=True)
+@click.option(
+    "--metric",
+    default=None,
+    metavar="NAME",
+    help="The metric drawn, a value of the file's metric column "
+    "(default: the figure the experiment drew, its weighted response time).",
+)
+@reports_bad_input
+def results(results_file: str, out: FileOutput, metric: str | None) -> None:
+    """Redraw an experiment's figure from its results.csv (tapesched experiment).
+
+    RESULTS_FILE has the columns experiment, series, x_name, x, metric, mean,
+    half_width, replications and saturated; the figure is the metric against
+    x, a line per series with its 95 % intervals, a cross at the top for a
+    saturated point. A bad file is one line per problem at line N.column,
+    exit 2.
+    """
+    from simulator.study_report import load_results_csv, results_figure
+    from simulator.sweep import PRIMARY_METRIC
+    from toolkit.figures import format_of, render
+
+    fmt = format_of(out.given)
+    rows = load_results_csv(results_file)
+    drawn = metric or PRIMARY_METRIC
+    try:
+        figure = results_figure(rows, drawn)
+    except ValueError as exc:
+        where = "--metric" if metric is not None else results_file
+        fail([f"{where}: {exc}"])
+    write_file(out.given, render(figure, fmt), out.option)
+    series = {row.series for row in rows if row.metric == drawn}
+    points = sum(1 for row in rows if row.metric == drawn)
+    click.echo(
+        f"wrote {out.given}: {drawn} of {rows[0].experiment}, {len(series)} series, {points} points"
+    )
