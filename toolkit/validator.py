@@ -30,7 +30,17 @@ Rules (the ``rule`` of a :class:`Violation`):
 ``dismount-wrong-tape`` a dismount of a tape that the drive does not hold
 ``tape-conflict``    a tape in two drives at once (mount start to dismount end)
 ``arm-capacity``     more arm operations at once than the library has arms
+``prefetch``         under ``prefetch=False`` only: a mount, load or locate serving a
+                     request that starts before the request's release
 ==================== ==========================================================
+
+The contract lets an offline schedule prefetch (mount, load and locate a tape
+before the release); ``validate(..., prefetch=False)`` judges a schedule
+under the *non-anticipative* reading of ``tapesched solve --no-prefetch``
+instead: the mount that brings a request's tape into its drive (when the
+request is the first its stay runs), and the locate to the request's offset,
+start no earlier than the request's release. Unloads and dismounts, which
+put the previous tape away and serve no request, may still come earlier.
 
 Times compare with a tolerance of :data:`EPS` (1e-6 s), as the spec asks.
 """
@@ -72,6 +82,7 @@ RULES: tuple[str, ...] = (
     "dismount-wrong-tape",
     "tape-conflict",
     "arm-capacity",
+    "prefetch",
 )
 
 
@@ -142,7 +153,7 @@ class _Stay(NamedTuple):
 _Use = tuple[float, float, str, str, float, float]
 
 
-def validate(instance: Instance, schedule: Schedule) -> Report:
+def validate(instance: Instance, schedule: Schedule, *, prefetch: bool = True) -> Report:
     """Check ``schedule`` against every rule of ``instance``.
 
     Parameters
@@ -151,6 +162,10 @@ def validate(instance: Instance, schedule: Schedule) -> Report:
         A well-formed instance (as built by :mod:`toolkit.io`).
     schedule
         A well-formed schedule; ids inside it need not exist.
+    prefetch
+        ``False`` checks the non-anticipative reading as well (rule
+        ``prefetch``): no mount, load or locate serving a request starts
+        before its release.
 
     Returns
     -------
@@ -158,14 +173,15 @@ def validate(instance: Instance, schedule: Schedule) -> Report:
         Every violation found, the recomputed objective and any warnings.
     """
     with paused_gc():
-        return _validate(instance, schedule)
+        return _validate(instance, schedule, prefetch)
 
 
-def _validate(instance: Instance, schedule: Schedule) -> Report:
+def _validate(instance: Instance, schedule: Schedule, prefetch: bool) -> Report:
     out: list[Violation] = []
     uses, ends = _check_requests(instance, schedule, out)
     stays = _check_operations(instance, schedule, out)
-    _check_drive_timelines(instance, schedule, uses, stays, out)
+    releases = None if prefetch else {r.id: r.release_s for r in instance.requests}
+    _check_drive_timelines(instance, schedule, uses, stays, out, releases)
     _check_tape_conflicts(stays, out)
     _check_arm_capacity(instance, schedule, out)
 
@@ -510,8 +526,13 @@ def _check_drive_timelines(
     uses: dict[str, list[_Use]],
     stays_of: dict[str, list[_Stay]],
     out: list[Violation],
+    releases: dict[str, float] | None = None,
 ) -> None:
-    """Place each piece in the stay that holds it and check load, locate and unload."""
+    """Place each piece in the stay that holds it and check load, locate and unload.
+
+    With ``releases`` (the non-anticipative reading), also that no mount or
+    locate serving a request starts before its release.
+    """
     ops = schedule.operations
     for drive in instance.drives:
         did = drive.id
@@ -551,6 +572,8 @@ def _check_drive_timelines(
             assigned[k].append(use)
         for stay, group in zip(stays, assigned, strict=True):
             last_action = _check_stay(drive, stay, group, out) if group else stay.ready
+            if releases is not None and group:
+                _check_no_prefetch(drive, stay, group, releases, out)
             if stay.dismount < 0:
                 continue
             dismount = ops[stay.dismount]
@@ -584,6 +607,45 @@ def _check_stay(drive: Drive, stay: _Stay, group: list[_Use], out: list[Violatio
         head = end_mb
         previous = use
     return free
+
+
+def _check_no_prefetch(
+    drive: Drive, stay: _Stay, group: list[_Use], releases: dict[str, float], out: list[Violation]
+) -> None:
+    """Rule ``prefetch``: a stay's mount and each locate start at their request's release or later.
+
+    The stay's mount serves its first request; each request's locate is
+    taken as late as it can be, ending at the transfer's start.
+    """
+    head = 0.0
+    for k, (start, _, rid, tape, offset, end_mb) in enumerate(group):
+        release = releases[rid]
+        if k == 0 and stay.mount >= 0 and stay.begin < release - EPS:
+            out.append(
+                Violation(
+                    "prefetch",
+                    f"tape {tape!r} is mounted into drive {drive.id!r} for request {rid!r} "
+                    f"at {stay.begin:.6f} s, before its release {release:.6f} s",
+                    (rid,),
+                    (drive.id,),
+                    (tape,),
+                    (stay.mount,),
+                )
+            )
+        locate = abs(offset - head) / drive.locate_mb_s
+        if start - locate < release - EPS:
+            out.append(
+                Violation(
+                    "prefetch",
+                    f"request {rid!r} starts on drive {drive.id!r} at {start:.6f} s, so its "
+                    f"locate of {locate:.6f} s (head {head:g} MB to {offset:g} MB) starts "
+                    f"before its release {release:.6f} s",
+                    (rid,),
+                    (drive.id,),
+                    (tape,),
+                )
+            )
+        head = end_mb
 
 
 def _overlap(drive: Drive, stay: _Stay, first: _Use, second: _Use, out: list[Violation]) -> None:

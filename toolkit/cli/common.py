@@ -109,11 +109,20 @@ def instance_and_schedule(command: F) -> F:
     return command
 
 
-def load_and_validate(instance_file: str, schedule_file: str) -> tuple[Instance, Schedule, Report]:
+def load_and_validate(
+    instance_file: str, schedule_file: str, *, prefetch: bool = True
+) -> tuple[Instance, Schedule, Report]:
     """Read an instance and a schedule and judge the schedule."""
     instance = load_instance(instance_file)
     schedule = load_schedule(schedule_file)
-    return instance, schedule, validate(instance, schedule)
+    return instance, schedule, validate(instance, schedule, prefetch=prefetch)
+
+
+NO_PREFETCH_HELP = (
+    "The non-anticipative reading: no mount, load or locate serving a request "
+    "starts before its release."
+)
+"""The help of ``--no-prefetch``, one wording for ``solve`` and ``verify``."""
 
 
 def progress_bar() -> Progress:
