@@ -125,6 +125,22 @@ NO_PREFETCH_HELP = (
 """The help of ``--no-prefetch``, one wording for ``solve`` and ``verify``."""
 
 
+def checked_solvers(text: str, option: str = "--solvers") -> list[str]:
+    """The comma-separated solver names of ``option``, each checked; exits 2 naming the bad ones."""
+    from solvers.plugins import find_solver
+
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    problems = []
+    for name in names or ["(none)"]:
+        try:
+            find_solver(name)
+        except LoadError as exc:
+            problems.append(f"{option}: {exc}")
+    if problems:
+        fail(problems)
+    return names
+
+
 def progress_bar() -> Progress:
     """A progress bar on standard error with a field ``current``, shown on terminals only."""
     console = Console(stderr=True)
