@@ -62,6 +62,13 @@ def _listing() -> None:
             f"  x = {study.axis.name}: {sequence(study.x_values)} "
             f"(--quick: {sequence(study.quick_x_values)}); series: {', '.join(study.series)}"
         )
+    click.echo(
+        "online-vs-offline: a simulated run cut into windows, each online scheduler against "
+        "the clairvoyant and the non-anticipative optimum"
+    )
+    click.echo(
+        "  tapesched experiment online-vs-offline SCENARIO --window N --out DIR (see --help)"
+    )
 
 
 HEADINGS = {
