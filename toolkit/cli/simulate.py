@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from simulator.bw_main import NAME as BW_MAIN
+from simulator.golubchik import NAME as GOLUBCHIK
 from simulator.policy_registry import POLICIES
 from solvers.registry import SCHEDULERS
 from toolkit.cli.common import (
@@ -79,6 +80,8 @@ def _simulate_instance(
 
     if scheduler == BW_MAIN:
         fail([f"--scheduler: {BW_MAIN} runs scenarios only (it needs movers and typed requests)"])
+    if scheduler == GOLUBCHIK:
+        fail([f"--scheduler: {GOLUBCHIK} runs scenarios only (it gives drives one at a time)"])
     check_scenario_scheduler(scheduler)
     events = io.BytesIO() if log else None
     schedule, _ = simulate_instance(instance, scheduler, log=events)
