@@ -347,6 +347,25 @@ def with_striping(params: WorkloadParams, widths: Iterable[int]) -> WorkloadPara
     return evolve(params, classes=classes, schemes=_class_schemes(classes))
 
 
+def parse_striping(text: str) -> tuple[int, ...]:
+    """A striping vector as typed: widths joined by commas, ``"1,2,2"``.
+
+    Raises
+    ------
+    ValueError
+        For anything but integers >= 1 joined by commas.
+    """
+    widths = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part.isdigit() or int(part) < 1:
+            raise ValueError(
+                f"{text!r} is not a striping vector: widths >= 1 joined by commas, such as 1,2,2"
+            )
+        widths.append(int(part))
+    return tuple(widths)
+
+
 @frozen
 class Workload:
     """A generated workload: the files at time 0 and the requests, in order of arrival.
@@ -508,6 +527,7 @@ __all__ = [
     "generate",
     "parse_duration",
     "parse_rate",
+    "parse_striping",
     "striping_label",
     "with_striping",
 ]

@@ -209,6 +209,13 @@ def _print_estimates(
     default=None,
     help="bw-main's MAXIMBALANCE: the balancer runs once the types' loads differ more.",
 )
+@click.option(
+    "--striping",
+    default=None,
+    metavar="W,W,...",
+    help="Stripe width of each request class of the scenario (workload.request_classes), "
+    "e.g. 1,2,2: Golubchik's striping vector 122.",
+)
 @click.option("--rate", type=RateType(), default=None, help="Arrival rate, e.g. 65/h.")
 @click.option("--duration", type=DurationType(), default=None, help="Simulated time, e.g. 30d.")
 @click.option("--seed", type=int, default=None, help="Seed of the first replication.")
@@ -244,6 +251,7 @@ def simulate(
     max_waiting_time: float | None,
     max_req_count: int | None,
     max_imbalance: float | None,
+    striping: str | None,
     rate: float | None,
     duration: float | None,
     seed: int | None,
@@ -312,8 +320,21 @@ def simulate(
         if rate_per_s * (duration or scenario.workload.duration_s) > MAX_ARRIVALS:
             span = duration or scenario.workload.duration_s
             fail([f"{' and '.join(given)}: {arrivals_message(rate_per_s, span)}"])
+    widths = None
+    if striping is not None:
+        from simulator.experiment import check_striping
+        from simulator.workload import parse_striping
+
+        try:
+            widths = parse_striping(striping)
+        except ValueError as exc:
+            fail([f"--striping: {exc}"])
+        why = check_striping(scenario, widths)
+        if why is not None:
+            fail([f"--striping: {why}"])
     scenario = override(
         scenario,
+        striping=widths,
         policy=policy,
         scheduler=scheduler,
         rate_per_s=rate,
