@@ -24,9 +24,10 @@ import csv
 import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from simulator.studies import METRICS, Study
-from simulator.sweep import PRIMARY_METRIC, PointResult, Precision
+from simulator.studies import Study
+from simulator.sweep import PointResult, Precision
 
 COLUMNS = (
     "experiment", "series", "x_name", "x", "metric",
@@ -35,7 +36,7 @@ COLUMNS = (
 """The columns of ``results.csv``."""
 
 Y_LABEL = "average weighted response time (s/GB)"
-"""The figure's y axis: :data:`~simulator.sweep.PRIMARY_METRIC` and its unit."""
+"""The Blue Waters figures' y axis: :data:`~simulator.sweep.PRIMARY_METRIC` and its unit."""
 
 
 def _number(value: float | None) -> str:
@@ -51,13 +52,13 @@ def by_series(results: Sequence[PointResult]) -> dict[str, list[PointResult]]:
 
 
 def results_csv(study: Study, results: Sequence[PointResult]) -> str:
-    """The text of ``results.csv``: a row per point, series and metric of :data:`METRICS`."""
+    """The text of ``results.csv``: a row per point, series and metric of ``study.metrics``."""
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(COLUMNS)
     for result in results:
         estimates = result.estimates
-        for metric in METRICS:
+        for metric in study.metrics:
             e = estimates[metric]
             writer.writerow(
                 (
@@ -107,7 +108,9 @@ def summary_document(
     metric of :data:`simulator.results.METRICS` as
     :meth:`simulator.results.Estimate.to_dict` gives it) and, when x is the
     arrival rate, ``max_sustainable_rate_per_h`` and
-    ``lowest_saturated_rate_per_h``.
+    ``lowest_saturated_rate_per_h`` (``..._rate_per_min`` where x is per
+    minute); for a map (``gol-fig14``), ``best``: the best series at each
+    size factor and x (:func:`best_map`).
     """
     series: dict[str, object] = {}
     for name, group in by_series(results).items():
@@ -124,10 +127,17 @@ def summary_document(
             ]
         }
         if study.axis.is_rate:
-            entry["max_sustainable_rate_per_h"] = max_sustainable_rate(group)
-            entry["lowest_saturated_rate_per_h"] = lowest_saturated_rate(group)
+            entry[f"max_sustainable_{study.axis.name}"] = max_sustainable_rate(group)
+            entry[f"lowest_saturated_{study.axis.name}"] = lowest_saturated_rate(group)
         series[name] = entry
+    extra: dict[str, object] = {}
+    if study.kind == "map":
+        extra["best"] = [
+            {"scale": scale, "x": x, "vector": vector}
+            for (scale, x), vector in sorted(best_map(results).items())
+        ]
     return {
+        **extra,
         "experiment": study.name,
         "title": study.title,
         "figure": study.figure,
@@ -147,21 +157,50 @@ def summary_document(
     }
 
 
-def draw_figure(study: Study, results: Sequence[PointResult], path: Path) -> None:
-    """Draw the primary metric against x, one line per series, as a PNG at ``path``."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+def best_by_x(results: Sequence[PointResult], metric: str) -> dict[float, str]:
+    """At each x, the series with the lowest mean of ``metric`` among those not saturated
+    (an x where every series is saturated has none)."""
+    best: dict[float, tuple[float, str]] = {}
+    for r in results:
+        mean = r.estimates[metric].mean
+        if r.saturated or mean is None:
+            continue
+        x = r.point.x
+        if x not in best or mean < best[x][0]:
+            best[x] = (mean, r.point.series)
+    return {x: name for x, (_, name) in sorted(best.items())}
 
-    figure = Figure(figsize=(7.5, 4.8), layout="constrained")
-    FigureCanvasAgg(figure)
-    axes = figure.add_subplot()
+
+def split_series(name: str) -> tuple[str, float]:
+    """A map's series name (``"122 x2"``) as its vector and size factor (``1`` without one)."""
+    vector, _, factor = name.partition(" x")
+    return vector, float(factor) if factor else 1.0
+
+
+def best_map(
+    results: Sequence[PointResult], metric: str = "mean_response_s"
+) -> dict[tuple[float, float], str]:
+    """For each (size factor, x) of a map, the best vector (:func:`best_by_x` per factor)."""
+    by_scale: dict[float, list[PointResult]] = {}
+    for r in results:
+        by_scale.setdefault(split_series(r.point.series)[1], []).append(r)
+    out: dict[tuple[float, float], str] = {}
+    for scale, group in by_scale.items():
+        for x, name in best_by_x(group, metric).items():
+            out[(scale, x)] = split_series(name)[0]
+    return out
+
+
+def _lines(study: Study, results: Sequence[PointResult], axes: Any, metric: str, label: str,
+           log_y: bool) -> None:  # fmt: skip
+    """One line per series of ``metric`` against x, saturated points as crosses on top."""
     any_mean = False
     any_saturated = False
     for name, group in by_series(results).items():
         measured = [
             (r.point.x, e.mean, e.half_width or 0.0)
             for r in group
-            if (e := r.estimates[PRIMARY_METRIC]).mean is not None
+            if (e := r.estimates[metric]).mean is not None and not r.saturated
         ]
         line = axes.errorbar(
             [m[0] for m in measured],
@@ -190,11 +229,64 @@ def draw_figure(study: Study, results: Sequence[PointResult], path: Path) -> Non
         axes.scatter([], [], marker="x", color="black", label="saturated (no mean)")
     if study.axis.log:
         axes.set_xscale("log")
-    if study.log_y and any_mean:
+    if log_y and any_mean:
         axes.set_yscale("log")
     axes.set_xlabel(study.axis.label)
-    axes.set_ylabel(Y_LABEL)
-    axes.set_title(f"{study.name} ({study.figure}): {study.title}", fontsize=9)
+    axes.set_ylabel(label)
     axes.grid(True, which="both", alpha=0.3)
-    axes.legend(fontsize=8)
+    many = len(by_series(results)) > 8
+    axes.legend(fontsize=7 if many else 8, ncol=2 if many else 1)
+
+
+def _map(results: Sequence[PointResult], axes: Any, study: Study) -> None:
+    """The best vector on a grid of (x, size factor), each cell coloured and labelled."""
+    best = best_map(results, study.metrics[0])
+    xs = sorted({r.point.x for r in results})
+    scales = sorted({split_series(r.point.series)[1] for r in results})
+    vectors = sorted(set(best.values()))
+    colour = {v: i for i, v in enumerate(vectors)}
+    grid = [[colour.get(best.get((scale, x), ""), -1) for x in xs] for scale in scales]
+    masked = [[float("nan") if v < 0 else float(v) for v in row] for row in grid]
+    axes.imshow(masked, origin="lower", aspect="auto", cmap="tab20",
+                vmin=0, vmax=max(len(vectors) - 1, 1), interpolation="nearest")  # fmt: skip
+    for i, scale in enumerate(scales):
+        for j, x in enumerate(xs):
+            text = best.get((scale, x), "sat.")
+            axes.text(j, i, text, ha="center", va="center", fontsize=8)
+    axes.set_xticks(range(len(xs)), [f"{x:g}" for x in xs])
+    axes.set_yticks(range(len(scales)), [f"x{s:g}" for s in scales])
+    axes.set_xlabel(study.axis.label)
+    axes.set_ylabel(study.y_label)
+
+
+def draw_figure(study: Study, results: Sequence[PointResult], path: Path) -> None:
+    """Draw the study's figure as a PNG at ``path``.
+
+    The primary metric (``study.metrics[0]``) against x, one line per
+    series; a striping study draws the drive utilisation beside it (the
+    paper's utilisation figures), and a map the best vector per cell.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    title = f"{study.name} ({study.figure}): {study.title}"
+    if study.kind == "map":
+        figure = Figure(figsize=(8.5, 4.8), layout="constrained")
+        FigureCanvasAgg(figure)
+        _map(results, figure.add_subplot(), study)
+        figure.suptitle(title + " (lowest mean response; sat.: every vector saturated)",
+                        fontsize=9)  # fmt: skip
+    elif study.striped:
+        figure = Figure(figsize=(13, 5), layout="constrained")
+        FigureCanvasAgg(figure)
+        left, right = figure.subplots(1, 2)
+        _lines(study, results, left, study.metrics[0], study.y_label, study.log_y)
+        _lines(study, results, right, study.metrics[1], "drive utilisation (busy share)", False)
+        figure.suptitle(title, fontsize=9)
+    else:
+        figure = Figure(figsize=(7.5, 4.8), layout="constrained")
+        FigureCanvasAgg(figure)
+        axes = figure.add_subplot()
+        _lines(study, results, axes, study.metrics[0], study.y_label, study.log_y)
+        axes.set_title(title, fontsize=9)
     figure.savefig(path, format="png", dpi=110)
