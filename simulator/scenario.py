@@ -736,7 +736,9 @@ def check_runnable(scenario: Scenario) -> list[Problem]:
 
     Run again once command-line options have replaced the policy or the
     workload. Problems: a parameter the policy needs that the scenario lacks
-    (``policy.block_mb``), and a scheme some write of which fits no mover
+    (``policy.block_mb``), a platform the ``golubchik`` scheduler cannot run
+    (tapes not put away at once, movers), a request class wider than a
+    library's drives, and a scheme some write of which fits no mover
     (a file of the smallest and of the largest size of the workload are
     tried, which covers HETERO's two sides of its threshold).
     """
@@ -749,6 +751,19 @@ def check_runnable(scenario: Scenario) -> list[Problem]:
     policy = make_policy(scenario.policy, **scenario.policy_params)
     w = scenario.workload
     problems = []
+    if scenario.run.scheduler == GOLUBCHIK:
+        if scenario.platform.dismount != "at-once":
+            problems.append(
+                Problem(
+                    "platform.dismount",
+                    f"the {GOLUBCHIK} scheduler needs at-once (each drive puts its tape away "
+                    "as soon as its transfer ends)",
+                )
+            )
+        if scenario.platform.movers:
+            problems.append(
+                Problem("platform.drives", f"the {GOLUBCHIK} scheduler needs drives without movers")
+            )
     if w.archive is not None:
         try:
             make_archive(scenario, scenario.run.seed, policy)

@@ -343,10 +343,11 @@ def simulate(
         replications=replications,
         bw_main=bw_main,
     )
-    if policy is not None:
+    if policy is not None or scheduler == GOLUBCHIK:
         unrunnable = check_runnable(scenario)
+        given_option = f"--policy {policy}" if policy is not None else f"--scheduler {scheduler}"
         if unrunnable:
-            fail([f"{scenario_file}: {p} (with --policy {policy})" for p in unrunnable])
+            fail([f"{scenario_file}: {p} (with {given_option})" for p in unrunnable])
     trace = None
     if workload_file is not None:
         from simulator.requests_csv import load_workload
