@@ -15,8 +15,8 @@ Figures 9, 11 and 13, drawn as a second panel) and the arm's.
   (2, 4, 6 GB) and large (4, 8, 12 GB) classes (Figures 8-13);
 - ``gol-fig14``: the map of the best vector (lowest mean response among
   the points not saturated) over the arrival rate and a factor on the
-  small classes' sizes (x0.5 to x4: 0.5-1.5 GB to 4-12 GB), each cell
-  labelled with its vector (Figure 14).
+  small classes' sizes (x0.25 to x6: 0.25-0.75 GB to 6-18 GB; ``--quick``
+  x0.25 to x4), each cell labelled with its vector (Figure 14).
 
 Chosen here (the paper gives neither its points nor its horizons): the
 vectors of a full run are the 20 whose widths do not decrease with the
@@ -95,22 +95,22 @@ GOLUBCHIK_STUDIES: dict[str, Study] = {
             "gol-fig8",
             "Figures 8-9",
             (1, 2, 3),
-            (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7),
+            (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8),
             (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6),
         ),
         _figure(
             "gol-fig10",
             "Figures 10-11",
             (2, 4, 6),
-            (0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.175, 0.2, 0.25, 0.3, 0.35),
-            (0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3),
+            (0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5),
+            (0.025, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5),
         ),
         _figure(
             "gol-fig12",
             "Figures 12-13",
             (4, 8, 12),
-            (0.0125, 0.025, 0.0375, 0.05, 0.075, 0.1, 0.125, 0.15, 0.175),
-            (0.0125, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15),
+            (0.0125, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.175, 0.2, 0.25, 0.3),
+            (0.0125, 0.025, 0.05, 0.1, 0.15, 0.2, 0.28),
         ),
         Study(
             "gol-fig14",
@@ -126,8 +126,8 @@ GOLUBCHIK_STUDIES: dict[str, Study] = {
             scenario_file=SCENARIO_FILE,
             scheduler=GOLUBCHIK,
             class_sizes_mb=(1000.0, 2000.0, 3000.0),
-            scales=(0.5, 1.0, 2.0, 3.0, 4.0, 6.0),
-            quick_scales=(0.5, 1.0, 2.0, 4.0),
+            scales=(0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0),
+            quick_scales=(0.25, 0.5, 1.0, 2.0, 4.0),
             quick_series=PAPER_VECTORS,
             metrics=METRICS,
             y_label="size factor on the 1/2/3 GB classes",

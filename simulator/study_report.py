@@ -274,8 +274,9 @@ def draw_figure(study: Study, results: Sequence[PointResult], path: Path) -> Non
         figure = Figure(figsize=(8.5, 4.8), layout="constrained")
         FigureCanvasAgg(figure)
         _map(results, figure.add_subplot(), study)
-        figure.suptitle(title + " (lowest mean response; sat.: every vector saturated)",
-                        fontsize=9)  # fmt: skip
+        figure.suptitle(
+            f"{title}\nbest: lowest mean response time; sat.: every vector saturated", fontsize=9
+        )
     elif study.striped:
         figure = Figure(figsize=(13, 5), layout="constrained")
         FigureCanvasAgg(figure)
