@@ -26,26 +26,17 @@ solvers' dispatcher gives a request all its drives at once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar
 
-from solvers.online.protocol import Decision, PlatformState, Start
-from toolkit.model import Request
+from solvers.online.policies import ReleaseOrder
 
 NAME = "golubchik"
 """The name ``--scheduler`` and a scenario's ``run.scheduler`` know it by."""
 
 
-class Golubchik:
-    """Every waiting request started at once, oldest first; drives then come one at a time."""
+class Golubchik(ReleaseOrder):
+    """Every waiting request started at once, oldest first (as ``greedy``'s
+    :class:`~solvers.online.policies.ReleaseOrder`); the drives then come one at a time."""
 
     drives_one_at_a_time: ClassVar[bool] = True
     """Read by the simulation: started requests get their drives one at a time, in order."""
-
-    def decide(
-        self, now: float, waiting: Sequence[Request], platform: PlatformState
-    ) -> Decision | None:
-        """The oldest waiting request, queued for the drives as they free up."""
-        for request in waiting:
-            return Start(request, queue=True)
-        return None

@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 import random
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import accumulate
 from types import MappingProxyType
 from typing import Any, Literal
@@ -417,6 +417,17 @@ class _Draw:
         return FileSpec(file_id, size_mb, scheme, data_ratio, ec_ratio)
 
 
+def _arrivals(rng: random.Random, params: WorkloadParams) -> Iterator[float]:
+    """The Poisson arrival times of ``[0, duration_s)``, each drawn only when asked for (the
+    caller's draws for a request come between its arrival's and the next one's)."""
+    arrival_s = 0.0
+    while True:
+        arrival_s += rng.expovariate(params.rate_per_s)
+        if arrival_s >= params.duration_s:
+            return
+        yield arrival_s
+
+
 def generate(params: WorkloadParams, seed: int, archive: Archive | None = None) -> Workload:
     """Draw a workload: ``params.initial_files`` files, then the requests of ``duration_s``.
 
@@ -459,11 +470,7 @@ def generate(params: WorkloadParams, seed: int, archive: Archive | None = None) 
         return archive.file(u if uniform else archive.pick(rng))
 
     requests: list[FileRequest] = []
-    arrival_s = 0.0
-    while True:
-        arrival_s += rng.expovariate(params.rate_per_s)
-        if arrival_s >= params.duration_s:
-            break
+    for arrival_s in _arrivals(rng, params):
         request_id = f"r{len(requests)}"
         if rng.random() < params.read_share:
             target = existing()
@@ -496,11 +503,7 @@ def _generate_classes(params: WorkloadParams, seed: int) -> Workload:
             of_class[k].append(files[-1])
     initial = tuple(files)
     requests: list[FileRequest] = []
-    arrival_s = 0.0
-    while True:
-        arrival_s += rng.expovariate(params.rate_per_s)
-        if arrival_s >= params.duration_s:
-            break
+    for arrival_s in _arrivals(rng, params):
         request_id = f"r{len(requests)}"
         read = rng.random() < params.read_share
         new = not read and rng.random() < params.new_file_share

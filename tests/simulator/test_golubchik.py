@@ -151,6 +151,7 @@ def test_simulate_with_striping_reads_each_class_on_its_width_of_drives(tmp_path
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "no schedule exported" in result.output
+    assert json.loads((out / "summary.json").read_text())["striping"] == "124"
     rows = (out / "requests.csv").read_text().splitlines()[1:]
     widths = {}
     for row in rows:

@@ -107,7 +107,8 @@ def _document(
 ) -> dict[str, object]:
     """What ``simulate`` reports: the ``summary.json`` document, also ``--json``'s output.
 
-    Keys: ``scenario``, ``policy``, ``scheduler``, ``rate_per_h``,
+    Keys: ``scenario``, ``policy``, ``scheduler``, (with request classes)
+    ``striping``, the widths as Golubchik et al. name them (``"122"``), ``rate_per_h``,
     ``duration_s``; ``replications``, one :class:`simulator.results.RunSummary`
     mapping per replication (seed, arrivals, completions, backlog,
     ``saturated`` and each metric, ``null`` where it cannot be measured);
@@ -119,11 +120,17 @@ def _document(
     bw_main = {}
     if scenario.run.scheduler == BW_MAIN:
         bw_main = {"bw_main": {k: getattr(scenario.run.bw_main, k) for k in BW_MAIN_OPTIONS}}
+    striping = {}
+    if scenario.workload.classes:
+        from simulator.workload import striping_label
+
+        striping = {"striping": striping_label(scenario.workload.classes)}
     return {
         "scenario": scenario.name,
         "policy": scenario.policy,
         "scheduler": scenario.run.scheduler,
         **bw_main,
+        **striping,
         "rate_per_h": scenario.workload.rate_per_s * 3600,
         "duration_s": scenario.workload.duration_s,
         "replications": [r.summary.to_dict() for r in runs],
@@ -137,8 +144,13 @@ def _print_estimates(
     """The table of estimates, or one line saying why there is nothing to tabulate."""
     from simulator.results import METRICS
 
+    striping = ""
+    if scenario.workload.classes:
+        from simulator.workload import striping_label
+
+        striping = f"striping {striping_label(scenario.workload.classes)}, "
     title = (
-        f"{scenario.name}: {scenario.policy}, {scenario.run.scheduler}, "
+        f"{scenario.name}: {scenario.policy}, {striping}{scenario.run.scheduler}, "
         f"{scenario.workload.rate_per_s * 3600:g}/h, "
         f"{scenario.workload.duration_s / 86400:g} d, {len(runs)} replication(s)"
     )
