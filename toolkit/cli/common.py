@@ -250,12 +250,14 @@ def check_scenario_scheduler(spec: str) -> None:
     """Exit with the one-line bad-input report unless ``spec`` gives a scheduler of scenarios.
 
     Those are the solvers' online schedulers, plug-ins, ``module.path:Attr``
-    and the simulator's own ``bw-main`` (:mod:`simulator.bw_main`).
+    and the simulator's own ``bw-main`` (:mod:`simulator.bw_main`) and ``golubchik``
+    (:mod:`simulator.golubchik`).
     """
     from simulator.bw_main import NAME as BW_MAIN
+    from simulator.golubchik import NAME as GOLUBCHIK
     from solvers.plugins import SchedulerSpecError, resolve_scheduler
 
-    if spec == BW_MAIN:
+    if spec in (BW_MAIN, GOLUBCHIK):
         return
     try:
         resolve_scheduler(spec)
