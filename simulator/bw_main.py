@@ -107,6 +107,8 @@ from typing import Any, Protocol
 
 from attrs import evolve, frozen
 
+from simulator.golubchik import NAME as GOLUBCHIK
+from simulator.golubchik import Golubchik
 from simulator.policy import GroupType
 from solvers.online.protocol import Decision, Dismount, PlatformState, Start
 from solvers.plugins import SchedulerSpec
@@ -491,7 +493,8 @@ def _least_loaded(processes: Sequence[IoProcess]) -> IoProcess | None:
 
 
 def simulator_scheduler(spec: SchedulerSpec, params: BwMainParams | None = None) -> SchedulerSpec:
-    """``spec``, or for ``bw-main`` a factory of :class:`BwMain` with ``params``.
+    """``spec``, or for ``bw-main`` a factory of :class:`BwMain` with ``params``, for
+    ``golubchik`` :class:`~simulator.golubchik.Golubchik`.
 
     The simulator's own schedulers are not in :data:`solvers.registry.SCHEDULERS`
     (the solvers' dispatcher cannot run them); this is where their names are
@@ -499,6 +502,8 @@ def simulator_scheduler(spec: SchedulerSpec, params: BwMainParams | None = None)
     """
     if spec == NAME:
         return functools.partial(BwMain, params or BwMainParams())
+    if spec == GOLUBCHIK:
+        return Golubchik
     return spec
 
 

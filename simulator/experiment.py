@@ -10,7 +10,7 @@ give byte-identical outputs.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO
 
@@ -21,7 +21,7 @@ from simulator.policy_registry import make_policy
 from simulator.results import Estimate, RequestRecord, RunSummary, combine, record_of, summarise
 from simulator.scenario import Scenario, make_archive
 from simulator.simulation import Simulation
-from simulator.workload import Workload, generate
+from simulator.workload import Workload, generate, with_striping
 from solvers.plugins import SchedulerSpec
 
 
@@ -44,14 +44,19 @@ def override(
     seed: int | None = None,
     replications: int | None = None,
     bw_main: BwMainParams | None = None,
+    striping: Sequence[int] | None = None,
 ) -> Scenario:
     """The scenario with the given settings replaced (``None``: kept).
 
     ``scheduler`` is any scheduler spec (:mod:`solvers.plugins`): a name,
     ``module.path:Attr``, an entry point's name, or the object itself;
-    ``bw_main`` the parameters of the ``bw-main`` scheduler.
+    ``bw_main`` the parameters of the ``bw-main`` scheduler; ``striping``
+    the stripe width of each request class (:func:`check_striping` says
+    whether the platform can run them).
     """
     workload = scenario.workload
+    if striping is not None:
+        workload = with_striping(workload, striping)
     if rate_per_s is not None:
         workload = evolve(workload, rate_per_s=rate_per_s)
     if duration_s is not None:
@@ -66,6 +71,27 @@ def override(
     if bw_main is not None:
         run = evolve(run, bw_main=bw_main)
     return evolve(scenario, policy=policy or scenario.policy, workload=workload, run=run)
+
+
+def check_striping(scenario: Scenario, widths: Sequence[int]) -> str | None:
+    """Why ``scenario`` cannot run with the stripe widths ``widths`` (one line), or ``None``.
+
+    There must be one width per request class, each at most the drives of
+    one library (a gang wider than that would wait for ever).
+    """
+    classes = scenario.workload.classes
+    if not classes:
+        return "the scenario has no request classes (workload.request_classes) to stripe"
+    if len(widths) != len(classes):
+        return f"expected {len(classes)} widths, one per request class, got {len(widths)}"
+    per_library: dict[str, int] = {}
+    for d in scenario.platform.drives:
+        per_library[d.library] = per_library.get(d.library, 0) + 1
+    most = max(per_library.values())
+    wide = [w for w in widths if w > most]
+    if wide:
+        return f"width {wide[0]} is more than the {most} drives of a library"
+    return None
 
 
 @contextmanager

@@ -52,13 +52,18 @@ def export(simulation: Simulation, name: str = "simulated") -> tuple[Instance, S
     Raises
     ------
     ExportError
-        When the platform draws times at random.
+        When the platform draws times at random or gives drives one at a time.
     """
     spec = simulation.spec
     if spec.random:
         raise ExportError(
             "cannot export a run with exponential times as a core-problem schedule: "
             "make every time fixed in the scenario"
+        )
+    if simulation.one_at_a_time:
+        raise ExportError(
+            "cannot export a run whose requests took their drives one at a time: in the core "
+            "problem a gang's drives start together and are freed together"
         )
     platform: Platform = simulation.platform
     if platform.pass_throughs:

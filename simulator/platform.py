@@ -31,6 +31,22 @@ Tapes are dismounted when a switch needs their drive or their tape
 (``dismount="on-demand"``, the core problem's rule), or as soon as a job is
 done (``"at-once"``, the Golubchik model, where the drives stay busy until
 their tapes are back in their slots).
+
+Golubchik's service discipline (Golubchik, Muntz and Watson 1994, Section 4)
+    With ``one_at_a_time`` (asked by the ``golubchik`` scheduler,
+    :mod:`simulator.golubchik`) a job may be begun before it
+    has its drives (:meth:`Platform.begin`) and given them one by one
+    (:meth:`Platform.grant`): each drive granted gets its tape at once
+    (arm mount, load, locate) and then waits for its "buddies"; the phase
+    streams when every drive is ready. In the job's last phase each drive
+    is let go as soon as its own transfer ends: it puts its tape away
+    (``at-once``) and is free when the arm has dismounted it, whatever its
+    buddies do. (Otherwise a job starts on all its drives at once and frees
+    them together.) With a drive model's ``transfer`` ``"exponential"``,
+    a phase's transfer is drawn exponential: one draw ``e`` of mean 1 per
+    phase, each drive streaming its ``x`` MB in ``e * x / r`` (the drives of
+    a gang stream in lockstep, so a striped file's pieces end together);
+    ``"fixed"``, the default, is ``x / r``.
 """
 
 from __future__ import annotations
@@ -158,7 +174,8 @@ class PlatformSpec:
         times += [t for d in self.drives for t in (d.model.load_s, d.model.unload_s)]
         if self.pass_through_s is not None:
             times.append(self.pass_through_s)
-        return any(t.random for t in times)
+        exponential = any(d.model.transfer == "exponential" for d in self.drives)
+        return exponential or any(t.random for t in times)
 
 
 class DriveState:
@@ -230,6 +247,7 @@ class Job:
         "data_done",
         "done",
         "drives",
+        "held",
         "key",
         "mounts",
         "mover",
@@ -250,7 +268,9 @@ class Job:
     ) -> None:
         self.key = key
         self.plan = plan
-        self.drives = tuple(drives)
+        self.drives: Sequence[int] = tuple(drives)
+        self.held = 0
+        """Drives granted and not let go yet (a job begun before its drives, one-at-a-time)."""
         self.phases: tuple[Phase, ...] = plan.phases + plan.flush
         self.phase = 0
         self.ready = 0
@@ -309,6 +329,9 @@ class Platform:
     home
         The library (index) a tape belongs to, for the pass-through; by
         default every tape belongs to the library of the drive it goes to.
+    one_at_a_time
+        Jobs may be begun before their drives and given them one by one
+        (Golubchik's discipline; needs ``dismount="at-once"`` and no movers).
     """
 
     def __init__(
@@ -319,6 +342,7 @@ class Platform:
         freed: Callable[[int], None],
         record: bool = True,
         home: Callable[[str], int] | None = None,
+        one_at_a_time: bool = False,
     ) -> None:
         self.spec = spec
         self.home = home
@@ -355,6 +379,12 @@ class Platform:
         self.where: dict[str, int] = {}
         self.waiters: dict[str, list[tuple[DriveState, Callable[..., None], tuple]]] = {}
         self.at_once = spec.dismount == "at-once"
+        if one_at_a_time and (spec.movers or spec.dismount != "at-once"):
+            raise ValueError(
+                "drives one at a time need dismount at-once and a platform without movers"
+            )
+        self.one_at_a_time = one_at_a_time
+        """Jobs get their drives one by one and let each go at its own transfer's end."""
         self.arm_log: list[ArmRecord] = []
         self.transfers: list[Transfer] = []
         self.mounts = 0
@@ -465,7 +495,42 @@ class Platform:
         for d in drives:
             self._occupy(d)
             d.expected_free_s = now + expected_s
+        job.held = len(drives)
         self._prepare(job)
+
+    def begin(self, job: Job, library: int) -> None:
+        """Begin ``job`` in ``library`` with none of its drives yet (``one-at-a-time``).
+
+        Each column gets its drive through :meth:`grant`; the first phase
+        streams once every column's drive is ready.
+        """
+        if not self.one_at_a_time:
+            raise ValueError("jobs are begun before their drives only one-at-a-time")
+        job.drives = [-1] * job.plan.width
+        job.mover = library
+        rate = next(d.model.rate_mb_s for d in self.drives if d.library == library)
+        job.stream_mb_s = rate * job.plan.width
+        mover = self.movers[job.mover]
+        mover.memory_mb += job.plan.memory_mb
+        mover.streaming_mb_s += job.stream_mb_s
+        job.ready = job.plan.width
+
+    def grant(self, job: Job, column: int, drive: int, expected_s: float = 0.0) -> None:
+        """Give the idle ``drive`` to column ``column`` of a job begun: it gets its tape now."""
+        d = self.drives[drive]
+        if d.busy or (d.reserved and d.reserved[0] != job.key) or job.drives[column] != -1:
+            raise ValueError(f"job {job.key!r}: drive {d.id!r} or column {column} is taken")
+        if d.reserved:
+            d.reserved.popleft()
+        self._occupy(d)
+        d.expected_free_s = self.engine.now_s + expected_s
+        job.drives[column] = drive  # type: ignore[index]
+        job.held += 1
+        extent = job.phases[0][column]
+        if extent is None:
+            self._ready(job)
+        else:
+            self._get_ready(job, d, extent)
 
     def _prepare(self, job: Job) -> None:
         phase = job.phases[job.phase]
@@ -497,24 +562,37 @@ class Platform:
             return
         phase = job.phases[job.phase]
         now = self.engine.now_s
-        longest = 0.0
         columns: list[int] = []
         extents: list[Extent] = []
         streamed: list[float] = []
+        took: list[float] = []
         for i, extent in enumerate(phase):
             if extent is None:
                 continue
             d = self.drives[job.drives[i]]
             stream = self.stream_mb(d.model, extent, job.plan.per_block)
             d.head_mb = extent.offset_mb + stream
-            longest = max(longest, stream / d.model.rate_mb_s)
+            took.append(stream / d.model.rate_mb_s)
             columns.append(d.index)
             extents.append(extent)
             streamed.append(stream)
+        if took and self.drives[columns[0]].model.transfer == "exponential":
+            # The drives of a phase stream in lockstep: one draw scales all their times.
+            factor = self.rng.expovariate(1.0)
+            took = [t * factor for t in took]
+        longest = max(took, default=0.0)
         end_s = now + longest
-        for c in columns:
-            self.drives[c].streaming_until_s = end_s
-        self.streamed_drive_s += longest * len(columns)
+        last = self.one_at_a_time and job.phase == len(job.phases) - 1
+        for c, s in zip(columns, took, strict=True):
+            self.drives[c].streaming_until_s = now + s if last else end_s
+        self.streamed_drive_s += sum(took) if last else longest * len(columns)
+        if last:
+            # Golubchik: each drive puts its tape away as soon as its own transfer ends.
+            for i in job.drives:
+                if i not in columns:
+                    self._let_go(job, self.drives[i])
+            for c, s in zip(columns, took, strict=True):
+                self.engine.after(s, self._let_go, job, self.drives[c])
         if end_s > self.last_transfer_end_s:
             self.last_transfer_end_s = end_s
         if self.record:
@@ -553,6 +631,10 @@ class Platform:
             return
         mover = self.movers[job.mover]
         mover.streaming_mb_s -= job.stream_mb_s
+        if self.one_at_a_time:
+            if job.held == 0:
+                job.done(job)
+            return
         if not self.at_once:
             for i in job.drives:
                 self._free(self.drives[i])
@@ -561,6 +643,19 @@ class Platform:
         job.ready = len(job.drives)
         for i in job.drives:
             self._put_away(self.drives[i], self._put_away_done, job)
+
+    def _let_go(self, job: Job, d: DriveState) -> None:
+        """A drive of a job one-at-a-time is done: its tape put away if ``at-once``, it is free."""
+        if self.at_once:
+            self._put_away(d, self._released, job, d)
+        else:
+            self._released(job, d)
+
+    def _released(self, job: Job, d: DriveState) -> None:
+        job.held -= 1
+        self._free(d)
+        if job.held == 0 and job.phase == len(job.phases):
+            job.done(job)
 
     def _put_away_done(self, job: Job) -> None:
         job.ready -= 1

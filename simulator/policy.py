@@ -132,16 +132,28 @@ class Policy(Protocol):
         ...
 
 
-def preload(catalogue: Catalogue, policy: Policy, files: Iterable[FileSpec], library: str) -> None:
+def preload(
+    catalogue: Catalogue,
+    policy: Policy,
+    files: Iterable[FileSpec],
+    library: str,
+    own_tapes: bool = False,
+) -> None:
     """Write ``files`` at time zero, untimed, with the policy's own layout, and close the groups.
 
     A simulation then starts with an archive to read from. Files of one
-    type share a group, as consecutive writes do.
+    type share a group, as consecutive writes do; with ``own_tapes`` each
+    file gets a group, hence tapes, of its own (Golubchik's library, where
+    no two requests share a tape and a file never spans a tape's end).
     """
     groups: dict[GroupType, Group] = {}
     for file in files:
         key = group_type(policy, file)
-        _, groups[key] = policy.plan_write(catalogue, file, groups.get(key), library)
+        _, group = policy.plan_write(catalogue, file, groups.get(key), library)
+        if own_tapes:
+            policy.close(catalogue, group)
+        else:
+            groups[key] = group
     for group in groups.values():
         policy.close(catalogue, group)
 

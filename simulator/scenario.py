@@ -44,8 +44,21 @@ in place of 60):
   installed package's policies included), and ``policy.block_mb`` for the
   policies that cut files into blocks (``rait``, ``parallel``, ``hetero``;
   :func:`required_params`);
-- ``workload.rate``, ``workload.duration``, ``workload.sizes``,
-  ``workload.schemes``.
+- ``workload.rate``, ``workload.duration``, and either ``workload.sizes``
+  and ``workload.schemes`` or ``workload.request_classes`` (not both: the classes
+  give the sizes and the schemes, and ``sizes`` or ``schemes`` beside
+  them is refused at its path).
+
+Request classes (Golubchik, Muntz and Watson 1994; :class:`~simulator.workload.RequestClass`):
+``workload.request_classes`` is a list of ``{"size_mb": 1000, "width":
+1, "share": 0.333}``, every key required: ``size_mb`` a size, ``width`` an
+integer >= 1 (the tapes its files are striped over, without parity, and
+the drives a read takes at once; at most the drives of one library, else
+``workload.request_classes[i].width`` says so), ``share`` within [0, 1], the shares
+summing to 1 (else ``workload.request_classes``); an empty list is no classes. No
+``initial_archive`` beside them. ``tapesched simulate --striping 1,2,2``
+replaces the widths, one per class; the striping vector is named by its
+widths, ``"122"``.
 
 Optional keys and their defaults, documented choices rather than figures of
 a platform:
@@ -76,16 +89,19 @@ A drive group's ``model`` is a name of the technology table
 ``ampex``, ``exabyte``; :data:`simulator.technology.DRIVE_MODELS` are its
 rows as drive models) or an object ``{"base": NAME, ...}`` overriding any
 of its fields (``rate_mb_s``, ``load_s``, ``unload_s``, ``locate_mb_s``, ``capacity_mb``,
-``block_s``). Drives are named ``<library>-d<k>`` and, with ``per_mover``,
-served ``per_mover`` at a time by movers ``<library>-m<k>`` with the
-``movers`` limits. ``pass_through_s`` (optional) joins the libraries by
-pass-through ports: any drive may then take any tape, the arm taking that
-much longer each way for a tape of another library. ``sizes`` is a size class of
+``block_s``, and ``transfer``: ``fixed``, the default, or ``exponential``,
+a phase's transfer drawn with the mean ``x / rate_mb_s``). Drives are named
+``<library>-d<k>`` and, with ``per_mover``, served ``per_mover`` at a time
+by movers ``<library>-m<k>`` with the ``movers`` limits. ``pass_through_s``
+(optional) joins the libraries by pass-through ports: any drive may then
+take any tape, the arm taking that much longer each way for a tape of
+another library. ``sizes`` is a size class of
 :data:`simulator.workload.SIZE_CLASSES_MB` or ``[min_mb, max_mb]``. ``run.scheduler``
 is a registered heuristic, a scheduler of one's own as ``module.path:Attr``
 (imported when the file is read) or an entry point's name (see
 :mod:`solvers.plugins`), or ``bw-main``, the simulator's own scheduler
-(:mod:`simulator.bw_main`), which takes parameters: given as an object,
+(:mod:`simulator.bw_main`), which takes parameters, or ``golubchik``, the
+discipline of Golubchik et al.'s striping study (:mod:`simulator.golubchik`): given as an object,
 ``{"name": "bw-main", "max_light_load": 1, "min_lb_interval": "6d",
 "max_waiting_time": "1h", "max_req_count": 100, "max_imbalance": 10}``,
 each parameter optional (these are the defaults,
@@ -123,11 +139,18 @@ from simulator.archive import MAX_ZIPF_EXPONENT, POPULARITIES, Archive, ArchiveP
 from simulator.bw_main import NAME as BW_MAIN
 from simulator.bw_main import BwMainParams
 from simulator.files import FileSpec, Scheme
+from simulator.golubchik import NAME as GOLUBCHIK
 from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
 from simulator.policy import Policy
 from simulator.policy_registry import POLICIES, make_policy, required_params
-from simulator.technology import DRIVE_MODELS, DriveModel, Duration
-from simulator.workload import DEFAULT_INITIAL_FILES, SIZE_CLASSES_MB, Workload, WorkloadParams
+from simulator.technology import DISTRIBUTIONS, DRIVE_MODELS, DriveModel, Duration
+from simulator.workload import (
+    DEFAULT_INITIAL_FILES,
+    SIZE_CLASSES_MB,
+    RequestClass,
+    Workload,
+    WorkloadParams,
+)
 from solvers.plugins import SchedulerSpec, SchedulerSpecError, resolve_scheduler
 from toolkit.errors import InputError, Problem, ValueProblems
 from toolkit.fields import (
@@ -238,6 +261,13 @@ def _override(key: str, rule: Rule) -> Callable[[Any], float]:
     return read
 
 
+def _transfer(value: Any) -> str:
+    """How a drive model's transfer time is drawn: ``fixed`` or ``exponential``."""
+    if value not in DISTRIBUTIONS:
+        raise ValueError(f"transfer is fixed or exponential, got {value!r}")
+    return value  # type: ignore[no-any-return]
+
+
 _MODEL_FIELDS: dict[str, Callable[[Any], Any]] = {
     "load_s": Duration.from_json,
     "unload_s": Duration.from_json,
@@ -245,6 +275,7 @@ _MODEL_FIELDS: dict[str, Callable[[Any], Any]] = {
     "locate_mb_s": _override("locate_mb_s", bounded_rate),
     "capacity_mb": _override("capacity_mb", positive_size),
     "block_s": _override("block_s", bounded_time),
+    "transfer": _transfer,
 }
 """How each field of :class:`~simulator.technology.DriveModel` a scenario may override is read."""
 
@@ -342,7 +373,7 @@ def _scheduler(value: Any) -> str | tuple[str, BwMainParams]:
             raise ValueProblems(problems)
         return (BW_MAIN, section.params())
     require(nonempty_text, value)
-    if value == BW_MAIN:
+    if value in (BW_MAIN, GOLUBCHIK):
         return value  # type: ignore[no-any-return]
     try:
         resolve_scheduler(value)
@@ -424,10 +455,22 @@ class ArchiveSection:
 
 
 @checked(kw_only=True)
+class ClassEntry:
+    """A class of ``workload.request_classes``: a file size, a stripe width, a probability."""
+
+    size_mb: float = check(positive_size, converter=as_float)
+    width: int = check(bounded_count)
+    share: float = check(
+        number.then("0 <= {v} <= 1", "must be within [0, 1], got {v!r}"), converter=as_float
+    )
+
+
+@checked(kw_only=True)
 class WorkloadSection:
     """The ``workload`` of a scenario file."""
 
-    sizes: tuple[float, float] = parsed(_sizes)
+    sizes: tuple[float, float] | None = parsed(_sizes, default=None)
+    request_classes: tuple[ClassEntry, ...] = ()
     rate: float = parsed(_rate)
     duration: float = parsed(_span)
     read_share: float = check(number, default=_WORKLOAD_DEFAULTS["read_share"], converter=as_float)
@@ -435,7 +478,7 @@ class WorkloadSection:
         number, default=_WORKLOAD_DEFAULTS["new_file_share"], converter=as_float
     )
     initial_files: int | None = check(optional(at_most(integer, MAX_COUNT)), default=None)
-    schemes: dict[Scheme, float] = parsed(_schemes)
+    schemes: dict[Scheme, float] | None = parsed(_schemes, default=None)
     data_ratio: tuple[float, float] = parsed(_pair, default=_WORKLOAD_DEFAULTS["data_ratio"])
     ec_ratio: float | None = check(optional(number), default=None, converter=as_float)
     initial_archive: ArchiveSection | None = None
@@ -572,6 +615,25 @@ def _workload(w: WorkloadSection, problems: list[Problem]) -> WorkloadParams | N
         problems.append(Problem("workload", arrivals_message(w.rate, w.duration)))
         return None
     same = {key: getattr(w, key) for key in _SAME_AS_WORKLOAD_PARAMS}
+    del same["schemes"]
+    if w.request_classes:
+        given = [k for k in ("sizes", "schemes") if getattr(w, k) is not None]
+        for key in given:
+            why = "not with workload.request_classes (the classes give it)"
+            problems.append(Problem(f"workload.{key}", why))
+        if w.initial_archive is not None:
+            why = "not with workload.request_classes"
+            problems.append(Problem("workload.initial_archive", why))
+        if given or w.initial_archive is not None:
+            return None
+        return _class_workload(w, same, problems)
+    missing = [k for k in ("sizes", "schemes") if getattr(w, k) is None]
+    for key in missing:
+        why = f"{_MISSING} (or give workload.request_classes)"
+        problems.append(Problem(f"workload.{key}", why))
+    if missing:
+        return None
+    assert w.sizes is not None and w.schemes is not None
     archive = None
     section = w.initial_archive
     if section is not None:
@@ -587,6 +649,30 @@ def _workload(w: WorkloadSection, problems: list[Problem]) -> WorkloadParams | N
             duration_s=w.duration,
             initial_files=initial_files,
             archive=archive,
+            schemes=w.schemes,
+            **same,
+        )
+    except (TypeError, ValueError) as exc:
+        problems.append(Problem("workload", str(exc)))
+        return None
+
+
+def _class_workload(
+    w: WorkloadSection, same: dict[str, Any], problems: list[Problem]
+) -> WorkloadParams | None:
+    """The parameters of a workload of request classes (``workload.request_classes``)."""
+    total = sum(c.share for c in w.request_classes)
+    if abs(total - 1) > 1e-9:
+        problems.append(Problem("workload.request_classes", f"shares must sum to 1, got {total!r}"))
+        return None
+    classes = [RequestClass(c.size_mb, c.width, c.share) for c in w.request_classes]
+    initial_files = DEFAULT_INITIAL_FILES if w.initial_files is None else w.initial_files
+    try:
+        return WorkloadParams.of_classes(
+            classes,
+            rate_per_s=w.rate,
+            duration_s=w.duration,
+            initial_files=initial_files,
             **same,
         )
     except (TypeError, ValueError) as exc:
@@ -650,7 +736,9 @@ def check_runnable(scenario: Scenario) -> list[Problem]:
 
     Run again once command-line options have replaced the policy or the
     workload. Problems: a parameter the policy needs that the scenario lacks
-    (``policy.block_mb``), and a scheme some write of which fits no mover
+    (``policy.block_mb``), a platform the ``golubchik`` scheduler cannot run
+    (tapes not put away at once, movers), a request class wider than a
+    library's drives, and a scheme some write of which fits no mover
     (a file of the smallest and of the largest size of the workload are
     tried, which covers HETERO's two sides of its threshold).
     """
@@ -663,12 +751,31 @@ def check_runnable(scenario: Scenario) -> list[Problem]:
     policy = make_policy(scenario.policy, **scenario.policy_params)
     w = scenario.workload
     problems = []
+    if scenario.run.scheduler == GOLUBCHIK:
+        if scenario.platform.dismount != "at-once":
+            problems.append(
+                Problem(
+                    "platform.dismount",
+                    f"the {GOLUBCHIK} scheduler needs at-once (each drive puts its tape away "
+                    "as soon as its transfer ends)",
+                )
+            )
+        if scenario.platform.movers:
+            problems.append(
+                Problem("platform.drives", f"the {GOLUBCHIK} scheduler needs drives without movers")
+            )
     if w.archive is not None:
         try:
             make_archive(scenario, scenario.run.seed, policy)
         except ValueError as exc:
             problems.append(Problem("workload.initial_archive.tapes", str(exc)))
-    for scheme, share in w.schemes:
+    for i, c in enumerate(w.classes):
+        if c.share == 0:
+            continue
+        why = why_no_mover_fits(scenario.platform, policy, FileSpec("probe", c.size_mb, c.scheme))
+        if why is not None:
+            problems.append(Problem(f"workload.request_classes[{i}].width", why))
+    for scheme, share in () if w.classes else w.schemes:
         if share == 0:
             continue
         for size_mb in dict.fromkeys((w.min_size_mb, w.max_size_mb)):

@@ -34,6 +34,21 @@ Asked on its own
     ``MINLBINTERVAL``. The protocol's other loop, the solvers' dispatcher,
     has no such call.
 
+Drives one at a time (Golubchik, Muntz and Watson 1994, Section 4)
+    A scheduler of the simulator whose ``drives_one_at_a_time`` is true (the
+    ``golubchik`` scheduler, :mod:`simulator.golubchik`) runs the platform
+    as Golubchik's model does: a request it starts (the drives a decision
+    names are not used) joins a queue of gangs in the order started; each
+    idle drive goes to the request at the front of that queue, which holds
+    it (its tape is mounted at once) while it waits for the rest of its
+    drives; the next request gets drives only once the front one has all of
+    its own; and each drive is let go at its own transfer's end. A read's
+    columns get drives in order; a write takes its drives as they come and
+    starts once it has them all (its tapes are chosen then). Reads do not
+    wait for a tape in use: the drive granted waits until the tape is put
+    away, which needs ``dismount`` ``at-once`` (checked by the platform) so
+    that no drive holding a tape waits for buddies that cannot come.
+
 When a request waits (Blue Waters paper, Section 5)
     A request is not shown to the scheduler while an earlier request for
     the same file is pending (until that one's data is done); a read waits
@@ -98,6 +113,7 @@ class AdmittedRequest:
         "drives",
         "file_request",
         "group",
+        "job",
         "library",
         "mounts_before",
         "plan",
@@ -116,6 +132,7 @@ class AdmittedRequest:
         self.request: Request
         self.plan: JobSpec | None = None
         self.group: Group | None = None
+        self.job: Job | None = None
         self.library = 0
         self.width = 1
         self.tapes: tuple[str, ...] = ()
@@ -171,14 +188,22 @@ class Simulation:
         self.engine = Engine()
         self.rng = random.Random(seed)
         self.log = log
+        self.one_at_a_time = bool(getattr(self.scheduler, "drives_one_at_a_time", False))
+        """Whether requests get drives one at a time (see *Drives one at a time*)."""
         self.platform = Platform(
-            spec, self.engine, self.rng, self._freed, record=record, home=self._home
+            spec,
+            self.engine,
+            self.rng,
+            self._freed,
+            record=record,
+            home=self._home,
+            one_at_a_time=self.one_at_a_time,
         )
         self.pooled = spec.pass_through_s is not None and len(spec.libraries) > 1
         """Whether pass-through ports join the libraries into one pool of drives."""
         library_ids = self.platform.library_ids
         self.catalogue = Catalogue(spec.tape_capacity_mb, library_ids, workload.archive)
-        preload(self.catalogue, policy, workload.initial, library_ids[0])
+        preload(self.catalogue, policy, workload.initial, library_ids[0], workload.own_tapes)
         drives_per_library = [0] * len(library_ids)
         for d in self.platform.drives:
             drives_per_library[d.library] += 1
@@ -191,6 +216,8 @@ class Simulation:
         self.file_busy: dict[str, deque[FileRequest]] = {}
         self.idle_groups: dict[GroupType, list[Group]] = {}
         self.reservations: dict[str, AdmittedRequest] = {}
+        self.gangs: deque[AdmittedRequest] = deque()
+        """Requests started that lack drives, in the order started (one-at-a-time)."""
         self.groups_version = 0
         self.group_mover: dict[int, int] = {}
         """Mover of each stream tied to one (by ``id`` of the group): its parity is on its disk."""
@@ -320,6 +347,8 @@ class Simulation:
         self._poked = False
         self._deciding = True
         try:
+            if self.one_at_a_time:
+                self._grant()
             self.dispatch_state.decide(
                 self.scheduler, self.engine.now_s, self.state, self._carry_out
             )
@@ -344,6 +373,12 @@ class Simulation:
         entry = self.entries.get(decision.request.id)
         if entry is None or not self.dispatch_state.is_waiting(entry.seq):
             raise ValueError(f"the scheduler started {decision.request.id!r}, which is not waiting")
+        if self.one_at_a_time:
+            self._unwait(entry)
+            self.gangs.append(entry)
+            self._log("queue", request=entry.request.id)
+            self._grant()
+            return
         if decision.drives is not None:
             drives = [self.platform.drive_index[d] for d in decision.drives]
             if len(drives) != entry.width:
@@ -365,6 +400,61 @@ class Simulation:
             self._reserve(entry, self.queue_drives(entry))
         else:
             raise ValueError(f"the scheduler started {entry.request.id!r}, which cannot start")
+
+    def _grant(self) -> None:
+        """Give idle drives to the request at the front of the gangs, one at a time.
+
+        A drive holding one of its tapes first, then the lowest numbered.
+        The front request holds back every later one, as in Golubchik's
+        input queue.
+        """
+        platform = self.platform
+        gangs = self.gangs
+        while gangs:
+            entry = gangs[0]
+            idle = [
+                d
+                for d in sorted(self.dispatch_state.idle_set)
+                if self.pooled or platform.drives[d].library == entry.library
+            ]
+            if not idle:
+                return
+            drive = next((d for d in idle if platform.drives[d].tape in entry.tapes), idle[0])
+            if self._give(entry, drive):
+                gangs.popleft()
+
+    def _give(self, entry: AdmittedRequest, drive: int) -> bool:
+        """Give ``drive`` to ``entry``; whether it now has all its drives."""
+        platform = self.platform
+        key = entry.request.id
+        self._log("grant", request=key, drive=platform.drives[drive].id)
+        if entry.file_request.kind == "write":
+            platform.reserve(drive, key)
+            entry.reserved += (drive,)
+            if len(entry.reserved) < entry.width:
+                return False
+            self._start(entry, list(entry.reserved), waiting=False)
+            return True
+        job = entry.job
+        if job is None:
+            assert entry.plan is not None
+            for tape in entry.tapes:
+                self.in_use[tape] = self.in_use.get(tape, 0) + 1
+            entry.start_s = self.engine.now_s
+            entry.mounts_before = platform.mounts
+            job = entry.job = Job(key, entry.plan, (), self._data_done, self._job_done)
+            platform.begin(job, entry.library)
+            if self.log is not None:
+                self._log("start", request=key, drives=[])
+        holds = platform.drives[drive].tape
+        free = [c for c, d in enumerate(job.drives) if d == -1]
+        held = [c for c in free if any((e := p[c]) and e.tape == holds for p in job.phases)]
+        column = (held or free)[0]
+        complete = len(free) == 1
+        if complete:
+            entry.drives = tuple(d if c != column else drive for c, d in enumerate(job.drives))
+        platform.grant(job, column, drive, expected_s=entry.service_s)
+        return complete
 
     def _unwait(self, entry: AdmittedRequest) -> None:
         self.dispatch_state.remove(entry.seq)

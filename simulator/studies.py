@@ -190,10 +190,32 @@ class Study:
     rate_per_h: float | None = None
     log_y: bool = True
     data_ratio: tuple[float, float] | None = None
+    scenario_file: Path = SCENARIO_FILE
+    scheduler: str = BW_MAIN
+    class_sizes_mb: tuple[float, ...] = ()
+    scales: tuple[float, ...] = (1.0,)
+    quick_scales: tuple[float, ...] = (1.0,)
+    quick_series: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = METRICS
+    y_label: str = "average weighted response time (s/GB)"
+    kind: str = "lines"
 
     def xs(self, quick: bool) -> tuple[float, ...]:
         """The x values run, ``--quick``'s or all."""
         return self.quick_x_values if quick else self.x_values
+
+    @property
+    def striped(self) -> bool:
+        """Whether the series are striping vectors of request classes (Golubchik's studies)."""
+        return bool(self.class_sizes_mb)
+
+    def vectors(self, quick: bool) -> tuple[str, ...]:
+        """The series run: ``--quick``'s (when it has its own) or all."""
+        return self.quick_series if quick and self.quick_series else self.series
+
+    def sizes_scales(self, quick: bool) -> tuple[float, ...]:
+        """The factors the class sizes are multiplied by (a map's second axis)."""
+        return self.quick_scales if quick else self.scales
 
     def horizon_s(self, quick: bool) -> float:
         """The simulated time of one replication."""
@@ -314,6 +336,14 @@ def base_of(
     study: Study, scenario: Scenario, quick: bool, scheduler: SchedulerSpec = SCHEDULER
 ) -> Scenario:
     """The scenario every point of ``study`` starts from: sizes, rate, ``B``, horizon, scheduler."""
+    if study.striped:
+        return override(
+            scenario,
+            scheduler=scheduler,
+            duration_s=study.horizon_s(quick),
+            seed=0,
+            replications=1,
+        )
     low, high = SIZE_CLASSES_MB[study.sizes]
     workload = evolve(scenario.workload, min_size_mb=low, max_size_mb=high)
     if study.data_ratio is not None:
@@ -335,22 +365,64 @@ def base_of(
 
 
 def points(
-    study: Study, scenario: Scenario, quick: bool, scheduler: SchedulerSpec = SCHEDULER
+    study: Study, scenario: Scenario, quick: bool, scheduler: SchedulerSpec | None = None
 ) -> list[Point]:
     """The points of ``study`` from ``scenario``: for each series, each x (in that order).
+
+    ``scheduler`` is the study's own (:attr:`Study.scheduler`, ``bw-main``
+    for the Blue Waters studies) unless given. A striping study
+    (:attr:`Study.striped`) runs, for each size factor, each vector and each x.
 
     Raises
     ------
     Unavailable
-        For an experiment the scheduler cannot run (:func:`unavailable`).
+        For an experiment the scheduler cannot run (:func:`unavailable`), or a
+        striping study on a scenario without its number of request classes.
     """
-    base = base_of(study, scenario, quick, scheduler)
+    base = base_of(study, scenario, quick, study.scheduler if scheduler is None else scheduler)
     setter = SETTERS[study.axis.setting]
+    if study.striped:
+        return _striped_points(study, base, quick)
     return [
         Point(policy, float(x), setter(override(base, policy=policy), x * study.axis.scale))
         for policy in study.series
         for x in study.xs(quick)
     ]
+
+
+def series_name(vector: str, scale: float, scales: Sequence[float]) -> str:
+    """A series of a striping study: the vector (``"122"``), with its size factor on a map
+    (``"122 x2"``)."""
+    return vector if len(scales) == 1 else f"{vector} x{scale:g}"
+
+
+def _striped_points(study: Study, base: Scenario, quick: bool) -> list[Point]:
+    """The points of a striping study: for each size factor, vector and x."""
+    classes = base.workload.classes
+    if len(classes) != len(study.class_sizes_mb):
+        raise Unavailable(
+            f"the scenario has {len(classes)} request classes (workload.request_classes); "
+            f"{study.name} needs {len(study.class_sizes_mb)}"
+        )
+    setter = SETTERS[study.axis.setting]
+    scales = study.sizes_scales(quick)
+    out: list[Point] = []
+    for scale in scales:
+        sized = tuple(
+            evolve(c, size_mb=size * scale)
+            for c, size in zip(classes, study.class_sizes_mb, strict=True)
+        )
+        sizes = [c.size_mb for c in sized]
+        workload = evolve(
+            base.workload, classes=sized, min_size_mb=min(sizes), max_size_mb=max(sizes)
+        )
+        scaled = evolve(base, workload=workload)
+        for vector in study.vectors(quick):
+            striped = override(scaled, striping=[int(w) for w in vector])
+            name = series_name(vector, scale, scales)
+            for x in study.xs(quick):
+                out.append(Point(name, float(x), setter(striped, x * study.axis.scale)))
+    return out
 
 
 def sequence(values: Sequence[float]) -> str:

@@ -28,11 +28,12 @@ import csv
 import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from attrs import frozen
 from matplotlib.figure import Figure
 
-from simulator.studies import METRICS, STUDIES, Study
+from simulator.studies import STUDIES, Study
 from simulator.sweep import PRIMARY_METRIC, PointResult, Precision
 from toolkit.errors import InputError, Problem, capped
 from toolkit.fields import check, checked, finite, natural, nonempty_text, one_of, optional
@@ -46,7 +47,7 @@ COLUMNS = (
 """The columns of ``results.csv``."""
 
 Y_LABEL = "average weighted response time (s/GB)"
-"""The figure's y axis: :data:`~simulator.sweep.PRIMARY_METRIC` and its unit."""
+"""The Blue Waters figures' y axis: :data:`~simulator.sweep.PRIMARY_METRIC` and its unit."""
 
 Y_LABELS: Mapping[str, str] = {
     PRIMARY_METRIC: Y_LABEL,
@@ -73,13 +74,13 @@ def by_series(results: Sequence[PointResult]) -> dict[str, list[PointResult]]:
 
 
 def results_csv(study: Study, results: Sequence[PointResult]) -> str:
-    """The text of ``results.csv``: a row per point, series and metric of :data:`METRICS`."""
+    """The text of ``results.csv``: a row per point, series and metric of ``study.metrics``."""
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(COLUMNS)
     for result in results:
         estimates = result.estimates
-        for metric in METRICS:
+        for metric in study.metrics:
             e = estimates[metric]
             writer.writerow(
                 (
@@ -129,7 +130,9 @@ def summary_document(
     metric of :data:`simulator.results.METRICS` as
     :meth:`simulator.results.Estimate.to_dict` gives it) and, when x is the
     arrival rate, ``max_sustainable_rate_per_h`` and
-    ``lowest_saturated_rate_per_h``.
+    ``lowest_saturated_rate_per_h`` (``..._rate_per_min`` where x is per
+    minute); for a map (``gol-fig14``), ``best``: the best series at each
+    size factor and x (:func:`best_map`).
     """
     series: dict[str, object] = {}
     for name, group in by_series(results).items():
@@ -146,10 +149,17 @@ def summary_document(
             ]
         }
         if study.axis.is_rate:
-            entry["max_sustainable_rate_per_h"] = max_sustainable_rate(group)
-            entry["lowest_saturated_rate_per_h"] = lowest_saturated_rate(group)
+            entry[f"max_sustainable_{study.axis.name}"] = max_sustainable_rate(group)
+            entry[f"lowest_saturated_{study.axis.name}"] = lowest_saturated_rate(group)
         series[name] = entry
+    extra: dict[str, object] = {}
+    if study.kind == "map":
+        extra["best"] = [
+            {"scale": scale, "x": x, "vector": vector}
+            for (scale, x), vector in sorted(best_map(results).items())
+        ]
     return {
+        **extra,
         "experiment": study.name,
         "title": study.title,
         "figure": study.figure,
@@ -200,42 +210,69 @@ def curve_points(
     )
 
 
-def draw_figure(study: Study, results: Sequence[PointResult], path: Path) -> None:
-    """Draw the primary metric against x, one line per series, as a PNG at ``path``."""
-    path.write_bytes(render(figure_of(study, curve_points(results)), "png"))
+def _best_points(points: Sequence[CurvePoint]) -> dict[float, str]:
+    """At each x, the series of lowest mean among the points not saturated."""
+    best: dict[float, tuple[float, str]] = {}
+    for p in points:
+        if p.saturated or p.mean is None:
+            continue
+        if p.x not in best or p.mean < best[p.x][0]:
+            best[p.x] = (p.mean, p.series)
+    return {x: name for x, (_, name) in sorted(best.items())}
 
 
-def figure_of(
-    study: Study | None,
+def best_by_x(results: Sequence[PointResult], metric: str) -> dict[float, str]:
+    """At each x, the series with the lowest mean of ``metric`` among those not saturated
+    (an x where every series is saturated has none)."""
+    return _best_points(curve_points(results, metric))
+
+
+def split_series(name: str) -> tuple[str, float]:
+    """A map's series name (``"122 x2"``) as its vector and size factor (``1`` without one)."""
+    vector, _, factor = name.partition(" x")
+    return vector, float(factor) if factor else 1.0
+
+
+def _best_cells(points: Sequence[CurvePoint]) -> dict[tuple[float, float], str]:
+    """For each (size factor, x) of a map's points, the best vector."""
+    by_scale: dict[float, list[CurvePoint]] = {}
+    for p in points:
+        by_scale.setdefault(split_series(p.series)[1], []).append(p)
+    out: dict[tuple[float, float], str] = {}
+    for scale, group in by_scale.items():
+        for x, name in _best_points(group).items():
+            out[(scale, x)] = split_series(name)[0]
+    return out
+
+
+def best_map(
+    results: Sequence[PointResult], metric: str = "mean_response_s"
+) -> dict[tuple[float, float], str]:
+    """For each (size factor, x) of a map, the best vector (:func:`best_by_x` per factor)."""
+    return _best_cells(curve_points(results, metric))
+
+
+def _lines(
+    axes: Any,
     points: Sequence[CurvePoint],
-    metric: str = PRIMARY_METRIC,
     *,
-    experiment: str = "",
-    x_name: str = "x",
-) -> Figure:
-    """Draw ``metric`` against x, one line per series with its 95 % intervals.
-
-    Parameters
-    ----------
-    study
-        The experiment, for its title, x label and scales; ``None`` for one
-        this version does not know (a file of another version, a user's
-        own), drawn on linear axes, titled ``experiment`` and its x axis
-        labelled ``x_name``.
-    points
-        The points, grouped into series in the order they first appear.
-    metric
-        The metric drawn, for the y axis' label (:data:`Y_LABELS`) and scale.
-    """
-    figure = new_figure(7.5, 4.8)
-    axes = figure.add_subplot()
+    log_x: bool,
+    log_y: bool,
+    x_label: str,
+    y_label: str,
+) -> None:
+    """One line per series against x with its 95 % intervals, saturated points as crosses on top."""
     series: dict[str, list[CurvePoint]] = {}
     for point in points:
         series.setdefault(point.series, []).append(point)
     any_mean = False
     any_saturated = False
     for name, group in series.items():
-        measured = [(p.x, p.mean, p.half_width or 0.0) for p in group if p.mean is not None]
+        measured = [
+            (p.x, p.mean, p.half_width or 0.0)
+            for p in group
+            if p.mean is not None and not p.saturated
+        ]
         line = axes.errorbar(
             [m[0] for m in measured],
             [m[1] for m in measured],
@@ -264,16 +301,124 @@ def figure_of(
             )
     if any_saturated:
         axes.scatter([], [], marker="x", color="black", label="saturated (no mean)")
-    if study is not None and study.axis.log:
+    if log_x:
         axes.set_xscale("log")
-    if study is not None and study.log_y and metric in LOG_Y_METRICS and any_mean:
+    if log_y and any_mean:
         axes.set_yscale("log")
-    axes.set_xlabel(study.axis.label if study is not None else x_name)
-    axes.set_ylabel(Y_LABELS.get(metric, metric))
-    title = f"{study.name} ({study.figure}): {study.title}" if study is not None else experiment
-    axes.set_title(title, fontsize=9)
+    axes.set_xlabel(x_label)
+    axes.set_ylabel(y_label)
     axes.grid(True, which="both", alpha=0.3)
-    axes.legend(fontsize=8)
+    many = len(series) > 8
+    axes.legend(fontsize=7 if many else 8, ncol=2 if many else 1)
+
+
+def _y_label(study: Study | None, metric: str) -> str:
+    """The y axis of ``metric``: the study's own for its primary metric, else :data:`Y_LABELS`."""
+    if study is not None and metric == study.metrics[0]:
+        return study.y_label
+    return Y_LABELS.get(metric, metric)
+
+
+def _log_y(study: Study | None, metric: str) -> bool:
+    """Whether ``metric`` is drawn on a log axis: the study's primary metric or one that grows
+    without bound towards saturation, when the study's axis is."""
+    if study is None or not study.log_y:
+        return False
+    return metric == study.metrics[0] or metric in LOG_Y_METRICS
+
+
+def _map(axes: Any, points: Sequence[CurvePoint], study: Study) -> None:
+    """The best vector on a grid of (x, size factor), each cell coloured and labelled."""
+    best = _best_cells(points)
+    xs = sorted({p.x for p in points})
+    scales = sorted({split_series(p.series)[1] for p in points})
+    vectors = sorted(set(best.values()))
+    colour = {v: i for i, v in enumerate(vectors)}
+    grid = [[colour.get(best.get((scale, x), ""), -1) for x in xs] for scale in scales]
+    masked = [[float("nan") if v < 0 else float(v) for v in row] for row in grid]
+    axes.imshow(masked, origin="lower", aspect="auto", cmap="tab20",
+                vmin=0, vmax=max(len(vectors) - 1, 1), interpolation="nearest")  # fmt: skip
+    for i, scale in enumerate(scales):
+        for j, x in enumerate(xs):
+            text = best.get((scale, x), "sat.")
+            axes.text(j, i, text, ha="center", va="center", fontsize=8)
+    axes.set_xticks(range(len(xs)), [f"{x:g}" for x in xs])
+    axes.set_yticks(range(len(scales)), [f"x{s:g}" for s in scales])
+    axes.set_xlabel(study.axis.label)
+    axes.set_ylabel(study.y_label)
+
+
+def _title(study: Study) -> str:
+    return f"{study.name} ({study.figure}): {study.title}"
+
+
+def draw_figure(study: Study, results: Sequence[PointResult], path: Path) -> None:
+    """Draw the study's figure as a PNG at ``path``.
+
+    The primary metric (``study.metrics[0]``) against x, one line per
+    series; a striping study draws the drive utilisation beside it (the
+    paper's utilisation figures), and a map the best vector per cell.
+    """
+    primary = study.metrics[0]
+    if study.kind == "map":
+        figure = new_figure(8.5, 4.8)
+        _map(figure.add_subplot(), curve_points(results, primary), study)
+        figure.suptitle(
+            f"{_title(study)}\nbest: lowest mean response time; sat.: every vector saturated",
+            fontsize=9,
+        )
+    elif study.striped:
+        figure = new_figure(13, 5)
+        left, right = figure.subplots(1, 2)
+        for axes, metric, label in (
+            (left, primary, study.y_label),
+            (right, study.metrics[1], "drive utilisation (busy share)"),
+        ):
+            _lines(axes, curve_points(results, metric), log_x=study.axis.log,
+                   log_y=metric == primary and study.log_y, x_label=study.axis.label,
+                   y_label=label)  # fmt: skip
+        figure.suptitle(_title(study), fontsize=9)
+    else:
+        figure = figure_of(study, curve_points(results, primary), primary)
+    path.write_bytes(render(figure, "png"))
+
+
+def figure_of(
+    study: Study | None,
+    points: Sequence[CurvePoint],
+    metric: str = PRIMARY_METRIC,
+    *,
+    experiment: str = "",
+    x_name: str = "x",
+) -> Figure:
+    """Draw ``metric`` against x, one line per series with its 95 % intervals.
+
+    Parameters
+    ----------
+    study
+        The experiment, for its title, x label and scales; ``None`` for one
+        this version does not know (a file of another version, a user's
+        own), drawn on linear axes, titled ``experiment`` and its x axis
+        labelled ``x_name``.
+    points
+        The points, grouped into series in the order they first appear.
+    metric
+        The metric drawn, for the y axis' label and scale.
+    """
+    figure = new_figure(7.5, 4.8)
+    axes = figure.add_subplot()
+    if study is not None and study.kind == "map" and metric == study.metrics[0]:
+        _map(axes, points, study)
+    else:
+        _lines(
+            axes,
+            points,
+            log_x=study is not None and study.axis.log,
+            log_y=_log_y(study, metric),
+            x_label=study.axis.label if study is not None else x_name,
+            y_label=_y_label(study, metric),
+        )
+    axes.set_title(_title(study) if study is not None else experiment, fontsize=9)
     return figure
 
 
@@ -364,6 +509,13 @@ def csv_curve_points(rows: Sequence[ResultRow], metric: str) -> tuple[CurvePoint
     )
 
 
+def _known_studies() -> dict[str, Study]:
+    """Every experiment of this version by name, the Blue Waters paper's and Golubchik's."""
+    from simulator.golubchik_studies import GOLUBCHIK_STUDIES
+
+    return {**STUDIES, **GOLUBCHIK_STUDIES}
+
+
 def results_figure(rows: Sequence[ResultRow], metric: str = PRIMARY_METRIC) -> Figure:
     """The figure of ``metric`` from the rows of a ``results.csv`` (:func:`read_results_csv`).
 
@@ -381,5 +533,5 @@ def results_figure(rows: Sequence[ResultRow], metric: str = PRIMARY_METRIC) -> F
         held = ", ".join(dict.fromkeys(r.metric for r in rows))
         raise ValueError(f"{metric!r} is not a metric of the file (it holds {held})")
     first = rows[0]
-    study = STUDIES.get(first.experiment)
+    study = _known_studies().get(first.experiment)
     return figure_of(study, points, metric, experiment=first.experiment, x_name=first.x_name)

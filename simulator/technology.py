@@ -4,7 +4,9 @@ Every time of the platform (a drive's load and unload, an arm's mount and
 dismount, the per-block cost) is a :class:`Duration`: a mean and a
 distribution, ``fixed`` or ``exponential``, chosen per parameter in the
 scenario file. Rates (streaming, locate) are fixed: the time to move ``x``
-MB is ``x / rate``, as in the core problem.
+MB is ``x / rate``, as in the core problem, unless a drive model's
+``transfer`` is ``exponential``, when a transfer takes an exponential time
+of mean ``x / rate``.
 
 The named drive models (:data:`DRIVE_MODELS`) are the rows of the one
 table of technologies, :data:`toolkit.technology.DRIVES`, where each figure
@@ -106,6 +108,10 @@ class DriveModel:
     block_s
         Cost of each block of a fragmented extent (RAIT's rows), in seconds of
         streaming time; see :mod:`simulator.rait`.
+    transfer
+        How a transfer's time is drawn: ``fixed`` (``x / rate_mb_s``) or
+        ``exponential`` with that mean (Golubchik et al.'s Section 5), one
+        draw per phase for the drives streaming it in lockstep.
     source
         Where the figures come from.
     """
@@ -118,6 +124,7 @@ class DriveModel:
     capacity_mb: float
     block_s: float = 0.0
     source: str = ""
+    transfer: Literal["fixed", "exponential"] = "fixed"
 
     def __attrs_post_init__(self) -> None:
         for name in ("rate_mb_s", "locate_mb_s", "capacity_mb"):
@@ -125,6 +132,11 @@ class DriveModel:
                 raise ValueError(f"drive model {self.name!r}: {name} must be > 0")
         if not self.block_s >= 0:
             raise ValueError(f"drive model {self.name!r}: block_s must be >= 0")
+        if self.transfer not in DISTRIBUTIONS:
+            raise ValueError(
+                f"drive model {self.name!r}: transfer is fixed or exponential, "
+                f"got {self.transfer!r}"
+            )
 
 
 def drive_model(tech: DriveTechnology) -> DriveModel:

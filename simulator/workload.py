@@ -20,6 +20,20 @@ archive a run starts from (``initial_files``), which file a read or a
 rewrite targets (any existing file, uniformly), and that both draws are
 uniform in their ranges.
 
+Request classes (Golubchik, Muntz and Watson 1994, Sections 4-5)
+    Instead of log-uniform sizes and Table 1's schemes, a workload may be
+    made of *classes* (:class:`RequestClass`): a class ``j`` is a fixed
+    size ``s_j``, a stripe width ``w_j`` and a probability ``p_j``. Its
+    files are striped over ``w_j`` tapes without parity (scheme ``w_j+0``),
+    so that a read of one is a gang of ``w_j`` drives transmitting together.
+    Each file, initial or new, draws its class; a read or a rewrite draws
+    a class, then a file of that class, uniformly. The widths draw nothing,
+    so that workloads that differ only in their widths (the striping
+    vectors of Golubchik's figures, :func:`with_striping`) ask for the same
+    files at the same times. Each initial file of a class workload lies on
+    tapes of its own (``Workload.own_tapes``): Golubchik's library holds far
+    more tapes than drives, and no request finds another's tape.
+
 Everything random comes from one :class:`random.Random` seeded by the caller:
 the same parameters and seed give the same workload, draw for draw.
 """
@@ -28,12 +42,13 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Mapping
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import accumulate
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 from simulator.archive import Archive, ArchiveParams
 from simulator.files import FileRequest, FileSpec, Scheme
@@ -105,6 +120,50 @@ def _ratio_range(value: Iterable[float]) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
+@frozen
+class RequestClass:
+    """A class of requests: a file size, the stripe width of its files, a probability.
+
+    Attributes
+    ----------
+    size_mb
+        The size of every file of the class.
+    width
+        The tapes its files are striped over (``width+0``), hence the drives
+        a read of one takes at once.
+    share
+        The probability that a request (and a file) is of this class.
+    """
+
+    size_mb: float = field(validator=_positive_finite)
+    width: int
+    share: float = field(validator=_share)
+
+    def __attrs_post_init__(self) -> None:
+        if isinstance(self.width, bool) or not isinstance(self.width, int) or self.width < 1:
+            raise ValueError(f"width must be an integer >= 1, got {self.width!r}")
+
+    @property
+    def scheme(self) -> Scheme:
+        """The scheme of its files: striped over ``width`` tapes, no parity."""
+        return Scheme(self.width, 0)
+
+
+def _classes(value: Iterable[RequestClass]) -> tuple[RequestClass, ...]:
+    return tuple(value)
+
+
+def striping_label(classes: Iterable[RequestClass]) -> str:
+    """The striping vector as Golubchik et al. name it: the widths in class order, ``"122"``.
+
+    Widths of 10 or more are joined by dashes (``"1-12"``), so a label reads one way.
+    """
+    widths = [c.width for c in classes]
+    if all(w < 10 for w in widths):
+        return "".join(str(w) for w in widths)
+    return "-".join(str(w) for w in widths)
+
+
 @frozen(kw_only=True)
 class WorkloadParams:
     """What a Blue Waters workload is drawn from.
@@ -169,6 +228,7 @@ class WorkloadParams:
     ec_ratio: float | None = None
     initial_files: int = DEFAULT_INITIAL_FILES
     archive: ArchiveParams | None = None
+    classes: tuple[RequestClass, ...] = field(default=(), converter=_classes)
 
     def __attrs_post_init__(self) -> None:
         if self.min_size_mb > self.max_size_mb:
@@ -196,6 +256,8 @@ class WorkloadParams:
             raise ValueError(f"initial_files must be an integer, got {self.initial_files!r}")
         if self.initial_files < 0:
             raise ValueError(f"initial_files must be >= 0, got {self.initial_files!r}")
+        if self.classes:
+            self._check_classes()
         targets_existing = self.read_share > 0 or self.new_file_share < 1
         if targets_existing and self.initial_files == 0 and self.archive is None:
             raise ValueError(
@@ -203,6 +265,38 @@ class WorkloadParams:
                 "(read_share > 0 or new_file_share < 1) and there is no archive: "
                 "the first one needs a file"
             )
+
+    def _check_classes(self) -> None:
+        """Classes sum to 1 and agree with the sizes and schemes (see :meth:`of_classes`)."""
+        total = sum(c.share for c in self.classes)
+        if abs(total - 1) > _MAX_SHARE_ERROR:
+            raise ValueError(f"class shares must sum to 1, got {total!r}")
+        if self.archive is not None:
+            raise ValueError("classes come with their own files: no initial archive beside them")
+        sizes = [c.size_mb for c in self.classes]
+        if (self.min_size_mb, self.max_size_mb) != (min(sizes), max(sizes)):
+            raise ValueError("with classes, the sizes are the classes' smallest and largest")
+        if dict(self.schemes) != _class_schemes(self.classes):
+            raise ValueError("with classes, the schemes are the classes' widths")
+
+    @classmethod
+    def of_classes(
+        cls, classes: Iterable[RequestClass], *, rate_per_s: float, duration_s: float, **rest: Any
+    ) -> WorkloadParams:
+        """Parameters of a class workload: its sizes and schemes are its classes'."""
+        classes = tuple(classes)
+        if not classes:
+            raise ValueError("classes must hold at least one class")
+        sizes = [c.size_mb for c in classes]
+        return cls(
+            rate_per_s=rate_per_s,
+            duration_s=duration_s,
+            min_size_mb=min(sizes),
+            max_size_mb=max(sizes),
+            schemes=_class_schemes(classes),
+            classes=classes,
+            **rest,
+        )
 
     @classmethod
     def for_size_class(
@@ -228,17 +322,63 @@ class WorkloadParams:
         )
 
 
+def _class_schemes(classes: Iterable[RequestClass]) -> dict[Scheme, float]:
+    """The scheme probabilities of classes: each width's share (in order of first use)."""
+    schemes: dict[Scheme, float] = {}
+    for c in classes:
+        schemes[c.scheme] = schemes.get(c.scheme, 0.0) + c.share
+    return schemes
+
+
+def with_striping(params: WorkloadParams, widths: Iterable[int]) -> WorkloadParams:
+    """A class workload with each class's stripe width replaced, in class order.
+
+    Raises
+    ------
+    ValueError
+        When the workload has no classes, or ``widths`` is not one width per class.
+    """
+    widths = tuple(widths)
+    if not params.classes:
+        raise ValueError("the workload has no request classes to stripe")
+    if len(widths) != len(params.classes):
+        raise ValueError(f"expected {len(params.classes)} widths, one per class, got {len(widths)}")
+    classes = tuple(evolve(c, width=w) for c, w in zip(params.classes, widths, strict=True))
+    return evolve(params, classes=classes, schemes=_class_schemes(classes))
+
+
+def parse_striping(text: str) -> tuple[int, ...]:
+    """A striping vector as typed: widths joined by commas, ``"1,2,2"``.
+
+    Raises
+    ------
+    ValueError
+        For anything but integers >= 1 joined by commas.
+    """
+    widths = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part.isdigit() or int(part) < 1:
+            raise ValueError(
+                f"{text!r} is not a striping vector: widths >= 1 joined by commas, such as 1,2,2"
+            )
+        widths.append(int(part))
+    return tuple(widths)
+
+
 @frozen
 class Workload:
     """A generated workload: the files at time 0 and the requests, in order of arrival.
 
     ``archive`` is the lazily laid-out archive the requests also target
-    (``None``: the files at time 0 are ``initial`` alone).
+    (``None``: the files at time 0 are ``initial`` alone). With
+    ``own_tapes`` each initial file is laid out on tapes of its own.
     """
 
     initial: tuple[FileSpec, ...]
     requests: tuple[FileRequest, ...]
     archive: Archive | None = None
+    own_tapes: bool = False
 
 
 class _Draw:
@@ -252,13 +392,22 @@ class _Draw:
         self.schemes = [s for s, _ in params.schemes]
         self.cumulative = list(accumulate(p for _, p in params.schemes))
 
-    def new_file(self, file_id: str) -> FileSpec:
+        self.class_cumulative = list(accumulate(c.share for c in params.classes))
+
+    def klass(self) -> int:
+        """A class number, by the classes' shares."""
+        return bisect_right(self.class_cumulative, self.rng.random() * self.class_cumulative[-1])
+
+    def new_file(self, file_id: str, klass: int | None = None) -> FileSpec:
         rng, params = self.rng, self.params
-        size_mb = min(
-            params.max_size_mb,
-            max(params.min_size_mb, math.exp(rng.uniform(self.log_min, self.log_max))),
-        )
-        scheme = rng.choices(self.schemes, cum_weights=self.cumulative)[0]
+        if klass is not None:
+            size_mb, scheme = params.classes[klass].size_mb, params.classes[klass].scheme
+        else:
+            size_mb = min(
+                params.max_size_mb,
+                max(params.min_size_mb, math.exp(rng.uniform(self.log_min, self.log_max))),
+            )
+            scheme = rng.choices(self.schemes, cum_weights=self.cumulative)[0]
         lo, hi = params.data_ratio
         data_ratio = min(hi, rng.uniform(lo, hi))
         if params.ec_ratio is None:
@@ -266,6 +415,17 @@ class _Draw:
         else:
             ec_ratio = params.ec_ratio
         return FileSpec(file_id, size_mb, scheme, data_ratio, ec_ratio)
+
+
+def _arrivals(rng: random.Random, params: WorkloadParams) -> Iterator[float]:
+    """The Poisson arrival times of ``[0, duration_s)``, each drawn only when asked for (the
+    caller's draws for a request come between its arrival's and the next one's)."""
+    arrival_s = 0.0
+    while True:
+        arrival_s += rng.expovariate(params.rate_per_s)
+        if arrival_s >= params.duration_s:
+            return
+        yield arrival_s
 
 
 def generate(params: WorkloadParams, seed: int, archive: Archive | None = None) -> Workload:
@@ -293,6 +453,8 @@ def generate(params: WorkloadParams, seed: int, archive: Archive | None = None) 
     """
     if (archive is None) != (params.archive is None):
         raise ValueError("an archive is given exactly when params.archive is")
+    if params.classes:
+        return _generate_classes(params, seed)
     draw = _Draw(params, seed)
     rng = draw.rng
     files = [draw.new_file(f"f{i}") for i in range(params.initial_files)]
@@ -308,11 +470,7 @@ def generate(params: WorkloadParams, seed: int, archive: Archive | None = None) 
         return archive.file(u if uniform else archive.pick(rng))
 
     requests: list[FileRequest] = []
-    arrival_s = 0.0
-    while True:
-        arrival_s += rng.expovariate(params.rate_per_s)
-        if arrival_s >= params.duration_s:
-            break
+    for arrival_s in _arrivals(rng, params):
         request_id = f"r{len(requests)}"
         if rng.random() < params.read_share:
             target = existing()
@@ -327,13 +485,52 @@ def generate(params: WorkloadParams, seed: int, archive: Archive | None = None) 
     return Workload(initial, tuple(requests), archive)
 
 
+def _generate_classes(params: WorkloadParams, seed: int) -> Workload:
+    """A class workload (see *Request classes*): each file and each request draws its class.
+
+    Each request draws, in this order: its interarrival time, read or
+    write, its class, then for a read or a rewrite a file of the class, for
+    a new write the new file's ``C_D`` and ``C_P``.
+    """
+    draw = _Draw(params, seed)
+    rng = draw.rng
+    files: list[FileSpec] = []
+    of_class: list[list[FileSpec]] = [[] for _ in params.classes]
+    for k, c in enumerate(params.classes):
+        count = max(1, round(c.share * params.initial_files)) if c.share > 0 else 0
+        for _ in range(count):
+            files.append(draw.new_file(f"f{len(files)}", k))
+            of_class[k].append(files[-1])
+    initial = tuple(files)
+    requests: list[FileRequest] = []
+    for arrival_s in _arrivals(rng, params):
+        request_id = f"r{len(requests)}"
+        read = rng.random() < params.read_share
+        new = not read and rng.random() < params.new_file_share
+        k = draw.klass()
+        if new:
+            target = draw.new_file(f"f{len(files)}", k)
+            files.append(target)
+            of_class[k].append(target)
+            kind: Literal["read", "write"] = "write"
+        else:
+            target = of_class[k][rng.randrange(len(of_class[k]))]
+            kind = "read" if read else "write"
+        requests.append(FileRequest(request_id, arrival_s, kind, target))
+    return Workload(initial, tuple(requests), None, own_tapes=True)
+
+
 __all__ = [
     "DEFAULT_INITIAL_FILES",
     "SIZE_CLASSES_MB",
     "TABLE_1",
+    "RequestClass",
     "Workload",
     "WorkloadParams",
     "generate",
     "parse_duration",
     "parse_rate",
+    "parse_striping",
+    "striping_label",
+    "with_striping",
 ]

@@ -20,7 +20,7 @@ from toolkit.model import Instance
 if TYPE_CHECKING:
     from solvers.plugins import SchedulerSpec
 
-__all__ = ["Result", "Status", "names", "solve", "takes_workers"]
+__all__ = ["Result", "Status", "names", "solve", "takes_prefetch", "takes_workers"]
 
 
 def _found(solver: SchedulerSpec) -> tuple[str, Solver]:
@@ -34,12 +34,28 @@ def takes_workers(solver: SchedulerSpec) -> bool:
     return "workers" in inspect.signature(_found(solver)[1]).parameters
 
 
+def takes_prefetch(solver: SchedulerSpec) -> bool:
+    """Whether ``solver`` can solve without prefetch: an exact solver, or an online one.
+
+    The exact solvers take a ``prefetch`` keyword; an online heuristic or
+    scheduler decides only at or after a request's release, so it never
+    prefetches; ``local-search`` may and cannot be told not to.
+    """
+    from solvers.registry import SOLVERS
+
+    name, run = _found(solver)
+    if "prefetch" in inspect.signature(run).parameters:
+        return True
+    return name not in SOLVERS or bool(SOLVERS.entry(name).metadata.get("online"))
+
+
 def solve(
     instance: Instance,
     solver: SchedulerSpec = "greedy",
     time_limit_s: float | None = None,
     seed: int = 0,
     workers: int | None = None,
+    prefetch: bool = True,
 ) -> Result:
     """Solve ``instance`` with the solver named ``solver``.
 
@@ -60,20 +76,33 @@ def solve(
     workers
         Parallel workers of a solver that has them (:func:`takes_workers`);
         ``None`` for its default.
+    prefetch
+        ``False`` solves the non-anticipative problem, in which no mount,
+        load or locate serving a request starts before its release (what
+        ``validate(..., prefetch=False)`` checks): the exact solvers model
+        it; an online scheduler never prefetches and runs as it is.
 
     Raises
     ------
     KeyError
         When ``solver`` is not a known name; the message lists the known ones.
     ValueError
-        When ``workers`` is given to a solver without workers, or a
-        scheduler spec gives no scheduler
+        When ``workers`` is given to a solver without workers, ``prefetch``
+        is false for a solver that may prefetch (:func:`takes_prefetch`), or
+        a scheduler spec gives no scheduler
         (:class:`solvers.plugins.SchedulerSpecError`).
     """
     name, run = _found(solver)
+    options: dict[str, object] = {}
+    parameters = inspect.signature(run).parameters
+    if not prefetch:
+        if not takes_prefetch(solver):
+            raise ValueError(f"solver {name!r} may prefetch and has no option not to")
+        if "prefetch" in parameters:
+            options["prefetch"] = False
     if workers is None:
-        return run(instance, time_limit_s=time_limit_s, seed=seed)
-    if "workers" not in inspect.signature(run).parameters:
+        return run(instance, time_limit_s=time_limit_s, seed=seed, **options)
+    if "workers" not in parameters:
         raise ValueError(f"solver {name!r} runs on one thread and takes no workers")
     parallel = cast(ParallelSolver, run)
-    return parallel(instance, time_limit_s=time_limit_s, seed=seed, workers=workers)
+    return parallel(instance, time_limit_s=time_limit_s, seed=seed, workers=workers, **options)

@@ -94,11 +94,18 @@ class Formulation:
     ----------
     instance
         A well-formed instance.
+    prefetch
+        ``False`` for the non-anticipative problem of ``solve(...,
+        prefetch=False)``: no mount, load or locate serving a request
+        starts before its release (each backend adds the constraints; the
+        data are the same).
 
     Attributes
     ----------
     instance, libraries, drives
         The instance, its libraries and drives (positions are indices into these).
+    prefetch
+        Whether a tape may be mounted, loaded and located before the release.
     library_index, drive_index
         Position of each library and drive by id.
     drive_library
@@ -122,8 +129,9 @@ class Formulation:
         The nodes of each tape, in node order.
     """
 
-    def __init__(self, instance: Instance) -> None:
+    def __init__(self, instance: Instance, prefetch: bool = True) -> None:
         self.instance = instance
+        self.prefetch = prefetch
         self.libraries: tuple[Library, ...] = instance.libraries
         self.drives: tuple[Drive, ...] = instance.drives
         self.library_index = {lib.id: i for i, lib in enumerate(instance.libraries)}

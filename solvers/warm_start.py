@@ -29,11 +29,14 @@ IMPROVE_CAP_S = 2.0
 """Most seconds of local search when there is a time limit."""
 
 
-def best_heuristic(instance: Instance) -> tuple[Schedule, float] | None:
+def best_heuristic(instance: Instance, prefetch: bool = True) -> tuple[Schedule, float] | None:
     """The best schedule of the online heuristics, with its validated objective.
 
-    Ties go to the first heuristic in :data:`~solvers.online.policies.SCHEDULERS`
-    order, so the result is deterministic. ``None`` when no heuristic gives
+    With ``prefetch`` false, only schedules that pass ``validate(...,
+    prefetch=False)`` count (the online heuristics do nothing for a request
+    before its release, so all of them do). Ties go to the first heuristic
+    in :data:`~solvers.online.policies.SCHEDULERS` order, so the result is
+    deterministic. ``None`` when no heuristic gives
     a feasible schedule (an instance with a gang wider than its library).
     """
     tape_library = {tape.id: tape.library for tape in instance.tapes}
@@ -44,7 +47,7 @@ def best_heuristic(instance: Instance) -> tuple[Schedule, float] | None:
     best: tuple[Schedule, float] | None = None
     for make in SCHEDULERS.values():
         schedule = dispatch(instance, make())
-        report = validate(instance, schedule)
+        report = validate(instance, schedule, prefetch=prefetch)
         if report.feasible and report.objective is not None:
             if best is None or report.objective < best[1]:
                 best = schedule, report.objective
@@ -52,7 +55,7 @@ def best_heuristic(instance: Instance) -> tuple[Schedule, float] | None:
 
 
 def warm_start(
-    instance: Instance, *, time_limit_s: float | None, seed: int
+    instance: Instance, *, time_limit_s: float | None, seed: int, prefetch: bool = True
 ) -> tuple[Schedule, float] | None:
     """The best heuristic schedule improved by local search, with its validated objective.
 
@@ -68,9 +71,13 @@ def warm_start(
         it its default iteration budget.
     seed
         Seed of the local search.
+    prefetch
+        ``False``: only a schedule that passes ``validate(...,
+        prefetch=False)`` is returned; the local search's schedules, which
+        may prefetch, are kept only when they do not.
     """
     began = time.perf_counter()
-    best = best_heuristic(instance)
+    best = best_heuristic(instance, prefetch)
     if best is None:
         return None
     budget = None
@@ -81,7 +88,7 @@ def warm_start(
             return best
     iterations = None if budget is None else DEFAULT_ITERATIONS
     improved = improve(instance, best[0], time_limit_s=budget, seed=seed, max_iterations=iterations)
-    report = validate(instance, improved)
+    report = validate(instance, improved, prefetch=prefetch)
     if report.feasible and report.objective is not None and report.objective < best[1]:
         return improved, report.objective
     return best

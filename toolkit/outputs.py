@@ -137,6 +137,20 @@ def _checked_file(target: str, option: str | None) -> Path:
     return real
 
 
+def _written(entry: os.DirEntry[str], names: Collection[str]) -> bool:
+    """Whether ``entry`` is what a command writing ``names`` writes.
+
+    A file named in ``names``, or a directory named there with a trailing
+    ``/`` that holds nothing but files (a command's directory of files, such
+    as ``windows/``).
+    """
+    if entry.is_file(follow_symlinks=False):
+        return entry.name in names
+    if entry.name + "/" not in names or not entry.is_dir(follow_symlinks=False):
+        return False
+    return all(inner.is_file(follow_symlinks=False) for inner in os.scandir(entry.path))
+
+
 def _checked_directory(target: str, names: Collection[str], option: str | None) -> Path:
     """The real path a directory target becomes; refuses what it must not replace."""
     real = Path(os.path.realpath(target))
@@ -152,7 +166,7 @@ def _checked_directory(target: str, names: Collection[str], option: str | None) 
             where = "a mount point" if mount else "the current directory or above"
             raise _refusal(target, f"is {where}; give a directory to create", option)
         for entry in sorted(os.scandir(real), key=lambda e: e.name):
-            if entry.name not in names or not entry.is_file(follow_symlinks=False):
+            if not _written(entry, names):
                 raise _refusal(
                     target,
                     f"holds {entry.name!r}, which this command does not write; "

@@ -30,7 +30,17 @@ Rules (the ``rule`` of a :class:`Violation`):
 ``dismount-wrong-tape`` a dismount of a tape that the drive does not hold
 ``tape-conflict``    a tape in two drives at once (mount start to dismount end)
 ``arm-capacity``     more arm operations at once than the library has arms
+``prefetch``         under ``prefetch=False`` only: a mount, load or locate serving a
+                     request that starts before the request's release
 ==================== ==========================================================
+
+The contract lets an offline schedule prefetch (mount, load and locate a tape
+before the release); ``validate(..., prefetch=False)`` judges a schedule
+under the *non-anticipative* reading of ``tapesched solve --no-prefetch``
+instead: the mount that brings a request's tape into its drive (when the
+request is the first its stay runs), and the locate to the request's offset,
+start no earlier than the request's release. Unloads and dismounts, which
+put the previous tape away and serve no request, may still come earlier.
 
 Times compare with a tolerance of :data:`EPS` (1e-6 s), as the spec asks.
 
@@ -82,6 +92,7 @@ RULES: tuple[str, ...] = (
     "dismount-wrong-tape",
     "tape-conflict",
     "arm-capacity",
+    "prefetch",
 )
 
 
@@ -176,7 +187,9 @@ class _Stay(NamedTuple):
 _Use = tuple[float, float, str, str, float, float]
 
 
-def validate(instance: Instance, schedule: Schedule, *, timeline: bool = False) -> Report:
+def validate(
+    instance: Instance, schedule: Schedule, *, timeline: bool = False, prefetch: bool = True
+) -> Report:
     """Check ``schedule`` against every rule of ``instance``.
 
     Parameters
@@ -188,6 +201,10 @@ def validate(instance: Instance, schedule: Schedule, *, timeline: bool = False) 
     timeline
         Also return the drive operations the rules were checked on
         (:attr:`Report.activities`), timed as the module documentation says.
+    prefetch
+        ``False`` checks the non-anticipative reading as well (rule
+        ``prefetch``): no mount, load or locate serving a request starts
+        before its release.
 
     Returns
     -------
@@ -195,16 +212,20 @@ def validate(instance: Instance, schedule: Schedule, *, timeline: bool = False) 
         Every violation found, the recomputed objective and any warnings.
     """
     with paused_gc():
-        return _validate(instance, schedule, [] if timeline else None)
+        return _validate(instance, schedule, [] if timeline else None, prefetch)
 
 
 def _validate(
-    instance: Instance, schedule: Schedule, activities: list[DriveActivity] | None
+    instance: Instance,
+    schedule: Schedule,
+    activities: list[DriveActivity] | None,
+    prefetch: bool = True,
 ) -> Report:
     out: list[Violation] = []
     uses, ends = _check_requests(instance, schedule, out)
     stays = _check_operations(instance, schedule, out)
-    _check_drive_timelines(instance, schedule, uses, stays, out, activities)
+    releases = None if prefetch else {r.id: r.release_s for r in instance.requests}
+    _check_drive_timelines(instance, schedule, uses, stays, out, activities, releases)
     _check_tape_conflicts(stays, out)
     _check_arm_capacity(instance, schedule, out)
 
@@ -552,11 +573,14 @@ def _check_drive_timelines(
     stays_of: dict[str, list[_Stay]],
     out: list[Violation],
     activities: list[DriveActivity] | None = None,
+    releases: dict[str, float] | None = None,
 ) -> None:
     """Place each piece in the stay that holds it and check load, locate and unload.
 
     With ``activities``, each drive's loads, locates, transfers and unloads
-    are appended to it as they are checked, in time order.
+    are appended to it as they are checked, in time order. With ``releases``
+    (the non-anticipative reading), also that no mount or locate serving a
+    request starts before its release.
     """
     ops = schedule.operations
     for drive in instance.drives:
@@ -600,6 +624,8 @@ def _check_drive_timelines(
                 mounted = ops[stay.mount].end_s
                 _record(activities, "load", did, stay.tape, mounted, stay.ready)
             last_action = _check_stay(drive, stay, group, out, activities) if group else stay.ready
+            if releases is not None and group:
+                _check_no_prefetch(drive, stay, group, releases, out)
             if stay.dismount < 0:
                 continue
             if activities is not None:
@@ -664,6 +690,45 @@ def _check_stay(
         head = end_mb
         previous = use
     return free
+
+
+def _check_no_prefetch(
+    drive: Drive, stay: _Stay, group: list[_Use], releases: dict[str, float], out: list[Violation]
+) -> None:
+    """Rule ``prefetch``: a stay's mount and each locate start at their request's release or later.
+
+    The stay's mount serves its first request; each request's locate is
+    taken as late as it can be, ending at the transfer's start.
+    """
+    head = 0.0
+    for k, (start, _, rid, tape, offset, end_mb) in enumerate(group):
+        release = releases[rid]
+        if k == 0 and stay.mount >= 0 and stay.begin < release - EPS:
+            out.append(
+                Violation(
+                    "prefetch",
+                    f"tape {tape!r} is mounted into drive {drive.id!r} for request {rid!r} "
+                    f"at {stay.begin:.6f} s, before its release {release:.6f} s",
+                    (rid,),
+                    (drive.id,),
+                    (tape,),
+                    (stay.mount,),
+                )
+            )
+        locate = abs(offset - head) / drive.locate_mb_s
+        if start - locate < release - EPS:
+            out.append(
+                Violation(
+                    "prefetch",
+                    f"request {rid!r} starts on drive {drive.id!r} at {start:.6f} s, so its "
+                    f"locate of {locate:.6f} s (head {head:g} MB to {offset:g} MB) starts "
+                    f"before its release {release:.6f} s",
+                    (rid,),
+                    (drive.id,),
+                    (tape,),
+                )
+            )
+        head = end_mb
 
 
 def _overlap(drive: Drive, stay: _Stay, first: _Use, second: _Use, out: list[Violation]) -> None:

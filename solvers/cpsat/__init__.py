@@ -82,6 +82,7 @@ def build_model(
     resolution_s: float = 0.001,
     hint_schedule: Schedule | None = None,
     deadline: Deadline | None = None,
+    prefetch: bool = True,
 ) -> CpsatModel:
     """The CP-SAT model of ``instance`` at ``resolution_s`` seconds per tick.
 
@@ -98,9 +99,12 @@ def build_model(
     deadline
         When to give up building (raising :class:`~solvers.deadline.OutOfTime`);
         ``None``: never.
+    prefetch
+        ``False``: the non-anticipative problem (no mount, load or locate
+        for a request before its release).
     """
     model = cp_model.CpModel()
-    data = CpsatData(instance, resolution_s, deadline)
+    data = CpsatData(instance, resolution_s, deadline, prefetch)
     hint = None if hint_schedule is None else read_hint(data, hint_schedule)
     if hint is not None:
         data.cap = max(
@@ -119,11 +123,18 @@ def _starting_schedule(
     hint_schedule: Schedule | None,
     time_limit_s: float | None,
     seed: int,
+    prefetch: bool,
 ) -> tuple[Schedule, float] | None:
-    """The schedule to hint and fall back on, with its objective, when it is feasible."""
+    """The schedule to hint and fall back on, with its objective, when it is feasible.
+
+    Feasible under ``prefetch``: without prefetch, a schedule that prefetches
+    is neither hinted nor returned.
+    """
     if hint_schedule is None:
-        return warm_start(instance, time_limit_s=time_limit_s, seed=seed) if hint else None
-    report = validate(instance, hint_schedule)
+        if not hint:
+            return None
+        return warm_start(instance, time_limit_s=time_limit_s, seed=seed, prefetch=prefetch)
+    report = validate(instance, hint_schedule, prefetch=prefetch)
     if not report.feasible or report.objective is None:
         return None
     return hint_schedule, report.objective
@@ -173,6 +184,7 @@ def cpsat(
     resolution_s: float = 0.001,
     hint: bool = True,
     hint_schedule: Schedule | None = None,
+    prefetch: bool = True,
 ) -> Result:
     """Solve ``instance`` with CP-SAT, to optimality or until ``time_limit_s``.
 
@@ -198,6 +210,11 @@ def cpsat(
         A schedule to start from instead of the warm start's (for example an
         improved one); ignored when infeasible or when the model cannot
         express it (a stay without a transfer).
+    prefetch
+        ``False`` solves the non-anticipative problem: no mount, load or
+        locate serving a request starts before its release (the schedule
+        returned passes ``validate(..., prefetch=False)``); its optimum is
+        never below the contract's.
 
     Returns
     -------
@@ -221,11 +238,11 @@ def cpsat(
         hint solves: a defect of the model, never a property of the instance.
     """
     began = time.perf_counter()
-    fallback = _starting_schedule(instance, hint, hint_schedule, time_limit_s, seed)
+    fallback = _starting_schedule(instance, hint, hint_schedule, time_limit_s, seed, prefetch)
     deadline = Deadline(None if time_limit_s is None else began + time_limit_s)
     try:
         built = build_model(
-            instance, resolution_s, None if fallback is None else fallback[0], deadline
+            instance, resolution_s, None if fallback is None else fallback[0], deadline, prefetch
         )
     except OutOfTime:
         return out_of_time(instance, "cpsat", fallback, began)
@@ -258,7 +275,7 @@ def cpsat(
     objective: float | None = None
     if outcome in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         schedule = plan_to_schedule(instance, read_plan(solver, built.data, built.variables))
-        report = validate(instance, schedule)
+        report = validate(instance, schedule, prefetch=prefetch)
         if not report.feasible:
             problems = "; ".join(str(v) for v in report.violations[:5])
             raise RuntimeError(f"the CP-SAT schedule is infeasible: {problems}")

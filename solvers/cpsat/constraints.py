@@ -4,7 +4,8 @@ Every function takes the model, the data (:class:`~solvers.cpsat.data.CpsatData`
 and the variables (:class:`~solvers.cpsat.variables.CpsatVariables`) and adds one
 family: assignment and gang distinctness, per-drive circuits with continue
 and switch arcs, switch timing, the arms of each library, tape residency,
-releases and ends, and the symmetry of identical empty drives.
+releases and ends, no prefetch (when asked), and the symmetry of identical
+empty drives.
 :func:`add_all` adds them all.
 """
 
@@ -187,6 +188,28 @@ def add_releases_and_ends(model: cp_model.CpModel, data: CpsatData, v: CpsatVari
         else:
             model.add_max_equality(v.span[j], lengths)
         model.add(v.end[j] == v.start[j] + v.span[j])
+
+
+def add_no_prefetch(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:
+    """Without prefetch, nothing is done for a request before its release.
+
+    Only when ``data.prefetch`` is ``False``: a mount before piece ``n``
+    starts at its request's release or later (the load and the locate after
+    it follow it), and on a continue arc ``a -> b`` the locate to ``b``
+    starts at the release of ``b``'s request or later: ``S(b) >= r(b) +
+    locate``. Releases and locates are rounded up to ticks, so the model's
+    solutions keep the rule with exact lengths.
+    """
+    if data.prefetch:
+        return
+    for node in data.nodes[: data.n_pieces]:
+        n = node.index
+        release = data.release_t(node.request)
+        model.add(v.mount[n] >= release).only_enforce_if(v.mounted[n])
+    for (d, a, b), literal in v.cont.items():
+        data.deadline.check()
+        release = data.release_t(data.nodes[b].request)
+        model.add(v.start_of(data, b) >= release + data.locate_t(a, b, d)).only_enforce_if(literal)
 
 
 def add_symmetry_breaking(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:
@@ -380,6 +403,7 @@ def add_all(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None
         add_arm_capacity,
         add_tape_residency,
         add_releases_and_ends,
+        add_no_prefetch,
         add_symmetry_breaking,
         add_twin_order,
         add_redundant,

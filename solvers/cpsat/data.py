@@ -66,6 +66,8 @@ class CpsatData(Formulation):
     deadline
         When building the model must stop (:class:`~solvers.deadline.Deadline`);
         the builders check it in their loops.
+    prefetch
+        ``False``: the non-anticipative problem (:class:`~solvers.formulation.Formulation`).
 
     Attributes
     ----------
@@ -79,11 +81,15 @@ class CpsatData(Formulation):
     """
 
     def __init__(
-        self, instance: Instance, resolution_s: float, deadline: Deadline | None = None
+        self,
+        instance: Instance,
+        resolution_s: float,
+        deadline: Deadline | None = None,
+        prefetch: bool = True,
     ) -> None:
         if not resolution_s > 0:
             raise ValueError(f"resolution_s must be > 0, got {resolution_s!r}")
-        super().__init__(instance)
+        super().__init__(instance, prefetch)
         self.deadline = Deadline(None) if deadline is None else deadline
         self.tick = float(resolution_s)
         self.cap: int | None = None

@@ -115,6 +115,10 @@ def earliest(data: CpsatData, decisions: CpsatDecisions, *, exact: bool) -> Time
 
     The precedences go into the shared :class:`~solvers.retiming.EventGraph`
     (events named as in :data:`Event`), whose longest paths are the times.
+    Without prefetch (``data.prefetch`` false) a stay's mount is no earlier
+    than its first request's release, and each locate no earlier than its
+    request's: lower bounds of the mount and of ``release + locate`` on the
+    transfer's start.
 
     Raises
     ------
@@ -125,10 +129,14 @@ def earliest(data: CpsatData, decisions: CpsatDecisions, *, exact: bool) -> Time
     length: Callable[[float], float] = (
         (lambda seconds: seconds) if exact else (lambda seconds: float(data.ticks(seconds)))
     )
+
+    def release(j: int) -> float:
+        return data.release_s(j) if exact else float(data.release_t(j))
+
     events = EventGraph[Event]()
     requests = range(len(data.request_nodes))
     for j in requests:
-        events.event(("start", j), data.release_s(j) if exact else float(data.release_t(j)))
+        events.event(("start", j), release(j))
     drive_of = decisions.drive_of()
     for j, pieces in enumerate(data.request_nodes):
         span = max(length(data.transfer_s(n, drive_of[n])) for n in pieces)
@@ -143,11 +151,15 @@ def earliest(data: CpsatData, decisions: CpsatDecisions, *, exact: bool) -> Time
         if not data.nodes[head].is_initial:
             ready = length(data.ready_s(head, d))
             events.after(("mount", head), ("start", data.nodes[head].request), ready)
+            if not data.prefetch:
+                events.event(("mount", head), release(data.nodes[head].request))
         for a, b in itertools.pairwise(nodes):
             if data.nodes[b].tape != tape:
                 raise InvalidDecisions(f"a stay on drive {d} mixes tapes")
             locate = length(data.locate_s(a, b, d))
             target = ("start", data.nodes[b].request)
+            if not data.prefetch:
+                events.event(target, release(data.nodes[b].request) + locate)
             if data.nodes[a].is_initial:
                 events.event(target, locate)
             else:

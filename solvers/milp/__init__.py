@@ -120,7 +120,10 @@ returns its warm start with status ``timeout`` and the bound of
 
 
 def build_model(
-    instance: Instance, known_objective: float | None = None, deadline: Deadline | None = None
+    instance: Instance,
+    known_objective: float | None = None,
+    deadline: Deadline | None = None,
+    prefetch: bool = True,
 ) -> MilpModel:
     """The MILP of ``instance``, shared by both solvers.
 
@@ -131,8 +134,13 @@ def build_model(
     known_objective
         Objective value of a feasible schedule, if one is known: an optimal
         schedule is no worse, which bounds its ends and tightens every big-M.
+    deadline
+        When to give up building (:class:`~solvers.deadline.OutOfTime`).
+    prefetch
+        ``False``: the non-anticipative problem (no mount, load or locate
+        for a request before its release).
     """
-    data = MilpData(instance, known_objective)
+    data = MilpData(instance, known_objective, prefetch)
     problem = pulp.LpProblem("tapesched", pulp.LpMinimize)
     var = build_variables(problem, data)
     set_objective(problem, data, var)
@@ -180,7 +188,7 @@ def _decoded(model: MilpModel) -> tuple[Schedule, float] | None:
     if plan is None:
         return None
     schedule = plan_to_schedule(model.data.instance, plan)
-    report = validate(model.data.instance, schedule)
+    report = validate(model.data.instance, schedule, prefetch=model.data.prefetch)
     if not report.feasible or report.objective is None:
         return None
     return schedule, report.objective
@@ -193,6 +201,7 @@ def _solve(
     time_limit_s: float | None,
     seed: int,
     hint: bool,
+    prefetch: bool = True,
 ) -> Result:
     """Build, warm-start, solve and report; shared by :func:`milp_cbc` and :func:`milp_highs`."""
     began = time.perf_counter()
@@ -200,12 +209,12 @@ def _solve(
         return _nothing_to_do(instance, name, began)
     start: tuple[Schedule, float] | None = None
     if hint:
-        start = warm_start(instance, time_limit_s=time_limit_s, seed=seed)
+        start = warm_start(instance, time_limit_s=time_limit_s, seed=seed, prefetch=prefetch)
     deadline = Deadline(None if time_limit_s is None else began + time_limit_s)
     if time_limit_s is not None and arc_count(instance) > MAX_ARCS:
         return out_of_time(instance, name, start, began)
     try:
-        model = build_model(instance, start[1] if start is not None else None, deadline)
+        model = build_model(instance, start[1] if start is not None else None, deadline, prefetch)
     except OutOfTime:
         return out_of_time(instance, name, start, began)
     warm = start is not None and apply_hint(model.data, model.var, start[0])
@@ -246,7 +255,12 @@ def _solve(
 
 
 def milp_cbc(
-    instance: Instance, *, time_limit_s: float | None = None, seed: int = 0, hint: bool = True
+    instance: Instance,
+    *,
+    time_limit_s: float | None = None,
+    seed: int = 0,
+    hint: bool = True,
+    prefetch: bool = True,
 ) -> Result:
     """Solve ``instance`` exactly with the MILP and CBC.
 
@@ -262,23 +276,33 @@ def milp_cbc(
     hint
         Start CBC from the warm-start schedule, bound the model with its value,
         and fall back on it when CBC finds nothing better in time.
+    prefetch
+        ``False`` solves the non-anticipative problem: no mount, load or
+        locate serving a request starts before its release (the schedule
+        returned passes ``validate(..., prefetch=False)``).
 
     Returns
     -------
     Result
         See the module's docstring for statuses, objective and bound.
     """
-    return _solve(instance, "milp-cbc", run_cbc, time_limit_s, seed, hint)
+    return _solve(instance, "milp-cbc", run_cbc, time_limit_s, seed, hint, prefetch)
 
 
 def milp_highs(
-    instance: Instance, *, time_limit_s: float | None = None, seed: int = 0, hint: bool = True
+    instance: Instance,
+    *,
+    time_limit_s: float | None = None,
+    seed: int = 0,
+    hint: bool = True,
+    prefetch: bool = True,
 ) -> Result:
     """Solve ``instance`` exactly with the MILP and HiGHS, as :func:`milp_cbc` does with CBC.
 
     The parameters, statuses, objective and bound are those of :func:`milp_cbc`,
     for HiGHS: ``seed`` seeds its random choices (``random_seed``), and
     ``hint`` starts HiGHS from the warm-start schedule, bounds the model with
-    its value and falls back on it when HiGHS finds nothing better in time.
+    its value and falls back on it when HiGHS finds nothing better in time;
+    ``prefetch=False`` solves the non-anticipative problem.
     """
-    return _solve(instance, "milp-highs", run_highs, time_limit_s, seed, hint)
+    return _solve(instance, "milp-highs", run_highs, time_limit_s, seed, hint, prefetch)

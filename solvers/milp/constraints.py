@@ -399,6 +399,32 @@ def tape_order(problem: Problem, data: MilpData, var: MilpVariables) -> None:
                 add_row(problem, terms, ">=", gap - big if on else gap, f"tape_order_{a}_{b}")
 
 
+def no_prefetch(problem: Problem, data: MilpData, var: MilpVariables) -> None:
+    """Without prefetch (``data.prefetch`` false), nothing is done for a request before its release.
+
+    A mount before piece ``v`` starts at its request's release or later:
+    ``M(v) >= r * mounted(v)``. The locate into ``v`` starts there too: ``v``
+    has one predecessor arc at most, so ``S(v) >= r + sum over continue
+    arcs into v of locate * cont`` (a switch arc's locate follows the mount,
+    hence the release, already). Neither row needs a big-M.
+    """
+    if data.prefetch:
+        return
+    into: dict[int, list[tuple[Any, float]]] = {}
+    for (u, v, d), gap in data.continue_arcs.items():
+        if gap > 0:
+            into.setdefault(v, []).append((var.cont[u, v, d], -gap))
+    for v in range(data.n_pieces):
+        node = data.nodes[v]
+        release = float(data.instance.requests[node.request].release_s)
+        if release > 0:
+            terms = [(var.mount[v], 1.0), (var.is_mounted[v], -release)]
+            add_row(problem, terms, ">=", 0.0, f"no_prefetch_mount_{v}")
+        if v in into:
+            terms = [(var.start[node.request], 1.0), *into[v]]
+            add_row(problem, terms, ">=", release, f"no_prefetch_locate_{v}")
+
+
 def releases_and_ends(problem: Problem, data: MilpData, var: MilpVariables) -> None:
     """``C_j >= S_j +`` each piece's transfer on its drive; ``S_j >= r_j`` is a bound.
 
@@ -432,6 +458,7 @@ def add_all(
         tape_residency,
         tape_order,
         releases_and_ends,
+        no_prefetch,
     ):
         if deadline is not None:
             deadline.check_now()

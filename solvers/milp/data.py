@@ -71,6 +71,9 @@ class MilpData(Formulation):
         The objective value of a feasible schedule of ``instance`` (the
         warm start's), which bounds the ends of an optimal one and so
         shrinks every big-M; ``None`` to use the horizon alone.
+    prefetch
+        ``False``: the non-anticipative problem (the constraints are
+        :func:`solvers.milp.constraints.no_prefetch`; the data are the same).
 
     Attributes
     ----------
@@ -118,8 +121,10 @@ class MilpData(Formulation):
         Earliest and latest start of the dismount after each node.
     """
 
-    def __init__(self, instance: Instance, known_objective: float | None = None) -> None:
-        super().__init__(instance)
+    def __init__(
+        self, instance: Instance, known_objective: float | None = None, prefetch: bool = True
+    ) -> None:
+        super().__init__(instance, prefetch)
         nodes = self.nodes
         drive_by_id = instance.drive_by_id
         library_by_id = instance.library_by_id

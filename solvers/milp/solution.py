@@ -182,7 +182,9 @@ def retime(data: MilpData, decisions: MilpDecisions) -> Plan | None:
     end (reading 2). The stays of one tape follow one another in the order
     of the solver's mount times, each mount after the previous dismount's
     end (reading 3); the operations of one arm lane follow one another in
-    the solver's order. Returns ``None`` when the decisions are
+    the solver's order. Without prefetch (``data.prefetch`` false) a stay's
+    mount is no earlier than its first request's release and each transfer
+    no earlier than its release plus its locate. Returns ``None`` when the decisions are
     contradictory (a tape kept while another drive mounts it later, a
     cycle), which only a solver's numerical failure can cause.
     """
@@ -223,6 +225,11 @@ def retime(data: MilpData, decisions: MilpDecisions) -> Plan | None:
                     continue
                 j = node.request
                 locate = abs(node.offset_mb - head) / drive.locate_mb_s
+                if not data.prefetch:
+                    release = float(instance.requests[j].release_s)
+                    events.event(("S", j), release + locate)
+                    if position == 0 and mount is not None:
+                        events.event(mount, release)
                 if position == 0 and mount is not None:
                     events.after(mount, starts[j], library.mount_s + drive.load_s + locate)
                 elif end_event is None:

@@ -2,9 +2,10 @@
 
 Each command is a module of this package (``check``, ``solve``, ``solvers``,
 ``verify``, ``metrics``, ``compare``, ``generate``, ``simulate``,
-``replay``, ``experiment``, ``plot``); :data:`main` gathers them into one ``click``
-group. This is the only part of :mod:`toolkit` that may import :mod:`solvers` and
-:mod:`simulator`: the core of the toolkit (model, files, validator, metrics,
+``replay``, ``experiment``, ``plot``, and ``experiment online-vs-offline``
+in ``online_vs_offline``); :data:`main` gathers them into one ``click``
+group. This is the only part of :mod:`toolkit` that may import
+:mod:`solvers` and :mod:`simulator`: the core of the toolkit (model, files, validator, metrics,
 generators, strategies) stands below both, and the commands sit above all
 three. What every command shares (exit codes, the one-line bad-input
 report, option types) is in :mod:`toolkit.cli.common`, their ``--out``
@@ -23,6 +24,8 @@ from toolkit.cli.generate import generate
 from toolkit.cli.group import CommandGroup
 from toolkit.cli.list_solvers import list_solvers
 from toolkit.cli.metrics import metrics
+from toolkit.cli.online_vs_offline import NAME as ONLINE_VS_OFFLINE
+from toolkit.cli.online_vs_offline import online_vs_offline
 from toolkit.cli.plot import plot
 from toolkit.cli.replay import replay
 from toolkit.cli.simulate import simulate
@@ -42,3 +45,4 @@ for _command in (check, solve, list_solvers, verify, metrics, compare, generate,
     main.add_command(_command)
 main.add_command(experiment)
 main.add_command(plot)
+main.route("experiment", ONLINE_VS_OFFLINE, online_vs_offline)

@@ -115,13 +115,36 @@ def instance_and_schedule(command: F) -> F:
 
 
 def load_and_validate(
-    instance_file: str, schedule_file: str, *, timeline: bool = False
+    instance_file: str, schedule_file: str, *, timeline: bool = False, prefetch: bool = True
 ) -> tuple[Instance, Schedule, Report]:
-    """Read an instance and a schedule and judge the schedule (``timeline``: as
-    :func:`~toolkit.validator.validate` takes it)."""
+    """Read an instance and a schedule and judge the schedule (``timeline``, ``prefetch``: as
+    :func:`~toolkit.validator.validate` takes them)."""
     instance = load_instance(instance_file)
     schedule = load_schedule(schedule_file)
-    return instance, schedule, validate(instance, schedule, timeline=timeline)
+    return instance, schedule, validate(instance, schedule, timeline=timeline, prefetch=prefetch)
+
+
+NO_PREFETCH_HELP = (
+    "The non-anticipative reading: no mount, load or locate serving a request "
+    "starts before its release."
+)
+"""The help of ``--no-prefetch``, one wording for ``solve`` and ``verify``."""
+
+
+def checked_solvers(text: str, option: str = "--solvers") -> list[str]:
+    """The comma-separated solver names of ``option``, each checked; exits 2 naming the bad ones."""
+    from solvers.plugins import find_solver
+
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    problems = []
+    for name in names or ["(none)"]:
+        try:
+            find_solver(name)
+        except LoadError as exc:
+            problems.append(f"{option}: {exc}")
+    if problems:
+        fail(problems)
+    return names
 
 
 def progress_bar() -> Progress:
@@ -227,12 +250,14 @@ def check_scenario_scheduler(spec: str) -> None:
     """Exit with the one-line bad-input report unless ``spec`` gives a scheduler of scenarios.
 
     Those are the solvers' online schedulers, plug-ins, ``module.path:Attr``
-    and the simulator's own ``bw-main`` (:mod:`simulator.bw_main`).
+    and the simulator's own ``bw-main`` (:mod:`simulator.bw_main`) and ``golubchik``
+    (:mod:`simulator.golubchik`).
     """
     from simulator.bw_main import NAME as BW_MAIN
+    from simulator.golubchik import NAME as GOLUBCHIK
     from solvers.plugins import SchedulerSpecError, resolve_scheduler
 
-    if spec == BW_MAIN:
+    if spec in (BW_MAIN, GOLUBCHIK):
         return
     try:
         resolve_scheduler(spec)

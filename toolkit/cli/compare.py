@@ -11,7 +11,13 @@ from rich.console import Console
 from rich.table import Table
 
 from solvers.registry import names as solver_names
-from toolkit.cli.common import TimeLimitType, fail, progress_bar, reports_bad_input
+from toolkit.cli.common import (
+    TimeLimitType,
+    checked_solvers,
+    fail,
+    progress_bar,
+    reports_bad_input,
+)
 from toolkit.gc_pause import paused_gc
 from toolkit.io import instance_from_dict, kind_of, read_json
 from toolkit.model import Instance
@@ -84,18 +90,8 @@ def compare(
     ratio.
     """
     from solvers.compare import compare as run_compare
-    from solvers.plugins import find_solver
-    from toolkit.registry import LoadError
 
-    names = [n.strip() for n in solver_list.split(",") if n.strip()]
-    problems = []
-    for name in names or ["(none)"]:
-        try:
-            find_solver(name)
-        except LoadError as exc:
-            problems.append(f"--solvers: {exc}")
-    if problems:
-        fail(problems)
+    names = checked_solvers(solver_list)
     if as_json and as_csv:
         fail(["--json and --csv: choose one"])
     loaded = _instances(instance_files)

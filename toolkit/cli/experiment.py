@@ -1,6 +1,8 @@
-"""``tapesched experiment``: one of the Blue Waters paper's experiments, swept and drawn.
+"""``tapesched experiment``: one of the Blue Waters paper's or Golubchik et al.'s experiments,
+swept and drawn.
 
-The experiments are data (:mod:`simulator.studies`); the sweep runs their
+The experiments are data (:mod:`simulator.studies`, :mod:`simulator.golubchik_studies`);
+the sweep runs their
 points on local worker processes, in this process (``--workers 1``) or on a
 Dask cluster (``--dask ADDRESS``), replicates each to a precision and keeps
 every replication in a cache beside ``--out`` (:mod:`simulator.sweep`), and
@@ -52,24 +54,57 @@ def _local_workers() -> int:
         return os.cpu_count() or 1
 
 
+def all_studies() -> dict[str, Study]:
+    """Every experiment by name: the Blue Waters paper's, then Golubchik et al.'s."""
+    from simulator.golubchik_studies import GOLUBCHIK_STUDIES
+    from simulator.studies import STUDIES
+
+    return {**STUDIES, **GOLUBCHIK_STUDIES}
+
+
+def _family(name: str, known: Sequence[str]) -> list[str]:
+    """The experiments of ``name``'s family (``bw-``, ``gol-``), or all when none matches."""
+    prefix = name.partition("-")[0] + "-"
+    family = [k for k in known if k.startswith(prefix)]
+    return family or list(known)
+
+
 def _listing() -> None:
     """One line per experiment: name, figure, title; then its x values and series."""
-    from simulator.studies import STUDIES, sequence
+    from simulator.studies import sequence
 
-    for study in STUDIES.values():
+    for study in all_studies().values():
         click.echo(f"{study.name}: {study.figure}, {study.title}")
+        series = ", ".join(study.series)
+        if study.quick_series:
+            series += f" (--quick: {', '.join(study.quick_series)})"
         click.echo(
             f"  x = {study.axis.name}: {sequence(study.x_values)} "
-            f"(--quick: {sequence(study.quick_x_values)}); series: {', '.join(study.series)}"
+            f"(--quick: {sequence(study.quick_x_values)}); series: {series}"
         )
+        if study.kind == "map":
+            click.echo(
+                f"  size factors: {sequence(study.scales)} "
+                f"(--quick: {sequence(study.quick_scales)}); the best series at each point"
+            )
+    click.echo(
+        "online-vs-offline: a simulated run cut into windows, each online scheduler against "
+        "the clairvoyant and the non-anticipative optimum"
+    )
+    click.echo(
+        "  tapesched experiment online-vs-offline SCENARIO --window N --out DIR (see --help)"
+    )
 
 
 HEADINGS = {
     "mean_weighted_response_s_per_gb": "weighted response (s/GB)",
+    "mean_response_s": "response (s)",
+    "drive_busy_share_over_horizon": "drive utilisation",
+    "arm_busy_share_over_horizon": "arm utilisation",
     "mean_stretch": "stretch",
     "throughput_mb_s_over_window": "throughput (MB/s)",
 }
-"""The table's heading of each metric of :data:`simulator.studies.METRICS`."""
+"""The table's heading of each metric a study reports (:attr:`simulator.studies.Study.metrics`)."""
 
 
 def _cell(result: PointResult, metric: str) -> str:
@@ -84,28 +119,35 @@ def _cell(result: PointResult, metric: str) -> str:
 
 def _print_table(study: Study, results: Sequence[PointResult]) -> None:
     """The results as a table: a row per point, then each series' maximum sustainable rate."""
-    from simulator.studies import METRICS
     from simulator.study_report import by_series, max_sustainable_rate
+
+    metrics = study.metrics
 
     table = Table(title=f"{study.name} ({study.figure}): {study.title}; mean ± 95 % half-width")
     table.add_column("series")
     table.add_column(study.axis.name, justify="right")
-    for metric in METRICS:
+    for metric in metrics:
         table.add_column(HEADINGS.get(metric, metric), justify="right")
     table.add_column("replications", justify="right")
     for r in results:
         table.add_row(
             r.point.series,
             f"{r.point.x:g}",
-            *(_cell(r, m) for m in METRICS),
+            *(_cell(r, m) for m in metrics),
             str(len(r.runs)),
         )
     Console(width=120).print(table)
     if study.axis.is_rate:
         for name, group in by_series(results).items():
             rate = max_sustainable_rate(group)
-            said = "none (every rate saturated)" if rate is None else f"{rate:g} requests/h"
+            unit = study.axis.name.removeprefix("rate_per_")
+            said = "none (every rate saturated)" if rate is None else f"{rate:g} requests/{unit}"
             click.echo(f"{name}: maximum sustainable rate {said}")
+    if study.kind == "map":
+        from simulator.study_report import best_map
+
+        for (scale, x), vector in sorted(best_map(results, metrics[0]).items()):
+            click.echo(f"sizes x{scale:g}, {study.axis.name} {x:g}: best {vector}")
 
 
 @click.command()
@@ -133,8 +175,9 @@ def _print_table(study: Study, results: Sequence[PointResult]) -> None:
     "--scheduler",
     default=None,
     metavar="NAME",
-    help="Run every point under this scheduler instead of bw-main (the paper's MAIN-SCHEDULER): "
-    "an online heuristic of `tapesched solvers` or module.path:Attr.",
+    help="Run every point under this scheduler instead of the experiment's own (bw-main, the "
+    "Blue Waters paper's MAIN-SCHEDULER; golubchik for the gol- experiments): an online "
+    "heuristic of `tapesched solvers` or module.path:Attr.",
 )
 @click.option("--seed", type=int, default=1, help="The experiment's seed.")
 @click.option(
@@ -162,7 +205,8 @@ def _print_table(study: Study, results: Sequence[PointResult]) -> None:
     "scenario_file",
     type=click.Path(),
     default=None,
-    help="The scenario the experiment starts from (default: instances/scenarios/blue-waters.json).",
+    help="The scenario the experiment starts from (default: instances/scenarios/blue-waters.json; "
+    "for the gol- experiments instances/scenarios/golubchik/ampex.json).",
 )
 @bw_main_options
 @reports_bad_input
@@ -185,7 +229,7 @@ def experiment(
     max_req_count: int | None,
     max_imbalance: float | None,
 ) -> None:
-    """Run the Blue Waters experiment NAME (see --list) and draw its figure.
+    """Run the experiment NAME (see --list) and draw its figure.
 
     Writes to --out: results.csv (experiment, series, x_name, x, metric, mean,
     half_width, replications, saturated: a row per point, series and
@@ -199,24 +243,18 @@ def experiment(
         return
     from simulator.experiment import override
     from simulator.scenario import check_runnable, load_scenario
-    from simulator.studies import (
-        SCENARIO_FILE,
-        SCHEDULER,
-        STUDIES,
-        Unavailable,
-        points,
-        unavailable,
-    )
+    from simulator.studies import Unavailable, points, unavailable
     from toolkit.registry import unknown_message
 
     if name is None:
         fail(["NAME: required, and missing (see tapesched experiment --list)"])
-    study = STUDIES.get(name)
+    studies = all_studies()
+    study = studies.get(name)
     if study is None:
-        fail([unknown_message("experiment", name, list(STUDIES))])
+        fail([unknown_message("experiment", name, _family(name, list(studies)))])
     if scheduler is not None:
         check_scenario_scheduler(scheduler)
-    running = scheduler or SCHEDULER
+    running = scheduler or study.scheduler
     why = unavailable(study, running)
     if why is not None:
         fail([f"{name}: {why}"])
@@ -224,7 +262,7 @@ def experiment(
         fail(["--out: required, and missing"])
     if dask_address is not None and workers is not None:
         fail(["--workers: not with --dask (the cluster's workers run the points)"])
-    given = scenario_file or str(SCENARIO_FILE)
+    given = scenario_file or str(study.scenario_file)
     scenario = load_scenario(given)
     if study.axis.setting == "min_lb_interval_s" and min_lb_interval is not None:
         fail([f"{BW_MAIN_OPTIONS['min_lb_interval_s']}: {name} varies it (its x axis)"])
@@ -270,7 +308,9 @@ def _run(
     from toolkit.io import dumps, write_atomic
 
     cap = max_replications or (QUICK_MAX_REPLICATIONS if quick else FULL_MAX_REPLICATIONS)
-    precision = Precision(share=share, min_replications=min(2, cap), max_replications=cap)
+    precision = Precision(
+        share=share, min_replications=min(2, cap), max_replications=cap, metric=study.metrics[0]
+    )
     cache = Cache(cache_dir or Path(out.given).with_name(Path(out.given).name + ".cache"))
     count = workers or _local_workers()
     where = f"the Dask cluster at {dask_address}" if dask_address else f"{count} worker(s)"
@@ -298,7 +338,7 @@ def _run(
     click.echo(
         f"{outcome.simulated} replications run, {outcome.cached} from the cache, in {elapsed:.1f} s"
     )
-    settings = {
+    settings: dict[str, object] = {
         "scenario_file": scenario_file,
         "scheduler": scheduler if isinstance(scheduler, str) else repr(scheduler),
         "seed": seed,
@@ -308,6 +348,7 @@ def _run(
         "block_mb": study.block_mb,
         "duration_s": study.horizon_s(quick),
         "x_values": list(study.xs(quick)),
+        **({"size_factors": list(study.sizes_scales(quick))} if study.kind == "map" else {}),
     }
     if scheduler == BW_MAIN and swept:
         # The balancer's parameters of the first point (bw-fig10 varies MINLBINTERVAL in x).

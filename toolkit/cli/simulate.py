@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from simulator.bw_main import NAME as BW_MAIN
+from simulator.golubchik import NAME as GOLUBCHIK
 from simulator.policy_registry import POLICIES
 from solvers.registry import SCHEDULERS
 from toolkit.cli.bw_main_options import BW_MAIN_OPTIONS, bw_main_options, given_bw_main
@@ -58,6 +59,8 @@ def _simulate_instance(
 
     if scheduler == BW_MAIN:
         fail([f"--scheduler: {BW_MAIN} runs scenarios only (it needs movers and typed requests)"])
+    if scheduler == GOLUBCHIK:
+        fail([f"--scheduler: {GOLUBCHIK} runs scenarios only (it gives drives one at a time)"])
     check_scenario_scheduler(scheduler)
     events = io.BytesIO() if log else None
     schedule, _ = simulate_instance(instance, scheduler, log=events)
@@ -83,7 +86,8 @@ def _document(
 ) -> dict[str, object]:
     """What ``simulate`` reports: the ``summary.json`` document, also ``--json``'s output.
 
-    Keys: ``scenario``, ``policy``, ``scheduler``, ``rate_per_h``,
+    Keys: ``scenario``, ``policy``, ``scheduler``, (with request classes)
+    ``striping``, the widths as Golubchik et al. name them (``"122"``), ``rate_per_h``,
     ``duration_s``; ``replications``, one :class:`simulator.results.RunSummary`
     mapping per replication (seed, arrivals, completions, backlog,
     ``saturated`` and each metric, ``null`` where it cannot be measured);
@@ -95,11 +99,17 @@ def _document(
     bw_main = {}
     if scenario.run.scheduler == BW_MAIN:
         bw_main = {"bw_main": {k: getattr(scenario.run.bw_main, k) for k in BW_MAIN_OPTIONS}}
+    striping = {}
+    if scenario.workload.classes:
+        from simulator.workload import striping_label
+
+        striping = {"striping": striping_label(scenario.workload.classes)}
     return {
         "scenario": scenario.name,
         "policy": scenario.policy,
         "scheduler": scenario.run.scheduler,
         **bw_main,
+        **striping,
         "rate_per_h": scenario.workload.rate_per_s * 3600,
         "duration_s": scenario.workload.duration_s,
         "replications": [r.summary.to_dict() for r in runs],
@@ -113,8 +123,13 @@ def _print_estimates(
     """The table of estimates, or one line saying why there is nothing to tabulate."""
     from simulator.results import METRICS
 
+    striping = ""
+    if scenario.workload.classes:
+        from simulator.workload import striping_label
+
+        striping = f"striping {striping_label(scenario.workload.classes)}, "
     title = (
-        f"{scenario.name}: {scenario.policy}, {scenario.run.scheduler}, "
+        f"{scenario.name}: {scenario.policy}, {striping}{scenario.run.scheduler}, "
         f"{scenario.workload.rate_per_s * 3600:g}/h, "
         f"{scenario.workload.duration_s / 86400:g} d, {len(runs)} replication(s)"
     )
@@ -156,6 +171,13 @@ def _print_estimates(
     ),
 )
 @bw_main_options
+@click.option(
+    "--striping",
+    default=None,
+    metavar="W,W,...",
+    help="Stripe width of each request class of the scenario (workload.request_classes), "
+    "e.g. 1,2,2: Golubchik's striping vector 122.",
+)
 @click.option("--rate", type=RateType(), default=None, help="Arrival rate, e.g. 65/h.")
 @click.option("--duration", type=DurationType(), default=None, help="Simulated time, e.g. 30d.")
 @click.option("--seed", type=int, default=None, help="Seed of the first replication.")
@@ -191,6 +213,7 @@ def simulate(
     max_waiting_time: float | None,
     max_req_count: int | None,
     max_imbalance: float | None,
+    striping: str | None,
     rate: float | None,
     duration: float | None,
     seed: int | None,
@@ -246,8 +269,21 @@ def simulate(
         if rate_per_s * (duration or scenario.workload.duration_s) > MAX_ARRIVALS:
             span = duration or scenario.workload.duration_s
             fail([f"{' and '.join(given)}: {arrivals_message(rate_per_s, span)}"])
+    widths = None
+    if striping is not None:
+        from simulator.experiment import check_striping
+        from simulator.workload import parse_striping
+
+        try:
+            widths = parse_striping(striping)
+        except ValueError as exc:
+            fail([f"--striping: {exc}"])
+        why = check_striping(scenario, widths)
+        if why is not None:
+            fail([f"--striping: {why}"])
     scenario = override(
         scenario,
+        striping=widths,
         policy=policy,
         scheduler=scheduler,
         rate_per_s=rate,
@@ -256,10 +292,11 @@ def simulate(
         replications=replications,
         bw_main=bw_main,
     )
-    if policy is not None:
+    if policy is not None or scheduler == GOLUBCHIK:
         unrunnable = check_runnable(scenario)
+        given_option = f"--policy {policy}" if policy is not None else f"--scheduler {scheduler}"
         if unrunnable:
-            fail([f"{scenario_file}: {p} (with --policy {policy})" for p in unrunnable])
+            fail([f"{scenario_file}: {p} (with {given_option})" for p in unrunnable])
     trace = None
     if workload_file is not None:
         from simulator.requests_csv import load_workload

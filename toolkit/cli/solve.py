@@ -9,6 +9,7 @@ import click
 from solvers.registry import names
 from toolkit.cli.common import (
     EXIT_INFEASIBLE,
+    NO_PREFETCH_HELP,
     TimeLimitType,
     fail,
     print_violations,
@@ -48,6 +49,12 @@ from toolkit.validator import validate
     help="Parallel search workers of a solver that has them (cpsat); default: the solver's.",
 )
 @click.option(
+    "--no-prefetch",
+    "no_prefetch",
+    is_flag=True,
+    help=NO_PREFETCH_HELP + " The exact solvers model it; online heuristics never prefetch.",
+)
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
@@ -61,6 +68,7 @@ def solve(
     time_limit_s: float | None,
     seed: int,
     workers: int | None,
+    no_prefetch: bool,
     as_json: bool,
 ) -> None:
     """Solve an instance and write the schedule; print status, objective, bound, runtime.
@@ -72,6 +80,12 @@ def solve(
     ``objective_name``, ``objective`` (as the validator recomputes it; null
     without a feasible schedule), ``feasible`` and ``out`` (the file
     written, null when nothing was).
+
+    ``--no-prefetch`` solves the non-anticipative problem: no mount, load or
+    locate serving a request starts before its release (``verify
+    --no-prefetch`` checks it). The exact solvers (cpsat, milp-cbc,
+    milp-highs) model it and the online heuristics never prefetch;
+    local-search may, and is refused.
     """
     if as_json and out.to_stdout:
         fail(["--json and --out -: both print on standard output; choose one"])
@@ -85,9 +99,17 @@ def solve(
         fail([f"--solver: {exc}"])
     if workers is not None and not solvers.takes_workers(solver_name):
         fail([f"--workers: solver {solver_name!r} runs on one thread and takes no workers"])
+    if no_prefetch and not solvers.takes_prefetch(solver_name):
+        fail([f"--no-prefetch: solver {solver_name!r} may prefetch and has no option not to"])
     instance = load_instance(instance_file)
+    prefetch = not no_prefetch
     result = solvers.solve(
-        instance, solver=solver_name, time_limit_s=time_limit_s, seed=seed, workers=workers
+        instance,
+        solver=solver_name,
+        time_limit_s=time_limit_s,
+        seed=seed,
+        workers=workers,
+        prefetch=prefetch,
     )
     document: dict[str, object] = {
         "instance": instance_file,
@@ -111,7 +133,7 @@ def solve(
         else:
             click.echo("no schedule found; nothing written")
         raise SystemExit(EXIT_INFEASIBLE)
-    report = validate(instance, result.schedule)
+    report = validate(instance, result.schedule, prefetch=prefetch)
     if not report.feasible:
         if as_json:
             click.echo(json.dumps(document, indent=1))
