@@ -29,6 +29,14 @@ paper's closed forms (:mod:`simulator.striping_model`) are reported beside
 as the fast first answer, not used to prune: they charge drive time for
 waiting on the arm, which a run need not pay.
 
+On the simulator, :func:`library_times` and :func:`mix_of` read a scenario
+with request classes (``workload.request_classes``), and
+:class:`SweepEvaluate` runs each batch as one sweep of
+:mod:`simulator.sweep` at the rate (on its workers, with its cache and
+replications to a precision), every vector with the same seeds: the
+vectors compared serve the same requests. The metric is the mean response
+time (:data:`METRIC`), the paper's.
+
 The gap between the best equi-striped vector and the best one is their
 ratio less one, with a 95 % half-width by the delta method from the two
 intervals (independent replications).
@@ -39,16 +47,20 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from typing import Protocol
 
 from attrs import evolve, frozen
 
+from simulator.experiment import override
+from simulator.scenario import Scenario
 from simulator.striping_model import (
     LibraryTimes,
     no_load_best_width,
     vector_no_load_response_s,
     vector_stability_limit_per_s,
 )
+from simulator.sweep import Cache, Point, Precision, run_sweep
 
 Widths = tuple[int, ...]
 """A stripe width per request class."""
@@ -118,13 +130,14 @@ def response_bound_s(times: LibraryTimes, mix: Mix, widths: Sequence[int]) -> fl
     """A lower bound of the mean response under ``widths``, at any load.
 
     Class ``j``'s request waits for ``ceil(w_j / arms)`` mounts by one arm,
-    then its last drive's load and search, then a ``1 / w_j`` share of the
-    transfer: ``sum_j p_j (ceil(w_j / A) m + ls + T_j / w_j)`` (with random
+    then its last drive's load, then a ``1 / w_j`` share of the transfer:
+    ``sum_j p_j (ceil(w_j / A) m + l + T_j / w_j)`` (the search, which may be
+    short for a file near the tape's start, is left out) (with random
     times, the expected last of several phases is at least the last one's
     expectation, so the bound holds on means).
     """
     return sum(
-        p * (math.ceil(w / times.arms) * times.mount_s + times.load_search_s
+        p * (math.ceil(w / times.arms) * times.mount_s + times.load_s
              + times.transfer_s(s) / w)
         for s, p, w in zip(mix.sizes_mb, mix.shares, widths, strict=True)
     )  # fmt: skip
@@ -134,11 +147,12 @@ def occupancy_limit_per_s(times: LibraryTimes, mix: Mix, widths: Sequence[int]) 
     """The arrival rate above which ``widths`` must saturate: drives and arms never idle.
 
     A class-``j`` request holds each of its ``w_j`` drives from its tape's
-    mount to its eject, ``w_j (m + ls + re) + T_j`` drive-seconds, and the
+    mount to its eject, ``w_j (m + l + re) + T_j`` drive-seconds (the search
+    left out), and the
     arms ``w_j (m + d)``: the rate is at most ``K`` over the first mean and
     the arms' count over the second.
     """
-    per_tape = times.mount_s + times.load_search_s + times.rewind_eject_s
+    per_tape = times.mount_s + times.load_s + times.rewind_eject_s
     drive_time = sum(
         p * (w * per_tape + times.transfer_s(s))
         for s, p, w in zip(mix.sizes_mb, mix.shares, widths, strict=True)
@@ -357,3 +371,97 @@ def select(
         closed_form_no_load=tuple(no_load_best_width(times, s) for s in mix.sizes_mb),
         closed_form_heavy_load=heavy,
     )
+
+
+METRIC = "mean_response_s"
+"""The metric the search minimises: Golubchik et al.'s mean response time."""
+
+
+def library_times(scenario: Scenario) -> LibraryTimes:
+    """The simple model's times of ``scenario``'s library: the means of its random times.
+
+    The transfer rate is the drive's native rate times the workload's
+    highest data compression ratio (a compressed file streams faster), so
+    that the bounds stay valid; the search is half a tape at the locate
+    rate, for the closed forms only.
+
+    Raises
+    ------
+    ValueError
+        For a platform of several libraries or drive models (the model has one
+        of each).
+    """
+    platform = scenario.platform
+    if len(platform.libraries) != 1:
+        raise ValueError("the striping model has one library; the scenario has several")
+    models = {d.model for d in platform.drives}
+    if len(models) != 1:
+        raise ValueError("the striping model has one kind of drive; the scenario has several")
+    (library,) = platform.libraries
+    (model,) = models
+    return LibraryTimes(
+        load_s=model.load_s.mean_s,
+        rewind_eject_s=model.unload_s.mean_s,
+        mount_s=library.mount_s.mean_s,
+        dismount_s=library.dismount_s.mean_s,
+        rate_mb_s=model.rate_mb_s * scenario.workload.data_ratio[1],
+        drives=len(platform.drives),
+        arms=library.arms,
+        search_s=0.5 * platform.tape_capacity_mb / model.locate_mb_s,
+    )
+
+
+def mix_of(scenario: Scenario) -> Mix:
+    """The request classes of ``scenario`` (``ValueError`` when it has none)."""
+    classes = scenario.workload.classes
+    if not classes:
+        raise ValueError("the scenario has no request classes (workload.request_classes)")
+    return Mix(tuple(c.size_mb for c in classes), tuple(c.share for c in classes))
+
+
+class SweepEvaluate:
+    """Runs a batch of vectors as one sweep of ``scenario`` at ``rate_per_s``.
+
+    Parameters
+    ----------
+    scenario
+        A scenario with request classes; its widths are replaced.
+    rate_per_s
+        The arrival rate (the sweep's x, so every vector has the same seeds).
+    pool, precision, seed, cache
+        As :func:`simulator.sweep.run_sweep` takes them; the precision's
+        metric should be :data:`METRIC`.
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        rate_per_s: float,
+        *,
+        pool: Executor,
+        precision: Precision,
+        seed: int,
+        cache: Cache | None = None,
+    ) -> None:
+        self.base = override(scenario, rate_per_s=rate_per_s)
+        self.rate_per_s = rate_per_s
+        self.pool = pool
+        self.precision = precision
+        self.seed = seed
+        self.cache = cache
+        self.replications = 0
+
+    def __call__(self, batch: Sequence[Widths]) -> list[Measured]:
+        """The mean response time and its interval of each vector of ``batch``."""
+        points = [Point(label(w), self.rate_per_s, override(self.base, striping=w)) for w in batch]
+        outcome = run_sweep(
+            points, seed=self.seed, precision=self.precision, pool=self.pool, cache=self.cache
+        )
+        self.replications += outcome.simulated + outcome.cached
+        measured = []
+        for result in outcome.results:
+            estimate = result.estimates[METRIC]
+            mean = None if result.saturated else estimate.mean
+            measured.append(Measured(mean, estimate.half_width if mean is not None else None,
+                                     len(result.runs)))  # fmt: skip
+        return measured

@@ -45,8 +45,13 @@ class LibraryTimes:
 
     Attributes
     ----------
-    load_search_s
-        Drive time per tape before its transfer: device load and search.
+    load_s
+        Drive time per tape before its transfer: device load (a drive whose
+        load includes the search, as the paper's Ampex table has it, counts
+        the search here).
+    search_s
+        The mean search to a file, when the drive's load does not include it
+        (half a tape at the locate speed); 0 when it does.
     rewind_eject_s
         Drive time per tape after its transfer: rewind and eject.
     mount_s, dismount_s
@@ -60,16 +65,17 @@ class LibraryTimes:
         Robot arms (the paper's libraries have one).
     """
 
-    load_search_s: float
+    load_s: float
     rewind_eject_s: float
     mount_s: float
     dismount_s: float
     rate_mb_s: float
     drives: int
     arms: int = 1
+    search_s: float = 0.0
 
     def __attrs_post_init__(self) -> None:
-        times = (self.load_search_s, self.rewind_eject_s, self.mount_s, self.dismount_s)
+        times = (self.load_s, self.search_s, self.rewind_eject_s, self.mount_s, self.dismount_s)
         if not all(t >= 0 for t in times):
             raise ValueError(f"times must be >= 0, got {times!r}")
         if not self.rate_mb_s > 0:
@@ -80,7 +86,7 @@ class LibraryTimes:
     @property
     def drive_s(self) -> float:
         """``C``: drive time per tape that is not transfer (load, search, rewind, eject)."""
-        return self.load_search_s + self.rewind_eject_s
+        return self.load_s + self.search_s + self.rewind_eject_s
 
     @property
     def arm_s(self) -> float:

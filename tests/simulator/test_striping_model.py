@@ -18,7 +18,7 @@ from simulator.striping_model import (
 )
 
 AMPEX = LibraryTimes(
-    load_search_s=33, rewind_eject_s=14, mount_s=10, dismount_s=10, rate_mb_s=12.5, drives=4
+    load_s=33, rewind_eject_s=14, mount_s=10, dismount_s=10, rate_mb_s=12.5, drives=4
 )
 """The paper's Section 3 example: C = 47 s, L = 20 s, T = 80 s a GB, K = 4."""
 
@@ -74,7 +74,7 @@ def test_bad_values_are_refused(build):
 
 times = st.builds(
     LibraryTimes,
-    load_search_s=st.floats(0, 300),
+    load_s=st.floats(0, 300),
     rewind_eject_s=st.floats(0, 300),
     mount_s=st.floats(0, 60),
     dismount_s=st.floats(0, 60),
