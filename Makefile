@@ -82,6 +82,7 @@ bench: venv
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/blue_waters.py
 	$(BIN)/python benchmarks/sweep.py
+	$(BIN)/python benchmarks/stripe_search.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

@@ -45,7 +45,7 @@ from simulator.bw_main import NAME as BW_MAIN
 from simulator.experiment import override
 from simulator.scenario import Scenario
 from simulator.sweep import PRIMARY_METRIC, Point
-from simulator.workload import SIZE_CLASSES_MB
+from simulator.workload import SIZE_CLASSES_MB, with_class_sizes
 from solvers.plugins import SchedulerSpec
 
 SCHEDULER: SchedulerSpec = BW_MAIN
@@ -408,15 +408,8 @@ def _striped_points(study: Study, base: Scenario, quick: bool) -> list[Point]:
     scales = study.sizes_scales(quick)
     out: list[Point] = []
     for scale in scales:
-        sized = tuple(
-            evolve(c, size_mb=size * scale)
-            for c, size in zip(classes, study.class_sizes_mb, strict=True)
-        )
-        sizes = [c.size_mb for c in sized]
-        workload = evolve(
-            base.workload, classes=sized, min_size_mb=min(sizes), max_size_mb=max(sizes)
-        )
-        scaled = evolve(base, workload=workload)
+        sizes = [size * scale for size in study.class_sizes_mb]
+        scaled = evolve(base, workload=with_class_sizes(base.workload, sizes))
         for vector in study.vectors(quick):
             striped = override(scaled, striping=[int(w) for w in vector])
             name = series_name(vector, scale, scales)

@@ -347,6 +347,23 @@ def with_striping(params: WorkloadParams, widths: Iterable[int]) -> WorkloadPara
     return evolve(params, classes=classes, schemes=_class_schemes(classes))
 
 
+def with_class_sizes(params: WorkloadParams, sizes_mb: Iterable[float]) -> WorkloadParams:
+    """A class workload with each class's size replaced, in class order.
+
+    Raises
+    ------
+    ValueError
+        When the workload has no classes, or ``sizes_mb`` is not one size per class.
+    """
+    sizes = tuple(float(s) for s in sizes_mb)
+    if not params.classes:
+        raise ValueError("the workload has no request classes to resize")
+    if len(sizes) != len(params.classes):
+        raise ValueError(f"expected {len(params.classes)} sizes, one per class, got {len(sizes)}")
+    classes = tuple(evolve(c, size_mb=s) for c, s in zip(params.classes, sizes, strict=True))
+    return evolve(params, classes=classes, min_size_mb=min(sizes), max_size_mb=max(sizes))
+
+
 def parse_striping(text: str) -> tuple[int, ...]:
     """A striping vector as typed: widths joined by commas, ``"1,2,2"``.
 

@@ -2,7 +2,7 @@
 
 Each command is a module of this package (``check``, ``solve``, ``solvers``,
 ``verify``, ``metrics``, ``compare``, ``generate``, ``simulate``,
-``replay``, ``experiment``, ``plot``, and ``experiment online-vs-offline``
+``replay``, ``experiment``, ``plot``, ``stripe``, and ``experiment online-vs-offline``
 in ``online_vs_offline``); :data:`main` gathers them into one ``click``
 group. This is the only part of :mod:`toolkit` that may import
 :mod:`solvers` and :mod:`simulator`: the core of the toolkit (model, files, validator, metrics,
@@ -30,6 +30,7 @@ from toolkit.cli.plot import plot
 from toolkit.cli.replay import replay
 from toolkit.cli.simulate import simulate
 from toolkit.cli.solve import solve
+from toolkit.cli.stripe import stripe
 from toolkit.cli.verify import verify
 
 __all__ = ["main"]
@@ -45,4 +46,5 @@ for _command in (check, solve, list_solvers, verify, metrics, compare, generate,
     main.add_command(_command)
 main.add_command(experiment)
 main.add_command(plot)
+main.add_command(stripe)
 main.route("experiment", ONLINE_VS_OFFLINE, online_vs_offline)
