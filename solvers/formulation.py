@@ -396,3 +396,25 @@ class Formulation:
             + offset / speed
         )
         return min(travel, remount)
+
+
+class UnmodelledState(ValueError):
+    """An instance whose starting state (version 2) a solver does not model.
+
+    ``path`` is the JSON path of the first key of that state in the instance
+    (``drives[1].available_s``), so that a command can name it.
+    """
+
+    def __init__(self, solver: str, path: str) -> None:
+        self.solver = solver
+        self.path = path
+        super().__init__(f"{path}: solver {solver!r} does not model the starting state")
+
+
+def refuse_start_state(instance: Instance, solver: str) -> None:
+    """Raise :class:`UnmodelledState` when ``instance`` starts from a state other than
+    version 1's (a head off 0, a drive or an arm busy) and ``solver`` does not model it,
+    rather than solve another instance than the one given."""
+    paths = instance.start_state_paths
+    if paths:
+        raise UnmodelledState(solver, paths[0])
