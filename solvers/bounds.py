@@ -195,8 +195,9 @@ def _piece_times(
     """Earliest time a piece can be ready on some drive, and earliest end of its transfer.
 
     On the drive holding the piece's tape at time 0 the head starts at
-    ``head_mb`` (offset 0 in version 1) and moves no faster than that drive's speed, so the piece is ready no
-    earlier than ``|offset - head_mb| / speed`` (whatever else that drive reads first,
+    ``head_mb`` (offset 0 in version 1) and moves no faster than that drive's
+    speed, so the piece is ready no earlier than ``|offset - head_mb| /
+    speed`` (whatever else that drive reads first,
     and a remount would only restart the head at 0 later). On any drive, a
     mount of the tape starts once the drive has unloaded and dismounted its
     own initial tape (rule 2) and once the tape's holder has unloaded and

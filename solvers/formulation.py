@@ -256,7 +256,9 @@ class Formulation:
         emptied = self.available_s(d)
         if d in self.initial_node:
             emptied += self.unload_s(d) + dismount
-        freed = 0.0 if holder is None else self.available_s(holder) + self.unload_s(holder) + dismount
+        freed = (
+            0.0 if holder is None else self.available_s(holder) + self.unload_s(holder) + dismount
+        )
         return max(emptied, freed) + self.mount_s(lib) + self.drives[d].load_s
 
     def stays_of(self, schedule: Schedule) -> dict[str, list[ReadStay]] | None:

@@ -230,8 +230,8 @@ class Timeline:
             self.head[d] = float(init.head_mb)
         for d, drive in enumerate(drives):
             self.free[d] = self.empty_since[d] = float(drive.available_s)
-        for lib, arms in zip(instance.libraries, self.arms, strict=True):
-            for lane, free_s in enumerate(lib.arm_free_s()):
+        for library, arms in zip(instance.libraries, self.arms, strict=True):
+            for lane, free_s in enumerate(library.arm_free_s()):
                 arms.reserve(0.0, free_s, lane)
 
         self.library_of = [lib_index[d.library] for d in drives]

@@ -514,7 +514,10 @@ def _stays(
             out.append(_op_violation("mount-occupied", i, op, holds, tapes=(op.tape, current)))
             stays.append(_Stay(begin, ready, op.start_s, current, did, mount_index, -1, head))
         elif op.start_s < drive.available_s - EPS:
-            busy = f" starts at {op.start_s:.6f} s, before the drive is free at {drive.available_s:g} s"
+            busy = (
+                f" starts at {op.start_s:.6f} s, "
+                f"before the drive is free at {drive.available_s:g} s"
+            )
             out.append(_op_violation("drive-busy", i, op, busy))
         elif op.start_s < last_dismount_end - EPS:
             early = (
@@ -772,7 +775,9 @@ def _too_early(
     locate = abs(offset - head) / drive.locate_mb_s
     after_mount = previous is None and stay.mount >= 0
     busy = previous is None and stay.mount < 0 and drive.available_s > 0
-    rule = "load" if after_mount and start < stay.ready - EPS else "drive-busy" if busy else "locate"
+    rule = (
+        "load" if after_mount and start < stay.ready - EPS else "drive-busy" if busy else "locate"
+    )
     since = (
         f"mount end + load {drive.load_s:g} s = {free:.6f} s"
         if after_mount

@@ -261,9 +261,9 @@ def setup_floor(data: CpsatData, n: int, d: int) -> int:
 def earliest_start(data: CpsatData, n: int) -> int:
     """A lower bound, in ticks, on the transfer start of piece ``n`` from time 0.
 
-    The head must travel from offset 0 (or the initial ``head_mb``) to the piece, locating or reading
-    other pieces of the tape on the way (at the faster of the two speeds),
-    once the tape is loaded in the drive
+    The head must travel from offset 0 (or the initial ``head_mb``) to the
+    piece, locating or reading other pieces of the tape on the way (at the
+    faster of the two speeds), once the tape is loaded in the drive
     (:meth:`~solvers.formulation.Formulation.loaded_s`: at once on a drive
     holding it at time 0; otherwise after the drive and the tape are freed
     of what holds them at time 0, a mount and a load). The bound is computed
