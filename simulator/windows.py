@@ -56,7 +56,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import attrs
 from attrs import frozen
 
 import solvers
@@ -67,7 +66,7 @@ from simulator.scenario import Scenario
 from solvers.formulation import UnmodelledState
 from solvers.plugins import find_solver
 from solvers.registry import SOLVERS
-from toolkit.model import InitialTape, Instance, Request, Schedule
+from toolkit.model import Drive, InitialTape, Instance, Library, Request, Schedule
 from toolkit.validator import validate
 
 CLAIRVOYANT = "clairvoyant"
@@ -185,16 +184,36 @@ def start_state_at(instance: Instance, schedule: Schedule, t_s: float) -> StartS
 
 def with_start_state(instance: Instance, state: StartState) -> Instance:
     """``instance`` starting from ``state`` (its drives, libraries and initial tapes)."""
-    return attrs.evolve(
-        instance,
+    drives = tuple(
+        Drive(
+            d.id,
+            d.library,
+            d.rate_mb_s,
+            d.load_s,
+            d.unload_s,
+            d.locate_mb_s,
+            state.available_s.get(d.id, 0.0),
+        )
+        for d in instance.drives
+    )
+    libraries = tuple(
+        Library(
+            lib.id,
+            lib.arms,
+            lib.mount_s,
+            lib.dismount_s,
+            state.arms_available_s.get(lib.id, 0.0),
+        )
+        for lib in instance.libraries
+    )
+    return Instance(
+        name=instance.name,
+        libraries=libraries,
+        drives=drives,
+        tapes=instance.tapes,
+        requests=instance.requests,
         initial=state.initial,
-        drives=[
-            attrs.evolve(d, available_s=state.available_s.get(d.id, 0.0)) for d in instance.drives
-        ],
-        libraries=[
-            attrs.evolve(lib, arms_available_s=state.arms_available_s.get(lib.id, 0.0))
-            for lib in instance.libraries
-        ],
+        objective=instance.objective,
     )
 
 
