@@ -10,21 +10,26 @@ becomes an instance of its own (:func:`cut_windows`):
   window's first request (which is then released at 0);
 - the platform (libraries, drives) of the run, and the tapes its requests
   read or its drives hold;
-- the **state at its start that the contract can say**: each drive holds,
+- the **platform's state at its start** (:func:`start_state_at`, version 2
+  of the instance format when it is not version 1's): each drive holds,
   loaded, the tape that the realised run had in it at ``t0`` (mounted by
-  then, its dismount not begun; a tape on its way out counts as gone).
+  then, its dismount not begun; a tape on its way out counts as gone), its
+  head where the run's last transfer on that tape left it (0 after the
+  mount), the drive busy until the transfer, mount and load, or dismount
+  it was doing at ``t0`` ends, and each arm busy until the operation it was
+  doing at ``t0`` ends.
 
-What the contract cannot say, and is therefore dropped: the head's position
-(taken at offset 0, the contract's reading of a tape loaded at time 0), when
-each drive finishes what it was doing at ``t0`` (taken as free) and what the
-arms were doing (taken as free). Those requests of earlier windows that
-were still waiting or running at ``t0`` are not in the window. The window
-is thus a fresh start from the run's tapes-in-drives. The ratio stays
-meaningful because it is the same instance for every schedule compared: the
-online schedulers are not taken from the run but re-run on the window's
-instance (:func:`solve_window`, ``solvers.solve``, the same dispatcher the
-simulator drives), so online and offline both start from the same
-simplified state.
+What the window still drops: the requests of earlier windows that were
+still waiting or running at ``t0`` (their work shows only as the drives
+and arms busy at the start), an unload that the run would begin after
+``t0`` for an earlier request (the tape is taken as kept), and a locate
+in progress at ``t0`` (the head is where the last transfer left it). The
+ratio stays meaningful because it is the same instance for every schedule
+compared: the online schedulers are not taken from the run but re-run on
+the window's instance (:func:`solve_window`, ``solvers.solve``, the same
+dispatcher the simulator drives), so online and offline both start from
+the same state. Solvers that do not model the starting state (the MILP
+backends) are left out of a window that has one.
 
 Two yardsticks per window, from the offline solvers named (at least one
 exact: ``cpsat``, ``milp-cbc``, ``milp-highs``):
@@ -58,9 +63,10 @@ from simulator.experiment import run_once
 from simulator.export import export
 from simulator.results import estimate
 from simulator.scenario import Scenario
+from solvers.formulation import UnmodelledState
 from solvers.plugins import find_solver
 from solvers.registry import SOLVERS
-from toolkit.model import InitialTape, Instance, Request, Schedule
+from toolkit.model import Drive, InitialTape, Instance, Library, Request, Schedule
 from toolkit.validator import validate
 
 CLAIRVOYANT = "clairvoyant"
@@ -110,6 +116,107 @@ def tapes_in_drives_at(
     return held
 
 
+@frozen
+class StartState:
+    """The platform's state at a time of a run, as a window's instance says it.
+
+    ``initial`` gives each drive's tape and head; ``available_s`` (by drive
+    id) and ``arms_available_s`` (by library id, one time per arm, busiest
+    first) are relative to that time; drives and arms not named are free.
+    """
+
+    initial: tuple[InitialTape, ...]
+    available_s: dict[str, float]
+    arms_available_s: dict[str, tuple[float, ...]]
+
+
+def start_state_at(instance: Instance, schedule: Schedule, t_s: float) -> StartState:
+    """The state at ``t_s`` of the run ``instance`` realised as ``schedule``.
+
+    The tapes in drives are :func:`tapes_in_drives_at`'s. Work begun
+    strictly before ``t_s`` and not over by then keeps its drive or arm
+    busy: a transfer until its end, a mount until its end plus the drive's
+    ``load_s``, a dismount until its end (the drive is then empty, and no
+    mount into it may start earlier), an arm operation on its arm until its
+    end. The head of a drive holding a tape is where the last transfer
+    begun before ``t_s`` on that tape, since the tape's mount, left it
+    (the end of its piece), 0 when none.
+    """
+    held = tapes_in_drives_at(schedule, t_s, instance.initial)
+    head = {i.drive: i.head_mb for i in instance.initial}
+    busy = {d.id: 0.0 for d in instance.drives}
+    drive_by_id = instance.drive_by_id
+    arms: dict[str, list[float]] = {lib.id: [] for lib in instance.libraries}
+    events = []
+    for op in schedule.operations:
+        if op.start_s < t_s:
+            events.append((op.start_s, 0, op.drive, op.tape, 0.0))
+            drive = drive_by_id[op.drive]
+            end = op.end_s + (drive.load_s if op.op == "mount" else 0.0)
+            busy[op.drive] = max(busy[op.drive], end - t_s)
+            if op.end_s > t_s and op.end_s > op.start_s:
+                arms[drive.library].append(op.end_s - t_s)
+    request_by_id = instance.request_by_id
+    for scheduled in schedule.requests:
+        if scheduled.start_s < t_s:
+            pieces = request_by_id[scheduled.id].pieces
+            for drive_id, piece in zip(scheduled.drives, pieces, strict=True):
+                events.append((scheduled.start_s, 1, drive_id, piece.tape, piece.end_mb))
+                busy[drive_id] = max(busy[drive_id], scheduled.end_s - t_s)
+    for _, is_transfer, drive_id, tape, end_mb in sorted(events):
+        if held.get(drive_id) == tape:
+            head[drive_id] = end_mb if is_transfer else 0.0
+    initial = tuple(
+        InitialTape(d.id, held[d.id], head.get(d.id, 0.0)) for d in instance.drives if d.id in held
+    )
+    libraries = instance.library_by_id
+    arms_free = {
+        lib_id: tuple(sorted(times, reverse=True)[: libraries[lib_id].arms])
+        + (0.0,) * max(0, libraries[lib_id].arms - len(times))
+        for lib_id, times in arms.items()
+    }
+    return StartState(
+        initial,
+        {d: t for d, t in busy.items() if t > 0},
+        {lib: t for lib, t in arms_free.items() if any(t)},
+    )
+
+
+def with_start_state(instance: Instance, state: StartState) -> Instance:
+    """``instance`` starting from ``state`` (its drives, libraries and initial tapes)."""
+    drives = tuple(
+        Drive(
+            d.id,
+            d.library,
+            d.rate_mb_s,
+            d.load_s,
+            d.unload_s,
+            d.locate_mb_s,
+            state.available_s.get(d.id, 0.0),
+        )
+        for d in instance.drives
+    )
+    libraries = tuple(
+        Library(
+            lib.id,
+            lib.arms,
+            lib.mount_s,
+            lib.dismount_s,
+            state.arms_available_s.get(lib.id, 0.0),
+        )
+        for lib in instance.libraries
+    )
+    return Instance(
+        name=instance.name,
+        libraries=libraries,
+        drives=drives,
+        tapes=instance.tapes,
+        requests=instance.requests,
+        initial=state.initial,
+        objective=instance.objective,
+    )
+
+
 def cut_windows(instance: Instance, schedule: Schedule, size: int, name: str) -> list[Window]:
     """The run ``instance`` (realised as ``schedule``) cut into windows of ``size`` requests.
 
@@ -127,24 +234,17 @@ def cut_windows(instance: Instance, schedule: Schedule, size: int, name: str) ->
         requests = tuple(
             Request(r.id, float(r.release_s) - t0, r.weight, r.kind, r.pieces) for r in chosen
         )
-        held = tapes_in_drives_at(schedule, t0, instance.initial)
-        initial = tuple(InitialTape(d.id, held[d.id]) for d in instance.drives if d.id in held)
-        wanted = {p.tape for r in requests for p in r.pieces} | set(held.values())
-        windows.append(
-            Window(
-                k,
-                t0,
-                Instance(
-                    name=f"{name}-window-{k:03d}",
-                    libraries=instance.libraries,
-                    drives=instance.drives,
-                    tapes=tuple(t for t in instance.tapes if t.id in wanted),
-                    requests=requests,
-                    initial=initial,
-                    objective=instance.objective,
-                ),
-            )
+        state = start_state_at(instance, schedule, t0)
+        wanted = {p.tape for r in requests for p in r.pieces} | {i.tape for i in state.initial}
+        window = Instance(
+            name=f"{name}-window-{k:03d}",
+            libraries=instance.libraries,
+            drives=instance.drives,
+            tapes=tuple(t for t in instance.tapes if t.id in wanted),
+            requests=requests,
+            objective=instance.objective,
         )
+        windows.append(Window(k, t0, with_start_state(window, state)))
     return windows
 
 
@@ -274,7 +374,8 @@ def solve_yardstick(
 
     ``known`` is one more candidate schedule (the non-anticipative one for
     the clairvoyant yardstick). Solvers that may prefetch are skipped when
-    ``prefetch`` is false.
+    ``prefetch`` is false, and so are those that do not model the window's
+    starting state (:class:`~solvers.formulation.UnmodelledState`).
 
     Raises
     ------
@@ -288,9 +389,12 @@ def solve_yardstick(
     for solver in offline:
         if not prefetch and not solvers.takes_prefetch(solver):
             continue
-        result = solvers.solve(
-            instance, solver=solver, time_limit_s=time_limit_s, seed=seed, prefetch=prefetch
-        )
+        try:
+            result = solvers.solve(
+                instance, solver=solver, time_limit_s=time_limit_s, seed=seed, prefetch=prefetch
+            )
+        except UnmodelledState:  # a MILP backend on a window that starts busy
+            continue
         value = _validated(instance, result.schedule, prefetch)
         attempts.append(Attempt(solver, result.status.value, value, result.bound, result.runtime_s))
         if value is None or result.schedule is None:

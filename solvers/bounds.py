@@ -150,12 +150,16 @@ class _Held(NamedTuple):
     """A tape some drive holds at time 0, seen from a piece on it.
 
     ``speed`` and ``rate`` are its holder's; ``clear`` is when the tape can be
-    out of its holder at the earliest (``unload_s`` plus ``dismount_s``).
+    out of its holder at the earliest (``unload_s`` plus ``dismount_s``);
+    ``head`` is where its head is at time 0 (``head_mb``, 0 in version 1).
+    Drives and arms busy at the start (version 2) are left out: they only
+    delay schedules, so the bounds without them stay valid.
     """
 
     speed: float
     rate: float
     clear: float
+    head: float = 0.0
 
 
 class _Context:
@@ -174,7 +178,10 @@ class _Context:
             drive = instance.drive_by_id[drive_id]
             dismount = self.libraries[drive.library].dismount
             self.held[tape] = _Held(
-                _speed(drive), float(drive.rate_mb_s), float(drive.unload_s) + dismount
+                _speed(drive),
+                float(drive.rate_mb_s),
+                float(drive.unload_s) + dismount,
+                float(instance.initial_head_mb[drive_id]),
             )
 
     def library_of(self, request: Request) -> str:
@@ -187,9 +194,10 @@ def _piece_times(
 ) -> tuple[float, float]:
     """Earliest time a piece can be ready on some drive, and earliest end of its transfer.
 
-    On the drive holding the piece's tape at time 0 the head starts at offset
-    0 and moves no faster than that drive's speed, so the piece is ready no
-    earlier than ``offset / speed`` (whatever else that drive reads first,
+    On the drive holding the piece's tape at time 0 the head starts at
+    ``head_mb`` (offset 0 in version 1) and moves no faster than that drive's
+    speed, so the piece is ready no earlier than ``|offset - head_mb| /
+    speed`` (whatever else that drive reads first,
     and a remount would only restart the head at 0 later). On any drive, a
     mount of the tape starts once the drive has unloaded and dismounted its
     own initial tape (rule 2) and once the tape's holder has unloaded and
@@ -202,7 +210,7 @@ def _piece_times(
     end = _INF
     tape_clear = 0.0
     if held is not None:
-        ready = offset / held.speed
+        ready = abs(offset - held.head) / held.speed
         end = max(release, ready) + size / held.rate
         tape_clear = held.clear
     mount = lib.mount
@@ -321,7 +329,7 @@ def locate_floors(instance: Instance) -> dict[tuple[str, int], float]:
     """Least locate before each piece, keyed ``(request id, piece index)``.
 
     The head reaches a piece's offset from where it rests: offset 0 after a
-    mount or at time 0 (a tape held at time 0), or the end of another piece
+    mount, ``head_mb`` at time 0 (a tape held at time 0), or the end of another piece
     of the same tape read before it on the same stay. It travels at most at
     the fastest speed of its library's drives (locate or read, whichever is
     larger; the holder's for a tape held at time 0). The least of those
@@ -348,7 +356,7 @@ def _locate_floors(ctx: _Context) -> dict[tuple[str, int], float]:
             offset = float(piece.offset_mb)
             held = ctx.held.get(piece.tape)
             speed = lib.max_speed if held is None else max(lib.max_speed, held.speed)
-            best = offset
+            best = offset if held is None else min(offset, abs(offset - held.head))
             for end, key in _near(by_tape[piece.tape], offset):
                 if key != (request.id, k):
                     best = min(best, abs(offset - end))

@@ -167,7 +167,14 @@ class Formulation:
             self.initial_node[self.drive_index[init.drive]] = len(nodes)
             nodes.append(
                 Node(
-                    len(nodes), -1, -1, init.tape, 0.0, 0.0, tape_library[init.tape], (init.drive,)
+                    len(nodes),
+                    -1,
+                    -1,
+                    init.tape,
+                    float(init.head_mb),
+                    0.0,
+                    tape_library[init.tape],
+                    (init.drive,),
                 )
             )
         self.nodes: tuple[Node, ...] = tuple(nodes)
@@ -218,6 +225,15 @@ class Formulation:
         """Arm time of a dismount in library ``lib``."""
         return float(self.libraries[lib].dismount_s)
 
+    def available_s(self, d: int) -> float:
+        """When drive ``d`` is free at the start (version 2; 0 by default): the end of
+        its initial node, and the earliest start of a mount into it."""
+        return float(self.drives[d].available_s)
+
+    def arm_free_s(self, lib: int) -> tuple[float, ...]:
+        """When each arm of library ``lib`` is free at the start (version 2; 0 by default)."""
+        return self.libraries[lib].arm_free_s()
+
     @cached_property
     def tape_holder(self) -> dict[str, int]:
         """The drive (by position) holding each tape at time 0."""
@@ -226,18 +242,23 @@ class Formulation:
     def loaded_s(self, n: int, d: int) -> float:
         """Earliest time node ``n``'s tape can be in drive ``d`` and loaded, from time 0.
 
-        0 when ``d`` holds the tape at time 0. Otherwise an arm mounts it once
-        ``d`` has given up its own tape at time 0, if any (unload, dismount),
-        and the drive holding the tape at time 0, if any, has given it up;
-        then ``d`` loads it. The head has still to locate to the piece.
+        When ``d`` is free (:meth:`available_s`) if ``d`` holds the tape at
+        time 0. Otherwise an arm mounts it once ``d`` is free and has given up
+        its own tape at time 0, if any (unload, dismount), and the drive
+        holding the tape at time 0, if any, has given it up; then ``d`` loads
+        it. The head has still to locate to the piece.
         """
         holder = self.tape_holder.get(self.nodes[n].tape)
         if d == holder:
-            return 0.0
+            return self.available_s(d)
         lib = self.node_library[n]
         dismount = self.dismount_s(lib)
-        emptied = self.unload_s(d) + dismount if d in self.initial_node else 0.0
-        freed = 0.0 if holder is None else self.unload_s(holder) + dismount
+        emptied = self.available_s(d)
+        if d in self.initial_node:
+            emptied += self.unload_s(d) + dismount
+        freed = (
+            0.0 if holder is None else self.available_s(holder) + self.unload_s(holder) + dismount
+        )
         return max(emptied, freed) + self.mount_s(lib) + self.drives[d].load_s
 
     def stays_of(self, schedule: Schedule) -> dict[str, list[ReadStay]] | None:
@@ -377,3 +398,25 @@ class Formulation:
             + offset / speed
         )
         return min(travel, remount)
+
+
+class UnmodelledState(ValueError):
+    """An instance whose starting state (version 2) a solver does not model.
+
+    ``path`` is the JSON path of the first key of that state in the instance
+    (``drives[1].available_s``), so that a command can name it.
+    """
+
+    def __init__(self, solver: str, path: str) -> None:
+        self.solver = solver
+        self.path = path
+        super().__init__(f"{path}: solver {solver!r} does not model the starting state")
+
+
+def refuse_start_state(instance: Instance, solver: str) -> None:
+    """Raise :class:`UnmodelledState` when ``instance`` starts from a state other than
+    version 1's (a head off 0, a drive or an arm busy) and ``solver`` does not model it,
+    rather than solve another instance than the one given."""
+    paths = instance.start_state_paths
+    if paths:
+        raise UnmodelledState(solver, paths[0])

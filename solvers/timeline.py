@@ -227,6 +227,12 @@ class Timeline:
             d = self.drive_index[init.drive]
             self.held[d] = init.tape
             self.where[init.tape] = d
+            self.head[d] = float(init.head_mb)
+        for d, drive in enumerate(drives):
+            self.free[d] = self.empty_since[d] = float(drive.available_s)
+        for library, arms in zip(instance.libraries, self.arms, strict=True):
+            for lane, free_s in enumerate(library.arm_free_s()):
+                arms.reserve(0.0, free_s, lane)
 
         self.library_of = [lib_index[d.library] for d in drives]
         self.groups: list[list[_Group]] = [[] for _ in instance.libraries]
@@ -249,7 +255,7 @@ class Timeline:
                 for d in ds:
                     self.group_of[d] = g
                     heap = group.empty if self.held[d] is None else group.holding
-                    heap.append((0.0, d, 0))
+                    heap.append((self.free[d], d, 0))
                 heapq.heapify(group.empty)
                 heapq.heapify(group.holding)
 

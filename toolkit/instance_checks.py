@@ -100,7 +100,21 @@ def check_instance(data: dict[str, Any]) -> list[Problem]:
 
     _check_initial(data, drive_library, drive_index, tapes, out)
     _check_requests(data, tapes, drives_per_library, out)
+    _check_arm_times(data, out)
     return out
+
+
+def _check_arm_times(data: dict[str, Any], out: list[Problem]) -> None:
+    """A library's list of ``arms_available_s`` holds one time per arm (version 2)."""
+    for i, lib in _items(data, "libraries"):
+        times, arms = lib.get("arms_available_s"), lib.get("arms")
+        if type(times) is list and type(arms) is int and len(times) != arms:
+            out.append(
+                Problem(
+                    f"libraries[{i}].arms_available_s",
+                    f"{len(times)} time(s) for {arms} arm(s): give one per arm, or one number",
+                )
+            )
 
 
 def _in_libraries(
@@ -153,6 +167,14 @@ def _check_initial(
                     )
                 )
                 continue
+            capacity, head = tapes[tape][1], _num(entry, "head_mb")
+            if capacity is not None and head is not None and head > capacity:
+                out.append(
+                    Problem(
+                        f"initial[{i}].head_mb",
+                        f"head at {head:g} MB, past the capacity {capacity:g} MB of tape {tape!r}",
+                    )
+                )
             if drive is not None:
                 holder[tape] = drive
                 tape_lib, drive_lib = tapes[tape][0], drive_library.get(drive)
@@ -258,6 +280,11 @@ def is_consistent(instance: Instance) -> bool:
     for entry in instance.initial:
         info = tapes.get(entry.tape)
         if info is None or drive_library.get(entry.drive) != info[0]:
+            return False
+        if entry.head_mb > info[1]:
+            return False
+    for lib in instance.libraries:
+        if isinstance(lib.arms_available_s, tuple) and len(lib.arms_available_s) != lib.arms:
             return False
     for request in instance.requests:
         pieces = request.pieces

@@ -47,6 +47,7 @@ from toolkit.gc_pause import paused_gc
 from toolkit.instance_checks import check_instance, is_consistent
 from toolkit.model import (
     INSTANCE_FORMAT,
+    INSTANCE_FORMAT_2,
     OLD_SCENARIO_FORMATS,
     SCENARIO_FORMAT,
     SCHEDULE_FORMAT,
@@ -531,14 +532,48 @@ def _structure(data: Any, cls: type[T], skip: str) -> tuple[T | None, list[Probl
     return JSON.structure(body, cls)
 
 
-def _check_format(data: Any, expected: str) -> list[Problem]:
+def _check_format(data: Any, expected: str, *also: str) -> list[Problem]:
     if type(data) is not dict:
         return []
     if "format" not in data:
         return [Problem("", "missing key 'format'")]
-    if data["format"] != expected:
-        return [Problem("format", f"expected {expected!r}, got {shown(data['format'])}")]
+    if data["format"] != expected and data["format"] not in also:
+        names = " or ".join(repr(x) for x in (expected, *also))
+        return [Problem("format", f"expected {names}, got {shown(data['format'])}")]
     return []
+
+
+STATE_KEYS: tuple[tuple[str, str], ...] = (
+    ("initial", "head_mb"),
+    ("drives", "available_s"),
+    ("libraries", "arms_available_s"),
+)
+"""The keys of the starting state that only version 2 of the instance format has:
+(the list of objects that may hold it, the key)."""
+
+
+def _state_keys_in_version_1(data: Any) -> list[Problem]:
+    """A version-1 instance naming a key of version 2, one problem at each such key.
+
+    Version 1 reads as it always did; its objects have no such keys, so the
+    file is refused rather than read with a state it did not declare.
+    """
+    if type(data) is not dict or data.get("format") != INSTANCE_FORMAT:
+        return []
+    out = []
+    for key, name in STATE_KEYS:
+        items = data.get(key)
+        if type(items) is not list:
+            continue
+        for i, item in enumerate(items):
+            if type(item) is dict and name in item:
+                out.append(
+                    Problem(
+                        f"{key}[{i}].{name}",
+                        f"a key of {INSTANCE_FORMAT_2!r}; this file says {INSTANCE_FORMAT!r}",
+                    )
+                )
+    return out
 
 
 def _parse(text: str | bytes, source: str) -> Any:
@@ -587,6 +622,7 @@ FORMAT_KINDS: dict[str, str] = {
     INSTANCE_FORMAT: "instance",
     SCHEDULE_FORMAT: "schedule",
     SCENARIO_FORMAT: "scenario",
+    INSTANCE_FORMAT_2: "instance",
     **dict.fromkeys(OLD_SCENARIO_FORMATS, "scenario"),
 }
 """What a file is (``instance``, ``schedule``, ``scenario``), by its ``format`` name."""
@@ -611,7 +647,8 @@ def instance_from_dict(data: Any, source: str = "<instance>") -> Instance:
         values out of range, duplicate ids, dangling references, pieces past
         their tape's capacity, gangs wider than their library.
     """
-    problems = _check_format(data, INSTANCE_FORMAT)
+    problems = _check_format(data, INSTANCE_FORMAT, INSTANCE_FORMAT_2)
+    problems += _state_keys_in_version_1(data)
     instance, structural = _structure(data, Instance, "format")
     problems += structural
     if type(data) is dict and (instance is None or not is_consistent(instance)):
@@ -662,9 +699,23 @@ def load_schedule(path: str | os.PathLike[str]) -> Schedule:
 
 
 def instance_to_dict(instance: Instance) -> dict[str, Any]:
-    """The JSON object of an instance, ``format`` first."""
+    """The JSON object of an instance, ``format`` first.
+
+    An instance whose starting state version 1 describes (heads at 0, drives
+    and arms free at 0) is written in version 1, without the keys of version
+    2, exactly as before; any other in version 2, with the keys that differ
+    from their defaults.
+    """
     body = _UNSTRUCTURE.unstructure(instance)
-    return {"format": INSTANCE_FORMAT, **body}
+    for key, name in STATE_KEYS:
+        for item in body[key]:
+            value = item[name]
+            if value == 0 or (type(value) in (list, tuple) and not any(value)):
+                del item[name]
+            elif type(value) is tuple:
+                item[name] = list(value)
+    fmt = INSTANCE_FORMAT_2 if instance.start_state_paths else INSTANCE_FORMAT
+    return {"format": fmt, **body}
 
 
 def schedule_to_dict(schedule: Schedule) -> dict[str, Any]:

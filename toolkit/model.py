@@ -16,7 +16,7 @@ The problem itself is specified in ``docs/core-problem.md``.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 from attrs import field
 
@@ -32,10 +32,15 @@ from toolkit.fields import (
     number,
     one_of,
     optional,
+    parsed,
     text,
 )
 
 INSTANCE_FORMAT = "tapesched.instance/1"
+INSTANCE_FORMAT_2 = "tapesched.instance/2"
+"""Version 2 of the instance format: version 1 and the platform's starting state
+(``head_mb``, ``available_s``, ``arms_available_s``; docs/core-problem.md)."""
+INSTANCE_FORMATS: tuple[str, ...] = (INSTANCE_FORMAT, INSTANCE_FORMAT_2)
 SCHEDULE_FORMAT = "tapesched.schedule/1"
 SCENARIO_FORMAT = "tapesched.scenario/1"
 """A simulator scenario (:mod:`simulator.scenario`), named here beside the other formats."""
@@ -48,6 +53,23 @@ REQUEST_KINDS: tuple[str, ...] = ("read", "write")
 OPERATIONS: tuple[str, ...] = ("mount", "dismount")
 
 _optional_text = optional(text)
+
+
+def _arm_time(value: Any) -> float:
+    reason = bounded_time(value)
+    if reason is not None:
+        raise ValueError(reason)
+    return float(value)
+
+
+def _arm_times(value: Any) -> float | tuple[float, ...]:
+    """``arms_available_s`` as the file holds it: one time for every arm, or a list of
+    one time per arm (its length is checked against ``arms`` with the instance)."""
+    if type(value) is list:
+        if not value:
+            raise ValueError("expected a number or a non-empty list of numbers, got []")
+        return tuple(_arm_time(v) for v in value)
+    return _arm_time(value)
 
 
 @checked
@@ -63,6 +85,17 @@ class Library:
     arms: int = check(bounded_count)
     mount_s: float = check(bounded_time)
     dismount_s: float = check(bounded_time)
+    arms_available_s: float | tuple[float, ...] = parsed(_arm_times, default=0.0)
+
+    def arm_free_s(self) -> tuple[float, ...]:
+        """When each arm is free at the start, one time per arm (version 2; 0 by default).
+
+        A single number in the file holds for every arm.
+        """
+        value = self.arms_available_s
+        if isinstance(value, tuple):
+            return value
+        return (float(value),) * self.arms
 
 
 @checked
@@ -80,6 +113,8 @@ class Drive:
     load_s: float = check(bounded_time)
     unload_s: float = check(bounded_time)
     locate_mb_s: float = check(bounded_rate)
+    available_s: float = check(bounded_time, default=0.0)
+    """The drive is busy (finishing an earlier transfer or unload) until then (version 2)."""
 
     def transfer_s(self, size_mb: float) -> float:
         """Seconds to stream ``size_mb`` at this drive's rate."""
@@ -101,10 +136,11 @@ class Tape:
 
 @checked
 class InitialTape:
-    """At time 0 ``drive`` holds ``tape``, loaded, head at offset 0."""
+    """At time 0 ``drive`` holds ``tape``, loaded, head at offset ``head_mb`` (0 in version 1)."""
 
     drive: str = check(text)
     tape: str = check(text)
+    head_mb: float = check(bounded_size, default=0.0)
 
 
 @checked
@@ -180,6 +216,25 @@ class Instance:
     def initial_tape(self) -> dict[str, str]:
         """Tape held at time 0, keyed by drive id (drives absent are empty)."""
         return {x.drive: x.tape for x in self.initial}
+
+    @cached_property
+    def initial_head_mb(self) -> dict[str, float]:
+        """Head position at time 0 of each drive that holds a tape then."""
+        return {x.drive: x.head_mb for x in self.initial}
+
+    @cached_property
+    def start_state_paths(self) -> tuple[str, ...]:
+        """The JSON paths of the version-2 starting state that differ from version 1's
+        (a head off 0, a drive or an arm busy at the start); empty for an instance
+        that version 1 describes."""
+        out = [f"initial[{i}].head_mb" for i, x in enumerate(self.initial) if x.head_mb != 0]
+        out += [f"drives[{i}].available_s" for i, d in enumerate(self.drives) if d.available_s]
+        out += [
+            f"libraries[{i}].arms_available_s"
+            for i, lib in enumerate(self.libraries)
+            if any(lib.arm_free_s())
+        ]
+        return tuple(out)
 
     @cached_property
     def drives_of_library(self) -> dict[str, tuple[Drive, ...]]:

@@ -32,6 +32,10 @@ Rules (the ``rule`` of a :class:`Violation`):
 ``arm-capacity``     more arm operations at once than the library has arms
 ``prefetch``         under ``prefetch=False`` only: a mount, load or locate serving a
                      request that starts before the request's release
+``drive-busy``       a mount into a drive, or a locate or transfer on it, that starts
+                     before the drive's ``available_s`` (version 2 of the instance)
+``arm-busy``         an arm operation that needs an arm still busy at the start, by the
+                     library's ``arms_available_s`` (version 2 of the instance)
 ==================== ==========================================================
 
 The contract lets an offline schedule prefetch (mount, load and locate a tape
@@ -93,6 +97,8 @@ RULES: tuple[str, ...] = (
     "tape-conflict",
     "arm-capacity",
     "prefetch",
+    "drive-busy",
+    "arm-busy",
 )
 
 
@@ -169,8 +175,10 @@ class Report:
 class _Stay(NamedTuple):
     """A tape's stay in a drive, from mount start (or 0) to dismount end (or forever).
 
-    ``ready`` is when the tape is loaded (mount end + ``load_s``, or 0 for an
-    initial tape); ``mount`` and ``dismount`` are operation indices or -1.
+    ``ready`` is when the tape is loaded (mount end + ``load_s``, or the
+    drive's ``available_s`` for an initial tape); ``mount`` and ``dismount``
+    are operation indices or -1; ``head`` is where the head is at ``ready``
+    (the initial ``head_mb``, or 0 after a load).
     """
 
     begin: float
@@ -180,6 +188,7 @@ class _Stay(NamedTuple):
     drive: str
     mount: int
     dismount: int
+    head: float = 0.0
 
 
 # A piece of a scheduled request on one drive, as a plain tuple for speed:
@@ -482,7 +491,8 @@ def _stays(
     stays: list[_Stay] = []
     did = drive.id
     current = instance.initial_tape.get(did)
-    begin, ready, mount_index = 0.0, 0.0, -1
+    begin, ready, mount_index = 0.0, drive.available_s, -1
+    head = instance.initial_head_mb.get(did, 0.0)
     last_dismount_end = -math.inf
     for _, is_mount, i in keyed:
         op = ops[i]
@@ -495,14 +505,20 @@ def _stays(
                 out.append(
                     _op_violation("dismount-wrong-tape", i, op, holds, tapes=(op.tape, current))
                 )
-            stays.append(_Stay(begin, ready, op.end_s, current, did, mount_index, i))
+            stays.append(_Stay(begin, ready, op.end_s, current, did, mount_index, i, head))
             current = None
             last_dismount_end = op.end_s
             continue
         if current is not None:
             holds = f": the drive still holds {current!r}"
             out.append(_op_violation("mount-occupied", i, op, holds, tapes=(op.tape, current)))
-            stays.append(_Stay(begin, ready, op.start_s, current, did, mount_index, -1))
+            stays.append(_Stay(begin, ready, op.start_s, current, did, mount_index, -1, head))
+        elif op.start_s < drive.available_s - EPS:
+            busy = (
+                f" starts at {op.start_s:.6f} s, "
+                f"before the drive is free at {drive.available_s:g} s"
+            )
+            out.append(_op_violation("drive-busy", i, op, busy))
         elif op.start_s < last_dismount_end - EPS:
             early = (
                 f" starts at {op.start_s:.6f} s, before the dismount "
@@ -510,8 +526,9 @@ def _stays(
             )
             out.append(_op_violation("switch-order", i, op, early))
         current, begin, ready, mount_index = op.tape, op.start_s, op.end_s + drive.load_s, i
+        head = 0.0
     if current is not None:
-        stays.append(_Stay(begin, ready, math.inf, current, did, mount_index, -1))
+        stays.append(_Stay(begin, ready, math.inf, current, did, mount_index, -1, head))
     return stays
 
 
@@ -673,7 +690,7 @@ def _check_stay(
     With ``activities``, each locate (from when the drive is free) and each
     transfer is appended to it.
     """
-    free, head, speed = stay.ready, 0.0, drive.locate_mb_s
+    free, head, speed = stay.ready, stay.head, drive.locate_mb_s
     previous: _Use | None = None
     for use in group:
         start, end, rid, tape, offset, end_mb = use
@@ -700,7 +717,7 @@ def _check_no_prefetch(
     The stay's mount serves its first request; each request's locate is
     taken as late as it can be, ending at the transfer's start.
     """
-    head = 0.0
+    head = stay.head
     for k, (start, _, rid, tape, offset, end_mb) in enumerate(group):
         release = releases[rid]
         if k == 0 and stay.mount >= 0 and stay.begin < release - EPS:
@@ -757,9 +774,16 @@ def _too_early(
     start, offset = use[0], use[4]
     locate = abs(offset - head) / drive.locate_mb_s
     after_mount = previous is None and stay.mount >= 0
-    rule = "load" if after_mount and start < stay.ready - EPS else "locate"
+    busy = previous is None and stay.mount < 0 and drive.available_s > 0
+    rule = (
+        "load" if after_mount and start < stay.ready - EPS else "drive-busy" if busy else "locate"
+    )
     since = (
-        f"mount end + load {drive.load_s:g} s = {free:.6f} s" if after_mount else f"{free:.6f} s"
+        f"mount end + load {drive.load_s:g} s = {free:.6f} s"
+        if after_mount
+        else f"the drive is free at {free:.6f} s"
+        if busy
+        else f"{free:.6f} s"
     )
     out.append(
         Violation(
@@ -821,6 +845,12 @@ def _peak_overlap(timed: list[tuple[float, int, float]]) -> int:
 
 
 def _check_arm_capacity(instance: Instance, schedule: Schedule, out: list[Violation]) -> None:
+    """Rules ``arm-capacity`` and ``arm-busy``: at most ``arms`` operations at once.
+
+    An arm busy at the start (``arms_available_s``) counts as an operation
+    from 0 to when it is free, with a negative index (-1 for the first arm);
+    an excess that involves one is ``arm-busy``.
+    """
     drive_by_id = instance.drive_by_id
     per_library: dict[str, list[tuple[float, int, float]]] = defaultdict(list)
     ops = schedule.operations
@@ -829,7 +859,11 @@ def _check_arm_capacity(instance: Instance, schedule: Schedule, out: list[Violat
         if drive is not None and op.end_s - op.start_s > EPS:
             per_library[drive.library].append((op.start_s, i, op.end_s))
     for library_id, timed in per_library.items():
-        arms = instance.library_by_id[library_id].arms
+        library = instance.library_by_id[library_id]
+        arms = library.arms
+        for k, free_s in enumerate(library.arm_free_s()):
+            if free_s > EPS:
+                timed.append((0.0, -1 - k, free_s))
         timed.sort()
         if _peak_overlap(timed) <= arms:
             continue
@@ -839,13 +873,26 @@ def _check_arm_capacity(instance: Instance, schedule: Schedule, out: list[Violat
                 heapq.heappop(active)
             heapq.heappush(active, (end, i))
             if len(active) > arms:
-                involved = tuple(sorted(j for _, j in active))
+                involved = tuple(sorted(j for _, j in active if j >= 0))
+                busy = sorted(-1 - j for _, j in active if j < 0)
+                text = ", ".join(_op_text(j, ops[j]) for j in involved)
+                if busy:
+                    rule = "arm-busy"
+                    what = (
+                        f"library {library_id!r} has {arms} arm(s), arm(s) "
+                        + ", ".join(f"{k} (busy until {library.arm_free_s()[k]:g} s)" for k in busy)
+                        + f" still busy at {start:.6f} s: {text}"
+                    )
+                else:
+                    rule = "arm-capacity"
+                    what = (
+                        f"library {library_id!r} has {arms} arm(s) but {len(active)} "
+                        f"operations overlap at {start:.6f} s: {text}"
+                    )
                 out.append(
                     Violation(
-                        "arm-capacity",
-                        f"library {library_id!r} has {arms} arm(s) but {len(active)} operations "
-                        f"overlap at {start:.6f} s: "
-                        + ", ".join(_op_text(j, ops[j]) for j in involved),
+                        rule,
+                        what,
                         drives=tuple(ops[j].drive for j in involved),
                         tapes=tuple(ops[j].tape for j in involved),
                         operations=involved,

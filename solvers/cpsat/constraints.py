@@ -108,6 +108,10 @@ def add_switch_timing(model: cp_model.CpModel, data: CpsatData, v: CpsatVariable
             unload = _chosen(data, v, n, [data.unload_t(d) for d in drives])
             ready = _chosen(data, v, n, [data.ready_t(n, d) for d in drives])
             model.add(v.start_of(data, n) >= v.mount[n] + ready).only_enforce_if(v.mounted[n])
+            free = [data.ticks(data.available_s(d)) for d in drives]
+            if any(free):
+                busy = _chosen(data, v, n, free)
+                model.add(v.mount[n] >= busy).only_enforce_if(v.mounted[n])
         model.add(v.dismount[n] >= v.end_of(data, n) + unload).only_enforce_if(v.dismounted[n])
     for (d, a, b), literal in v.switch.items():
         data.deadline.check()
@@ -120,10 +124,15 @@ def add_arm_capacity(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables
 
     A cumulative over the optional arm intervals of the library; with one arm
     a no-overlap, which says the same and propagates more strongly.
-    Zero-length operations take no arm (reading 6) and are left out.
+    Zero-length operations take no arm (reading 6) and are left out. An arm
+    busy at the start (``arms_available_s``) is a fixed interval from 0.
     """
     for lib, library in enumerate(data.libraries):
-        intervals = []
+        intervals = [
+            model.new_fixed_size_interval_var(0, data.ticks(free_s), f"arm_busy[{lib},{k}]")
+            for k, free_s in enumerate(data.arm_free_s(lib))
+            if free_s > 0
+        ]
         for node in data.nodes:
             if data.node_library[node.index] != lib:
                 continue
@@ -252,9 +261,9 @@ def setup_floor(data: CpsatData, n: int, d: int) -> int:
 def earliest_start(data: CpsatData, n: int) -> int:
     """A lower bound, in ticks, on the transfer start of piece ``n`` from time 0.
 
-    The head must travel from offset 0 to the piece, locating or reading
-    other pieces of the tape on the way (at the faster of the two speeds),
-    once the tape is loaded in the drive
+    The head must travel from offset 0 (or the initial ``head_mb``) to the
+    piece, locating or reading other pieces of the tape on the way (at the
+    faster of the two speeds), once the tape is loaded in the drive
     (:meth:`~solvers.formulation.Formulation.loaded_s`: at once on a drive
     holding it at time 0; otherwise after the drive and the tape are freed
     of what holds them at time 0, a mount and a load). The bound is computed
@@ -263,9 +272,11 @@ def earliest_start(data: CpsatData, n: int) -> int:
     """
     node = data.nodes[n]
     best = math.inf
+    holder = data.tape_holder.get(node.tape)
     for d in data.drives_of_node[n]:
         drive = data.drives[d]
-        travel = node.offset_mb / max(drive.locate_mb_s, drive.rate_mb_s)
+        head = data.nodes[data.initial_node[d]].offset_mb if d == holder else 0.0
+        travel = abs(node.offset_mb - head) / max(drive.locate_mb_s, drive.rate_mb_s)
         best = min(best, data.loaded_s(n, d) + travel)
     if math.isinf(best):
         return 0

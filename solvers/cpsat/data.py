@@ -141,7 +141,8 @@ class CpsatData(Formulation):
         values = [self.release_s(j) for j in range(len(self.request_nodes))]
         for d, drive in enumerate(self.drives):
             lib = self.drive_library[d]
-            values += [drive.unload_s, self.mount_s(lib), self.dismount_s(lib)]
+            values += [drive.unload_s, self.mount_s(lib), self.dismount_s(lib), drive.available_s]
+            values += list(self.arm_free_s(lib))
             for n in self.candidates[d]:
                 if not self.nodes[n].is_initial:
                     values += [self.transfer_s(n, d), self.ready_s(n, d)]
@@ -184,6 +185,9 @@ class CpsatData(Formulation):
         for d, a, b in self.same_tape_arcs:
             locate_in[b] = max(locate_in.get(b, 0), self.locate_t(a, b, d))
         total = max((self.release_t(j) for j in range(len(self.request_nodes))), default=0)
+        busy = [self.available_s(d) for d in range(len(self.drives))]
+        busy += [t for lib in range(len(self.libraries)) for t in self.arm_free_s(lib)]
+        total += self.ticks(max(busy, default=0.0))
         for nodes in self.request_nodes:
             into_start = 0
             into_end = 0

@@ -148,9 +148,11 @@ def earliest(data: CpsatData, decisions: CpsatDecisions, *, exact: bool) -> Time
         tape = data.nodes[nodes[0]].tape
         first_of[nodes[0]] = (d, nodes)
         head = nodes[0]
+        free = length(data.available_s(d))
         if not data.nodes[head].is_initial:
             ready = length(data.ready_s(head, d))
             events.after(("mount", head), ("start", data.nodes[head].request), ready)
+            events.event(("mount", head), free)
             if not data.prefetch:
                 events.event(("mount", head), release(data.nodes[head].request))
         for a, b in itertools.pairwise(nodes):
@@ -161,14 +163,14 @@ def earliest(data: CpsatData, decisions: CpsatDecisions, *, exact: bool) -> Time
             if not data.prefetch:
                 events.event(target, release(data.nodes[b].request) + locate)
             if data.nodes[a].is_initial:
-                events.event(target, locate)
+                events.event(target, free + locate)
             else:
                 events.after(("end", data.nodes[a].request), target, locate)
         tail = nodes[-1]
         if tail in decisions.dismounted:
             unload = length(data.unload_s(d))
             if data.nodes[tail].is_initial:
-                events.event(("dismount", tail), unload)
+                events.event(("dismount", tail), free + unload)
             else:
                 events.after(("end", data.nodes[tail].request), ("dismount", tail), unload)
     for d, seq in enumerate(decisions.sequences):
@@ -184,7 +186,10 @@ def earliest(data: CpsatData, decisions: CpsatDecisions, *, exact: bool) -> Time
             lib = data.drive_library[holder]
             dismount = length(data.dismount_s(lib))
             events.after(("dismount", held[-1]), ("mount", following), dismount)
-    for lane in decisions.lanes:
+    arm_free = [t for lib in range(len(data.libraries)) for t in data.arm_free_s(lib)]
+    for lane, free_s in zip(decisions.lanes, arm_free, strict=True):
+        if lane:
+            events.event(lane[0], length(free_s))
         for op, following_op in itertools.pairwise(lane):
             kind, node = op
             lib = data.node_library[node]
@@ -227,24 +232,30 @@ def to_plan(data: CpsatData, decisions: CpsatDecisions, times: Times) -> Plan:
 
 
 def assign_lanes(
-    ops: list[tuple[float, float, Op, int]], arms_of_library: list[int]
+    ops: list[tuple[float, float, Op, int]], arm_free: list[tuple[float, ...]]
 ) -> tuple[tuple[Op, ...], ...] | None:
     """Split timed arm operations ``(start, end, op, library)`` into arm lanes.
 
-    Operations in order of start, each on a lane of its library whose last
-    operation has ended (to within :data:`EPS`): intervals never more than
-    ``arms`` deep always fit in ``arms`` lanes this way. ``None`` when they
-    do not fit (the times break the arm capacity).
+    ``arm_free`` holds, per library, when each of its arms is free at the
+    start (:meth:`~solvers.formulation.Formulation.arm_free_s`, in the unit
+    of ``ops``). Operations in order of start, each on a lane of its
+    library whose last operation has ended, or whose arm is free, by then
+    (to within :data:`EPS`): intervals never more than ``arms`` deep, the
+    busy arms counted, always fit this way. The lanes come one per arm, in
+    library and arm order, empty ones too (:func:`earliest` starts each
+    after its arm is free). ``None`` when they do not fit (the times break
+    the arm capacity).
     """
-    lanes: dict[int, list[list[tuple[float, Op]]]] = {
-        lib: [[] for _ in range(arms)] for lib, arms in enumerate(arms_of_library)
+    lanes: dict[int, list[tuple[list[float], list[Op]]]] = {
+        lib: [([free_s], []) for free_s in frees] for lib, frees in enumerate(arm_free)
     }
     for start, end, op, lib in sorted(ops, key=lambda o: (o[0], o[1])):
-        free = [lane for lane in lanes[lib] if not lane or lane[-1][0] <= start + EPS]
+        free = [lane for lane in lanes[lib] if lane[0][0] <= start + EPS]
         if not free:
             return None
-        free[0].append((end, op))
-    return tuple(tuple(op for _, op in lane) for libs in lanes.values() for lane in libs if lane)
+        free[0][0][0] = end
+        free[0][1].append(op)
+    return tuple(tuple(lane[1]) for libs in lanes.values() for lane in libs)
 
 
 def decisions_from_schedule(data: CpsatData, schedule: Schedule) -> CpsatDecisions | None:
@@ -287,7 +298,7 @@ def decisions_from_schedule(data: CpsatData, schedule: Schedule) -> CpsatDecisio
         for i, op in op_node.items()
         if ops[i].end_s - ops[i].start_s > 0
     ]
-    lanes = assign_lanes(timed, [lib.arms for lib in data.libraries])
+    lanes = assign_lanes(timed, [data.arm_free_s(lib) for lib in range(len(data.libraries))])
     if lanes is None:
         return None
     orders = {tape: tuple(n for _, _, n in sorted(held)) for tape, held in holds.items()}

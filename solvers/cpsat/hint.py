@@ -213,7 +213,9 @@ def _hint_times(
         previous_end = 0.0
         for k, n in enumerate(nodes):
             node = data.nodes[n]
-            own_end = 0.0 if node.is_initial else end[node.request]
+            own_end = (
+                float(data.ticks(data.available_s(d))) if node.is_initial else end[node.request]
+            )
             if k == 0:
                 begin = 0.0 if node.is_initial else mounts[n]
             else:

@@ -56,7 +56,11 @@ def read_decisions(solver: cp_model.CpSolver, data: CpsatData, v: CpsatVariables
         if data.dismount_t(lib) > 0:
             begin = solver.value(v.dismount[n])
             ops.append((begin, begin + data.dismount_t(lib), ("dismount", n), lib))
-    lanes = assign_lanes(ops, [lib.arms for lib in data.libraries])
+    arm_free = [
+        tuple(float(data.ticks(t)) for t in data.arm_free_s(lib))
+        for lib in range(len(data.libraries))
+    ]
+    lanes = assign_lanes(ops, arm_free)
     if lanes is None:
         raise RuntimeError("the CP-SAT solution breaks the arm capacity")
 

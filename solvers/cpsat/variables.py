@@ -76,9 +76,12 @@ class CpsatVariables:
     hold: dict[int, cp_model.IntervalVar]
 
     def end_of(self, data: CpsatData, n: int) -> cp_model.LinearExpr | int:
-        """The transfer end of node ``n``: its request's ``C_j``, 0 for an initial node."""
+        """The transfer end of node ``n``: its request's ``C_j``; for an initial node,
+        when its drive is free (``available_s``, 0 by default)."""
         request = data.nodes[n].request
-        return 0 if request < 0 else self.end[request]
+        if request < 0:
+            return data.ticks(data.available_s(data.drives_of_node[n][0]))
+        return self.end[request]
 
     def start_of(self, data: CpsatData, n: int) -> cp_model.LinearExpr | int:
         """The transfer start of node ``n``: its request's ``S_j``, 0 for an initial node."""

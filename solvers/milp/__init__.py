@@ -60,6 +60,7 @@ import pulp
 from attrs import frozen
 
 from solvers.deadline import Deadline, OutOfTime
+from solvers.formulation import refuse_start_state
 from solvers.milp.backends import ABS_GAP, REL_GAP, Outcome, run_cbc, run_highs
 from solvers.milp.constraints import add_all
 from solvers.milp.data import MilpData
@@ -204,6 +205,7 @@ def _solve(
     prefetch: bool = True,
 ) -> Result:
     """Build, warm-start, solve and report; shared by :func:`milp_cbc` and :func:`milp_highs`."""
+    refuse_start_state(instance, name)
     began = time.perf_counter()
     if not instance.requests:
         return _nothing_to_do(instance, name, began)

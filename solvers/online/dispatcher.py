@@ -275,15 +275,20 @@ class Dispatcher:
         self.now = 0.0
         self.state = DispatchState(self.timeline.library_of, len(instance.libraries))
         """The waiting requests and the idle drives."""
+        self._events: list[tuple[float, int]] = []
         for d in range(len(instance.drives)):
-            self.state.set_idle(d, True, self.timeline.tape_in(d) is not None)
+            busy_s = self.timeline.available_s(d)
+            idle = busy_s <= 0
+            self.state.set_idle(d, idle, idle and self.timeline.tape_in(d) is not None)
+            if not idle:  # busy at the start (version 2): idle once it is free
+                self._events.append((busy_s, d))
+        heapq.heapify(self._events)
         self.waiting = self.state.waiting
         """The waiting requests in arrival order (what the scheduler is shown)."""
         requests = instance.requests
         self._arrivals = sorted(range(len(requests)), key=lambda j: (requests[j].release_s, j))
         self._next_arrival = 0
         self.known: dict[str, _Info] = {}
-        self._events: list[tuple[float, int]] = []
         self._started = False
         self.view = PlatformView(self)
 

@@ -19,10 +19,10 @@ from click.testing import CliRunner
 
 import solvers
 from simulator.scenario import load_scenario
-from simulator.windows import cut_windows, scenario_windows, tapes_in_drives_at
+from simulator.windows import cut_windows, scenario_windows, start_state_at, tapes_in_drives_at
 from toolkit.cli import main
 from toolkit.io import load_instance, load_schedule, save_instance
-from toolkit.model import ArmOperation, Schedule
+from toolkit.model import ArmOperation, InitialTape, Schedule, ScheduledRequest
 from toolkit.validator import validate
 
 from ..conftest import INSTANCES
@@ -253,3 +253,39 @@ def test_the_experiment_is_listed():
     result = CliRunner().invoke(main, ["experiment", "--list"])
     assert result.exit_code == 0
     assert "online-vs-offline" in result.output
+
+
+def test_a_window_starts_from_the_heads_and_the_busy_drives_and_arms_of_the_run(tmp_path):
+    # spec-example's run: T1 mounted into d1 at 0-10, r1 (T1 at 0, 10000 MB,
+    # 33.333 s at 300 MB/s) on d1 from 25, T2's dismount from d0 at 25-35.
+    # At r3's release (30 s): d1 holds T1, head at 10000 MB, busy until
+    # 58.333 s; d0 is empty and busy until its dismount ends at 35 s, and so
+    # is the one arm.
+    instance = load_instance(INSTANCES / "spec-example.json")
+    ops = (
+        ArmOperation("mount", "T1", "d1", 0.0, 10.0, "L0"),
+        ArmOperation("dismount", "T2", "d0", 25.0, 35.0, "L0"),
+    )
+    run = Schedule((ScheduledRequest("r1", ("d1",), 25.0, 25.0 + 10000 / 300),), ops)
+    state = start_state_at(instance, run, 30.0)
+    assert state.initial == (InitialTape("d1", "T1", 10000.0),)
+    assert state.available_s == pytest.approx({"d0": 5.0, "d1": 10000 / 300 - 5.0})
+    assert state.arms_available_s == {"L0": (5.0,)}
+    last = cut_windows(instance, run, 1, "spec")[-1]
+    assert [r.id for r in last.instance.requests] == ["r3"]
+    assert last.instance.start_state_paths == (
+        "initial[0].head_mb",
+        "drives[0].available_s",
+        "drives[1].available_s",
+        "libraries[0].arms_available_s",
+    )
+    save_instance(last.instance, tmp_path / "w.json")
+    assert json.loads((tmp_path / "w.json").read_text())["format"] == "tapesched.instance/2"
+    assert load_instance(tmp_path / "w.json") == last.instance
+    for solver in ("cpsat", "fifo"):
+        schedule = solvers.solve(last.instance, solver=solver, time_limit_s=10).schedule
+        report = validate(last.instance, schedule)
+        assert report.feasible, [str(v) for v in report.violations]
+    # r3 needs T1 (on d1, free at 28.333 s, head 10000 MB) and T2 (in its slot
+    # by 5 s): it cannot start before 28.333 + 40000 / 10000 MB/s.
+    assert dict((r.id, r.start_s) for r in schedule.requests)["r3"] >= 10000 / 300 - 5 + 4 - 1e-6

@@ -90,6 +90,7 @@ def solve(
     if as_json and out.to_stdout:
         fail(["--json and --out -: both print on standard output; choose one"])
     import solvers
+    from solvers.formulation import UnmodelledState
     from solvers.plugins import find_solver
     from toolkit.registry import LoadError
 
@@ -103,14 +104,17 @@ def solve(
         fail([f"--no-prefetch: solver {solver_name!r} may prefetch and has no option not to"])
     instance = load_instance(instance_file)
     prefetch = not no_prefetch
-    result = solvers.solve(
-        instance,
-        solver=solver_name,
-        time_limit_s=time_limit_s,
-        seed=seed,
-        workers=workers,
-        prefetch=prefetch,
-    )
+    try:
+        result = solvers.solve(
+            instance,
+            solver=solver_name,
+            time_limit_s=time_limit_s,
+            seed=seed,
+            workers=workers,
+            prefetch=prefetch,
+        )
+    except UnmodelledState as exc:
+        fail([f"{instance_file}: {exc}"])
     document: dict[str, object] = {
         "instance": instance_file,
         "solver": result.solver,
