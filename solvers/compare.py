@@ -18,11 +18,15 @@ from typing import Any, Literal
 from attrs import asdict, evolve, frozen
 
 from solvers.bounds import lower_bound
+from solvers.formulation import UnmodelledState
 from solvers.plugins import find_solver
 from toolkit.model import Instance
 from toolkit.validator import validate
 
 Yardstick = Literal["optimum", "bound"]
+
+NOT_MODELLED = "not-modelled"
+"""The status of a row whose solver does not model the instance's starting state."""
 
 
 @frozen
@@ -53,8 +57,16 @@ class ComparisonRow:
 def _run(
     label: str, instance: Instance, solver: str, time_limit_s: float | None, seed: int
 ) -> ComparisonRow:
-    """The row of one run, its schedule judged by the validator; no yardstick yet."""
-    result = find_solver(solver)[1](instance, time_limit_s=time_limit_s, seed=seed)
+    """The row of one run, its schedule judged by the validator; no yardstick yet.
+
+    A solver that does not model the instance's starting state (format 2)
+    gives a row of status ``not-modelled`` with no schedule and no bound,
+    rather than ending the comparison of the others.
+    """
+    try:
+        result = find_solver(solver)[1](instance, time_limit_s=time_limit_s, seed=seed)
+    except UnmodelledState:
+        return ComparisonRow(label, solver, NOT_MODELLED, False, None, None, 0.0, None, None, None)
     feasible, objective = False, None
     if result.schedule is not None:
         report = validate(instance, result.schedule)

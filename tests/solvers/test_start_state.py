@@ -154,3 +154,17 @@ def test_bounds_stay_below_the_optimum_and_solutions_validate(instance):
     if result.status == Status.OPTIMAL:
         for bound in BOUNDS:
             assert bound(instance) <= value + 1e-6 * max(1.0, value)
+
+
+def test_compare_keeps_going_past_a_backend_that_does_not_model_the_state():
+    from solvers.compare import NOT_MODELLED, compare
+
+    instance = load_instance(INSTANCES / "busy-arm.json")
+    rows = compare([("busy-arm", instance)], ["milp-highs", "cpsat", "greedy"], time_limit_s=30)
+    by_solver = {r.solver: r for r in rows}
+    milp = by_solver["milp-highs"]
+    assert (milp.status, milp.feasible, milp.objective, milp.ratio) == (
+        NOT_MODELLED, False, None, None
+    )  # fmt: skip
+    assert by_solver["cpsat"].status == "optimal" and by_solver["cpsat"].ratio == 1.0
+    assert by_solver["greedy"].feasible and by_solver["greedy"].yardstick == "optimum"

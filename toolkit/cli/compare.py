@@ -10,6 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from solvers.compare import NOT_MODELLED, ComparisonRow
 from solvers.registry import names as solver_names
 from toolkit.cli.common import (
     TimeLimitType,
@@ -21,6 +22,13 @@ from toolkit.cli.common import (
 from toolkit.gc_pause import paused_gc
 from toolkit.io import instance_from_dict, kind_of, read_json
 from toolkit.model import Instance
+
+
+def _objective_text(row: ComparisonRow) -> str:
+    """The objective cell: the value, ``infeasible``, or ``-`` for a solver that did not run."""
+    if row.status == NOT_MODELLED:
+        return "-"
+    return "infeasible" if not row.feasible else f"{row.objective:.4f}"
 
 
 def _ratio_text(ratio: float | None, yardstick: str | None) -> str:
@@ -131,7 +139,7 @@ def compare(
         table.add_row(
             r.instance,
             r.solver,
-            "infeasible" if not r.feasible else f"{r.objective:.4f}",
+            _objective_text(r),
             _ratio_text(r.ratio, r.yardstick),
             r.status,
             "" if r.bound is None else f"{r.bound:.4f}",
