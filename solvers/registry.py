@@ -211,6 +211,11 @@ SOLVERS.declare(
     "exact CP-SAT model (OR-Tools): drive circuits, arm and tape intervals, best-heuristic hint",
 )
 SOLVERS.declare(
+    "lns",
+    "solvers.lns:lns",
+    "large-neighbourhood search from the best heuristic: neighbourhoods re-optimised by CP-SAT",
+)
+SOLVERS.declare(
     "milp-cbc",
     "solvers.milp:milp_cbc",
     "exact MILP (disjunctive, big-M) solved by CBC, warm-started from the best heuristic",
