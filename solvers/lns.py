@@ -47,6 +47,7 @@ seed, unless the wall-clock limit cuts it short.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import threading
@@ -174,7 +175,7 @@ class LnsData(CpsatData):
             kept = [n for n in seq if n not in self.freed_nodes]
             for n in kept:
                 drives_of_node[n] = (d,)
-            for a, b in zip(kept, kept[1:], strict=False):
+            for a, b in itertools.pairwise(kept):
                 self.next_kept[a] = b
             before = [n for n in kept if start_of(n) < lo]
             after = [n for n in kept if start_of(n) > hi]
@@ -314,7 +315,9 @@ def _neighbourhood(kind: str, rng: random.Random, size: int, inc: _Incumbent) ->
     else:
         tapes: set[str] = set()
         while len(chosen) < size:
-            linked = next((j for j in nearest if j not in chosen and tapes & set(inc.tapes[j])), None)
+            linked = next(
+                (j for j in nearest if j not in chosen and tapes & set(inc.tapes[j])), None
+            )
             if linked is None:
                 linked = next(j for j in nearest if j not in chosen)
             chosen[linked] = None
@@ -484,9 +487,7 @@ def lns(
         if deadline is not None and time.perf_counter() >= deadline:
             return result(Status.TIMEOUT)
         rounds += 1
-        hoods = [
-            _neighbourhood(rng.choice(KINDS), rng, size, inc) for _ in range(max(1, workers))
-        ]
+        hoods = [_neighbourhood(rng.choice(KINDS), rng, size, inc) for _ in range(max(1, workers))]
         seeds = [rng.randrange(2**31) for _ in hoods]
         try:
             built = [

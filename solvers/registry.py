@@ -203,7 +203,7 @@ _online(
 SOLVERS.declare(
     "local-search",
     "solvers.local_search:local_search",
-    "offline local search from greedy: request order and drives, decoded by list scheduling",
+    "offline local search from the best online heuristic: request order and drives, list-decoded",
 )
 SOLVERS.declare(
     "cpsat",
