@@ -3,7 +3,7 @@
 An exact model of a few thousand requests is far too large to solve, but
 the same model with most decisions fixed is small. ``lns`` starts from the
 best schedule of every online heuristic
-(:func:`solvers.warm_start.best_heuristic`) and, round after round, frees a
+(:func:`solvers.online.best.best_heuristic`) and, round after round, frees a
 *neighbourhood* of requests, re-optimises them with the CP-SAT model of
 :mod:`solvers.cpsat` while every other request keeps its decisions, and
 keeps the result when the validator finds it better.
@@ -65,9 +65,9 @@ from solvers.cpsat.data import CpsatData
 from solvers.cpsat.decisions import CpsatDecisions, decisions_from_schedule
 from solvers.cpsat.solution import read_plan
 from solvers.deadline import Deadline, OutOfTime
+from solvers.online.best import best_heuristic
 from solvers.plan import plan_to_schedule
 from solvers.result import Progress, Result, Status
-from solvers.warm_start import best_heuristic
 from toolkit.model import Instance, Schedule
 from toolkit.validator import validate
 
@@ -77,7 +77,7 @@ KINDS = ("window", "tapes", "drives", "related")
 PARALLEL = 2
 """Neighbourhoods solved at once per round (one per core of the reference machine)."""
 
-INITIAL_SIZE = 12
+INITIAL_SIZE = 8
 """Requests freed in the first round (all of them on smaller instances)."""
 
 MIN_SIZE = 3
@@ -92,7 +92,7 @@ GROW = 1.25
 SHRINK = 0.8
 """Factor of the size after a round whose sub-solves all ran out of time."""
 
-SUB_DETERMINISTIC_S = 3.0
+SUB_DETERMINISTIC_S = 2.0
 """CP-SAT's deterministic time limit of one sub-solve (about as many seconds)."""
 
 DEFAULT_ITERATIONS = 30
@@ -331,11 +331,16 @@ def _neighbourhood(kind: str, rng: random.Random, size: int, inc: _Incumbent) ->
 
 @frozen
 class _SubResult:
-    """One sub-solve: its schedule and validated value when better, whether it proved optimal."""
+    """One sub-solve: its schedule and validated value, whether it proved optimal, its bound.
+
+    ``bound_s`` is CP-SAT's bound in seconds (lowered by what rounding can
+    add), a bound of the instance only when the neighbourhood was all of it.
+    """
 
     schedule: Schedule | None
     value: float | None
     proved: bool
+    bound_s: float | None = None
 
 
 def _solve_all(
@@ -395,12 +400,13 @@ def _solve_all(
         if outcome not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             out.append(_SubResult(None, None, proved))
             continue
+        bound_s = sub.scaled.bound_s(solver.best_objective_bound, sub.data.tick)
         schedule = plan_to_schedule(instance, read_plan(solver, sub.data, sub.variables))
         report = validate(instance, schedule, prefetch=prefetch)
         if not report.feasible or report.objective is None:
             problems = "; ".join(str(v) for v in report.violations[:5])
             raise RuntimeError(f"an lns sub-solve gave an infeasible schedule: {problems}")
-        out.append(_SubResult(schedule, report.objective, proved))
+        out.append(_SubResult(schedule, report.objective, proved, bound_s))
     return out
 
 
@@ -440,7 +446,10 @@ def lns(
     Returns
     -------
     Result
-        ``optimal`` when the incumbent meets :func:`solvers.bounds.lower_bound`;
+        ``optimal`` when the incumbent meets the bound: the larger of
+        :func:`solvers.bounds.lower_bound` and, when a neighbourhood was the
+        whole instance (a small one), CP-SAT's bound on it (lowered by what
+        the model's rounding can add, see :mod:`solvers.cpsat`);
         ``timeout`` when the time limit ended the run; ``feasible`` when
         the iteration budget did, or the model cannot express the start;
         ``infeasible`` when no online heuristic schedules the instance (a
@@ -517,6 +526,13 @@ def lns(
             incumbent, value = best.schedule, best.value
             bound = min(bound, value)
             inc = _Incumbent.of(instance, incumbent)
+            trajectory.append(Progress(time.perf_counter() - began, value, bound))
+            if progress is not None:
+                progress(trajectory[-1])
+        whole = [f.bound_s for f, hood in zip(found, hoods, strict=True) if len(hood) == n]
+        proven = max((b for b in whole if b is not None), default=bound)
+        if proven > bound + _tolerance(bound):  # CP-SAT's bound on the whole instance
+            bound = min(proven, value)
             trajectory.append(Progress(time.perf_counter() - began, value, bound))
             if progress is not None:
                 progress(trajectory[-1])

@@ -4,7 +4,7 @@ A candidate is a request order and, for each request, its drives (one per
 piece); :func:`solvers.timeline.decode` turns it into a feasible offline
 schedule by list scheduling (tapes may be prefetched before releases). The
 search starts from a given schedule (for the registered solver, the best of
-every online heuristic, :func:`solvers.warm_start.best_heuristic`), whose
+every online heuristic, :func:`solvers.online.best.best_heuristic`), whose
 start order and drives make the first candidate (the same order with the
 drives left to the decoder makes the second), and tries random moves:
 
@@ -37,6 +37,7 @@ from collections.abc import Callable
 
 from solvers.bounds import lower_bound
 from solvers.greedy import greedy
+from solvers.online.best import best_heuristic
 from solvers.result import Progress, Result, Status
 from solvers.timeline import decode
 from toolkit.model import Instance, ObjectiveValue, Schedule
@@ -360,12 +361,10 @@ def local_search(
     Result
         Status ``feasible``, the best schedule and its validated objective,
         :func:`solvers.bounds.lower_bound` as the bound, and the trajectory:
-        the start (the best of :func:`solvers.warm_start.best_heuristic`,
+        the start (the best of :func:`solvers.online.best.best_heuristic`,
         or ``greedy``'s when no heuristic schedules the instance), then each
         improvement.
     """
-    from solvers.warm_start import best_heuristic
-
     began = time.perf_counter()
     bound = lower_bound(instance)
     found = best_heuristic(instance)
