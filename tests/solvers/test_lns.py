@@ -146,3 +146,16 @@ def test_property_valid_and_never_worse_than_the_best_heuristic(instance):
     assert value <= start[1] + slack
     assert result.bound is not None
     assert result.bound <= value + slack
+
+
+def test_without_prefetch_every_schedule_is_non_anticipative():
+    instance = load_instance(INSTANCES / "no-prefetch.json")
+    start = best_heuristic(instance, prefetch=False)
+    assert start is not None
+    result = solvers.solve(instance, solver="lns", seed=0, iterations=2, prefetch=False)
+    assert result.schedule is not None
+    report = validate(instance, result.schedule, prefetch=False)
+    assert report.feasible
+    assert report.objective is not None
+    assert report.objective <= start[1] + 1e-9
+    assert report.objective >= OPTIMA["no-prefetch"]["optimum"] - 1e-9
