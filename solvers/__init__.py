@@ -11,16 +11,26 @@ exist.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from solvers.registry import ParallelSolver, Solver, names
-from solvers.result import Result, Status
+from solvers.result import Progress, Result, Status
 from toolkit.model import Instance
 
 if TYPE_CHECKING:
     from solvers.plugins import SchedulerSpec
 
-__all__ = ["Result", "Status", "names", "solve", "takes_prefetch", "takes_workers"]
+__all__ = [
+    "Progress",
+    "Result",
+    "Status",
+    "names",
+    "solve",
+    "takes_iterations",
+    "takes_prefetch",
+    "takes_workers",
+]
 
 
 def _found(solver: SchedulerSpec) -> tuple[str, Solver]:
@@ -32,6 +42,11 @@ def _found(solver: SchedulerSpec) -> tuple[str, Solver]:
 def takes_workers(solver: SchedulerSpec) -> bool:
     """Whether the solver ``solver`` names runs parallel workers (a ``workers`` keyword)."""
     return "workers" in inspect.signature(_found(solver)[1]).parameters
+
+
+def takes_iterations(solver: SchedulerSpec) -> bool:
+    """Whether the solver ``solver`` names takes an iteration budget (an ``iterations`` keyword)."""
+    return "iterations" in inspect.signature(_found(solver)[1]).parameters
 
 
 def takes_prefetch(solver: SchedulerSpec) -> bool:
@@ -56,6 +71,8 @@ def solve(
     seed: int = 0,
     workers: int | None = None,
     prefetch: bool = True,
+    iterations: int | None = None,
+    progress: Callable[[Progress], None] | None = None,
 ) -> Result:
     """Solve ``instance`` with the solver named ``solver``.
 
@@ -81,13 +98,21 @@ def solve(
         load or locate serving a request starts before its release (what
         ``validate(..., prefetch=False)`` checks): the exact solvers model
         it; an online scheduler never prefetches and runs as it is.
+    iterations
+        Iteration budget of a solver that takes one (:func:`takes_iterations`,
+        ``lns``); ``None`` for its default.
+    progress
+        Called with each point of the run's trajectory (incumbent, bound):
+        as they come from a solver that reports them (a ``progress``
+        keyword: ``local-search``, ``lns``), otherwise once the run is
+        over, from its trajectory, or from its result when it has none.
 
     Raises
     ------
     KeyError
         When ``solver`` is not a known name; the message lists the known ones.
     ValueError
-        When ``workers`` is given to a solver without workers, ``prefetch``
+        When ``workers`` or ``iterations`` is given to a solver without them, ``prefetch``
         is false for a solver that may prefetch (:func:`takes_prefetch`), or
         a scheduler spec gives no scheduler
         (:class:`solvers.plugins.SchedulerSpecError`).
@@ -100,9 +125,30 @@ def solve(
             raise ValueError(f"solver {name!r} may prefetch and has no option not to")
         if "prefetch" in parameters:
             options["prefetch"] = False
+    if iterations is not None:
+        if "iterations" not in parameters:
+            raise ValueError(f"solver {name!r} takes no iteration budget")
+        options["iterations"] = iterations
+    live = progress is not None and "progress" in parameters
+    if live:
+        options["progress"] = progress
     if workers is None:
-        return run(instance, time_limit_s=time_limit_s, seed=seed, **options)
-    if "workers" not in parameters:
+        result = run(instance, time_limit_s=time_limit_s, seed=seed, **options)
+    elif "workers" not in parameters:
         raise ValueError(f"solver {name!r} runs on one thread and takes no workers")
-    parallel = cast(ParallelSolver, run)
-    return parallel(instance, time_limit_s=time_limit_s, seed=seed, workers=workers, **options)
+    else:
+        parallel = cast(ParallelSolver, run)
+        result = parallel(
+            instance, time_limit_s=time_limit_s, seed=seed, workers=workers, **options
+        )
+    if progress is not None and not live:
+        for point in _trajectory(result):
+            progress(point)
+    return result
+
+
+def _trajectory(result: Result) -> tuple[Progress, ...]:
+    """The result's trajectory, or its one final point when it has none and a schedule."""
+    if result.trajectory or result.objective is None:
+        return result.trajectory
+    return (Progress(result.runtime_s, result.objective, result.bound),)

@@ -3,10 +3,10 @@
 A candidate is a request order and, for each request, its drives (one per
 piece); :func:`solvers.timeline.decode` turns it into a feasible offline
 schedule by list scheduling (tapes may be prefetched before releases). The
-search starts from a given schedule (the ``greedy`` one for the registered
-solver), whose start order and drives make the first candidate (the same
-order with the drives left to the decoder makes the second), and tries
-random moves:
+search starts from a given schedule (for the registered solver, the best of
+every online heuristic, :func:`solvers.online.best.best_heuristic`), whose
+start order and drives make the first candidate (the same order with the
+drives left to the decoder makes the second), and tries random moves:
 
 - *insert*: take one request out of the order and put it back elsewhere,
   often a few places away (most gains are local), sometimes anywhere;
@@ -37,7 +37,8 @@ from collections.abc import Callable
 
 from solvers.bounds import lower_bound
 from solvers.greedy import greedy
-from solvers.result import Result, Status
+from solvers.online.best import best_heuristic
+from solvers.result import Progress, Result, Status
 from solvers.timeline import decode
 from toolkit.model import Instance, ObjectiveValue, Schedule
 from toolkit.validator import validate
@@ -77,8 +78,10 @@ class _Search:
         rng: random.Random,
         deadline: float | None,
         budget: int | None,
+        on_improve: Callable[[float], None] | None = None,
     ) -> None:
         self.instance = instance
+        self.on_improve = on_improve
         self.rng = rng
         self.deadline = deadline
         self.budget = budget
@@ -121,6 +124,8 @@ class _Search:
         if self.best is None or report.objective < self.best_value - _scale(self.best_value):
             self.best = schedule
             self.best_value = report.objective
+            if self.on_improve is not None:
+                self.on_improve(report.objective)
 
     def valid_drives(self, schedule: Schedule) -> _Drives:
         """The drives of ``schedule`` that fit their request (the decoder rejects the others)."""
@@ -207,6 +212,7 @@ def improve(
     seed: int,
     max_iterations: int | None = None,
     target: float | None = None,
+    on_improve: Callable[[float], None] | None = None,
 ) -> Schedule:
     """A schedule no worse than ``schedule``, found by local search over orders and drives.
 
@@ -230,6 +236,9 @@ def improve(
     target
         Stop as soon as the best objective is at most this value (a lower
         bound, for instance); ``None``: never stop early.
+    on_improve
+        Called with the validated objective of each new best schedule found
+        (not with ``schedule``'s own).
 
     Returns
     -------
@@ -250,6 +259,7 @@ def improve(
     if report.feasible and report.objective is not None:
         search.best = schedule
         search.best_value = report.objective
+    search.on_improve = on_improve
 
     def done() -> bool:
         return target is not None and search.best_value <= target + _scale(target)
@@ -325,8 +335,14 @@ def _finished(instance: Instance, search: _Search, start: Schedule) -> Schedule:
     )
 
 
-def local_search(instance: Instance, *, time_limit_s: float | None = None, seed: int = 0) -> Result:
-    """Improve the ``greedy`` schedule by local search, offline.
+def local_search(
+    instance: Instance,
+    *,
+    time_limit_s: float | None = None,
+    seed: int = 0,
+    progress: Callable[[Progress], None] | None = None,
+) -> Result:
+    """Improve the best online heuristic's schedule by local search, offline.
 
     Parameters
     ----------
@@ -337,25 +353,47 @@ def local_search(instance: Instance, *, time_limit_s: float | None = None, seed:
         :func:`improve`.
     seed
         Seed of every random choice.
+    progress
+        Called with each new point of the trajectory as it comes.
 
     Returns
     -------
     Result
         Status ``feasible``, the best schedule and its validated objective,
-        and :func:`solvers.bounds.lower_bound` as the bound.
+        :func:`solvers.bounds.lower_bound` as the bound, and the trajectory:
+        the start (the best of :func:`solvers.online.best.best_heuristic`,
+        or ``greedy``'s when no heuristic schedules the instance), then each
+        improvement.
     """
     began = time.perf_counter()
     bound = lower_bound(instance)
-    start = greedy(instance, time_limit_s=None, seed=seed).schedule
-    assert start is not None
+    found = best_heuristic(instance)
+    if found is None:
+        start = greedy(instance, time_limit_s=None, seed=seed).schedule
+        assert start is not None
+    else:
+        start = found[0]
+    trajectory: list[Progress] = []
+
+    def improved(value: float) -> None:
+        trajectory.append(Progress(time.perf_counter() - began, value, min(bound, value)))
+        if progress is not None:
+            progress(trajectory[-1])
+
+    if found is not None:
+        improved(found[1])
     left = None if time_limit_s is None else max(0.0, time_limit_s - (time.perf_counter() - began))
-    schedule = improve(instance, start, time_limit_s=left, seed=seed, target=bound)
+    schedule = improve(
+        instance, start, time_limit_s=left, seed=seed, target=bound, on_improve=improved
+    )
     report = validate(instance, schedule)
+    objective = report.objective
     return Result(
         solver="local-search",
         status=Status.FEASIBLE,
         schedule=schedule,
-        objective=report.objective,
-        bound=bound,
+        objective=objective,
+        bound=bound if objective is None else min(bound, objective),
         runtime_s=time.perf_counter() - began,
+        trajectory=tuple(trajectory),
     )

@@ -203,12 +203,17 @@ _online(
 SOLVERS.declare(
     "local-search",
     "solvers.local_search:local_search",
-    "offline local search from greedy: request order and drives, decoded by list scheduling",
+    "offline local search from the best online heuristic: request order and drives, list-decoded",
 )
 SOLVERS.declare(
     "cpsat",
     "solvers.cpsat:cpsat",
     "exact CP-SAT model (OR-Tools): drive circuits, arm and tape intervals, best-heuristic hint",
+)
+SOLVERS.declare(
+    "lns",
+    "solvers.lns:lns",
+    "large-neighbourhood search from the best heuristic: neighbourhoods re-optimised by CP-SAT",
 )
 SOLVERS.declare(
     "milp-cbc",

@@ -30,6 +30,36 @@ class Status(StrEnum):
 
 
 @frozen
+class Progress:
+    """One point of a solver's trajectory: the incumbent and the bound at a time.
+
+    Parameters
+    ----------
+    time_s
+        Seconds since the run began.
+    objective
+        The best objective found by then (the validator's value).
+    bound
+        The best lower bound known by then (``None`` when the solver has none).
+    """
+
+    time_s: float
+    objective: float
+    bound: float | None
+
+    def gap(self) -> float | None:
+        """``(objective - bound) / objective``, the share of the incumbent not yet proven.
+
+        ``None`` without a bound; 0 when the objective is 0.
+        """
+        if self.bound is None:
+            return None
+        if self.objective <= 0:
+            return 0.0
+        return max(0.0, (self.objective - self.bound) / self.objective)
+
+
+@frozen
 class Result:
     """The outcome of one solver run on one instance.
 
@@ -48,6 +78,10 @@ class Result:
         when the solver proves none (heuristics).
     runtime_s
         Wall-clock time the solver spent, in seconds.
+    trajectory
+        The incumbent and the bound each time either changed, in time
+        order, for the solvers that improve a schedule (``local-search``,
+        ``lns``); empty for the others.
     """
 
     solver: str
@@ -56,3 +90,4 @@ class Result:
     objective: float | None
     bound: float | None
     runtime_s: float
+    trajectory: tuple[Progress, ...] = ()

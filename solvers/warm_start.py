@@ -3,7 +3,8 @@
 An exact solver's time limit only ever returns what it has, so it starts
 from the best schedule cheaply at hand: every online heuristic of
 :data:`solvers.online.policies.SCHEDULERS` (each a single pass of the timeline), the
-best of them by the validator's objective, then :func:`solvers.local_search.improve`
+best of them by the validator's objective (:func:`best_heuristic`, from
+:mod:`solvers.online.best`), then :func:`solvers.local_search.improve`
 for a small share of the time limit. Without a time limit the local search
 runs its default budget. On instances of the size an exact solver proves,
 this costs well under a second; CP-SAT takes it as a hint, the MILPs as a
@@ -16,42 +17,18 @@ import time
 
 from solvers.bounds import lower_bound
 from solvers.local_search import DEFAULT_ITERATIONS, improve
-from solvers.online.dispatcher import dispatch
-from solvers.online.policies import SCHEDULERS
+from solvers.online.best import best_heuristic
 from solvers.result import Result, Status
 from toolkit.model import Instance, Schedule
 from toolkit.validator import validate
+
+__all__ = ["IMPROVE_CAP_S", "IMPROVE_SHARE", "best_heuristic", "out_of_time", "warm_start"]
 
 IMPROVE_SHARE = 0.1
 """Share of the exact solver's time limit given to the local search."""
 
 IMPROVE_CAP_S = 2.0
 """Most seconds of local search when there is a time limit."""
-
-
-def best_heuristic(instance: Instance, prefetch: bool = True) -> tuple[Schedule, float] | None:
-    """The best schedule of the online heuristics, with its validated objective.
-
-    With ``prefetch`` false, only schedules that pass ``validate(...,
-    prefetch=False)`` count (the online heuristics do nothing for a request
-    before its release, so all of them do). Ties go to the first heuristic
-    in :data:`~solvers.online.policies.SCHEDULERS` order, so the result is
-    deterministic. ``None`` when no heuristic gives
-    a feasible schedule (an instance with a gang wider than its library).
-    """
-    tape_library = {tape.id: tape.library for tape in instance.tapes}
-    for request in instance.requests:
-        library = tape_library[request.pieces[0].tape]
-        if len(request.pieces) > len(instance.drives_of_library.get(library, ())):
-            return None
-    best: tuple[Schedule, float] | None = None
-    for make in SCHEDULERS.values():
-        schedule = dispatch(instance, make())
-        report = validate(instance, schedule, prefetch=prefetch)
-        if report.feasible and report.objective is not None:
-            if best is None or report.objective < best[1]:
-                best = schedule, report.objective
-    return best
 
 
 def warm_start(

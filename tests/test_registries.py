@@ -37,8 +37,10 @@ LISTING = "".join(
         "fifo-dismount-at-once: online dispatcher: fifo, unneeded tapes dismounted at once",
         "greedy: online list scheduler: requests in release order, each piece to the"
         " drive completing it first",
-        "local-search: offline local search from greedy: request order and drives,"
-        " decoded by list scheduling",
+        "lns: large-neighbourhood search from the best heuristic: neighbourhoods"
+        " re-optimised by CP-SAT",
+        "local-search: offline local search from the best online heuristic: request order"
+        " and drives, list-decoded",
         "milp-cbc: exact MILP (disjunctive, big-M) solved by CBC, warm-started from the"
         " best heuristic",
         "milp-highs: exact MILP (disjunctive, big-M) solved by HiGHS, warm-started from"

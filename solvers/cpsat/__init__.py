@@ -83,6 +83,7 @@ def build_model(
     hint_schedule: Schedule | None = None,
     deadline: Deadline | None = None,
     prefetch: bool = True,
+    data: CpsatData | None = None,
 ) -> CpsatModel:
     """The CP-SAT model of ``instance`` at ``resolution_s`` seconds per tick.
 
@@ -102,9 +103,16 @@ def build_model(
     prefetch
         ``False``: the non-anticipative problem (no mount, load or locate
         for a request before its release).
+    data
+        The model's data when the caller made it (``instance``,
+        ``resolution_s``, ``deadline`` and ``prefetch`` are then its own):
+        a restricted one, as :mod:`solvers.lns` fixes the decisions of the
+        requests it does not free. ``None``: :class:`CpsatData` of the
+        arguments.
     """
     model = cp_model.CpModel()
-    data = CpsatData(instance, resolution_s, deadline, prefetch)
+    if data is None:
+        data = CpsatData(instance, resolution_s, deadline, prefetch)
     hint = None if hint_schedule is None else read_hint(data, hint_schedule)
     if hint is not None:
         data.cap = max(

@@ -29,8 +29,8 @@ def add_assignment(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) 
     for nodes in data.request_nodes:
         if len(nodes) < 2:
             continue
-        for d in data.drives_of_node[nodes[0]]:
-            model.add_at_most_one(v.on[n, d] for n in nodes)
+        for d in sorted({d for n in nodes for d in data.drives_of_node[n]}):
+            model.add_at_most_one(v.on[n, d] for n in nodes if (n, d) in v.on)
 
 
 def add_circuits(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:

@@ -24,7 +24,7 @@ from ..conftest import INSTANCES
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
 
 DESCRIPTION = (
-    "offline local search from greedy: request order and drives, decoded by list scheduling"
+    "offline local search from the best online heuristic: request order and drives, list-decoded"
 )
 """What the registry says of ``local-search`` (declared in solvers/registry.py)."""
 

@@ -305,7 +305,7 @@ def test_compare_rejects_unknown_solvers_with_exit_2():
         (["generate", "random", "--seed", "x"], "--seed: 'x' is not a valid integer."),
         (
             ["solve", SPEC, "--out", "x.json", "--bogus"],
-            "tapesched solve: No such option '--bogus'. Did you mean '--out'? "
+            "tapesched solve: No such option '--bogus'. (Did you mean one of: '--log', '--out'?) "
             "(see tapesched solve --help)",
         ),
         (["bogus"], "tapesched: No such command 'bogus'. (see tapesched --help)"),

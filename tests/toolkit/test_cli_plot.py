@@ -119,7 +119,8 @@ def test_plot_without_a_command_is_one_line_and_exit_2():
     code, _, stderr = run("plot")
     assert code == 2
     assert stderr == (
-        "tapesched plot: say what to draw: gantt or results (see tapesched plot --help)\n"
+        "tapesched plot: say what to draw: gantt, results or trajectory "
+        "(see tapesched plot --help)\n"
     )
 
 

@@ -9,8 +9,11 @@ RESULTS.csv --out FILE`` redraws the figure of an experiment
 metric of the file. The format is the suffix of ``--out``, ``.png`` or
 ``.svg`` (:mod:`toolkit.figures`), checked before any file is read; the
 picture is written whole or not at all (:mod:`toolkit.outputs`), and the
-same input gives the same bytes. matplotlib is imported only when a picture
-is drawn, so that the other commands start as fast as before.
+same input gives the same bytes. ``plot trajectory RESULT.json --out FILE``
+draws a solver's incumbent and bound against time from the result that
+``tapesched solve --json`` prints (:mod:`toolkit.trajectory`). matplotlib
+is imported only when a picture is drawn, so that the other commands start
+as fast as before.
 """
 
 from __future__ import annotations
@@ -29,9 +32,14 @@ OUT_HELP = "The picture to write: FILE.png or FILE.svg (the suffix gives the for
 @click.group(invoke_without_command=True)
 @click.pass_context
 def plot(ctx: click.Context) -> None:
-    """Draw a schedule's Gantt chart or an experiment's figure, as PNG or SVG."""
+    """Draw a schedule's Gantt chart, an experiment's figure or a solver's trajectory."""
     if ctx.invoked_subcommand is None:
-        fail(["tapesched plot: say what to draw: gantt or results (see tapesched plot --help)"])
+        fail(
+            [
+                "tapesched plot: say what to draw: gantt, results or trajectory "
+                "(see tapesched plot --help)"
+            ]
+        )
 
 
 @plot.command()
@@ -108,4 +116,29 @@ def results(results_file: str, out: FileOutput, metric: str | None) -> None:
     points = sum(1 for row in rows if row.metric == drawn)
     click.echo(
         f"wrote {out.given}: {drawn} of {rows[0].experiment}, {len(series)} series, {points} points"
+    )
+
+
+@plot.command()
+@click.argument("result_file", type=click.Path())
+@file_out_option(OUT_HELP, required=True)
+@reports_bad_input
+def trajectory(result_file: str, out: FileOutput) -> None:
+    """Draw a solver's incumbent and bound against time from its result (solve --json).
+
+    RESULT_FILE is what ``tapesched solve --json`` prints: its
+    ``trajectory`` (each point's time_s, objective and bound) is drawn as
+    steps, the incumbent solid and the bound dashed, ending at the run's
+    runtime_s. A bad file is one line per problem at its JSON path, exit 2.
+    """
+    from toolkit.figures import format_of, render
+    from toolkit.trajectory import load_trajectory, trajectory_figure
+
+    fmt = format_of(out.given)
+    run = load_trajectory(result_file)
+    write_file(out.given, render(trajectory_figure(run), fmt), out.option)
+    last = run.points[-1]
+    click.echo(
+        f"wrote {out.given}: {run.solver}, {len(run.points)} points, "
+        f"last objective {last.objective:.6f} at {last.time_s:.2f} s"
     )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
+import attrs
 import click
 
 from solvers.registry import names
@@ -19,6 +21,20 @@ from toolkit.cli.out_options import file_out_option
 from toolkit.io import dumps, load_instance, schedule_to_dict
 from toolkit.outputs import FileOutput
 from toolkit.validator import validate
+
+if TYPE_CHECKING:
+    from solvers.result import Progress
+
+
+def log_line(point: Progress) -> None:
+    """Print one point of a trajectory on standard error: time, incumbent, bound, gap."""
+    gap = point.gap()
+    bound = "none" if point.bound is None else f"{point.bound:.6f}"
+    shown = "none" if gap is None else f"{100 * gap:.2f} %"
+    click.echo(
+        f"[{point.time_s:8.2f} s] incumbent {point.objective:.6f}  bound {bound}  gap {shown}",
+        err=True,
+    )
 
 
 @click.command()
@@ -49,6 +65,18 @@ from toolkit.validator import validate
     help="Parallel search workers of a solver that has them (cpsat); default: the solver's.",
 )
 @click.option(
+    "--iterations",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Iteration budget of a solver that takes one (lns: rounds); default: the solver's.",
+)
+@click.option(
+    "--log",
+    "log",
+    is_flag=True,
+    help="Print the incumbent, the bound and the gap on standard error as they change.",
+)
+@click.option(
     "--no-prefetch",
     "no_prefetch",
     is_flag=True,
@@ -68,6 +96,8 @@ def solve(
     time_limit_s: float | None,
     seed: int,
     workers: int | None,
+    iterations: int | None,
+    log: bool,
     no_prefetch: bool,
     as_json: bool,
 ) -> None:
@@ -79,7 +109,14 @@ def solve(
     infeasible, timeout), ``runtime_s``, ``bound`` (null when none),
     ``objective_name``, ``objective`` (as the validator recomputes it; null
     without a feasible schedule), ``feasible`` and ``out`` (the file
-    written, null when nothing was).
+    written, null when nothing was) and ``trajectory``: the incumbent
+    and the bound each time they changed, a list of ``time_s``,
+    ``objective``, ``bound`` (what ``tapesched plot trajectory`` draws).
+
+    ``--log`` prints one line per improvement on standard error, as it
+    comes from the solvers that report them (local-search, lns), at the
+    end from the others: the elapsed seconds, the incumbent, the bound and
+    the gap (the share of the incumbent above the bound).
 
     ``--no-prefetch`` solves the non-anticipative problem: no mount, load or
     locate serving a request starts before its release (``verify
@@ -100,6 +137,8 @@ def solve(
         fail([f"--solver: {exc}"])
     if workers is not None and not solvers.takes_workers(solver_name):
         fail([f"--workers: solver {solver_name!r} runs on one thread and takes no workers"])
+    if iterations is not None and not solvers.takes_iterations(solver_name):
+        fail([f"--iterations: solver {solver_name!r} takes no iteration budget"])
     if no_prefetch and not solvers.takes_prefetch(solver_name):
         fail([f"--no-prefetch: solver {solver_name!r} may prefetch and has no option not to"])
     instance = load_instance(instance_file)
@@ -112,6 +151,8 @@ def solve(
             seed=seed,
             workers=workers,
             prefetch=prefetch,
+            iterations=iterations,
+            progress=log_line if log else None,
         )
     except UnmodelledState as exc:
         fail([f"{instance_file}: {exc}"])
@@ -125,6 +166,7 @@ def solve(
         "objective": None,
         "feasible": False,
         "out": None,
+        "trajectory": [attrs.asdict(point) for point in result.trajectory],
     }
     if not as_json:
         click.echo(

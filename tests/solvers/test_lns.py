@@ -1,0 +1,161 @@
+"""The ``lns`` solver: never worse than its start, always valid, seeded, every status reached."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import solvers
+from solvers.bounds import lower_bound
+from solvers.cpsat import build_model
+from solvers.lns import LnsData, fix_far, lns
+from solvers.online.best import best_heuristic
+from solvers.result import Progress, Status
+from toolkit.generators import RandomParams, random_instance
+from toolkit.io import load_instance
+from toolkit.model import Drive, Instance, Library, Piece, Request, Tape
+from toolkit.strategies import instances
+from toolkit.validator import validate
+
+from ..conftest import INSTANCES
+
+OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
+
+
+def value_of(instance: Instance, result: solvers.Result) -> float:
+    """The validator's objective of the result's schedule, which must be feasible."""
+    assert result.schedule is not None
+    report = validate(instance, result.schedule)
+    assert report.feasible, report.violations[:3]
+    assert report.objective is not None
+    assert result.objective == pytest.approx(report.objective)
+    return report.objective
+
+
+def medium(seed: int = 5, requests: int = 40) -> Instance:
+    """A generated instance too large to free whole (more than the first neighbourhood)."""
+    return random_instance(RandomParams(n_requests=requests, release_horizon_s=600.0), seed)
+
+
+@pytest.mark.parametrize("name", ["offset-order", "gang-two-arms", "one-drive-two-tapes"])
+def test_a_small_instance_freed_whole_is_proven_optimal(name):
+    # Fewer requests than the first neighbourhood, every length whole milliseconds.
+    instance = load_instance(INSTANCES / f"{name}.json")
+    result = solvers.solve(instance, solver="lns", seed=0, iterations=3)
+    assert result.solver == "lns"
+    assert result.status is Status.OPTIMAL
+    assert value_of(instance, result) == pytest.approx(OPTIMA[name]["optimum"])
+    assert result.bound == pytest.approx(result.objective)
+
+
+def test_the_spec_example_reaches_its_optimum_with_a_bound_below_it():
+    # Lengths of no whole millisecond: the rounded model's bound is lowered, no proof.
+    instance = load_instance(INSTANCES / "spec-example.json")
+    result = lns(instance, seed=0, iterations=3)
+    assert value_of(instance, result) == pytest.approx(OPTIMA["spec-example"]["optimum"])
+    assert result.bound is not None
+    assert lower_bound(instance) <= result.bound <= result.objective
+    assert result.status in (Status.OPTIMAL, Status.FEASIBLE)
+
+
+def test_never_worse_than_its_warm_start_and_reports_every_improvement():
+    instance = medium()
+    start = best_heuristic(instance)
+    assert start is not None
+    seen: list[Progress] = []
+    result = lns(instance, seed=1, iterations=2, progress=seen.append)
+    assert result.status is Status.FEASIBLE
+    value = value_of(instance, result)
+    assert value <= start[1] + 1e-9 * start[1]
+    assert result.bound == pytest.approx(lower_bound(instance))
+    assert tuple(seen) == result.trajectory
+    assert result.trajectory[0].objective == pytest.approx(start[1])
+    assert result.trajectory[-1].objective == pytest.approx(value)
+    objectives = [p.objective for p in result.trajectory]
+    assert objectives == sorted(objectives, reverse=True)
+    times = [p.time_s for p in result.trajectory]
+    assert times == sorted(times)
+
+
+def test_equal_seeds_and_budgets_give_equal_schedules():
+    instance = medium(seed=9, requests=30)
+    first = lns(instance, seed=4, iterations=2)
+    second = lns(instance, seed=4, iterations=2)
+    assert first.schedule == second.schedule
+    assert first.objective == second.objective
+
+
+def test_out_of_time_returns_the_best_with_the_bound():
+    instance = load_instance(INSTANCES / "random-300.json")
+    start = best_heuristic(instance)
+    assert start is not None
+    result = lns(instance, time_limit_s=3.0, seed=0)
+    assert result.status is Status.TIMEOUT
+    assert value_of(instance, result) <= start[1] * (1 + 1e-9)
+    assert result.bound == pytest.approx(lower_bound(instance))
+    assert result.runtime_s < 30.0  # one round past the limit at most, on a loaded machine
+
+
+def test_a_gang_wider_than_its_library_is_infeasible():
+    instance = Instance(
+        name="too-wide",
+        libraries=(Library("L0", 1, 10, 10),),
+        drives=(Drive("d0", "L0", 100, 5, 5, 1000),),
+        tapes=(Tape("T1", "L0", 1000), Tape("T2", "L0", 1000)),
+        requests=(Request("g", 0, 1.0, "read", (Piece("T1", 0, 10), Piece("T2", 0, 10))),),
+    )
+    result = lns(instance, seed=0, iterations=1)
+    assert result.status is Status.INFEASIBLE
+    assert result.schedule is None
+
+
+def test_the_restricted_model_keeps_far_requests_as_they_were():
+    # Free a few requests; a kept request keeps its drives, far ones their times.
+    instance = medium(seed=3, requests=40)
+    start = best_heuristic(instance)
+    assert start is not None
+    schedule = start[0]
+    freed = frozenset({0, 1, 2})
+    data = LnsData(instance, 0.001, None, True, schedule, freed)
+    built = build_model(instance, 0.001, schedule, data=data)
+    assert built.hinted
+    assert fix_far(built) > 0
+    by_id = {e.id: e for e in schedule.requests}
+    for j, request in enumerate(instance.requests):
+        if j in freed:
+            continue
+        for n, drive in zip(data.request_nodes[j], by_id[request.id].drives, strict=True):
+            assert [data.drives[d].id for d in data.drives_of_node[n]] == [drive]
+    assert data.drive_twins == ()
+    assert data.request_twins == ()
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instances(n_requests=(1, 6), max_gang=(1, 2)))
+def test_property_valid_and_never_worse_than_the_best_heuristic(instance):
+    start = best_heuristic(instance)
+    result = lns(instance, seed=2, iterations=2)
+    if start is None:
+        assert result.status is Status.INFEASIBLE
+        return
+    assert result.status in (Status.OPTIMAL, Status.FEASIBLE)
+    value = value_of(instance, result)
+    slack = 1e-6 * max(1.0, abs(value))
+    assert value <= start[1] + slack
+    assert result.bound is not None
+    assert result.bound <= value + slack
+
+
+def test_without_prefetch_every_schedule_is_non_anticipative():
+    instance = load_instance(INSTANCES / "no-prefetch.json")
+    start = best_heuristic(instance, prefetch=False)
+    assert start is not None
+    result = solvers.solve(instance, solver="lns", seed=0, iterations=2, prefetch=False)
+    assert result.schedule is not None
+    report = validate(instance, result.schedule, prefetch=False)
+    assert report.feasible
+    assert report.objective is not None
+    assert report.objective <= start[1] + 1e-9
+    assert report.objective >= OPTIMA["no-prefetch"]["optimum"] - 1e-9
