@@ -1,0 +1,91 @@
+"""Where the gap sits on instances small enough to prove: the bound or the schedules.
+
+For each load (seconds between releases on average, ``--spreads``) and
+size (``--sizes``), one instance of single-piece requests on 3 drives and 1
+arm is drawn from :func:`toolkit.generators.random_instance` (the
+generator's LTO-class defaults otherwise: 6 TB tapes, weights ``1 / size in
+GB``, weighted flow), as in ``benchmarks/exact.py``. CP-SAT proves its
+optimum (``--time-limit`` s); the line gives the optimum, the best lower
+bound of :func:`solvers.bounds.lower_bound` beside the bound before it
+(:func:`solvers.bounds.basic_bound`), the best schedule of the online
+heuristics and of the local search, and the ratios bound / optimum and
+heuristic / optimum: the side whose ratio is further from 1 is the weak one.
+
+Run with ``.venv/bin/python benchmarks/bound_gap.py`` (``--sizes 8,10,12``,
+``--spreads 120,60,30,15``, ``--seed 1``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import solvers
+from solvers.bounds import basic_bound, lower_bound
+from toolkit.generators import RandomParams, random_instance
+from toolkit.model import Instance
+
+ONLINE = ("greedy", "fifo", "wspt", "stretch", "tape-batching", "sltf", "backfill")
+"""The online heuristics whose best schedule is reported."""
+
+
+def instance_for(n: int, spread_s: float, seed: int) -> Instance:
+    """``n`` single-piece requests on 3 drives and 1 arm, releases ``spread_s`` apart on average."""
+    params = RandomParams(
+        n_requests=n,
+        n_libraries=1,
+        drives_per_library=(3, 3),
+        arms=(1, 1),
+        max_gang=1,
+        tapes_per_library=max(4, n),
+        release_horizon_s=spread_s * n,
+    )
+    return random_instance(params, seed)
+
+
+def best_objective(instance: Instance, names: tuple[str, ...], limit_s: float, seed: int) -> float:
+    """The least objective of ``names`` on ``instance``."""
+    values = []
+    for name in names:
+        result = solvers.solve(instance, solver=name, time_limit_s=limit_s, seed=seed)
+        if result.objective is not None:
+            values.append(result.objective)
+    return min(values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print one line per instance."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sizes", default="8,10,12")
+    parser.add_argument("--spreads", default="120,60,30,15")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--time-limit", type=float, default=60.0)
+    args = parser.parse_args(argv)
+    print(
+        f"{'n':>3} {'spread':>6} {'status':>8} {'optimum':>11} {'old bound':>11} "
+        f"{'bound':>11} {'online':>11} {'local':>11} {'old/opt':>7} {'bnd/opt':>7} "
+        f"{'onl/opt':>7} {'loc/opt':>7}"
+    )
+    for spread in (float(x) for x in args.spreads.split(",")):
+        for n in (int(x) for x in args.sizes.split(",")):
+            instance = instance_for(n, spread, args.seed)
+            exact = solvers.solve(
+                instance, solver="cpsat", time_limit_s=args.time_limit, seed=args.seed
+            )
+            optimum = exact.objective
+            assert optimum is not None
+            old = basic_bound(instance)
+            bound = lower_bound(instance)
+            online = best_objective(instance, ONLINE, args.time_limit, args.seed)
+            local = best_objective(instance, ("local-search",), 10.0, args.seed)
+            print(
+                f"{n:>3} {spread:>6g} {exact.status.value:>8} {optimum:>11.2f} {old:>11.2f} "
+                f"{bound:>11.2f} {online:>11.2f} {local:>11.2f} {old / optimum:>7.3f} "
+                f"{bound / optimum:>7.3f} {online / optimum:>7.3f} {local / optimum:>7.3f}",
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
