@@ -79,6 +79,7 @@ bench: venv
 	$(BIN)/python benchmarks/validation.py
 	$(BIN)/python benchmarks/exact.py
 	$(BIN)/python benchmarks/heuristics.py
+	$(BIN)/python benchmarks/bound_gap.py
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/blue_waters.py
 	$(BIN)/python benchmarks/sweep.py

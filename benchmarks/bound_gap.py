@@ -11,19 +11,35 @@ bound of :func:`solvers.bounds.lower_bound` beside the bound before it
 heuristics and of the local search, and the ratios bound / optimum and
 heuristic / optimum: the side whose ratio is further from 1 is the weak one.
 
-Run with ``.venv/bin/python benchmarks/bound_gap.py`` (``--sizes 8,10,12``,
-``--spreads 120,60,30,15``, ``--seed 1``).
+A second table does the same on instances too large to prove: those of
+``benchmarks/heuristics.py`` (200 and 2,000 requests on 6 drives and 2
+arms, ``--large``) and ``instances/random-300.json``, with the old and the
+new bound, their runtime, and the best of ``greedy`` and ``wspt``.
+
+Run with ``make bench`` or ``.venv/bin/python benchmarks/bound_gap.py``
+(``--sizes 8,10,12``, ``--spreads 120,60,30,15``, ``--large 200,2000``,
+``--seed 1``, ``--time-limit 60`` for CP-SAT).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
+from pathlib import Path
+
+from heuristics import instance_for as loaded_instance
 
 import solvers
 from solvers.bounds import basic_bound, lower_bound
 from toolkit.generators import RandomParams, random_instance
+from toolkit.io import load_instance
 from toolkit.model import Instance
+
+QUICK = ("greedy", "wspt")
+"""The heuristics run on the large instances (seconds on 2,000 requests)."""
+
+RANDOM_300 = Path(__file__).parent.parent / "instances" / "random-300.json"
 
 ONLINE = ("greedy", "fifo", "wspt", "stretch", "tape-batching", "sltf", "backfill")
 """The online heuristics whose best schedule is reported."""
@@ -53,14 +69,39 @@ def best_objective(instance: Instance, names: tuple[str, ...], limit_s: float, s
     return min(values)
 
 
+def large(sizes: list[int], seed: int) -> None:
+    """Print the old and new bounds against the best quick heuristic on large instances."""
+    cases = [(f"{n} requests", loaded_instance(n, seed)) for n in sizes]
+    cases.append(("random-300", load_instance(RANDOM_300)))
+    print(
+        f"{'instance':>14} {'old bound':>11} {'bound':>11} {'seconds':>7} {'best':>12} "
+        f"{'solver':>7} {'best/old':>8} {'best/new':>8}"
+    )
+    for label, instance in cases:
+        began = time.perf_counter()
+        old = basic_bound(instance)
+        bound = lower_bound(instance)
+        seconds = time.perf_counter() - began
+        results = [solvers.solve(instance, solver=name, seed=seed) for name in QUICK]
+        best = min((r for r in results if r.objective is not None), key=lambda r: r.objective or 0)
+        assert best.objective is not None
+        print(
+            f"{label:>14} {old:>11.1f} {bound:>11.1f} {seconds:>7.2f} {best.objective:>12.1f} "
+            f"{best.solver:>7} {best.objective / old:>8.1f} {best.objective / bound:>8.1f}",
+            flush=True,
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Print one line per instance."""
+    """Print one line per instance, small then large."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", default="8,10,12")
     parser.add_argument("--spreads", default="120,60,30,15")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--large", default="200,2000")
     args = parser.parse_args(argv)
+    print(f"Seed {args.seed}, CP-SAT limit {args.time_limit:g} s")
     print(
         f"{'n':>3} {'spread':>6} {'status':>8} {'optimum':>11} {'old bound':>11} "
         f"{'bound':>11} {'online':>11} {'local':>11} {'old/opt':>7} {'bnd/opt':>7} "
@@ -84,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{bound / optimum:>7.3f} {online / optimum:>7.3f} {local / optimum:>7.3f}",
                 flush=True,
             )
+    print()
+    large([int(x) for x in args.large.split(",")], args.seed)
     return 0
 
 
