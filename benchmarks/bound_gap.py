@@ -28,11 +28,11 @@ import sys
 import time
 from pathlib import Path
 
+from exact import instance_for as exact_instance
 from heuristics import instance_for as loaded_instance
 
 import solvers
 from solvers.bounds import basic_bound, lower_bound
-from toolkit.generators import RandomParams, random_instance
 from toolkit.io import load_instance
 from toolkit.model import Instance
 
@@ -46,17 +46,11 @@ ONLINE = ("greedy", "fifo", "wspt", "stretch", "tape-batching", "sltf", "backfil
 
 
 def instance_for(n: int, spread_s: float, seed: int) -> Instance:
-    """``n`` single-piece requests on 3 drives and 1 arm, releases ``spread_s`` apart on average."""
-    params = RandomParams(
-        n_requests=n,
-        n_libraries=1,
-        drives_per_library=(3, 3),
-        arms=(1, 1),
-        max_gang=1,
-        tapes_per_library=max(4, n),
-        release_horizon_s=spread_s * n,
-    )
-    return random_instance(params, seed)
+    """``n`` single-piece requests on 3 drives and 1 arm, releases ``spread_s`` apart on average.
+
+    The instance of ``benchmarks/exact.py`` for that cell.
+    """
+    return exact_instance("single", 3, 1, n, seed, spread_s)
 
 
 def best_objective(instance: Instance, names: tuple[str, ...], limit_s: float, seed: int) -> float:
