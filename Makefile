@@ -80,6 +80,7 @@ bench: venv
 	$(BIN)/python benchmarks/exact.py
 	$(BIN)/python benchmarks/heuristics.py
 	$(BIN)/python benchmarks/yardstick.py
+	$(BIN)/python benchmarks/bound_gap.py
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/blue_waters.py
 	$(BIN)/python benchmarks/sweep.py

@@ -32,6 +32,16 @@ with one arm and many tapes, this is what binds.
 the transfers of the requests reading it never overlap: each tape is a
 single machine, bounded like the pooled drives.
 
+**Switches, drives kept apart** (:func:`switch_bound`). Measured on
+instances small enough to prove (``benchmarks/bound_gap.py``, README), the
+gap sits in the bound, not in the offline schedules: the pooled drives
+let a request use every drive at once and charge a piece alone on its tape
+no mount. Bound (e) is (b) and (d) again, with the mount and load a piece
+must follow counted in its drive time and each request credited its whole
+stretch on one drive (Eastman, Even and Isaacs's correction for parallel
+machines, made valid with release dates by the mean busy time argument of
+:func:`_weighted_completion`).
+
 The arguments of validity are in the docstrings of the functions. The
 problem is specified in ``docs/core-problem.md``.
 """
@@ -163,10 +173,16 @@ class _Held(NamedTuple):
 
 
 class _Context:
-    """Per-library timings and what each initial tape's holder offers, for one instance."""
+    """Per-library timings and what each initial tape's holder offers, for one instance.
 
-    def __init__(self, instance: Instance) -> None:
+    ``strong``: the floors count the mount and load a piece may need and the
+    pooled jobs carry their spans (bound (e), :func:`switch_bound`); off,
+    bounds (b) to (d) as first published here.
+    """
+
+    def __init__(self, instance: Instance, strong: bool = False) -> None:
         self.instance = instance
+        self.strong = strong
         holding = set(instance.initial_tape)
         self.libraries = {
             lib.id: _LibraryTimes(lib, instance.drives_of_library.get(lib.id, ()), holding)
@@ -267,12 +283,19 @@ def _request_times(ctx: _Context, request: Request) -> tuple[float, float, float
 
 
 class _Job(NamedTuple):
-    """A request on the pooled machine of its library: earliest start, work, weight, release."""
+    """A request on the pooled machine of its library: earliest start, work, weight, release.
+
+    ``span``: a time the request's work certainly occupies on one drive (or
+    one tape) in one stretch ending at its end ``C_j``; 0 when nothing more
+    than ``work`` is known. :func:`_weighted_completion` credits
+    ``max(work, span) / 2`` after the mean busy time.
+    """
 
     start: float
     work: float
     weight: float
     release: float
+    span: float = 0.0
 
 
 def earliest_times(instance: Instance) -> EarliestTimes:
@@ -313,10 +336,20 @@ class _Pooled(NamedTuple):
       and that drive can transfer nothing from the start of the mount to the
       end of the load: ``mount_s + load_s`` at least, over ``m``.
     - ``locate_jobs``: as ``drive_jobs``, each piece's drive also busy with
-      its least locate (:func:`locate_floors`) just before the transfer, so
+      its least drive time before the transfer (:func:`locate_floors`: the
+      locate, and the mount and load where the piece must follow one), so
       the job may start that much earlier and has that much more work (over
       ``m``). Not always stronger than ``drive_jobs`` (an earlier start
-      spread over ``m`` drives), so both are kept.
+      spread over ``m`` drives), so both are kept. Its makespan takes no
+      ``setup``: the floors may count the same mounts.
+
+    Each job also carries its ``span`` (:class:`_Job`): on each of its
+    drives the request's work for the machine is one stretch ending at
+    ``C_j``, at least its transfer at the fastest rate (for ``volume_jobs``,
+    its smallest piece's), plus for ``locate_jobs`` its least floor. The
+    floor fits in that stretch: between the drive's previous transfer and
+    ``S_j`` the drive spends at least the floor on this piece, so the last
+    ``floor`` seconds before ``S_j`` can be given to it.
     """
 
     drive_jobs: list[_Job]
@@ -325,18 +358,24 @@ class _Pooled(NamedTuple):
     locate_jobs: list[_Job]
 
 
-def locate_floors(instance: Instance) -> dict[tuple[str, int], float]:
-    """Least locate before each piece, keyed ``(request id, piece index)``.
+def locate_floors(instance: Instance, switches: bool = False) -> dict[tuple[str, int], float]:
+    """Least drive time spent on each piece before its transfer, by ``(request id, piece index)``.
 
-    The head reaches a piece's offset from where it rests: offset 0 after a
-    mount, ``head_mb`` at time 0 (a tape held at time 0), or the end of another piece
-    of the same tape read before it on the same stay. It travels at most at
-    the fastest speed of its library's drives (locate or read, whichever is
-    larger; the holder's for a tape held at time 0). The least of those
-    distances over that speed is a locate every schedule makes, on the drive
-    that then reads the piece and with the tape in it. O(n log n).
+    The head reaches a piece's offset from where it rests: the end of
+    another piece of the same tape read before it on the same stay, offset
+    0 after a mount, or ``head_mb`` at time 0 for a tape held at time 0. It
+    travels at most at the fastest speed of its library's drives (locate or
+    read, whichever is larger; the holder's for a tape held at time 0).
+    With ``switches`` (bound (e), :func:`switch_bound`), a tape that no
+    drive holds at time 0 is first on a stay only after a mount into the
+    drive and a load: ``mount_s`` plus the least ``load_s``
+    of its library before the locate from 0, time in which that drive
+    holds the tape (rule 3) and transfers nothing. The least of those
+    options is drive time every schedule spends, on the drive that then
+    reads the piece, between that drive's previous transfer and the
+    piece's, with the tape in it. O(n log n).
     """
-    return _locate_floors(_Context(instance))
+    return _locate_floors(_Context(instance, strong=switches))
 
 
 def _locate_floors(ctx: _Context) -> dict[tuple[str, int], float]:
@@ -356,11 +395,15 @@ def _locate_floors(ctx: _Context) -> dict[tuple[str, int], float]:
             offset = float(piece.offset_mb)
             held = ctx.held.get(piece.tape)
             speed = lib.max_speed if held is None else max(lib.max_speed, held.speed)
-            best = offset if held is None else min(offset, abs(offset - held.head))
+            if held is None:
+                setup = lib.mount + lib.min_load if ctx.strong else 0.0
+                best = offset / speed + setup
+            else:
+                best = min(offset, abs(offset - held.head)) / speed
             for end, key in _near(by_tape[piece.tape], offset):
                 if key != (request.id, k):
-                    best = min(best, abs(offset - end))
-            floors[request.id, k] = best / speed
+                    best = min(best, abs(offset - end) / speed)
+            floors[request.id, k] = best
     return floors
 
 
@@ -397,13 +440,22 @@ def _scan(ctx: _Context) -> tuple[EarliestTimes, dict[str, _Pooled]]:
             needed[lib_id] = set()
         weight = float(request.weight)
         release = float(request.release_s)
-        drive_work = len(request.pieces) * longest / lib.max_rate / lib.n_drives
-        jobs[lib_id][0].append(_Job(start, drive_work, weight, release))
-        jobs[lib_id][1].append(_Job(start, volume / lib.total_rate, weight, release))
+        transfer = longest / lib.max_rate
+        spans = ctx.strong
+        drive_work = len(request.pieces) * transfer / lib.n_drives
+        jobs[lib_id][0].append(_Job(start, drive_work, weight, release, transfer * spans))
+        least = min(float(p.size_mb) for p in request.pieces) / lib.max_rate
+        jobs[lib_id][1].append(_Job(start, volume / lib.total_rate, weight, release, least * spans))
         seeks = [floors[request.id, k] for k in range(len(request.pieces))]
-        work = (sum(seeks) + len(seeks) * longest / lib.max_rate) / lib.n_drives
+        work = (sum(seeks) + len(seeks) * transfer) / lib.n_drives
         located.setdefault(lib_id, []).append(
-            _Job(max(0.0, start - max(seeks)), work, weight, release)
+            _Job(
+                max(0.0, start - max(seeks)),
+                work,
+                weight,
+                release,
+                (min(seeks) + transfer) * spans,
+            )
         )
         tapes = needed[lib_id]
         for piece in request.pieces:
@@ -483,6 +535,22 @@ def _weighted_completion(jobs: list[_Job]) -> float:
     by ``C_j`` has its mean no later than ``C_j - p_j / 2``. Jobs of no work
     end no earlier than their earliest start. Computed by one sweep over a
     heap: O(n log n).
+
+    On a pooled machine the processing is slower than unit rate: a request
+    holding one of ``m`` drives does ``1 / m`` of work per second, so its
+    work ``p_j`` is spread over at least ``m p_j`` seconds. What holds for
+    the pooled job is a stretch of ``span_j`` seconds ending by ``C_j`` in
+    which its work is done at a constant rate, on each of its drives (one
+    drive per piece, busy for it from ``S_j - floor`` to ``C_j``: see
+    :func:`locate_floors` and :class:`_Pooled`); the mean of a set of
+    measure ``span_j`` that ends by ``C_j`` is at most ``C_j - span_j / 2``,
+    and the job's mean busy time, an average of such means over its drives,
+    at most ``C_j - min span / 2``. Hence ``C_j >= M_j + max(p_j, span_j) /
+    2``: the correction of Eastman, Even and Isaacs (Management Science 11,
+    1964) for ``m`` parallel machines, ``(1 - 1/m) p_j / 2`` more per job than
+    the pooled machine alone, made valid with release dates by the mean
+    busy time argument above (as in Schulz and Skutella's LP relaxations
+    for parallel machines).
     """
     total = 0.0
     timed = sorted((j for j in jobs if j.work > 0), key=lambda j: j.start)
@@ -508,7 +576,7 @@ def _weighted_completion(jobs: list[_Job]) -> float:
         else:
             heapq.heappop(heap)
             job = timed[k]
-            total += job.weight * job.work / 2
+            total += job.weight * max(job.work, job.span) / 2
         total += -ratio * run * (2 * t + run) / 2
         t += run
     return total
@@ -614,7 +682,7 @@ def _drive_time_bounds(
             out[lib_id] = max(
                 _makespan(drive_jobs, setup),
                 _makespan(volume_jobs, 0.0),
-                _makespan(locate_jobs, setup),
+                _makespan(locate_jobs, 0.0 if ctx.strong else setup),
             )
         elif name == "weighted-flow":
             released = sum(j.weight * j.release for j in drive_jobs)
@@ -864,14 +932,58 @@ def tape_bound(instance: Instance, objective: str | None = None) -> float:
     return _instance_bound(instance, objective, _tape_bounds)
 
 
-def lower_bound(instance: Instance, objective: str | None = None) -> float:
-    """The best of bounds (a) to (d) on the optimum of ``objective``.
+def _switch_bounds(
+    ctx: _Context, name: str, times: EarliestTimes, pooled: dict[str, _Pooled]
+) -> dict[str, float]:
+    """:func:`switch_bound` of each library with requests (``ctx`` strong; ``pooled`` unused)."""
+    _, strong_pooled = _scan(ctx)
+    drive = _drive_time_bounds(ctx, name, times, strong_pooled)
+    tape = _tape_bounds(ctx, name, times, strong_pooled)
+    return {lib_id: max(value, tape.get(lib_id, 0.0)) for lib_id, value in drive.items()}
+
+
+def switch_bound(instance: Instance, objective: str | None = None) -> float:
+    """Bound (e): bounds (b) and (d) with the switches counted and the drives kept apart.
+
+    Two changes to the pooled drives and the tapes, each argued where it is
+    made:
+
+    - the drive time before each piece (:func:`locate_floors`) counts, for a
+      tape no drive holds at time 0, the mount and load before a locate from
+      0 when that is cheaper than coming from another piece's end: a piece
+      alone on its tape, or far from the others, pays for its switch;
+    - a request on ``m`` pooled drives is credited half its whole stretch on
+      its drive after its mean busy time, not half its work over ``m``
+      (:func:`_weighted_completion`): on loaded libraries of many drives the
+      pooled machine otherwise lets each request borrow every drive at once.
+
+    Per library the larger of the two, summed over libraries for the
+    weighted flow, the largest otherwise. O(n log n).
+
+    Parameters
+    ----------
+    instance, objective
+        As for :func:`lower_bound`.
+    """
+    name = _objective_name(instance, objective)
+    ctx = _Context(instance, strong=True)
+    times, pooled = _scan(ctx)
+    return _over_libraries(name, _switch_bounds(ctx, name, times, pooled))
+
+
+def basic_bound(instance: Instance, objective: str | None = None) -> float:
+    """:func:`lower_bound` without bound (e): the best of bounds (a) to (d), for comparison."""
+    return lower_bound(instance, objective, strong=False)
+
+
+def lower_bound(instance: Instance, objective: str | None = None, strong: bool = True) -> float:
+    """The best of bounds (a) to (e) on the optimum of ``objective``.
 
     For the weighted flow, which sums over libraries, the better of the two
     bounds is taken library by library; for the two maxima, over the whole
     instance. Never above the optimum of any instance (see
-    :func:`request_bound`, :func:`drive_time_bound`, :func:`arm_bound` and
-    :func:`tape_bound`).
+    :func:`request_bound`, :func:`drive_time_bound`, :func:`arm_bound`,
+    :func:`tape_bound` and :func:`switch_bound`).
 
     Parameters
     ----------
@@ -880,6 +992,8 @@ def lower_bound(instance: Instance, objective: str | None = None) -> float:
     objective
         ``weighted-flow``, ``makespan`` or ``max-weighted-flow``; the
         instance's when ``None``.
+    strong
+        Whether bound (e) (:func:`switch_bound`) is among them.
 
     Returns
     -------
@@ -893,6 +1007,8 @@ def lower_bound(instance: Instance, objective: str | None = None) -> float:
         bounds(ctx, name, times, pooled)
         for bounds in (_drive_time_bounds, _arm_bounds, _tape_bounds)
     ]
+    if strong:
+        parts.append(_switch_bounds(_Context(instance, strong=True), name, times, pooled))
     if name != "weighted-flow":
         alone = objective_of(instance.requests, times.ends, name)
         return float(max([alone, *(value for part in parts for value in part.values())]))

@@ -22,11 +22,13 @@ from solvers.bounds import (
     _max_weighted_flow,
     _weighted_completion,
     arm_bound,
+    basic_bound,
     drive_time_bound,
     earliest_times,
     locate_floors,
     lower_bound,
     request_bound,
+    switch_bound,
     tape_bound,
 )
 from solvers.greedy import greedy
@@ -49,9 +51,10 @@ from toolkit.validator import validate
 
 from ..conftest import INSTANCES, VERSION_1
 from .exact_enumeration import exact_optimum
+from .family import family
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
-BOUNDS = (lower_bound, request_bound, drive_time_bound, arm_bound, tape_bound)
+BOUNDS = (lower_bound, request_bound, drive_time_bound, arm_bound, tape_bound, switch_bound)
 
 
 def slack(value: float) -> float:
@@ -265,3 +268,56 @@ def test_arm_and_tape_bounds_stay_below_the_hand_made_optima(name, objective):
     assert arm_bound(instance) <= value + 1e-9
     assert tape_bound(instance) <= value + 1e-9
     assert lower_bound(instance) <= value + 1e-9
+
+
+def four_reads_on_two_drives() -> Instance:
+    """Four 10 s reads released at 0, each alone on a tape no drive holds, two empty drives.
+
+    Plenty of arms (mount 10 s, load 5 s): two reads end at 25 at best, the
+    two after them wait for a switch (unload 5, dismount 10, mount 10, load 5).
+    """
+    return Instance(
+        name="four-reads",
+        libraries=(Library("L0", 4, 10, 10),),
+        drives=(Drive("d0", "L0", 100, 5, 5, 1000), Drive("d1", "L0", 100, 5, 5, 1000)),
+        tapes=tuple(Tape(f"T{k}", "L0", 100000) for k in range(4)),
+        requests=tuple(
+            Request(f"r{k}", 0, 1.0, "read", (Piece(f"T{k}", 0, 1000),)) for k in range(4)
+        ),
+    )
+
+
+def test_the_switch_bound_is_strictly_stronger_where_drives_are_shared():
+    # Alone, every read ends at 25 (mount, load, transfer): 100 in total; bounds
+    # (a) to (d) reach 110, the optimum is 25 + 25 + 65 + 65 = 180. Bound (e):
+    # each read holds its drive 25 s (mount and load are drive time), works of
+    # 12.5 on the pooled machine from time 0, mean busy times 6.25 + 18.75 +
+    # 31.25 + 43.75 = 100, plus 4 x 12.5.
+    instance = four_reads_on_two_drives()
+    value, _ = exact_optimum(instance)
+    assert value == pytest.approx(180.0)
+    assert basic_bound(instance) == pytest.approx(110.0)
+    assert switch_bound(instance) == pytest.approx(150.0)
+    assert lower_bound(instance) == pytest.approx(150.0)
+    assert lower_bound(instance) <= value + slack(value)
+
+
+def test_the_floors_count_the_mount_of_a_lone_piece():
+    # T2 is held by no drive: its only piece follows a mount (10 s) and a load (5 s)
+    # before the 2 s locate.
+    requests = (Request("a", 0, 1.0, "read", (Piece("T2", 2000, 1000),)),)
+    assert locate_floors(one_drive(False, requests)) == pytest.approx({("a", 0): 2.0})
+    floors = locate_floors(one_drive(False, requests), switches=True)
+    assert floors == pytest.approx({("a", 0): 17.0})
+    assert switch_bound(one_drive(False, requests), "makespan") == pytest.approx(27.0)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(family(n_requests=(1, 4)))
+def test_the_switch_bound_stays_below_the_exact_optimum(instance):
+    for objective in OBJECTIVES:
+        chosen = attrs.evolve(instance, objective=objective)
+        value, _ = exact_optimum(chosen)
+        assert switch_bound(chosen) <= value + slack(value)
+        assert lower_bound(chosen) <= value + slack(value)
+        assert basic_bound(chosen) <= lower_bound(chosen) + slack(value)
