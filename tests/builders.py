@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from solvers.result import Result
-from toolkit.model import Instance, Piece, Request, Schedule
+from toolkit.model import Drive, Instance, Library, Piece, Request, Schedule, Tape
 from toolkit.validator import validate
 
 
@@ -50,3 +50,14 @@ def operations(schedule: Schedule | None) -> list[tuple[str, str, str, float, fl
     """Every arm operation as ``(op, tape, drive, start, end)``, in schedule order."""
     assert schedule is not None
     return [(o.op, o.tape, o.drive, o.start_s, o.end_s) for o in schedule.operations]
+
+
+def too_wide() -> Instance:
+    """A gang of two pieces in a library of one drive: no schedule exists."""
+    return Instance(
+        name="too-wide",
+        libraries=(Library("L0", 1, 10, 10),),
+        drives=(Drive("d0", "L0", 100, 5, 5, 1000),),
+        tapes=(Tape("T1", "L0", 1000), Tape("T2", "L0", 1000)),
+        requests=(Request("g", 0, 1.0, "read", (Piece("T1", 0, 10), Piece("T2", 0, 10))),),
+    )

@@ -22,6 +22,7 @@ from solvers.cpsat import CpsatModel, build_model, cpsat
 from solvers.greedy import greedy
 from solvers.registry import get
 from solvers.result import Result
+from tests.builders import too_wide
 from toolkit.generators import RandomParams, random_instance
 from toolkit.io import load_instance, load_schedule
 from toolkit.model import Drive, InitialTape, Instance, Library, Piece, Request, Schedule, Tape
@@ -282,13 +283,7 @@ def test_coarse_resolution_still_gives_an_exact_schedule(spec_instance):
 
 
 def test_a_gang_wider_than_its_library_is_infeasible():
-    instance = Instance(
-        name="too-wide",
-        libraries=(Library("L0", 1, 10, 10),),
-        drives=(Drive("d0", "L0", 100, 5, 5, 1000),),
-        tapes=(Tape("T1", "L0", 1000), Tape("T2", "L0", 1000)),
-        requests=(Request("g", 0, 1.0, "read", (Piece("T1", 0, 10), Piece("T2", 0, 10))),),
-    )
+    instance = too_wide()
     result = cpsat(instance, time_limit_s=5)
     assert result.status == Status.INFEASIBLE
     assert result.schedule is None

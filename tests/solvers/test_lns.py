@@ -13,9 +13,10 @@ from solvers.cpsat import build_model
 from solvers.lns import LnsData, fix_far, lns
 from solvers.online.best import best_heuristic
 from solvers.result import Progress, Status
+from tests.builders import too_wide
 from toolkit.generators import RandomParams, random_instance
 from toolkit.io import load_instance
-from toolkit.model import Drive, Instance, Library, Piece, Request, Tape
+from toolkit.model import Instance
 from toolkit.strategies import instances
 from toolkit.validator import validate
 
@@ -99,13 +100,7 @@ def test_out_of_time_returns_the_best_with_the_bound():
 
 
 def test_a_gang_wider_than_its_library_is_infeasible():
-    instance = Instance(
-        name="too-wide",
-        libraries=(Library("L0", 1, 10, 10),),
-        drives=(Drive("d0", "L0", 100, 5, 5, 1000),),
-        tapes=(Tape("T1", "L0", 1000), Tape("T2", "L0", 1000)),
-        requests=(Request("g", 0, 1.0, "read", (Piece("T1", 0, 10), Piece("T2", 0, 10))),),
-    )
+    instance = too_wide()
     result = lns(instance, seed=0, iterations=1)
     assert result.status is Status.INFEASIBLE
     assert result.schedule is None

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from solvers.online.dispatcher import dispatch
 from solvers.online.policies import SCHEDULERS
 from solvers.warm_start import best_heuristic, warm_start
+from tests.builders import too_wide
 from toolkit.generators import RandomParams, random_instance
-from toolkit.model import Drive, Instance, Library, Piece, Request, Tape
 from toolkit.strategies import instances
 from toolkit.validator import validate
 
@@ -52,12 +52,6 @@ def test_no_time_means_no_local_search():
 
 
 def test_a_gang_wider_than_its_library_has_no_start():
-    instance = Instance(
-        name="too-wide",
-        libraries=(Library("L0", 1, 10, 10),),
-        drives=(Drive("d0", "L0", 100, 5, 5, 1000),),
-        tapes=(Tape("T1", "L0", 1000), Tape("T2", "L0", 1000)),
-        requests=(Request("g", 0, 1.0, "read", (Piece("T1", 0, 10), Piece("T2", 0, 10))),),
-    )
+    instance = too_wide()
     assert best_heuristic(instance) is None
     assert warm_start(instance, time_limit_s=1.0, seed=0) is None
