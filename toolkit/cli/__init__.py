@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import click
 
+from toolkit.cli.bound import bound
 from toolkit.cli.check import check
 from toolkit.cli.compare import compare
 from toolkit.cli.experiment import experiment
@@ -47,4 +48,5 @@ for _command in (check, solve, list_solvers, verify, metrics, compare, generate,
 main.add_command(experiment)
 main.add_command(plot)
 main.add_command(stripe)
+main.add_command(bound)
 main.route("experiment", ONLINE_VS_OFFLINE, online_vs_offline)
