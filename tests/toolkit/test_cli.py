@@ -308,7 +308,7 @@ def test_compare_rejects_unknown_solvers_with_exit_2():
             "tapesched solve: No such option '--bogus'. (Did you mean one of: '--log', '--out'?) "
             "(see tapesched solve --help)",
         ),
-        (["bogus"], "tapesched: No such command 'bogus'. (see tapesched --help)"),
+        (["frobnicate"], "tapesched: No such command 'frobnicate'. (see tapesched --help)"),
     ],
     ids=["missing option", "missing argument", "bad value", "unknown option", "unknown command"],
 )
