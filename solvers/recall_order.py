@@ -208,9 +208,13 @@ def assignment_bound_s(matrix: npt.NDArray[np.float64]) -> float:
 
 
 def _cp_sat_path(
-    ticks: npt.NDArray[np.int64], hint: Sequence[int], time_limit_s: float
+    ticks: npt.NDArray[np.int64], hint: Sequence[int], deadline: float
 ) -> tuple[list[int] | None, float, bool]:
-    """Path by CP-SAT's circuit: (order or None, the bound in ticks, proven optimal)."""
+    """Path by CP-SAT's circuit: (order or None, the bound in ticks, proven optimal).
+
+    ``deadline`` is a :func:`time.perf_counter` time: the search gets what is
+    left of it once the model is built.
+    """
     n = ticks.shape[0]
     model = cp_model.CpModel()
     arcs, literal = [], {}
@@ -227,7 +231,7 @@ def _cp_sat_path(
     for key, lit in literal.items():
         model.add_hint(lit, key in used)
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(time_limit_s, 0.01)
+    solver.parameters.max_time_in_seconds = max(deadline - time.perf_counter(), 0.01)
     solver.parameters.num_workers = 1
     status = solver.solve(model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -241,9 +245,9 @@ def _cp_sat_path(
 
 
 def _routing_path(
-    ticks: npt.NDArray[np.int64], hint: Sequence[int], time_limit_s: float
+    ticks: npt.NDArray[np.int64], hint: Sequence[int], deadline: float
 ) -> list[int] | None:
-    """Path by OR-Tools' routing solver, guided local search from ``hint`` (no bound)."""
+    """Path by OR-Tools' routing solver, guided local search from ``hint``, until ``deadline``."""
     n = ticks.shape[0]
     manager = pywrapcp.RoutingIndexManager(n, 1, 0)
     routing = pywrapcp.RoutingModel(manager)
@@ -253,7 +257,7 @@ def _routing_path(
     params.local_search_metaheuristic = (
         routing_enums_pb2.LocalSearchMetaheuristic.GUIDED_LOCAL_SEARCH
     )
-    params.time_limit.FromMilliseconds(max(int(time_limit_s * 1000), 10))
+    params.time_limit.FromMilliseconds(max(int((deadline - time.perf_counter()) * 1000), 10))
     routing.CloseModelWithParameters(params)
     start = routing.ReadAssignmentFromRoutes([[k + 1 for k in hint]], True)
     solution = routing.SolveFromAssignmentWithParameters(start, params)
@@ -300,17 +304,17 @@ def exact_order(
         return int(sum(ticks[a, b] for a, b in itertools.pairwise(chain)))
 
     hint = min(seeds, key=cost)
-    remaining = time_limit_s - (time.perf_counter() - began)
+    deadline = began + time_limit_s
     proven = False
     bound_s = assignment_bound_s(matrix)
     if len(files) <= 1:
         found: list[int] | None = list(range(len(files)))
         proven = True
     elif len(files) <= CP_SAT_MAX_FILES:
-        found, bound_ticks, proven = _cp_sat_path(ticks, hint, remaining)
+        found, bound_ticks, proven = _cp_sat_path(ticks, hint, deadline)
         bound_s = max(bound_s, bound_ticks / TICKS_PER_S - len(files) / (2 * TICKS_PER_S))
     else:
-        found = _routing_path(ticks, hint, remaining)
+        found = _routing_path(ticks, hint, deadline)
     candidates = [*seeds, *([found] if found is not None else [])]
     best = min(candidates, key=lambda o: order_time_s(tape, model, head_block, files, o))
     result = _result("exact", tape, model, head_block, files, best, began)
