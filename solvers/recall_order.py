@@ -12,9 +12,11 @@ CTA's (SLTF under its cost heuristic), all under one locate model:
 - ``sltf``: shortest locate time first from the head, CTA's
   ``SLTFRAOAlgorithm`` (ties to the file given first).
 - ``exact``: the cheapest order, an asymmetric travelling-salesman path from
-  the head: CP-SAT's circuit constraint up to :data:`CP_SAT_MAX_FILES`
-  files, OR-Tools' routing solver (guided local search) beyond, both
-  started from the better of ``sltf`` and ``offset``; proven optimal when
+  the head, started from the better of ``sltf`` and ``offset``: OR-Tools'
+  routing solver (guided local search) for :data:`ROUTING_SHARE` of the
+  time limit from :data:`SEARCH_FIRST_FROM` files, then CP-SAT's circuit
+  constraint from its order, up to :data:`CP_SAT_MAX_FILES` files; the
+  routing solver alone beyond. Proven optimal when
   the solver closes the gap within its time limit, else the best order
   found with a lower bound (the larger of the solver's bound and the
   assignment relaxation's).
@@ -53,6 +55,15 @@ TICKS_PER_S = 1_000_000
 CP_SAT_MAX_FILES = 300
 """Above this many files ``exact`` uses the routing solver (a circuit of n^2 literals grows
 too large for CP-SAT to start from in a short time limit)."""
+
+
+ROUTING_SHARE = 0.3
+"""Share of the time limit that ``exact`` gives the routing solver's local search before CP-SAT
+(from :data:`SEARCH_FIRST_FROM` to :data:`CP_SAT_MAX_FILES` files), whose circuit starts from
+the order it found (guided local search runs to its limit, never proving anything)."""
+
+SEARCH_FIRST_FROM = 50
+"""Fewer files than this go to CP-SAT at once: it proves such paths in well under a second."""
 
 
 @frozen
@@ -303,7 +314,7 @@ def exact_order(
         chain = [0, *(k + 1 for k in order)]
         return int(sum(ticks[a, b] for a, b in itertools.pairwise(chain)))
 
-    hint = min(seeds, key=cost)
+    hint: Sequence[int] = min(seeds, key=cost)
     deadline = began + time_limit_s
     proven = False
     bound_s = assignment_bound_s(matrix)
@@ -311,6 +322,12 @@ def exact_order(
         found: list[int] | None = list(range(len(files)))
         proven = True
     elif len(files) <= CP_SAT_MAX_FILES:
+        if len(files) >= SEARCH_FIRST_FROM:
+            # Local search first (quick to improve), then the circuit to prove or bound.
+            searched = _routing_path(ticks, hint, began + ROUTING_SHARE * time_limit_s)
+            if searched is not None and cost(searched) < cost(hint):
+                seeds.append(tuple(searched))
+                hint = searched
         found, bound_ticks, proven = _cp_sat_path(ticks, hint, deadline)
         bound_s = max(bound_s, bound_ticks / TICKS_PER_S - len(files) / (2 * TICKS_PER_S))
     else:

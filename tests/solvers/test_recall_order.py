@@ -226,3 +226,12 @@ def test_the_assignment_bound_is_below_every_path():
     reads = sum(f.read_s(tape) for f in files)
     cheapest = min(order_time_s(tape, cta, 0, files, p) for p in itertools.permutations(range(6)))
     assert 0 < bound <= cheapest - reads + 1e-9
+
+
+def test_from_some_size_exact_searches_locally_before_the_circuit(monkeypatch):
+    monkeypatch.setattr(recall_order, "SEARCH_FIRST_FROM", 3)
+    tape, cta = _lto7m(), CtaCostHeuristic()
+    files = [TapeFile(f"f{k}", (k * 7919 * 37) % 600000, 262144) for k in range(6)]
+    result = exact_order(tape, cta, 0, files, time_limit_s=1.0)
+    cheapest = min(order_time_s(tape, cta, 0, files, p) for p in itertools.permutations(range(6)))
+    assert result.status == "optimal" and result.time_s == pytest.approx(cheapest, abs=1e-4)
