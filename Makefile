@@ -85,6 +85,7 @@ bench: venv
 	$(BIN)/python benchmarks/blue_waters.py
 	$(BIN)/python benchmarks/sweep.py
 	$(BIN)/python benchmarks/stripe_search.py
+	$(BIN)/python benchmarks/recall_order.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

@@ -363,3 +363,186 @@ LIBRARIES: dict[str, LibraryTechnology] = {
 
 GOLUBCHIK_LIBRARIES: tuple[str, ...] = ("ampex", "exabyte")
 """The libraries of Golubchik et al. (1994), whose whole layout the paper fixes."""
+
+
+TAPE_FORMAT_FIGURES = (
+    "wraps",
+    "min_lpos",
+    "max_lpos",
+    "block_bytes",
+    "capacity_mb",
+    "rate_mb_s",
+    "average_locate_s",
+)
+"""The figures of a :class:`TapeFormat`, each of which needs a source."""
+
+BANDS = 4
+"""Data bands of a serpentine (LTO or 3592) tape: its wraps are split evenly among them."""
+
+
+@frozen
+class TapeFormat:
+    """A serpentine tape as written by one drive generation: the figures of its geometry.
+
+    A serpentine tape is written in ``wraps``: wrap 0 runs from the
+    beginning of the tape (longitudinal position ``min_lpos``) to its end
+    (``max_lpos``), wrap 1 back, and so on; the wraps are split evenly
+    among :data:`BANDS` data bands, and moving the head to another band
+    costs more than to another wrap of the same band. The geometry built on
+    these figures (block id to wrap and position, locate times) is
+    :mod:`toolkit.tape_geometry`.
+
+    Attributes
+    ----------
+    name
+        Key in :data:`TAPE_FORMATS` (the ``technology`` of a recall file).
+    label
+        The drive and media it describes.
+    wraps
+        Wraps of a tape (tracks divided by the tracks the head reads at once).
+    min_lpos, max_lpos
+        First and last longitudinal position (LPOS) of a wrap, in the
+        drive's LPOS units.
+    block_bytes
+        Size of one tape block, the unit of block ids.
+    capacity_mb
+        Native capacity of a tape.
+    rate_mb_s
+        Native streaming rate.
+    average_locate_s
+        Average locate from the beginning of the tape (the vendor's average
+        locate or access time).
+    sources
+        Figure name (one of :data:`TAPE_FORMAT_FIGURES`) to where it comes from.
+    """
+
+    name: str
+    label: str
+    wraps: int
+    min_lpos: int
+    max_lpos: int
+    block_bytes: int
+    capacity_mb: float
+    rate_mb_s: float
+    average_locate_s: float
+    sources: Mapping[str, str] = field(repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        figures = {name: getattr(self, name) for name in TAPE_FORMAT_FIGURES}
+        _sourced(figures, self.sources, f"tape format {self.name!r}")
+        if self.wraps < BANDS or self.wraps % BANDS:
+            raise ValueError(f"tape format {self.name!r}: {self.wraps} wraps, not {BANDS} bands")
+        if not 0 <= self.min_lpos < self.max_lpos:
+            raise ValueError(f"tape format {self.name!r}: min_lpos must be below max_lpos")
+
+
+_CTA_RAO = "CERN CTA, taped/rao/RAOTest.cpp (media type LTO7M)"
+_CTA_BLOCK = (
+    "CERN CTA, taped/rao/InterpolationFilePositionEstimator.hpp: 256 KiB blocks (c_blockSize)"
+)
+_LTO_LPOS_ESTIMATE = (
+    "estimate: no published figure found; LTO-7's LPOS range (CTA's LTO7M media type), "
+    "the tape being as long (960 m)"
+)
+_LTO_LOCATE = "IBM TS2290 half-height drive table, average locate"
+
+TAPE_FORMATS: dict[str, TapeFormat] = {
+    f.name: f
+    for f in (
+        TapeFormat(
+            name="LTO-7",
+            label="LTO-7 drive, LTO-7 media",
+            wraps=112,
+            min_lpos=2696,
+            max_lpos=171097,
+            block_bytes=262144,
+            capacity_mb=_LTO_7.capacity_mb,
+            rate_mb_s=_LTO_7.rate_mb_s,
+            average_locate_s=56.0,
+            sources={
+                "wraps": _CTA_RAO,
+                "min_lpos": _CTA_RAO,
+                "max_lpos": _CTA_RAO,
+                "block_bytes": _CTA_BLOCK,
+                "capacity_mb": _IBM_LTO,
+                "rate_mb_s": _IBM_LTO,
+                "average_locate_s": _LTO_LOCATE,
+            },
+        ),
+        TapeFormat(
+            name="LTO-8",
+            label="LTO-8 drive, LTO-8 media",
+            wraps=208,
+            min_lpos=2696,
+            max_lpos=171097,
+            block_bytes=262144,
+            capacity_mb=12_000_000.0,
+            rate_mb_s=360.0,
+            average_locate_s=59.0,
+            sources={
+                "wraps": "LTO-8's 6,656 data tracks read 32 at a time",
+                "min_lpos": _LTO_LPOS_ESTIMATE,
+                "max_lpos": _LTO_LPOS_ESTIMATE,
+                "block_bytes": _CTA_BLOCK,
+                "capacity_mb": _IBM_LTO,
+                "rate_mb_s": _IBM_LTO,
+                "average_locate_s": _LTO_LOCATE,
+            },
+        ),
+        TapeFormat(
+            name="LTO-9",
+            label="LTO-9 drive, LTO-9 media",
+            wraps=280,
+            min_lpos=2696,
+            max_lpos=184253,
+            block_bytes=262144,
+            capacity_mb=18_000_000.0,
+            rate_mb_s=400.0,
+            average_locate_s=45.0,
+            sources={
+                "wraps": "LTO-9's 8,960 data tracks read 32 at a time",
+                "min_lpos": _LTO_LPOS_ESTIMATE,
+                "max_lpos": (
+                    "estimate: no published figure found; LTO-7's LPOS range stretched by "
+                    "the longer tape (1,035 m against 960 m)"
+                ),
+                "block_bytes": _CTA_BLOCK,
+                "capacity_mb": _IBM_LTO,
+                "rate_mb_s": _IBM_LTO,
+                "average_locate_s": "IBM documentation 2.12.3, full-height LTO-9 drive",
+            },
+        ),
+        TapeFormat(
+            name="TS1150",
+            label="IBM TS1150 (3592-E08) drive, JD media (an enterprise tape)",
+            wraps=160,
+            min_lpos=2696,
+            max_lpos=171097,
+            block_bytes=262144,
+            capacity_mb=10_000_000.0,
+            rate_mb_s=360.0,
+            average_locate_s=60.0,
+            sources={
+                "wraps": (
+                    "estimate: 5,120 data tracks on JD media as quoted for the TS1150 (not "
+                    "checked against IBM's documentation), read 32 at a time as from the "
+                    "TS1140 on (IBM TS3500 introduction and planning guide)"
+                ),
+                "min_lpos": "estimate: no published figure found; LTO-7's LPOS range",
+                "max_lpos": "estimate: no published figure found; LTO-7's LPOS range",
+                "block_bytes": "estimate: the 256 KiB blocks of CTA's LTO figures",
+                "capacity_mb": (
+                    "IBM Tape Library Guide for Open Systems (Redbook), chapter 3: 10 TB "
+                    "native on JD media"
+                ),
+                "rate_mb_s": (
+                    "IBM Tape Library Guide for Open Systems (Redbook), chapter 3: 360 MB/s native"
+                ),
+                "average_locate_s": (
+                    "estimate: no published figure found; the LTO drives' 45-59 s"
+                ),
+            },
+        ),
+    )
+}
+"""The serpentine tape formats, keyed by name (a recall file's ``technology``)."""

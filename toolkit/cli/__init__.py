@@ -2,7 +2,7 @@
 
 Each command is a module of this package (``check``, ``solve``, ``solvers``,
 ``verify``, ``metrics``, ``compare``, ``generate``, ``simulate``,
-``replay``, ``experiment``, ``plot``, ``stripe``, and ``experiment online-vs-offline``
+``replay``, ``experiment``, ``plot``, ``stripe``, ``order``, and ``experiment online-vs-offline``
 in ``online_vs_offline``); :data:`main` gathers them into one ``click``
 group. This is the only part of :mod:`toolkit` that may import
 :mod:`solvers` and :mod:`simulator`: the core of the toolkit (model, files, validator, metrics,
@@ -27,6 +27,7 @@ from toolkit.cli.list_solvers import list_solvers
 from toolkit.cli.metrics import metrics
 from toolkit.cli.online_vs_offline import NAME as ONLINE_VS_OFFLINE
 from toolkit.cli.online_vs_offline import online_vs_offline
+from toolkit.cli.order import order
 from toolkit.cli.plot import plot
 from toolkit.cli.replay import replay
 from toolkit.cli.simulate import simulate
@@ -45,6 +46,7 @@ def main() -> None:
 
 for _command in (check, solve, list_solvers, verify, metrics, compare, generate, simulate, replay):
     main.add_command(_command)
+main.add_command(order)
 main.add_command(experiment)
 main.add_command(plot)
 main.add_command(stripe)
