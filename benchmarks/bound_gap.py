@@ -16,9 +16,16 @@ A second table does the same on instances too large to prove: those of
 arms, ``--large``) and ``instances/random-300.json``, with the old and the
 new bound, their runtime, and the best of ``greedy`` and ``wspt``.
 
+Both tables also give the window bound of :mod:`solvers.window_bound`
+(CP-SAT's bound on runs of requests, each run alone, added up): on the small
+instances with two windows of ``n / 2`` requests (``--window-time`` s for
+both), on the large ones with windows of ``--window`` requests
+(``--window-time`` s for all of them).
+
 Run with ``make bench`` or ``.venv/bin/python benchmarks/bound_gap.py``
 (``--sizes 8,10,12``, ``--spreads 120,60,30,15``, ``--large 200,2000``,
-``--seed 1``, ``--time-limit 60`` for CP-SAT).
+``--seed 1``, ``--time-limit 60`` for CP-SAT, ``--window 10``,
+``--window-time 60``).
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from heuristics import instance_for as loaded_instance
 
 import solvers
 from solvers.bounds import basic_bound, lower_bound
+from solvers.window_bound import window_bound
 from toolkit.io import load_instance
 from toolkit.model import Instance
 
@@ -63,13 +71,14 @@ def best_objective(instance: Instance, names: tuple[str, ...], limit_s: float, s
     return min(values)
 
 
-def large(sizes: list[int], seed: int) -> None:
-    """Print the old and new bounds against the best quick heuristic on large instances."""
+def large(sizes: list[int], seed: int, window: int, window_s: float) -> None:
+    """Print the old, new and window bounds against the best quick heuristic on large instances."""
     cases = [(f"{n} requests", loaded_instance(n, seed)) for n in sizes]
     cases.append(("random-300", load_instance(RANDOM_300)))
     print(
         f"{'instance':>14} {'old bound':>11} {'bound':>11} {'seconds':>7} {'best':>12} "
-        f"{'solver':>7} {'best/old':>8} {'best/new':>8}"
+        f"{'solver':>7} {'best/old':>8} {'best/new':>8} {'windows':>11} {'proved':>7} "
+        f"{'best/win':>8}"
     )
     for label, instance in cases:
         began = time.perf_counter()
@@ -79,9 +88,12 @@ def large(sizes: list[int], seed: int) -> None:
         results = [solvers.solve(instance, solver=name, seed=seed) for name in QUICK]
         best = min((r for r in results if r.objective is not None), key=lambda r: r.objective or 0)
         assert best.objective is not None
+        win = window_bound(instance, window=window, time_limit_s=window_s, seed=seed)
         print(
             f"{label:>14} {old:>11.1f} {bound:>11.1f} {seconds:>7.2f} {best.objective:>12.1f} "
-            f"{best.solver:>7} {best.objective / old:>8.1f} {best.objective / bound:>8.1f}",
+            f"{best.solver:>7} {best.objective / old:>8.1f} {best.objective / bound:>8.1f} "
+            f"{win.bound:>11.1f} {win.proved:>3}/{win.windows:<3} "
+            f"{best.objective / win.bound:>8.1f}",
             flush=True,
         )
 
@@ -94,12 +106,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--large", default="200,2000")
+    parser.add_argument("--window", type=int, default=10)
+    parser.add_argument("--window-time", type=float, default=60.0)
     args = parser.parse_args(argv)
     print(f"Seed {args.seed}, CP-SAT limit {args.time_limit:g} s")
     print(
         f"{'n':>3} {'spread':>6} {'status':>8} {'optimum':>11} {'old bound':>11} "
-        f"{'bound':>11} {'online':>11} {'local':>11} {'old/opt':>7} {'bnd/opt':>7} "
-        f"{'onl/opt':>7} {'loc/opt':>7}"
+        f"{'bound':>11} {'windows':>11} {'online':>11} {'local':>11} {'old/opt':>7} "
+        f"{'bnd/opt':>7} {'win/opt':>7} {'onl/opt':>7} {'loc/opt':>7}"
     )
     for spread in (float(x) for x in args.spreads.split(",")):
         for n in (int(x) for x in args.sizes.split(",")):
@@ -111,16 +125,20 @@ def main(argv: list[str] | None = None) -> int:
             assert optimum is not None
             old = basic_bound(instance)
             bound = lower_bound(instance)
+            win = window_bound(
+                instance, window=max(1, n // 2), time_limit_s=args.window_time, seed=args.seed
+            ).bound
             online = best_objective(instance, ONLINE, args.time_limit, args.seed)
             local = best_objective(instance, ("local-search",), 10.0, args.seed)
             print(
                 f"{n:>3} {spread:>6g} {exact.status.value:>8} {optimum:>11.2f} {old:>11.2f} "
-                f"{bound:>11.2f} {online:>11.2f} {local:>11.2f} {old / optimum:>7.3f} "
-                f"{bound / optimum:>7.3f} {online / optimum:>7.3f} {local / optimum:>7.3f}",
+                f"{bound:>11.2f} {win:>11.2f} {online:>11.2f} {local:>11.2f} "
+                f"{old / optimum:>7.3f} {bound / optimum:>7.3f} {win / optimum:>7.3f} "
+                f"{online / optimum:>7.3f} {local / optimum:>7.3f}",
                 flush=True,
             )
     print()
-    large([int(x) for x in args.large.split(",")], args.seed)
+    large([int(x) for x in args.large.split(",")], args.seed, args.window, args.window_time)
     return 0
 
 
