@@ -12,8 +12,10 @@ Eviction (:meth:`MountPolicy.evict`)
     placement would take an idle drive holding another tape, the policy
     chooses that drive among the idle drives holding a tape that may stand
     in for it (:meth:`~solvers.online.protocol.PlatformState.peers`: its
-    library's, the simulator's mover's); an empty idle drive, when the
-    placement takes one, is never second-guessed. ``keep`` (``None``) leaves
+    library's, the simulator's mover's: on drives of unequal timings the
+    rule then chooses the drive's speed too, as a tape system evicting by
+    tape does); an empty idle drive, when the placement takes one, is never
+    second-guessed. ``keep`` (``None``) leaves
     the placement's own choice: the timeline's over an instance (the drive
     available first, which is the least recently used one of its class), the
     lowest numbered in the simulator; it is the default, and every result
@@ -622,6 +624,8 @@ class MountPolicied:
         self._idle_since: dict[str, tuple[str, float]] = {}
         self._criteria: bool | None = None
         """Whether the policy has criteria (asked once, at the first call)."""
+        self._dismounts = not (isinstance(policy, Rules) and policy.idle_s is None)
+        """Whether idle tapes may be put away (all but the project's keep-mounted rules)."""
         self._seen = -1
         self._held: dict[str, dict[int, Request]] = {}
         self._held_ids: set[str] = set()
@@ -640,7 +644,8 @@ class MountPolicied:
         """The inner scheduler's decision under the mount policy (see the class)."""
         if self._criteria is None:
             self._criteria = self.policy.admit(now, {}, 0, platform) is not None
-        self._note_idle(now, platform)
+        if self._dismounts:
+            self._note_idle(now, platform)
         if self._criteria:
             self._hold_back(waiting, platform)
             self._show(now, platform)
@@ -652,7 +657,7 @@ class MountPolicied:
             decision = self._evicting(now, decision, platform)
             self._record(now, decision.request, platform)
             return decision
-        if decision is not None:
+        if decision is not None or not self._dismounts:
             return decision
         return self._due_dismount(now, platform)
 

@@ -159,7 +159,8 @@ class PlatformState(Protocol):
         Those of its library over an instance; in the simulator those of its
         mover (a library without movers is one mover), whose drives a
         request's pieces share. A mount policy choosing which idle drive's
-        tape to evict (:mod:`solvers.online.mount_policy`) chooses among them.
+        tape to evict (:mod:`solvers.online.mount_policy`) chooses among them
+        (on drives of unequal timings it then chooses the drive's speed too).
         """
         ...
 

@@ -27,6 +27,7 @@ from solvers.online.policies import Fifo, fifo_dismounting
 from solvers.result import Result
 from toolkit.generators import RandomParams, random_instance
 from toolkit.model import Drive, Instance, Library, Request, Schedule, Tape
+from toolkit.strategies import instances
 
 from ..builders import assert_validated, operations, read
 
@@ -241,6 +242,26 @@ def test_criteria_run_under_every_registered_heuristic():
         for policy in ("cta:files=2,age=600+lru", "dcache:share=0,min-wait=30,tapes=2+defer:60"):
             result = solvers.solve(instance, name, mount_policy=policy)
             assert_validated(instance, result)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    instance=instances(n_requests=(1, 12), drives_per_library=(1, 4), max_gang=(1, 3)),
+    name=st.sampled_from(["fifo", "wspt", "stretch", "sltf", "backfill", "greedy"]),
+    policy=st.sampled_from(
+        [
+            "lru",
+            "fifo+at-once",
+            "lfu+defer:20",
+            "belady",
+            "cta:files=2,bytes=1GB,age=100,drives=2",
+            "dcache:share=0.001,min-wait=10,max-age=200,tapes=2+lru+defer:5",
+        ]
+    ),
+)
+def test_every_dispatched_schedule_validates(instance, name, policy):
+    # Gangs, several libraries, initial tapes and busy drives included.
+    assert_validated(instance, solvers.solve(instance, name, mount_policy=policy))
 
 
 # Specs.
