@@ -39,12 +39,14 @@ Dismount (:meth:`MountPolicy.dismount_s`)
     :meth:`MountPolicied.wake_s` asks both loops to be woken at.
 
 Mount criteria (:meth:`MountPolicy.admit`)
-    Which waiting requests may make a tape be mounted. A request whose tapes
-    are all held by a drive (idle or busy) needs no mount and is shown to
-    the scheduler at once. The others are held back, queued by their first
-    tape, until the policy admits that tape: :class:`CtaCriteria` (CERN
-    CTA's rule for a retrieve mount, ``scheduler/Scheduler.cpp``,
-    ``getNextMountDryRun``/``getNextMount``: the queue's bytes reach
+    Which waiting reads may make a tape be mounted (the criteria are those
+    of recalls: a write, whose tapes the simulator chooses when it starts,
+    is never held back). A read whose tapes are all held by a drive (idle
+    or busy) needs no mount and is shown to the scheduler at once. The
+    others are held back, queued by their first tape, until the policy
+    admits that tape: :class:`CtaCriteria` (CERN CTA's rule for a retrieve
+    mount, ``scheduler/Scheduler.cpp``,
+    ``Scheduler::sortAndGetTapesForMountInfo``: the queue's bytes reach
     ``minBytesToWarrantAMount``, or its files ``minFilesToWarrantAMount``,
     or its oldest request is older than the mount policy's
     ``retrieveMinRequestAge``; at most ``readMaxDrives`` mounts) and
@@ -345,7 +347,7 @@ class CtaCriteria:
             return True
         if sum(request.size_mb for request in queue) >= self.min_mb:
             return True
-        return now - _oldest_s(queue) >= self.min_age_s
+        return now >= _oldest_s(queue) + self.min_age_s  # as recheck_s: a wake-up passes
 
     def admit(
         self,
@@ -416,11 +418,12 @@ class DCacheSelection:
         return chosen
 
     def _next(self, now: float, queues: Mapping[str, Sequence[Request]]) -> str | None:
-        expired = [t for t, q in queues.items() if now - _oldest_s(q) >= self.max_age_s]
+        # Times compared as recheck_s computes them, so that a wake-up finds them passed.
+        expired = [t for t, q in queues.items() if now >= _oldest_s(q) + self.max_age_s]
         if expired:
             return min(expired, key=lambda t: (_oldest_s(queues[t]), t))
         quiet = [
-            t for t, q in queues.items() if now - max(r.release_s for r in q) >= self.min_wait_s
+            t for t, q in queues.items() if now >= max(r.release_s for r in q) + self.min_wait_s
         ]
         volume = {t: sum(r.size_mb for r in queues[t]) for t in quiet}
         enough = [t for t in quiet if volume[t] >= self.min_share * self.capacity_mb(t)]
@@ -755,7 +758,8 @@ class MountPolicied:
     # Mount criteria.
 
     def _hold_back(self, waiting: Sequence[Request], platform: PlatformState) -> None:
-        """Take the new arrivals: shown at once when they need no mount, else held back."""
+        """Take the new arrivals: shown at once when they need no mount (or are writes), else
+        held back."""
         fresh: list[Request] = []
         for request in reversed(waiting):
             if platform.arrival(request) <= self._seen:
@@ -763,7 +767,9 @@ class MountPolicied:
             fresh.append(request)
         for request in reversed(fresh):
             self._seen = max(self._seen, platform.arrival(request))
-            if all(platform.holder(p.tape) is not None for p in request.pieces):
+            if request.kind != "read" or all(
+                platform.holder(p.tape) is not None for p in request.pieces
+            ):
                 self._reveal(request)
             else:
                 tape = request.pieces[0].tape

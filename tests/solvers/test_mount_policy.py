@@ -195,6 +195,15 @@ def test_cta_holds_the_mount_until_files_bytes_or_age_pass(policy, mount_s):
     assert mounts(result.schedule) == 1
 
 
+def test_cta_holds_back_reads_only():
+    write = Request("w", 0, 1.0, "write", read("x", 0, ("T2", 0, 10)).pieces)
+    instance = platform(2, (read("r", 0, ("T1", 0, 10)), write))
+    result = run(instance, "cta:files=9,age=1000")
+    starts = {r.id: r.start_s for r in result.schedule.requests}
+    assert starts["w"] == pytest.approx(SERVICE_S - 0.1)  # mounted and loaded at once
+    assert starts["r"] >= 1000
+
+
 def test_cta_max_drives_caps_the_tapes_at_work():
     instance = platform(3, tuple(read(f"r{k}", 0, (f"T{k}", 0, 1000)) for k in (1, 2, 3)), arms=3)
     result = run(instance, "cta:age=0,drives=2")
