@@ -631,13 +631,11 @@ class MountPolicied:
         """Whether idle tapes may be put away (all but the project's keep-mounted rules)."""
         self._seen = -1
         self._held: dict[str, dict[int, Request]] = {}
-        self._held_ids: set[str] = set()
         self._shown: dict[str, int] = {}
         self._shown_by_rank: dict[int, Request] = {}
         self._shown_waiting = WaitingRequests(self._shown_by_rank)
         self._active: set[str] = set()
         self._next_rank = 0
-        self._now = -math.inf
 
     # The protocol.
 
@@ -742,6 +740,8 @@ class MountPolicied:
         return Start(request, drives=tuple(drives)) if changed else decision
 
     def _record(self, now: float, request: Request, platform: PlatformState) -> None:
+        """Note ``request``'s start (before it is carried out): a use of each of its tapes, a
+        mount of those no drive holds; it is no longer shown."""
         uses = self.uses
         for tape in {piece.tape for piece in request.pieces}:
             use = uses.get(tape, NO_USE)
@@ -774,14 +774,12 @@ class MountPolicied:
             else:
                 tape = request.pieces[0].tape
                 self._held.setdefault(tape, {})[platform.arrival(request)] = request
-                self._held_ids.add(request.id)
 
     def _reveal(self, request: Request) -> None:
         rank = self._next_rank
         self._next_rank += 1
         self._shown[request.id] = rank
         self._shown_by_rank[rank] = request
-        self._held_ids.discard(request.id)
         self._active.add(request.pieces[0].tape)
 
     def _queues(self) -> dict[str, list[Request]]:
