@@ -43,9 +43,10 @@ Mount criteria (:meth:`MountPolicy.admit`)
     of recalls: a write, whose tapes the simulator chooses when it starts,
     is never held back). A read whose tapes are all held by a drive (idle
     or busy) needs no mount and is shown to the scheduler at once. The
-    others are held back, queued by their first tape, until the policy
-    admits that tape: :class:`CtaCriteria` (CERN CTA's rule for a retrieve
-    mount, ``scheduler/Scheduler.cpp``,
+    others are held back, queued by their first tape in no drive, until
+    the policy admits that tape (or a start mounts it):
+    :class:`CtaCriteria` (CERN CTA's rule for a retrieve mount,
+    ``scheduler/Scheduler.cpp``,
     ``Scheduler::sortAndGetTapesForMountInfo``: the queue's bytes reach
     ``minBytesToWarrantAMount``, or its files ``minFilesToWarrantAMount``,
     or its oldest request is older than the mount policy's
@@ -162,7 +163,8 @@ class MountPolicy(Protocol):
         active: int,
         platform: PlatformState,
     ) -> Sequence[str] | None:
-        """Tapes whose held-back requests (``queues``, by tape, in arrival order) may now be shown.
+        """Tapes whose held-back requests (``queues``, by tape, in arrival order; read-only)
+        may now be shown.
 
         ``active`` is the number of tapes admitted and still at work (with
         shown requests waiting, or in a busy drive). ``None`` means no
@@ -318,6 +320,8 @@ class Criteria(Protocol):
 
 
 def _oldest_s(queue: Sequence[Request]) -> float:
+    if len(queue) == 1:
+        return queue[0].release_s
     return min(request.release_s for request in queue)
 
 
@@ -343,11 +347,9 @@ class CtaCriteria:
 
     def passes(self, now: float, queue: Sequence[Request]) -> bool:
         """Whether ``queue`` warrants a mount at ``now``."""
-        if len(queue) >= self.min_files:
-            return True
-        if sum(request.size_mb for request in queue) >= self.min_mb:
-            return True
-        return now >= _oldest_s(queue) + self.min_age_s  # as recheck_s: a wake-up passes
+        if len(queue) >= self.min_files or now >= _oldest_s(queue) + self.min_age_s:
+            return True  # the age compared as recheck_s computes it: a wake-up passes
+        return self.min_mb < math.inf and sum(r.size_mb for r in queue) >= self.min_mb
 
     def admit(
         self,
@@ -625,12 +627,20 @@ class MountPolicied:
         self.uses: dict[str, TapeUse] = {}
         """What is known of each tape's use (see :class:`TapeUse`)."""
         self._idle_since: dict[str, tuple[str, float]] = {}
+        """Tape and idle-since time of each idle drive holding a tape, in platform order."""
+        self._noted: tuple[float, int] | None = None
+        """Decision time and idle holding count when the idle drives were last noted."""
+        self._shown_at: tuple[float, int] | None = None
+        """Decision time and idle drives when held-back requests were last weighed."""
+        self._fresh = False
+        """Whether requests were held back since they were last weighed."""
         self._criteria: bool | None = None
         """Whether the policy has criteria (asked once, at the first call)."""
         self._dismounts = not (isinstance(policy, Rules) and policy.idle_s is None)
         """Whether idle tapes may be put away (all but the project's keep-mounted rules)."""
         self._seen = -1
-        self._held: dict[str, dict[int, Request]] = {}
+        self._held: dict[str, list[Request]] = {}
+        """Held-back reads by their first tape in no drive, in arrival order."""
         self._shown: dict[str, int] = {}
         self._shown_by_rank: dict[int, Request] = {}
         self._shown_waiting = WaitingRequests(self._shown_by_rank)
@@ -678,7 +688,17 @@ class MountPolicied:
     # Idle tapes and dismounts.
 
     def _note_idle(self, now: float, platform: PlatformState) -> None:
-        """Note, for each idle drive holding a tape, since when it is idle with that tape."""
+        """Note, for each idle drive holding a tape, since when it is idle with that tape.
+
+        Done at the first call of a decision time, and again when the number
+        of idle drives holding a tape changed: within a decision time it
+        only falls as decisions take drives, so that a drive found idle is
+        idle since the time it was first found so.
+        """
+        noted = (now, platform.idle_holding_count())
+        if noted == self._noted:
+            return
+        self._noted = noted
         since = self._idle_since
         current = {}
         for drive in platform.idle_drives(holding=True):
@@ -690,15 +710,12 @@ class MountPolicied:
         self._idle_since = current
 
     def _due_dismount(self, now: float, platform: PlatformState) -> Dismount | None:
-        for drive in platform.idle_drives(holding=True):
-            tape = platform.tape_in(drive)
-            if tape is None or platform.waiting_on(tape):
-                continue
-            known = self._idle_since.get(drive)
-            since = known[1] if known is not None and known[0] == tape else now
+        """The first idle drive (in platform order) whose tape is unneeded and due to go."""
+        for drive, (tape, since) in self._idle_since.items():
             due = self.policy.dismount_s(tape, since)
-            if due is not None and due <= now:
-                self._idle_since.pop(drive, None)
+            if due is None or due > now or platform.waiting_on(tape):
+                continue
+            if platform.is_idle(drive) and platform.tape_in(drive) == tape:
                 return Dismount(drive)
         return None
 
@@ -754,6 +771,10 @@ class MountPolicied:
             rank = self._shown.pop(request.id, None)
             if rank is not None:
                 self._shown_by_rank.pop(rank, None)
+            for piece in request.pieces:  # mounted now: what waits on it needs no mount
+                queue = self._held.pop(piece.tape, None)
+                for held in () if queue is None else queue:
+                    self._reveal(held)
 
     # Mount criteria.
 
@@ -767,13 +788,12 @@ class MountPolicied:
             fresh.append(request)
         for request in reversed(fresh):
             self._seen = max(self._seen, platform.arrival(request))
-            if request.kind != "read" or all(
-                platform.holder(p.tape) is not None for p in request.pieces
-            ):
+            unheld = [p.tape for p in request.pieces if platform.holder(p.tape) is None]
+            if request.kind != "read" or not unheld:
                 self._reveal(request)
             else:
-                tape = request.pieces[0].tape
-                self._held.setdefault(tape, {})[platform.arrival(request)] = request
+                self._held.setdefault(unheld[0], []).append(request)
+                self._fresh = True
 
     def _reveal(self, request: Request) -> None:
         rank = self._next_rank
@@ -782,23 +802,30 @@ class MountPolicied:
         self._shown_by_rank[rank] = request
         self._active.add(request.pieces[0].tape)
 
-    def _queues(self) -> dict[str, list[Request]]:
-        return {tape: list(queue.values()) for tape, queue in self._held.items()}
+    def _queues(self) -> Mapping[str, Sequence[Request]]:
+        return self._held
 
     def _show(self, now: float, platform: PlatformState) -> None:
-        """Show the held-back requests whose tape got mounted or that the policy admits."""
-        for tape in [t for t in self._held if platform.holder(t) is not None]:
-            for request in self._held.pop(tape).values():
-                self._reveal(request)
+        """Show the held-back requests that the policy admits.
+
+        Weighed again when the decision time, the number of idle drives (a
+        drive freed may free a tape's slot) or the held-back queues changed
+        since last. The tape a read is held back by is in no drive: it was in
+        none when the read arrived, and a start that mounts it shows the
+        read at once (:meth:`_record`).
+        """
+        at = (now, sum(platform.idle_counts()))
+        if at == self._shown_at and not self._fresh:
+            return
+        self._shown_at, self._fresh = at, False
         if not self._held:
             return
         self._active = {t for t in self._active if self._at_work(t, platform)}
         admitted = self.policy.admit(now, self._queues(), len(self._active), platform)
         for tape in admitted or ():
             queue = self._held.pop(tape, None)
-            if queue is not None:
-                for request in queue.values():
-                    self._reveal(request)
+            for request in () if queue is None else queue:
+                self._reveal(request)
 
     def _at_work(self, tape: str, platform: PlatformState) -> bool:
         """Whether an admitted ``tape`` still has shown requests waiting or is in a busy drive."""
