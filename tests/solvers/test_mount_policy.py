@@ -195,6 +195,24 @@ def test_cta_holds_the_mount_until_files_bytes_or_age_pass(policy, mount_s):
     assert mounts(result.schedule) == 1
 
 
+def test_a_held_back_read_goes_once_another_request_mounts_its_tape():
+    # x alone on T1 waits for the age (1000 s); T2's queue (three files)
+    # passes, and z, a gang on T2 and T1, mounts T1: x then needs no mount.
+    instance = platform(
+        2,
+        (
+            read("x", 0, ("T1", 0, 10)),
+            read("y1", 0, ("T2", 0, 10)),
+            read("y2", 0, ("T2", 0, 10)),
+            read("z", 0, ("T2", 0, 10), ("T1", 100, 10)),
+        ),
+    )
+    result = run(instance, "cta:files=3,age=1000")
+    starts = {r.id: r.start_s for r in result.schedule.requests}
+    assert starts["y1"] < starts["z"] < starts["x"] < 1000
+    assert mounts(result.schedule) == 2
+
+
 def test_cta_holds_back_reads_only():
     write = Request("w", 0, 1.0, "write", read("x", 0, ("T2", 0, 10)).pieces)
     instance = platform(2, (read("r", 0, ("T1", 0, 10)), write))
