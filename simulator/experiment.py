@@ -22,7 +22,9 @@ from simulator.results import Estimate, RequestRecord, RunSummary, combine, reco
 from simulator.scenario import Scenario, make_archive
 from simulator.simulation import Simulation
 from simulator.workload import Workload, generate, with_striping
-from solvers.plugins import SchedulerSpec
+from solvers.online.mount_policy import parse_mount_policy, with_mount_policy
+from solvers.online.protocol import Scheduler
+from solvers.plugins import SchedulerSpec, resolve_scheduler
 
 
 @frozen
@@ -45,6 +47,7 @@ def override(
     replications: int | None = None,
     bw_main: BwMainParams | None = None,
     striping: Sequence[int] | None = None,
+    mount_policy: str | None = None,
 ) -> Scenario:
     """The scenario with the given settings replaced (``None``: kept).
 
@@ -52,7 +55,8 @@ def override(
     ``module.path:Attr``, an entry point's name, or the object itself;
     ``bw_main`` the parameters of the ``bw-main`` scheduler; ``striping``
     the stripe width of each request class (:func:`check_striping` says
-    whether the platform can run them).
+    whether the platform can run them); ``mount_policy`` a mount policy spec
+    (:mod:`solvers.online.mount_policy`).
     """
     workload = scenario.workload
     if striping is not None:
@@ -70,6 +74,8 @@ def override(
         run = evolve(run, replications=replications)
     if bw_main is not None:
         run = evolve(run, bw_main=bw_main)
+    if mount_policy is not None:
+        run = evolve(run, mount_policy=mount_policy)
     return evolve(scenario, policy=policy or scenario.policy, workload=workload, run=run)
 
 
@@ -114,6 +120,26 @@ def without_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
+def scheduler_of(scenario: Scenario) -> SchedulerSpec:
+    """The scheduler spec a run of ``scenario`` uses: its scheduler, under its mount policy.
+
+    Each run gets a scheduler and a mount policy of its own (both keep
+    state); the tapes' capacity is the platform's.
+    """
+    spec = simulator_scheduler(scenario.run.scheduler, scenario.run.bw_main)
+    mount_policy = scenario.run.mount_policy
+    if mount_policy is None:
+        return spec
+    capacity_mb = scenario.platform.tape_capacity_mb
+    plugged = resolve_scheduler(spec)
+
+    def under_mount_policy() -> Scheduler:
+        policy = parse_mount_policy(mount_policy, capacity_mb=lambda tape: capacity_mb)
+        return with_mount_policy(plugged.make(), policy)
+
+    return under_mount_policy
+
+
 def run_once(
     scenario: Scenario,
     seed: int,
@@ -145,7 +171,7 @@ def run_once(
         simulation = Simulation(
             scenario.platform,
             policy,
-            simulator_scheduler(scenario.run.scheduler, scenario.run.bw_main),
+            scheduler_of(scenario),
             workload,
             seed=seed,
             record=record,

@@ -82,7 +82,13 @@ a platform:
   workload's new files (sizes, schemes, ratios); the tapes must hold at
   least one set of them;
 - the whole ``run`` section: ``scheduler`` (``fifo``), ``seed`` (1),
-  ``replications`` (1), ``warmup`` (0.1).
+  ``replications`` (1), ``warmup`` (0.1); a scheduler's mount policy
+  (none: tapes stay mounted, the platform choosing the drive), given with
+  the scheduler as an object, ``{"name": "fifo", "mount_policy":
+  "lru+defer:300"}``, the spec one of :mod:`solvers.online.mount_policy`
+  (``lru``, ``defer:300``, ``cta:files=10,age=1h``,
+  ``dcache:share=0.5,tapes=4``, ...; ``belady`` is offline and refused,
+  and ``bw-main`` and ``golubchik`` take none).
 
 A drive group's ``model`` is a name of the technology table
 (:data:`toolkit.technology.DRIVES`: ``LTO-7``, ``T10000D``, ``TS1160``,
@@ -151,6 +157,7 @@ from simulator.workload import (
     Workload,
     WorkloadParams,
 )
+from solvers.online.mount_policy import MountPolicyError, parse_mount_policy
 from solvers.plugins import SchedulerSpec, SchedulerSpecError, resolve_scheduler
 from toolkit.errors import InputError, Problem, ValueProblems
 from toolkit.fields import (
@@ -225,6 +232,9 @@ class RunSettings:
     replications: int = 1
     warmup: float = 0.1
     bw_main: BwMainParams = attrs.field(factory=BwMainParams)
+    mount_policy: str | None = None
+    """A mount policy spec (:mod:`solvers.online.mount_policy`) the scheduler runs under;
+    ``None`` keeps tapes mounted with the platform's own choice of drive, as before."""
 
 
 @frozen
@@ -364,9 +374,15 @@ def _policy_name(value: Any) -> str:
     return value  # type: ignore[no-any-return]
 
 
-def _scheduler(value: Any) -> str | tuple[str, BwMainParams]:
+def _scheduler(value: Any) -> str | tuple[str, BwMainParams] | MountedScheduler:
     """A scheduler's name, imported when it is ``module.path:Attr`` (:mod:`solvers.plugins`);
-    or ``bw-main`` and its parameters, given as an object."""
+    or ``bw-main`` and its parameters, given as an object; or an object of a scheduler's
+    name and its mount policy."""
+    if type(value) is dict and "mount_policy" in value and set(value) <= {"name", "mount_policy"}:
+        mounted, problems = JSON.structure(value, MountedSection, keys=_KEYS)
+        if mounted is None:
+            raise ValueProblems(problems)
+        return MountedScheduler(mounted.name, mounted.mount_policy)
     if type(value) is dict:
         section, problems = JSON.structure(value, BwMainSection, keys=_KEYS)
         if section is None:
@@ -378,6 +394,16 @@ def _scheduler(value: Any) -> str | tuple[str, BwMainParams]:
     try:
         resolve_scheduler(value)
     except SchedulerSpecError as exc:
+        raise ValueError(str(exc)) from None
+    return value  # type: ignore[no-any-return]
+
+
+def _mount_policy(value: Any) -> str:
+    """A mount policy spec, checked (``belady``, offline, is refused: the simulator is online)."""
+    require(nonempty_text, value)
+    try:
+        parse_mount_policy(value, capacity_mb=lambda tape: 1.0)
+    except MountPolicyError as exc:
         raise ValueError(str(exc)) from None
     return value  # type: ignore[no-any-return]
 
@@ -494,6 +520,29 @@ _DEFAULT_RUN = RunSettings()
 _BW = _DEFAULT_RUN.bw_main
 
 
+@frozen
+class MountedScheduler:
+    """``run.scheduler`` given as ``{"name": ..., "mount_policy": ...}``."""
+
+    name: str
+    mount_policy: str
+
+
+def _scheduler_name(value: Any) -> str:
+    """A scheduler's name as ``run.scheduler`` takes it (not an object)."""
+    name = _scheduler(value)
+    assert isinstance(name, str)
+    return name
+
+
+@checked(kw_only=True)
+class MountedSection:
+    """``run.scheduler`` given as an object with a mount policy."""
+
+    name: str = parsed(_scheduler_name)
+    mount_policy: str = parsed(_mount_policy)
+
+
 @checked(kw_only=True)
 class BwMainSection:
     """``run.scheduler`` given as an object: ``bw-main`` and its parameters."""
@@ -520,7 +569,9 @@ class BwMainSection:
 class RunSection:
     """The ``run`` of a scenario file."""
 
-    scheduler: str | tuple[str, BwMainParams] = parsed(_scheduler, default=_DEFAULT_RUN.scheduler)
+    scheduler: str | tuple[str, BwMainParams] | MountedScheduler = parsed(
+        _scheduler, default=_DEFAULT_RUN.scheduler
+    )
     seed: int = check(integer, default=_DEFAULT_RUN.seed)
     replications: int = check(
         at_most(at_least_one, MAX_REPLICATIONS), default=_DEFAULT_RUN.replications
@@ -709,9 +760,14 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
     if problems or platform is None or workload is None:
         raise InputError(source, problems)
     run = document.run
-    scheduler, bw_main = run.scheduler, _DEFAULT_RUN.bw_main
-    if isinstance(scheduler, tuple):
-        scheduler, bw_main = scheduler
+    given = run.scheduler
+    bw_main, mount_policy = _DEFAULT_RUN.bw_main, None
+    if isinstance(given, MountedScheduler):
+        scheduler, mount_policy = given.name, given.mount_policy
+    elif isinstance(given, tuple):
+        scheduler, bw_main = given
+    else:
+        scheduler = given
     scenario = Scenario(
         name=document.name,
         description=document.description,
@@ -723,7 +779,7 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
             if (value := getattr(document.policy, key)) is not None
         },
         workload=workload,
-        run=RunSettings(scheduler, run.seed, run.replications, run.warmup, bw_main),
+        run=RunSettings(scheduler, run.seed, run.replications, run.warmup, bw_main, mount_policy),
     )
     problems = check_runnable(scenario)
     if problems:
@@ -751,6 +807,14 @@ def check_runnable(scenario: Scenario) -> list[Problem]:
     policy = make_policy(scenario.policy, **scenario.policy_params)
     w = scenario.workload
     problems = []
+    if scenario.run.mount_policy is not None and scenario.run.scheduler in (BW_MAIN, GOLUBCHIK):
+        problems.append(
+            Problem(
+                "run.scheduler.mount_policy",
+                f"the {scenario.run.scheduler} scheduler manages its drives itself "
+                "and takes no mount policy",
+            )
+        )
     if scenario.run.scheduler == GOLUBCHIK:
         if scenario.platform.dismount != "at-once":
             problems.append(

@@ -31,8 +31,9 @@ Asked on its own
     after each decision time: the time at which it wants to be asked again
     though nothing happens then (``None``: at the next event only). The
     Blue Waters LOAD-BALANCER (:mod:`simulator.bw_main`) runs so, every
-    ``MINLBINTERVAL``. The protocol's other loop, the solvers' dispatcher,
-    has no such call.
+    ``MINLBINTERVAL``; a mount policy's deferred dismounts
+    (:mod:`solvers.online.mount_policy`) are due so. The protocol's other
+    loop, the solvers' dispatcher, asks it too.
 
 Drives one at a time (Golubchik, Muntz and Watson 1994, Section 4)
     A scheduler of the simulator whose ``drives_one_at_a_time`` is true (the
@@ -881,6 +882,11 @@ class SimulationState:
             tape = drives[d].tape
             if tape is not None:
                 yield tape
+
+    def peers(self, drive: str) -> Sequence[str]:
+        """Drives of ``drive``'s mover (itself included), in platform order."""
+        p = self._platform
+        return [p.drives[d].id for d in p.movers[self._drive(drive).mover].drives]
 
     def tape_in(self, drive: str) -> str | None:
         """The tape ``drive`` holds (or is getting)."""

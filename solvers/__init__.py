@@ -19,6 +19,7 @@ from solvers.result import Progress, Result, Status
 from toolkit.model import Instance
 
 if TYPE_CHECKING:
+    from solvers.online.mount_policy import MountPolicy
     from solvers.plugins import SchedulerSpec
 
 __all__ = [
@@ -73,6 +74,7 @@ def solve(
     prefetch: bool = True,
     iterations: int | None = None,
     progress: Callable[[Progress], None] | None = None,
+    mount_policy: str | MountPolicy | None = None,
 ) -> Result:
     """Solve ``instance`` with the solver named ``solver``.
 
@@ -101,6 +103,11 @@ def solve(
     iterations
         Iteration budget of a solver that takes one (:func:`takes_iterations`,
         ``lns``); ``None`` for its default.
+    mount_policy
+        A mount policy for an online scheduler
+        (:mod:`solvers.online.mount_policy`): a spec such as ``lru``,
+        ``defer:300``, ``cta:files=10,age=1h``, or the object; ``None``
+        keeps tapes mounted with the timeline's eviction, as before.
     progress
         Called with each point of the run's trajectory (incumbent, bound):
         as they come from a solver that reports them (a ``progress``
@@ -115,8 +122,12 @@ def solve(
         When ``workers`` or ``iterations`` is given to a solver without them, ``prefetch``
         is false for a solver that may prefetch (:func:`takes_prefetch`), or
         a scheduler spec gives no scheduler
-        (:class:`solvers.plugins.SchedulerSpecError`).
+        (:class:`solvers.plugins.SchedulerSpecError`), or ``mount_policy``
+        is given to a solver that is not an online scheduler or names no
+        mount policy (:class:`~solvers.online.mount_policy.MountPolicyError`).
     """
+    if mount_policy is not None:
+        return _solve_mounting(instance, solver, mount_policy)
     name, run = _found(solver)
     options: dict[str, object] = {}
     parameters = inspect.signature(run).parameters
@@ -145,6 +156,26 @@ def solve(
         for point in _trajectory(result):
             progress(point)
     return result
+
+
+def _solve_mounting(
+    instance: Instance, solver: SchedulerSpec, mount_policy: str | MountPolicy
+) -> Result:
+    """The online scheduler ``solver`` dispatched over ``instance`` under ``mount_policy``."""
+    from solvers.online.dispatcher import solve_online
+    from solvers.online.mount_policy import parse_mount_policy, with_mount_policy
+    from solvers.plugins import resolve_scheduler
+    from solvers.registry import SCHEDULERS, SOLVERS
+
+    if isinstance(solver, str) and solver in SOLVERS and solver not in SCHEDULERS:
+        raise ValueError(f"solver {solver!r} is not an online scheduler and takes no mount policy")
+    plugged = resolve_scheduler(solver)
+    policy = (
+        parse_mount_policy(mount_policy, instance=instance)
+        if isinstance(mount_policy, str)
+        else mount_policy
+    )
+    return solve_online(instance, with_mount_policy(plugged.make(), policy), plugged.name)
 
 
 def _trajectory(result: Result) -> tuple[Progress, ...]:

@@ -10,6 +10,10 @@
   dispatched over a core-problem instance on a
   :class:`~solvers.timeline.Timeline` (the simulator's loop is
   :class:`simulator.simulation.Simulation`).
+- :mod:`solvers.online.mount_policy`: mount policies (which idle tape a
+  mount evicts, when an idle tape is put away, which queues may trigger a
+  mount), composed with any scheduler by
+  :class:`~solvers.online.mount_policy.MountPolicied`.
 - :mod:`solvers.online.policies`: the registry's online heuristics
   (``fifo``, ``wspt``, ``stretch``, ``tape-batching``, ``sltf``,
   ``backfill``, ``fifo-dismount-at-once``, and ``greedy`` as a scheduler),

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -87,6 +87,7 @@ class PlatformView:
         self.instance = dispatcher.instance
         self.service_s = ServiceTimes(dispatcher.instance)
         """Expected service of a request (see :class:`ServiceTimes`)."""
+        self._peers: dict[int, tuple[str, ...]] = {}
 
     @property
     def now(self) -> float:
@@ -123,6 +124,18 @@ class PlatformView:
     def idle_holding_count(self) -> int:
         """Number of idle drives holding a tape."""
         return len(self._state.idle_holding)
+
+    def peers(self, drive: str) -> Sequence[str]:
+        """Drives of ``drive``'s library (itself included), in file order."""
+        timeline = self._timeline
+        library = timeline.library_of[timeline.drive_index[drive]]
+        peers = self._peers.get(library)
+        if peers is None:
+            ids = timeline.drive_ids
+            peers = self._peers[library] = tuple(
+                ids[d] for d, lib in enumerate(timeline.library_of) if lib == library
+            )
+        return peers
 
     def idle_held_tapes(self) -> Iterator[str]:
         """Tapes held by idle drives."""
@@ -254,8 +267,13 @@ class Dispatcher:
     free (its last committed request or dismount ends). At each, the
     requests released by then join the waiting list (in release order, ties
     in file order: their order of arrival) and the scheduler is asked for
-    decisions until it waits (:meth:`DispatchState.decide`). Decisions are carried out on an
-    online :class:`~solvers.timeline.Timeline` with the decision time as the
+    decisions until it waits (:meth:`DispatchState.decide`). A scheduler
+    with a method ``wake_s(now)`` is asked it after each decision time, as
+    the simulator asks it: the time at which it wants to be asked again
+    though nothing else happens then (``None``: at the next event only);
+    a deferred dismount (:mod:`solvers.online.mount_policy`) is due so.
+    Decisions are carried out on an online
+    :class:`~solvers.timeline.Timeline` with the decision time as the
     earliest time of any operation. Drive-free events go on after the last
     request has started, so that a policy may still put tapes away.
 
@@ -290,6 +308,9 @@ class Dispatcher:
         self._next_arrival = 0
         self.known: dict[str, _Info] = {}
         self._started = False
+        self._wake: Callable[[float], float | None] | None = getattr(scheduler, "wake_s", None)
+        """The scheduler's ``wake_s(now)``, when it has one (see :class:`Dispatcher`)."""
+        self._wakes: list[float] = []
         self.view = PlatformView(self)
 
     def run(self) -> Schedule:
@@ -326,6 +347,11 @@ class Dispatcher:
             times.append(events[0][0])
         if self._next_arrival < len(self._arrivals):
             times.append(self.instance.requests[self._arrivals[self._next_arrival]].release_s)
+        wakes = self._wakes
+        while wakes and wakes[0] <= self.now:
+            heapq.heappop(wakes)
+        if wakes:
+            times.append(wakes[0])
         return min(times) if times else None
 
     def step(self) -> bool:
@@ -358,6 +384,10 @@ class Dispatcher:
         while events and events[0][0] <= now:
             self.refresh(heapq.heappop(events)[1])
         self.state.decide(self.scheduler, now, self.view, self._commit)
+        if self._wake is not None:
+            wake_s = self._wake(now)
+            if wake_s is not None and wake_s > now:
+                heapq.heappush(self._wakes, float(wake_s))
         return True
 
     def _commit(self, decision: Decision) -> None:

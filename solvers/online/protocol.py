@@ -153,6 +153,17 @@ class PlatformState(Protocol):
         """Tapes held by idle drives (in no set order)."""
         ...
 
+    def peers(self, drive: str) -> Sequence[str]:
+        """Drives that may stand in for ``drive`` in a placement (``drive`` included).
+
+        Those of its library over an instance; in the simulator those of its
+        mover (a library without movers is one mover), whose drives a
+        request's pieces share. A mount policy choosing which idle drive's
+        tape to evict (:mod:`solvers.online.mount_policy`) chooses among them
+        (on drives of unequal timings it then chooses the drive's speed too).
+        """
+        ...
+
     def tape_in(self, drive: str) -> str | None:
         """Tape ``drive`` holds, or will hold once its committed work is done."""
         ...

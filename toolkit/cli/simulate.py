@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from simulator.experiment import Replication
     from simulator.results import Estimate
     from simulator.scenario import Scenario
+    from solvers.online.protocol import Scheduler
 
 RECORD_COLUMNS = (
     "id", "kind", "file", "size_mb", "arrival_s", "start_s", "end_s", "free_s",
@@ -52,18 +53,45 @@ OUT_FILES = ("summary.json", "requests.csv", "events.jsonl", "instance.json", "s
 
 
 def _simulate_instance(
-    instance: Instance, scheduler: str, out: DirectoryOutput | None, log: bool
+    instance: Instance,
+    scheduler: str,
+    out: DirectoryOutput | None,
+    log: bool,
+    mount_policy: str | None = None,
 ) -> None:
-    """Run a core-problem instance directly under an online scheduler."""
+    """Run a core-problem instance directly under an online scheduler (and a mount policy).
+
+    The instance runs on the solvers' dispatcher, so an offline mount
+    policy (``belady``) may read its future requests here.
+    """
     from simulator.instance_run import simulate_instance
+    from solvers.plugins import SchedulerSpec
 
     if scheduler == BW_MAIN:
         fail([f"--scheduler: {BW_MAIN} runs scenarios only (it needs movers and typed requests)"])
     if scheduler == GOLUBCHIK:
         fail([f"--scheduler: {GOLUBCHIK} runs scenarios only (it gives drives one at a time)"])
     check_scenario_scheduler(scheduler)
+    spec: SchedulerSpec = scheduler
+    if mount_policy is not None:
+        from solvers.online.mount_policy import (
+            MountPolicyError,
+            parse_mount_policy,
+            with_mount_policy,
+        )
+        from solvers.plugins import make_scheduler
+
+        try:
+            parse_mount_policy(mount_policy, instance=instance)
+        except MountPolicyError as exc:
+            fail([f"--mount-policy: {exc}"])
+
+        def spec() -> Scheduler:  # the run's own scheduler under its own mount policy
+            policy = parse_mount_policy(mount_policy, instance=instance)
+            return with_mount_policy(make_scheduler(scheduler), policy)
+
     events = io.BytesIO() if log else None
-    schedule, _ = simulate_instance(instance, scheduler, log=events)
+    schedule, _ = simulate_instance(instance, spec, log=events)
     report = validate(instance, schedule)
     click.echo(f"{instance.name}: {len(instance.requests)} requests under {scheduler}")
     echo_verdict(schedule, report)
@@ -172,6 +200,15 @@ def _print_estimates(
 )
 @bw_main_options
 @click.option(
+    "--mount-policy",
+    default=None,
+    metavar="SPEC",
+    help="Mount policy the scheduler runs under (default: the scenario's run.mount_policy): "
+    "keep, lru, fifo, lfu, at-once, defer:T, cta:bytes=B,files=N,age=T[,drives=D], "
+    "dcache:share=S,min-wait=T,max-age=T,tapes=N, joined by +, or module.path:Attr; "
+    "belady is offline and refused here.",
+)
+@click.option(
     "--striping",
     default=None,
     metavar="W,W,...",
@@ -213,6 +250,7 @@ def simulate(
     max_waiting_time: float | None,
     max_req_count: int | None,
     max_imbalance: float | None,
+    mount_policy: str | None,
     striping: str | None,
     rate: float | None,
     duration: float | None,
@@ -242,7 +280,7 @@ def simulate(
     kind = kind_of(document)
     if kind == "instance":
         instance = instance_from_dict(document, scenario_file)
-        _simulate_instance(instance, scheduler or "fifo", out, log)
+        _simulate_instance(instance, scheduler or "fifo", out, log, mount_policy)
         return
     if isinstance(document, dict) and "format" in document and kind != "scenario":
         fail([f"{scenario_file}: format: expected {FORMAT!r} or {INSTANCE_FORMAT!r}"])
@@ -254,6 +292,13 @@ def simulate(
 
     if scheduler is not None:
         check_scenario_scheduler(scheduler)
+    if mount_policy is not None:
+        from solvers.online.mount_policy import MountPolicyError, parse_mount_policy
+
+        try:
+            parse_mount_policy(mount_policy, capacity_mb=lambda tape: 1.0)
+        except MountPolicyError as exc:
+            fail([f"--mount-policy: {exc}"])
     bw_main = given_bw_main(
         scenario.run.bw_main,
         scheduler or str(scenario.run.scheduler),
@@ -291,10 +336,17 @@ def simulate(
         seed=seed,
         replications=replications,
         bw_main=bw_main,
+        mount_policy=mount_policy,
     )
-    if policy is not None or scheduler == GOLUBCHIK:
+    if policy is not None or scheduler == GOLUBCHIK or mount_policy is not None:
         unrunnable = check_runnable(scenario)
-        given_option = f"--policy {policy}" if policy is not None else f"--scheduler {scheduler}"
+        given_option = (
+            f"--policy {policy}"
+            if policy is not None
+            else f"--mount-policy {mount_policy}"
+            if mount_policy is not None
+            else f"--scheduler {scheduler}"
+        )
         if unrunnable:
             fail([f"{scenario_file}: {p} (with {given_option})" for p in unrunnable])
     trace = None

@@ -88,6 +88,15 @@ def log_line(point: Progress) -> None:
     is_flag=True,
     help="Print the result as JSON instead of lines (not with --out -).",
 )
+@click.option(
+    "--mount-policy",
+    default=None,
+    metavar="SPEC",
+    help="Mount policy of an online heuristic: keep (the default), lru, fifo, lfu, belady, "
+    "at-once, defer:T, cta:bytes=B,files=N,age=T[,drives=D], "
+    "dcache:share=S,min-wait=T,max-age=T,tapes=N, joined by + (lru+defer:300), "
+    "or module.path:Attr (see solvers/online/mount_policy.py).",
+)
 @reports_bad_input
 def solve(
     instance_file: str,
@@ -100,6 +109,7 @@ def solve(
     log: bool,
     no_prefetch: bool,
     as_json: bool,
+    mount_policy: str | None,
 ) -> None:
     """Solve an instance and write the schedule; print status, objective, bound, runtime.
 
@@ -123,6 +133,11 @@ def solve(
     --no-prefetch`` checks it). The exact solvers (cpsat, milp-cbc,
     milp-highs) model it and the online heuristics never prefetch;
     local-search may, and is refused.
+
+    ``--mount-policy`` runs an online heuristic (or a scheduler of one's
+    own) under a mount policy: which idle tape a mount evicts, when an idle
+    tape is put away, which queues may trigger a mount
+    (:mod:`solvers.online.mount_policy`).
     """
     if as_json and out.to_stdout:
         fail(["--json and --out -: both print on standard output; choose one"])
@@ -141,7 +156,20 @@ def solve(
         fail([f"--iterations: solver {solver_name!r} takes no iteration budget"])
     if no_prefetch and not solvers.takes_prefetch(solver_name):
         fail([f"--no-prefetch: solver {solver_name!r} may prefetch and has no option not to"])
+    if mount_policy is not None:
+        from solvers.registry import SCHEDULERS, SOLVERS
+
+        if solver_name in SOLVERS and solver_name not in SCHEDULERS:
+            fail([f"--mount-policy: solver {solver_name!r} is not an online heuristic"])
     instance = load_instance(instance_file)
+    policy = None
+    if mount_policy is not None:
+        from solvers.online.mount_policy import MountPolicyError, parse_mount_policy
+
+        try:
+            policy = parse_mount_policy(mount_policy, instance=instance)
+        except MountPolicyError as exc:
+            fail([f"--mount-policy: {exc}"])
     prefetch = not no_prefetch
     try:
         result = solvers.solve(
@@ -153,12 +181,14 @@ def solve(
             prefetch=prefetch,
             iterations=iterations,
             progress=log_line if log else None,
+            mount_policy=policy,
         )
     except UnmodelledState as exc:
         fail([f"{instance_file}: {exc}"])
     document: dict[str, object] = {
         "instance": instance_file,
         "solver": result.solver,
+        "mount_policy": mount_policy,
         "status": result.status.value,
         "runtime_s": result.runtime_s,
         "bound": result.bound,
