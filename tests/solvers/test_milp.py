@@ -185,7 +185,7 @@ def test_time_limited_run_returns_a_feasible_schedule(solver):
 def test_no_time_left_returns_the_best_heuristic_schedule(solver):
     instance = queue(6, seed=0)
     result = solver(instance, time_limit_s=0.0)
-    assert result.status is Status.TIMEOUT
+    assert result.status is Status.NOT_BUILT
     heuristic = best_heuristic(instance)
     assert heuristic is not None
     assert checked(instance, result) == pytest.approx(heuristic[1])
@@ -198,7 +198,7 @@ def test_without_hint_a_short_limit_may_leave_no_schedule(solver):
     # solvers.bounds.lower_bound, at least the model's trivial one.
     instance = queue(10, seed=3)
     result = solver(instance, time_limit_s=0.0, hint=False)
-    assert result.status is Status.TIMEOUT
+    assert result.status is Status.NOT_BUILT
     assert (result.schedule, result.objective) == (None, None)
     assert result.bound == pytest.approx(lower_bound(instance))
     assert result.bound >= trivial_bound(build_model(instance).data) - 1e-9
@@ -300,6 +300,9 @@ def test_cbc_log_is_read_for_status_and_bound():
     assert (outcome.optimal, outcome.bound) == (True, 39.17666667)
     infeasible = "Result - Problem proven infeasible\n\nNo feasible solution found\n"
     outcome = read_cbc_log(infeasible, False)
+    assert (outcome.infeasible, outcome.has_solution, outcome.bound) == (True, False, None)
+    root = "Coin0008I MODEL read with 0 errors\nProblem is infeasible - 0.00 seconds\n"
+    outcome = read_cbc_log(root, False)
     assert (outcome.infeasible, outcome.has_solution, outcome.bound) == (True, False, None)
     partial = "Cbc0010I After 100 nodes, 3 on tree, 1e+50 best solution, best possible 12.5\n"
     assert read_cbc_log(partial, False).bound == 12.5
