@@ -25,7 +25,7 @@ from typing import Any
 import pulp
 
 from solvers.deadline import Deadline
-from solvers.milp.data import MilpData
+from solvers.milp.data import MilpData, order_pairs
 from solvers.milp.variables import MilpVariables, op_window, zero_arc
 
 Problem = Any
@@ -399,6 +399,125 @@ def tape_order(problem: Problem, data: MilpData, var: MilpVariables) -> None:
                 add_row(problem, terms, ">=", gap - big if on else gap, f"tape_order_{a}_{b}")
 
 
+def conflicting_pairs(problem: Problem, data: MilpData, var: MilpVariables) -> None:
+    """Two requests that cannot overlap: one order binary, and the hull of both orders.
+
+    For a pair of :attr:`~solvers.milp.data.MilpData.conflicts` that may
+    come in either order (:func:`~solvers.milp.data.order_pairs`), the
+    binary ``pair_order[j, k]`` chooses: ``S_k >= C_j + g_jk`` when it is
+    1, ``S_j >= C_k + g_kj`` when it is 0 (big-M rows, ``M`` from the
+    bounds). The arcs and the tape's order imply the disjunction through
+    many binaries spread over the drives; one binary per pair lets the
+    search fix the order of two requests in one branch, with the gap that
+    the shared drives or tape force.
+
+    And with no binary: ``j`` first puts the ends at least at ``P1 = (a_j,
+    max(a_k, a_j + g_jk + p_k))`` and ``k`` first at ``P2 = (max(a_j, a_k +
+    g_kj + p_j), a_k)`` (``a`` the least end, ``p`` the least length). Each
+    order's region is a cone at its corner opening towards larger ends, so
+    both lie above the line through ``P1`` and ``P2``: ``(b1 - b2) C_j +
+    (a2 - a1) C_k >= (b1 - b2) a2 + (a2 - a1) b2``, which the LP cannot
+    meet with both ends at their least. A pair with one possible order
+    states it as it is.
+    """
+    lower_end = [s + t for s, t in zip(data.lower_start, data.shortest, strict=True)]
+    possible = order_pairs(data)
+    for (j, k), (g_jk, g_kj) in data.conflicts.items():
+        j_first, k_first = possible[j, k]
+        if j_first and not k_first:
+            terms = [(var.start[k], 1.0), (var.end[j], -1.0)]
+            add_row(problem, terms, ">=", g_jk, f"pair_{j}_{k}_order")
+            continue
+        if k_first and not j_first:
+            terms = [(var.start[j], 1.0), (var.end[k], -1.0)]
+            add_row(problem, terms, ">=", g_kj, f"pair_{j}_{k}_order")
+            continue
+        if not (j_first and k_first):
+            continue
+        order = var.pair_order[j, k]
+        # S_k - C_j >= g_jk - M (1 - order); S_j - C_k >= g_kj - M' order
+        big = max(0.0, g_jk + data.upper_end[j] - data.lower_start[k])
+        terms = [(var.start[k], 1.0), (var.end[j], -1.0), (order, -big)]
+        add_row(problem, terms, ">=", g_jk - big, f"pair_{j}_{k}_a")
+        big = max(0.0, g_kj + data.upper_end[k] - data.lower_start[j])
+        terms = [(var.start[j], 1.0), (var.end[k], -1.0), (order, big)]
+        add_row(problem, terms, ">=", g_kj, f"pair_{j}_{k}_b")
+        a1, b2 = lower_end[j], lower_end[k]
+        b1 = max(b2, a1 + g_jk + data.shortest[k])
+        a2 = max(a1, b2 + g_kj + data.shortest[j])
+        alpha, beta = b1 - b2, a2 - a1
+        if alpha > 0 and beta > 0:
+            terms = [(var.end[j], alpha), (var.end[k], beta)]
+            add_row(problem, terms, ">=", alpha * a2 + beta * b2, f"pair_{j}_{k}_hull")
+
+
+def conflict_cliques(data: MilpData) -> list[tuple[int, ...]]:
+    """Maximal sets of requests that pairwise cannot overlap, grown greedily.
+
+    From each request in turn, the others join in order of their least end
+    when they conflict with every member; each set is kept once.
+    """
+    n = len(data.request_nodes)
+    neighbours: dict[int, set[int]] = {j: set() for j in range(n)}
+    for j, k in data.conflicts:
+        neighbours[j].add(k)
+        neighbours[k].add(j)
+    order = sorted(range(n), key=lambda j: (data.lower_start[j] + data.shortest[j], j))
+    seen: set[tuple[int, ...]] = set()
+    out = []
+    for seed in range(n):
+        members = [seed]
+        for k in order:
+            if k != seed and all(k in neighbours[m] for m in members):
+                members.append(k)
+        clique = tuple(sorted(members))
+        if len(clique) >= 3 and clique not in seen:
+            seen.add(clique)
+            out.append(clique)
+    return out
+
+
+def clique_sequences(problem: Problem, data: MilpData, var: MilpVariables) -> None:
+    """Requests that pairwise cannot overlap run one after another: a single-machine bound.
+
+    In a set ``K`` of such requests (:func:`conflict_cliques`) each request
+    ``j`` after the first occupies at least ``q_j = p_j + g_j`` (its least
+    length and the least gap from another member's end,
+    :attr:`~solvers.milp.data.MilpData.conflicts`), and the first ends no
+    earlier than its least end. With ``a = min (least end - q_j)``, the
+    ``m``-th end is at least ``a`` plus the ``q`` of the first ``m``, so
+    ``sum q_j (C_j - a) >= ((sum q)^2 + sum q^2) / 2`` over every subset
+    (Queyranne's inequality, set-ups folded into the lengths). Stated for
+    the prefixes of two orders: by least end, and by ``w_j / q_j``, the
+    order the weighted flow prefers; no binary and no big-M.
+    """
+    lower_end = [s + t for s, t in zip(data.lower_start, data.shortest, strict=True)]
+    weights = [float(r.weight) for r in data.instance.requests]
+
+    def gap(i: int, j: int) -> float:
+        return data.conflicts[i, j][0] if i < j else data.conflicts[j, i][1]
+
+    added: set[tuple[int, ...]] = set()
+    for c, clique in enumerate(conflict_cliques(data)):
+        q0 = {j: data.shortest[j] + min(gap(i, j) for i in clique if i != j) for j in clique}
+        orders = (
+            sorted(clique, key=lambda j: (lower_end[j], j)),
+            sorted(clique, key=lambda j: (-weights[j] / max(q0[j], 1e-9), j)),
+        )
+        for order in orders:
+            for size in range(2, len(order) + 1):
+                subset = tuple(sorted(order[:size]))
+                if subset in added:
+                    continue
+                added.add(subset)
+                q = {j: data.shortest[j] + min(gap(i, j) for i in subset if i != j) for j in subset}
+                a = min(lower_end[j] - q[j] for j in subset)
+                total = sum(q.values())
+                rhs = (total**2 + sum(v**2 for v in q.values())) / 2 + a * total
+                terms = [(var.end[j], q[j]) for j in subset]
+                add_row(problem, terms, ">=", rhs, f"clique_{c}_{len(added)}")
+
+
 def no_prefetch(problem: Problem, data: MilpData, var: MilpVariables) -> None:
     """Without prefetch (``data.prefetch`` false), nothing is done for a request before its release.
 
@@ -457,6 +576,8 @@ def add_all(
         arm_lanes,
         tape_residency,
         tape_order,
+        conflicting_pairs,
+        clique_sequences,
         releases_and_ends,
         no_prefetch,
     ):
