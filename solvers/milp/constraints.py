@@ -451,73 +451,6 @@ def conflicting_pairs(problem: Problem, data: MilpData, var: MilpVariables) -> N
             add_row(problem, terms, ">=", alpha * a2 + beta * b2, f"pair_{j}_{k}_hull")
 
 
-def conflict_cliques(data: MilpData) -> list[tuple[int, ...]]:
-    """Maximal sets of requests that pairwise cannot overlap, grown greedily.
-
-    From each request in turn, the others join in order of their least end
-    when they conflict with every member; each set is kept once.
-    """
-    n = len(data.request_nodes)
-    neighbours: dict[int, set[int]] = {j: set() for j in range(n)}
-    for j, k in data.conflicts:
-        neighbours[j].add(k)
-        neighbours[k].add(j)
-    order = sorted(range(n), key=lambda j: (data.lower_start[j] + data.shortest[j], j))
-    seen: set[tuple[int, ...]] = set()
-    out = []
-    for seed in range(n):
-        members = [seed]
-        for k in order:
-            if k != seed and all(k in neighbours[m] for m in members):
-                members.append(k)
-        clique = tuple(sorted(members))
-        if len(clique) >= 3 and clique not in seen:
-            seen.add(clique)
-            out.append(clique)
-    return out
-
-
-def clique_sequences(problem: Problem, data: MilpData, var: MilpVariables) -> None:
-    """Requests that pairwise cannot overlap run one after another: a single-machine bound.
-
-    In a set ``K`` of such requests (:func:`conflict_cliques`) each request
-    ``j`` after the first occupies at least ``q_j = p_j + g_j`` (its least
-    length and the least gap from another member's end,
-    :attr:`~solvers.milp.data.MilpData.conflicts`), and the first ends no
-    earlier than its least end. With ``a = min (least end - q_j)``, the
-    ``m``-th end is at least ``a`` plus the ``q`` of the first ``m``, so
-    ``sum q_j (C_j - a) >= ((sum q)^2 + sum q^2) / 2`` over every subset
-    (Queyranne's inequality, set-ups folded into the lengths). Stated for
-    the prefixes of two orders: by least end, and by ``w_j / q_j``, the
-    order the weighted flow prefers; no binary and no big-M.
-    """
-    lower_end = [s + t for s, t in zip(data.lower_start, data.shortest, strict=True)]
-    weights = [float(r.weight) for r in data.instance.requests]
-
-    def gap(i: int, j: int) -> float:
-        return data.conflicts[i, j][0] if i < j else data.conflicts[j, i][1]
-
-    added: set[tuple[int, ...]] = set()
-    for c, clique in enumerate(conflict_cliques(data)):
-        q0 = {j: data.shortest[j] + min(gap(i, j) for i in clique if i != j) for j in clique}
-        orders = (
-            sorted(clique, key=lambda j: (lower_end[j], j)),
-            sorted(clique, key=lambda j: (-weights[j] / max(q0[j], 1e-9), j)),
-        )
-        for order in orders:
-            for size in range(2, len(order) + 1):
-                subset = tuple(sorted(order[:size]))
-                if subset in added:
-                    continue
-                added.add(subset)
-                q = {j: data.shortest[j] + min(gap(i, j) for i in subset if i != j) for j in subset}
-                a = min(lower_end[j] - q[j] for j in subset)
-                total = sum(q.values())
-                rhs = (total**2 + sum(v**2 for v in q.values())) / 2 + a * total
-                terms = [(var.end[j], q[j]) for j in subset]
-                add_row(problem, terms, ">=", rhs, f"clique_{c}_{len(added)}")
-
-
 def no_prefetch(problem: Problem, data: MilpData, var: MilpVariables) -> None:
     """Without prefetch (``data.prefetch`` false), nothing is done for a request before its release.
 
@@ -577,7 +510,6 @@ def add_all(
         tape_residency,
         tape_order,
         conflicting_pairs,
-        clique_sequences,
         releases_and_ends,
         no_prefetch,
     ):
