@@ -15,7 +15,12 @@ shares the CP-SAT backend's decisions one for one. Its weakness is the LP
 bound of big-M rows, which is why every ``M`` is the difference of the two
 compared times' bounds and the bounds are made as tight as is safe
 (:mod:`solvers.milp.data`; with a warm start, its objective value caps the
-ends of an optimal schedule).
+ends of an optimal schedule). Gangs made it weakest: a gang that fills the
+drives is ordered against every other request only through arcs spread
+over the drives, whose relaxation forms 2-cycles; each pair of requests
+that cannot overlap has one order binary with the gap its shared drives or
+tape force, and a binary-free hull row of its two orders
+(:func:`~solvers.milp.constraints.conflicting_pairs`).
 
 The package
 -----------

@@ -25,7 +25,7 @@ from typing import Any
 import pulp
 
 from solvers.deadline import Deadline
-from solvers.milp.data import MilpData, order_pairs
+from solvers.milp.data import MilpData
 from solvers.milp.variables import MilpVariables, op_window, zero_arc
 
 Problem = Any
@@ -403,7 +403,7 @@ def conflicting_pairs(problem: Problem, data: MilpData, var: MilpVariables) -> N
     """Two requests that cannot overlap: one order binary, and the hull of both orders.
 
     For a pair of :attr:`~solvers.milp.data.MilpData.conflicts` that may
-    come in either order (:func:`~solvers.milp.data.order_pairs`), the
+    come in either order (:attr:`~solvers.milp.data.MilpData.orders`), the
     binary ``pair_order[j, k]`` chooses: ``S_k >= C_j + g_jk`` when it is
     1, ``S_j >= C_k + g_kj`` when it is 0 (big-M rows, ``M`` from the
     bounds). The arcs and the tape's order imply the disjunction through
@@ -421,9 +421,8 @@ def conflicting_pairs(problem: Problem, data: MilpData, var: MilpVariables) -> N
     states it as it is.
     """
     lower_end = [s + t for s, t in zip(data.lower_start, data.shortest, strict=True)]
-    possible = order_pairs(data)
     for (j, k), (g_jk, g_kj) in data.conflicts.items():
-        j_first, k_first = possible[j, k]
+        j_first, k_first = data.orders[j, k]
         if j_first and not k_first:
             terms = [(var.start[k], 1.0), (var.end[j], -1.0)]
             add_row(problem, terms, ">=", g_jk, f"pair_{j}_{k}_order")

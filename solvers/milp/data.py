@@ -112,6 +112,9 @@ class MilpData(Formulation):
         overlap (see :func:`_conflicts`), with the least time from ``C_j``
         to ``S_k`` when ``j`` comes first and from ``C_k`` to ``S_j`` when
         ``k`` does.
+    orders
+        For each pair of ``conflicts``, whether ``j`` may come first and
+        whether ``k`` may, within the bounds (:func:`_orders`).
     ops
         Possible arm operations longer than :data:`ARM_EPS`, by library.
     lanes
@@ -226,6 +229,7 @@ class MilpData(Formulation):
         self.earliest_dismount: Mapping[int, float] = earliest_dismount
         self.latest_dismount: Mapping[int, float] = latest_dismount
         self.conflicts: Mapping[tuple[int, int], tuple[float, float]] = _conflicts(self)
+        self.orders: Mapping[tuple[int, int], tuple[bool, bool]] = _orders(self)
 
     @property
     def drive_twin_ids(self) -> tuple[tuple[str, ...], ...]:
@@ -479,7 +483,7 @@ def _conflicts(data: MilpData) -> dict[tuple[int, int], tuple[float, float]]:
     return out
 
 
-def order_pairs(data: MilpData) -> dict[tuple[int, int], tuple[bool, bool]]:
+def _orders(data: MilpData) -> dict[tuple[int, int], tuple[bool, bool]]:
     """Which order each pair of :attr:`MilpData.conflicts` may take within the bounds.
 
     ``(j first, k first)``: an order is possible when the later request can

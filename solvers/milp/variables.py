@@ -34,7 +34,7 @@ Decisions (``solvers/formulation.md``), with the names used here:
 - ``before[u, w]``: node ``u``'s hold of their common tape precedes ``w``'s.
 - ``pair_order[j, k]``: request ``j`` runs before request ``k``, for pairs of
   requests that cannot overlap and may come in either order
-  (:func:`solvers.milp.data.order_pairs`).
+  (:attr:`solvers.milp.data.MilpData.orders`).
 - ``objective``: ``max C_j`` or ``max w_j (C_j - r_j)`` for the min-max objectives.
 - ``one``: a column fixed to 1 that carries the weighted flow's constant
   (see :mod:`solvers.milp.objective`).
@@ -48,7 +48,7 @@ from typing import Any
 import pulp
 from attrs import frozen
 
-from solvers.milp.data import MilpData, order_pairs
+from solvers.milp.data import MilpData
 
 LpVar = Any
 """A ``pulp.LpVariable`` (PuLP ships no type information)."""
@@ -223,7 +223,7 @@ def build_variables(problem: Any, data: MilpData) -> MilpVariables:
     }
     pair_order = {
         (j, k): new(f"order_{j}_{k}", cat=pulp.LpBinary)
-        for (j, k), (j_first, k_first) in order_pairs(data).items()
+        for (j, k), (j_first, k_first) in data.orders.items()
         if j_first and k_first
     }
     objective = None

@@ -291,6 +291,28 @@ def test_greedy_schedules_are_solutions_of_the_model_and_retime_no_later(drawn):
     assert report.objective <= heuristic.objective + 1e-6
 
 
+def test_requests_that_cannot_overlap_and_their_least_gaps():
+    # Two drives (stream 100 MB/s, locate 1000 MB/s, load 5, unload 7; mount 10,
+    # dismount 8). The gang g fills both drives, so it conflicts with a and b; a and b
+    # fit side by side on distinct tapes. a after g: a's piece shares a drive with one
+    # of g's, at best its T1 piece, 4 s of locate away; g after a: 5.1 s of locate to
+    # offset 0 of T1. b after g, or g after b: a switch (7 + 8 + 10 + 5) and no locate.
+    base = two_empty_drives(1)
+    instance = attrs.evolve(
+        base,
+        tapes=(*base.tapes, Tape("T3", "L0", 100000)),
+        requests=(
+            Request("g", 0, 1.0, "read", (Piece("T1", 0, 1000), Piece("T2", 2000, 500))),
+            Request("a", 0, 1.0, "read", (Piece("T1", 5000, 100),)),
+            Request("b", 0, 1.0, "read", (Piece("T3", 0, 100),)),
+        ),
+    )
+    conflicts = build_model(instance).data.conflicts
+    assert conflicts.keys() == {(0, 1), (0, 2)}
+    assert conflicts[0, 1] == pytest.approx((4.0, 5.1))
+    assert conflicts[0, 2] == pytest.approx((30.0, 30.0))
+
+
 def test_cbc_log_is_read_for_status_and_bound():
     stopped = "Result - Stopped on time limit\n\nObjective value:  762.0\nLower bound:  752.341\n"
     outcome = read_cbc_log(stopped, True)
