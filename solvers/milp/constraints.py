@@ -402,16 +402,14 @@ def tape_order(problem: Problem, data: MilpData, var: MilpVariables) -> None:
 def conflicting_pairs(problem: Problem, data: MilpData, var: MilpVariables) -> None:
     """Two requests that cannot overlap: one order binary, and the hull of both orders.
 
-    For a pair of :attr:`~solvers.milp.data.MilpData.conflicts` that shares
-    a drive and may come in either order
-    (:attr:`~solvers.milp.data.MilpData.orders`), the binary
-    ``pair_order[j, k]`` chooses: ``S_k >= C_j + g_jk`` when it is
+    For a pair of :attr:`~solvers.milp.data.MilpData.conflicts` that may
+    come in either order (:attr:`~solvers.milp.data.MilpData.orders`), the
+    binary ``pair_order[j, k]`` chooses: ``S_k >= C_j + g_jk`` when it is
     1, ``S_j >= C_k + g_kj`` when it is 0 (big-M rows, ``M`` from the
     bounds). The arcs and the tape's order imply the disjunction through
     many binaries spread over the drives; one binary per pair lets the
     search fix the order of two requests in one branch, with the gap that
-    the shared drives or tape force. (A pair that shares only a tape has
-    its order binaries already, ``before``, per pair of its pieces.)
+    the shared drives or tape force.
 
     And with no binary: ``j`` first puts the ends at least at ``P1 = (a_j,
     max(a_k, a_j + g_jk + p_k))`` and ``k`` first at ``P2 = (max(a_j, a_k +
@@ -435,15 +433,14 @@ def conflicting_pairs(problem: Problem, data: MilpData, var: MilpVariables) -> N
             continue
         if not (j_first and k_first):
             continue
-        order = var.pair_order.get((j, k))
-        if order is not None:
-            # S_k - C_j >= g_jk - M (1 - order); S_j - C_k >= g_kj - M' order
-            big = max(0.0, g_jk + data.upper_end[j] - data.lower_start[k])
-            terms = [(var.start[k], 1.0), (var.end[j], -1.0), (order, -big)]
-            add_row(problem, terms, ">=", g_jk - big, f"pair_{j}_{k}_a")
-            big = max(0.0, g_kj + data.upper_end[k] - data.lower_start[j])
-            terms = [(var.start[j], 1.0), (var.end[k], -1.0), (order, big)]
-            add_row(problem, terms, ">=", g_kj, f"pair_{j}_{k}_b")
+        order = var.pair_order[j, k]
+        # S_k - C_j >= g_jk - M (1 - order); S_j - C_k >= g_kj - M' order
+        big = max(0.0, g_jk + data.upper_end[j] - data.lower_start[k])
+        terms = [(var.start[k], 1.0), (var.end[j], -1.0), (order, -big)]
+        add_row(problem, terms, ">=", g_jk - big, f"pair_{j}_{k}_a")
+        big = max(0.0, g_kj + data.upper_end[k] - data.lower_start[j])
+        terms = [(var.start[j], 1.0), (var.end[k], -1.0), (order, big)]
+        add_row(problem, terms, ">=", g_kj, f"pair_{j}_{k}_b")
         a1, b2 = lower_end[j], lower_end[k]
         b1 = max(b2, a1 + g_jk + data.shortest[k])
         a2 = max(a1, b2 + g_kj + data.shortest[j])

@@ -112,8 +112,6 @@ class MilpData(Formulation):
         overlap (see :func:`_conflicts`), with the least time from ``C_j``
         to ``S_k`` when ``j`` comes first and from ``C_k`` to ``S_j`` when
         ``k`` does.
-    drive_conflicts
-        The pairs of ``conflicts`` that share a drive (not only a tape).
     orders
         For each pair of ``conflicts``, whether ``j`` may come first and
         whether ``k`` may, within the bounds (:func:`_orders`).
@@ -230,9 +228,7 @@ class MilpData(Formulation):
         self.latest_mount: Mapping[int, float] = latest_mount
         self.earliest_dismount: Mapping[int, float] = earliest_dismount
         self.latest_dismount: Mapping[int, float] = latest_dismount
-        self.conflicts: Mapping[tuple[int, int], tuple[float, float]]
-        self.drive_conflicts: frozenset[tuple[int, int]]
-        self.conflicts, self.drive_conflicts = _conflicts(self)
+        self.conflicts: Mapping[tuple[int, int], tuple[float, float]] = _conflicts(self)
         self.orders: Mapping[tuple[int, int], tuple[bool, bool]] = _orders(self)
 
     @property
@@ -429,11 +425,8 @@ def _drive_gap_s(data: MilpData, u: int, v: int, d: str) -> float:
     return min(switch, abs(offset - data.nodes[u].end_mb) / speed)
 
 
-def _conflicts(
-    data: MilpData,
-) -> tuple[dict[tuple[int, int], tuple[float, float]], frozenset[tuple[int, int]]]:
-    """Pairs of requests whose transfers cannot overlap, the least gap in each order, and
-    those that share a drive.
+def _conflicts(data: MilpData) -> dict[tuple[int, int], tuple[float, float]]:
+    """Pairs of requests whose transfers cannot overlap, and the least gap in each order.
 
     Two requests cannot overlap when their pieces in one library outnumber
     its drives (they share a drive, which is busy for a request until its
@@ -457,7 +450,6 @@ def _conflicts(
             by_library.setdefault(data.nodes[u].library, []).append(u)
         per_library.append(by_library)
     out: dict[tuple[int, int], tuple[float, float]] = {}
-    on_drives: set[tuple[int, int]] = set()
     n = len(data.request_nodes)
     for j in range(n):
         for k in range(j + 1, n):
@@ -468,7 +460,6 @@ def _conflicts(
                 shared = len(mine) + len(theirs) - len(drives_of.get(library, ()))
                 if theirs and shared > 0:
                     conflict = True
-                    on_drives.add((j, k))
                     for side, (first, then) in enumerate(((mine, theirs), (theirs, mine))):
                         # At least `shared` pieces of the later request run on drives the
                         # earlier used: the shared-th least of their least gaps.
@@ -489,7 +480,7 @@ def _conflicts(
                         gaps[1] = max(gaps[1], data.gap_to_later_use_s(v, u))
             if conflict:
                 out[j, k] = (gaps[0], gaps[1])
-    return out, frozenset(on_drives)
+    return out
 
 
 def _orders(data: MilpData) -> dict[tuple[int, int], tuple[bool, bool]]:

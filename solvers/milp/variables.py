@@ -33,9 +33,8 @@ Decisions (``solvers/formulation.md``), with the names used here:
 - ``order[lib, i, k]``: operation ``i`` comes before operation ``k`` on a lane.
 - ``before[u, w]``: node ``u``'s hold of their common tape precedes ``w``'s.
 - ``pair_order[j, k]``: request ``j`` runs before request ``k``, for pairs of
-  requests that share a drive and may come in either order
-  (:attr:`solvers.milp.data.MilpData.orders`; a pair that shares only a
-  tape is ordered by ``before``).
+  requests that cannot overlap and may come in either order
+  (:attr:`solvers.milp.data.MilpData.orders`).
 - ``objective``: ``max C_j`` or ``max w_j (C_j - r_j)`` for the min-max objectives.
 - ``one``: a column fixed to 1 that carries the weighted flow's constant
   (see :mod:`solvers.milp.objective`).
@@ -225,7 +224,7 @@ def build_variables(problem: Any, data: MilpData) -> MilpVariables:
     pair_order = {
         (j, k): new(f"order_{j}_{k}", cat=pulp.LpBinary)
         for (j, k), (j_first, k_first) in data.orders.items()
-        if j_first and k_first and (j, k) in data.drive_conflicts
+        if j_first and k_first
     }
     objective = None
     if instance.objective != "weighted-flow" and instance.requests:
