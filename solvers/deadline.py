@@ -4,7 +4,8 @@ An exact model of a few hundred requests has millions of arcs, and building
 it in Python can take longer than the whole time limit. The builders call
 :meth:`Deadline.check` in their loops; past the deadline it raises
 :class:`OutOfTime`, and the solver returns its warm start with status
-``timeout`` instead of overrunning the limit.
+``not-built`` instead of overrunning the limit (most such models are not
+even begun: :mod:`solvers.model_size` predicts their set-up time).
 """
 
 from __future__ import annotations

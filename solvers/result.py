@@ -20,13 +20,17 @@ class Status(StrEnum):
     found without a proof of optimality (always the case for heuristics).
     ``infeasible``: the instance is proven to have no schedule. ``timeout``:
     the time limit ran out before a proof; the best schedule found by then
-    (if any) and the best bound come with it.
+    (if any) and the best bound come with it. ``not-built``: an exact
+    solver's model was too large to build in the time given
+    (:mod:`solvers.model_size`), so no search ran; the warm start's schedule
+    (if any) and :func:`solvers.bounds.lower_bound` come with it.
     """
 
     OPTIMAL = "optimal"
     FEASIBLE = "feasible"
     INFEASIBLE = "infeasible"
     TIMEOUT = "timeout"
+    NOT_BUILT = "not-built"
 
 
 @frozen

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import time
 
-from solvers.bounds import lower_bound
 from solvers.local_search import DEFAULT_ITERATIONS, improve
 from solvers.online.best import best_heuristic
-from solvers.result import Result, Status
 from toolkit.model import Instance, Schedule
 from toolkit.validator import validate
 
-__all__ = ["IMPROVE_CAP_S", "IMPROVE_SHARE", "best_heuristic", "out_of_time", "warm_start"]
+__all__ = ["IMPROVE_CAP_S", "IMPROVE_SHARE", "best_heuristic", "warm_start"]
 
 IMPROVE_SHARE = 0.1
 """Share of the exact solver's time limit given to the local search."""
@@ -69,20 +67,3 @@ def warm_start(
     if report.feasible and report.objective is not None and report.objective < best[1]:
         return improved, report.objective
     return best
-
-
-def out_of_time(
-    instance: Instance, solver: str, start: tuple[Schedule, float] | None, began: float
-) -> Result:
-    """The result of an exact solver whose model could not be built within its time limit.
-
-    Status ``timeout``, the warm start ``start`` (with its objective) when
-    there is one, and :func:`solvers.bounds.lower_bound` as the bound;
-    ``began`` is when the run began (``time.perf_counter()``).
-    """
-    bound = lower_bound(instance)
-    runtime = time.perf_counter() - began
-    if start is None:
-        return Result(solver, Status.TIMEOUT, None, None, bound, runtime)
-    schedule, value = start
-    return Result(solver, Status.TIMEOUT, schedule, value, min(bound, value), runtime)

@@ -54,9 +54,10 @@ from solvers.cpsat.objective import Scaled, objective_cap, set_objective
 from solvers.cpsat.solution import read_plan
 from solvers.cpsat.variables import CpsatVariables, build_variables
 from solvers.deadline import Deadline, OutOfTime
+from solvers.model_size import CPSAT_SETUP, fits, not_built
 from solvers.plan import plan_to_schedule
 from solvers.result import Result, Status
-from solvers.warm_start import out_of_time, warm_start
+from solvers.warm_start import warm_start
 from toolkit.model import Instance, Schedule
 from toolkit.validator import validate
 
@@ -229,9 +230,10 @@ def cpsat(
     Result
         ``optimal`` with a proof; ``feasible`` when the search ended without
         one and without a time limit; ``timeout`` at the time limit, with the
-        best schedule found (the hint's when the search found none, or when
-        the model could not even be built in time: then the bound is
-        :func:`solvers.bounds.lower_bound`) and the best bound;
+        best schedule found (the hint's when the search found none) and the
+        best bound; ``not-built`` when the model is too large to build in
+        the time left (:mod:`solvers.model_size`), with the hint's schedule
+        and the bound of :func:`solvers.bounds.lower_bound`;
         ``infeasible`` when no schedule exists. The objective is
         the validator's recomputation of the returned schedule; the bound is
         the larger of CP-SAT's (see the notes on time resolution) and
@@ -248,12 +250,14 @@ def cpsat(
     began = time.perf_counter()
     fallback = _starting_schedule(instance, hint, hint_schedule, time_limit_s, seed, prefetch)
     deadline = Deadline(None if time_limit_s is None else began + time_limit_s)
+    if not fits(instance, CPSAT_SETUP, deadline.left_s()):
+        return not_built(instance, "cpsat", fallback, began)
     try:
         built = build_model(
             instance, resolution_s, None if fallback is None else fallback[0], deadline, prefetch
         )
     except OutOfTime:
-        return out_of_time(instance, "cpsat", fallback, began)
+        return not_built(instance, "cpsat", fallback, began)
 
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = max(1, workers)

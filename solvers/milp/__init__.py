@@ -15,7 +15,12 @@ shares the CP-SAT backend's decisions one for one. Its weakness is the LP
 bound of big-M rows, which is why every ``M`` is the difference of the two
 compared times' bounds and the bounds are made as tight as is safe
 (:mod:`solvers.milp.data`; with a warm start, its objective value caps the
-ends of an optimal schedule).
+ends of an optimal schedule). Gangs made it weakest: a gang that fills the
+drives is ordered against every other request only through arcs spread
+over the drives, whose relaxation forms 2-cycles; each pair of requests
+that cannot overlap has one order binary with the gap its shared drives or
+tape force, and a binary-free hull row of its two orders
+(:func:`~solvers.milp.constraints.conflicting_pairs`).
 
 The package
 -----------
@@ -36,7 +41,11 @@ absolute 1e-7). ``timeout``: the time limit ran out first; the schedule is
 the best of the solver's incumbent and the warm start's
 (:func:`solvers.warm_start.warm_start`: the best online heuristic's
 schedule, improved by local search), so there is always one when a
-heuristic's schedule is feasible.
+heuristic's schedule is feasible. ``not-built``: the model was too large to
+build in the time left after the warm start (predicted by
+:mod:`solvers.model_size` from its size, CBC's and HiGHS's set-up costs
+measured apart, or found out when building passed the deadline); the
+schedule is the warm start's and the bound :func:`solvers.bounds.lower_bound`.
 ``feasible``: the solver stopped without a proof and without reaching the
 limit, or its answer could not be used (then the warm start's schedule is
 returned). ``infeasible``: proven, which no well-formed instance is.
@@ -68,15 +77,17 @@ from solvers.milp.hint import apply_hint
 from solvers.milp.objective import set_objective
 from solvers.milp.solution import read_decisions, retime
 from solvers.milp.variables import MilpVariables, build_variables
+from solvers.model_size import CBC_SETUP, HIGHS_SETUP, SetupCost, fits, not_built
 from solvers.plan import Plan, Stay, plan_to_schedule
 from solvers.result import Result, Status
-from solvers.warm_start import out_of_time, warm_start
+from solvers.warm_start import warm_start
 from toolkit.model import Instance, Schedule
 from toolkit.validator import validate
 
 __all__ = ["MilpModel", "build_model", "milp_cbc", "milp_highs", "trivial_bound"]
 
 Backend = Callable[..., Outcome]
+"""A solver run: :func:`~.backends.run_cbc` or :func:`~.backends.run_highs`."""
 
 
 @frozen
@@ -86,38 +97,6 @@ class MilpModel:
     problem: pulp.LpProblem
     data: MilpData
     var: MilpVariables
-
-
-def arc_count(instance: Instance) -> int:
-    """How many drive-sequence arcs the model of ``instance`` may have, before any pruning.
-
-    Each drive may take any node of its library after any other: the square
-    of its library's pieces (and initial tapes) per drive. Model size and
-    building time grow with it.
-    """
-    tape_library = {tape.id: tape.library for tape in instance.tapes}
-    nodes: dict[str, int] = {}
-    for request in instance.requests:
-        for piece in request.pieces:
-            library = tape_library[piece.tape]
-            nodes[library] = nodes.get(library, 0) + 1
-    drive_library = {drive.id: drive.library for drive in instance.drives}
-    for init in instance.initial:
-        library = drive_library[init.drive]
-        nodes[library] = nodes.get(library, 0) + 1
-    return sum(nodes.get(drive.library, 0) ** 2 for drive in instance.drives)
-
-
-MAX_ARCS = 50_000
-"""Largest :func:`arc_count` for which a model is built.
-
-Beyond it, building the model in PuLP and handing it to the solver take
-longer than any useful time limit (about a minute at a million arcs on the
-reference machine, before the solver starts), and the model is hundreds of
-times larger than the largest the MILP proves (``make bench``): the solver
-returns its warm start with status ``timeout`` and the bound of
-:func:`solvers.bounds.lower_bound` at once.
-"""
 
 
 def build_model(
@@ -199,6 +178,7 @@ def _solve(
     instance: Instance,
     name: str,
     backend: Backend,
+    setup: SetupCost,
     time_limit_s: float | None,
     seed: int,
     hint: bool,
@@ -213,12 +193,12 @@ def _solve(
     if hint:
         start = warm_start(instance, time_limit_s=time_limit_s, seed=seed, prefetch=prefetch)
     deadline = Deadline(None if time_limit_s is None else began + time_limit_s)
-    if time_limit_s is not None and arc_count(instance) > MAX_ARCS:
-        return out_of_time(instance, name, start, began)
+    if not fits(instance, setup, deadline.left_s()):
+        return not_built(instance, name, start, began)
     try:
         model = build_model(instance, start[1] if start is not None else None, deadline, prefetch)
     except OutOfTime:
-        return out_of_time(instance, name, start, began)
+        return not_built(instance, name, start, began)
     warm = start is not None and apply_hint(model.data, model.var, start[0])
     left = None if time_limit_s is None else time_limit_s - (time.perf_counter() - began)
     if left is not None and left <= 0:
@@ -288,7 +268,7 @@ def milp_cbc(
     Result
         See the module's docstring for statuses, objective and bound.
     """
-    return _solve(instance, "milp-cbc", run_cbc, time_limit_s, seed, hint, prefetch)
+    return _solve(instance, "milp-cbc", run_cbc, CBC_SETUP, time_limit_s, seed, hint, prefetch)
 
 
 def milp_highs(
@@ -307,4 +287,6 @@ def milp_highs(
     its value and falls back on it when HiGHS finds nothing better in time;
     ``prefetch=False`` solves the non-anticipative problem.
     """
-    return _solve(instance, "milp-highs", run_highs, time_limit_s, seed, hint, prefetch)
+    return _solve(
+        instance, "milp-highs", run_highs, HIGHS_SETUP, time_limit_s, seed, hint, prefetch
+    )

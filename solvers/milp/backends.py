@@ -92,12 +92,16 @@ def read_cbc_log(text: str, has_solution: bool) -> Outcome:
     """How a CBC run ended and its best bound, from its log.
 
     The ``Result -`` line gives the reason (``Optimal solution found``,
-    ``Problem proven infeasible``, ``Stopped on time limit``, ...). The bound
+    ``Problem proven infeasible``, ``Stopped on time limit``, ...), or when
+    the root LP is infeasible, ``Problem is infeasible`` alone. The bound
     is ``Lower bound:`` when the search stopped, the ``Objective value:``
     when it finished (the gap being closed), else the last ``best
     possible`` of the progress lines, else ``None``.
     """
     result = re.findall(r"^Result - (.*)$", text, flags=re.MULTILINE)
+    if not result:
+        # An infeasible root LP ends the run before the search and its Result line.
+        result = re.findall(r"^(Problem is infeasible)", text, flags=re.MULTILINE)
     message = result[-1].strip() if result else "no result line in the CBC log"
     lowered = message.lower()
     optimal = lowered.startswith("optimal")

@@ -399,6 +399,57 @@ def tape_order(problem: Problem, data: MilpData, var: MilpVariables) -> None:
                 add_row(problem, terms, ">=", gap - big if on else gap, f"tape_order_{a}_{b}")
 
 
+def conflicting_pairs(problem: Problem, data: MilpData, var: MilpVariables) -> None:
+    """Two requests that cannot overlap: one order binary, and the hull of both orders.
+
+    For a pair of :attr:`~solvers.milp.data.MilpData.conflicts` that may
+    come in either order (:attr:`~solvers.milp.data.MilpData.orders`), the
+    binary ``pair_order[j, k]`` chooses: ``S_k >= C_j + g_jk`` when it is
+    1, ``S_j >= C_k + g_kj`` when it is 0 (big-M rows, ``M`` from the
+    bounds). The arcs and the tape's order imply the disjunction through
+    many binaries spread over the drives; one binary per pair lets the
+    search fix the order of two requests in one branch, with the gap that
+    the shared drives or tape force.
+
+    And with no binary: ``j`` first puts the ends at least at ``P1 = (a_j,
+    max(a_k, a_j + g_jk + p_k))`` and ``k`` first at ``P2 = (max(a_j, a_k +
+    g_kj + p_j), a_k)`` (``a`` the least end, ``p`` the least length). Each
+    order's region is a cone at its corner opening towards larger ends, so
+    both lie above the line through ``P1`` and ``P2``: ``(b1 - b2) C_j +
+    (a2 - a1) C_k >= (b1 - b2) a2 + (a2 - a1) b2``, which the LP cannot
+    meet with both ends at their least. A pair with one possible order
+    states it as it is.
+    """
+    lower_end = [s + t for s, t in zip(data.lower_start, data.shortest, strict=True)]
+    for (j, k), (g_jk, g_kj) in data.conflicts.items():
+        j_first, k_first = data.orders[j, k]
+        if j_first and not k_first:
+            terms = [(var.start[k], 1.0), (var.end[j], -1.0)]
+            add_row(problem, terms, ">=", g_jk, f"pair_{j}_{k}_order")
+            continue
+        if k_first and not j_first:
+            terms = [(var.start[j], 1.0), (var.end[k], -1.0)]
+            add_row(problem, terms, ">=", g_kj, f"pair_{j}_{k}_order")
+            continue
+        if not (j_first and k_first):
+            continue
+        order = var.pair_order[j, k]
+        # S_k - C_j >= g_jk - M (1 - order); S_j - C_k >= g_kj - M' order
+        big = max(0.0, g_jk + data.upper_end[j] - data.lower_start[k])
+        terms = [(var.start[k], 1.0), (var.end[j], -1.0), (order, -big)]
+        add_row(problem, terms, ">=", g_jk - big, f"pair_{j}_{k}_a")
+        big = max(0.0, g_kj + data.upper_end[k] - data.lower_start[j])
+        terms = [(var.start[j], 1.0), (var.end[k], -1.0), (order, big)]
+        add_row(problem, terms, ">=", g_kj, f"pair_{j}_{k}_b")
+        a1, b2 = lower_end[j], lower_end[k]
+        b1 = max(b2, a1 + g_jk + data.shortest[k])
+        a2 = max(a1, b2 + g_kj + data.shortest[j])
+        alpha, beta = b1 - b2, a2 - a1
+        if alpha > 0 and beta > 0:
+            terms = [(var.end[j], alpha), (var.end[k], beta)]
+            add_row(problem, terms, ">=", alpha * a2 + beta * b2, f"pair_{j}_{k}_hull")
+
+
 def no_prefetch(problem: Problem, data: MilpData, var: MilpVariables) -> None:
     """Without prefetch (``data.prefetch`` false), nothing is done for a request before its release.
 
@@ -457,6 +508,7 @@ def add_all(
         arm_lanes,
         tape_residency,
         tape_order,
+        conflicting_pairs,
         releases_and_ends,
         no_prefetch,
     ):

@@ -107,6 +107,14 @@ class MilpData(Formulation):
         Heads of the arcs leaving ``(u, d)`` and tails of those entering ``(v, d)``.
     empty_drives
         Drives empty at time 0 (their first piece is mounted).
+    conflicts
+        Pairs of requests ``(j, k)``, ``j < k``, whose transfers cannot
+        overlap (see :func:`_conflicts`), with the least time from ``C_j``
+        to ``S_k`` when ``j`` comes first and from ``C_k`` to ``S_j`` when
+        ``k`` does.
+    orders
+        For each pair of ``conflicts``, whether ``j`` may come first and
+        whether ``k`` may, within the bounds (:func:`_orders`).
     ops
         Possible arm operations longer than :data:`ARM_EPS`, by library.
     lanes
@@ -220,6 +228,8 @@ class MilpData(Formulation):
         self.latest_mount: Mapping[int, float] = latest_mount
         self.earliest_dismount: Mapping[int, float] = earliest_dismount
         self.latest_dismount: Mapping[int, float] = latest_dismount
+        self.conflicts: Mapping[tuple[int, int], tuple[float, float]] = _conflicts(self)
+        self.orders: Mapping[tuple[int, int], tuple[bool, bool]] = _orders(self)
 
     @property
     def drive_twin_ids(self) -> tuple[tuple[str, ...], ...]:
@@ -391,6 +401,103 @@ def _arcs(
                 if earliest_end + gap <= latest_start:
                     switch_arcs[key] = gap
     return continue_arcs, switch_arcs
+
+
+def _drive_gap_s(data: MilpData, u: int, v: int, d: str) -> float:
+    """Least seconds from ``C(u)`` to ``S(v)`` when ``v`` runs after ``u`` on drive ``d``.
+
+    Other nodes may run in between, so as in
+    :meth:`~solvers.formulation.Formulation.gap_to_later_use_s`: with no
+    switch on the way (one tape), the head travels from where ``u`` leaves
+    it to ``v``'s offset no faster than the drive's locate or read speed;
+    with a switch, the drive unloads, the arm dismounts and mounts, the drive
+    loads, and the head starts again from 0.
+    """
+    drive = data.instance.drive_by_id[d]
+    library = data.instance.library_by_id[drive.library]
+    speed = max(drive.locate_mb_s, drive.rate_mb_s)
+    offset = data.nodes[v].offset_mb
+    switch = (
+        data.unload[u, d] + library.dismount_s + library.mount_s + drive.load_s + offset / speed
+    )
+    if data.nodes[u].tape != data.nodes[v].tape:
+        return switch
+    return min(switch, abs(offset - data.nodes[u].end_mb) / speed)
+
+
+def _conflicts(data: MilpData) -> dict[tuple[int, int], tuple[float, float]]:
+    """Pairs of requests whose transfers cannot overlap, and the least gap in each order.
+
+    Two requests cannot overlap when their pieces in one library outnumber
+    its drives (they share a drive, which is busy for a request until its
+    end ``C``), or when they read one tape (the tape stays in its drive
+    until the request's end). Then one comes first, and the other starts
+    at least the gap after its end. On shared drives: with ``m`` pieces more
+    than the library's drives, at least ``m`` pieces of the later request
+    run on drives that the earlier one used, so the gap is the ``m``-th
+    least, over the later request's pieces, of the least
+    :func:`_drive_gap_s` from a piece of the earlier one;
+    on a shared tape, the largest
+    :meth:`~solvers.formulation.Formulation.gap_to_later_use_s` over their
+    pieces of one tape (each use of it follows); the larger of the two when
+    both hold.
+    """
+    drives_of = data.instance.drives_of_library
+    per_library: list[dict[str, list[int]]] = []
+    for pieces in data.request_nodes:
+        by_library: dict[str, list[int]] = {}
+        for u in pieces:
+            by_library.setdefault(data.nodes[u].library, []).append(u)
+        per_library.append(by_library)
+    out: dict[tuple[int, int], tuple[float, float]] = {}
+    n = len(data.request_nodes)
+    for j in range(n):
+        for k in range(j + 1, n):
+            gaps = [0.0, 0.0]
+            conflict = False
+            for library, mine in per_library[j].items():
+                theirs = per_library[k].get(library, [])
+                shared = len(mine) + len(theirs) - len(drives_of.get(library, ()))
+                if theirs and shared > 0:
+                    conflict = True
+                    for side, (first, then) in enumerate(((mine, theirs), (theirs, mine))):
+                        # At least `shared` pieces of the later request run on drives the
+                        # earlier used: the shared-th least of their least gaps.
+                        least = sorted(
+                            min(
+                                _drive_gap_s(data, u, v, d)
+                                for u in first
+                                for d in data.nodes[u].drives
+                            )
+                            for v in then
+                        )
+                        gaps[side] = max(gaps[side], least[shared - 1])
+            for u in data.request_nodes[j]:
+                for v in data.request_nodes[k]:
+                    if data.nodes[u].tape == data.nodes[v].tape:
+                        conflict = True
+                        gaps[0] = max(gaps[0], data.gap_to_later_use_s(u, v))
+                        gaps[1] = max(gaps[1], data.gap_to_later_use_s(v, u))
+            if conflict:
+                out[j, k] = (gaps[0], gaps[1])
+    return out
+
+
+def _orders(data: MilpData) -> dict[tuple[int, int], tuple[bool, bool]]:
+    """Which order each pair of :attr:`MilpData.conflicts` may take within the bounds.
+
+    ``(j first, k first)``: an order is possible when the later request can
+    start by its latest start after the earlier one's least end and the gap.
+    """
+    out = {}
+    for (j, k), (g_jk, g_kj) in data.conflicts.items():
+        end_j = data.lower_start[j] + data.shortest[j]
+        end_k = data.lower_start[k] + data.shortest[k]
+        out[j, k] = (
+            max(end_k, end_j + g_jk + data.shortest[k]) <= data.upper_end[k] + TIME_TOL,
+            max(end_j, end_k + g_kj + data.shortest[j]) <= data.upper_end[j] + TIME_TOL,
+        )
+    return out
 
 
 def _arm_ops(

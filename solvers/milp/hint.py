@@ -226,6 +226,8 @@ def hint_values(data: MilpData, var: MilpVariables, schedule: Schedule) -> dict[
             values[var.before[u, w]] = 1.0
         elif hold_end[w] > hold_start[u] + EPS:
             return None
+    for (j, k), order in var.pair_order.items():
+        values[order] = 1.0 if ends[j] <= starts[k] + EPS else 0.0
     _arm_values(data, var, decisions, values)
     if var.objective is not None:
         values[var.objective] = max(

@@ -32,6 +32,9 @@ Decisions (``solvers/formulation.md``), with the names used here:
   lane ``a`` (libraries with more than one arm and more operations than arms).
 - ``order[lib, i, k]``: operation ``i`` comes before operation ``k`` on a lane.
 - ``before[u, w]``: node ``u``'s hold of their common tape precedes ``w``'s.
+- ``pair_order[j, k]``: request ``j`` runs before request ``k``, for pairs of
+  requests that cannot overlap and may come in either order
+  (:attr:`solvers.milp.data.MilpData.orders`).
 - ``objective``: ``max C_j`` or ``max w_j (C_j - r_j)`` for the min-max objectives.
 - ``one``: a column fixed to 1 that carries the weighted flow's constant
   (see :mod:`solvers.milp.objective`).
@@ -73,6 +76,7 @@ class MilpVariables:
     lane: dict[tuple[str, int, int], LpVar]
     order: dict[tuple[str, int, int], LpVar]
     before: dict[tuple[int, int], LpVar]
+    pair_order: dict[tuple[int, int], LpVar]
     objective: LpVar | None
     one: LpVar
 
@@ -96,6 +100,7 @@ class MilpVariables:
             self.lane,
             self.order,
             self.before,
+            self.pair_order,
         ):
             out.extend(group.values())
         if self.objective is not None:
@@ -216,6 +221,11 @@ def build_variables(problem: Any, data: MilpData) -> MilpVariables:
         for members in data.residency_tapes.values()
         for u, w in combinations(members, 2)
     }
+    pair_order = {
+        (j, k): new(f"order_{j}_{k}", cat=pulp.LpBinary)
+        for (j, k), (j_first, k_first) in data.orders.items()
+        if j_first and k_first
+    }
     objective = None
     if instance.objective != "weighted-flow" and instance.requests:
         lows, highs = [], []
@@ -246,6 +256,7 @@ def build_variables(problem: Any, data: MilpData) -> MilpVariables:
         lane=lane,
         order=order,
         before=before,
+        pair_order=pair_order,
         objective=objective,
         one=new("one", 1.0, 1.0),
     )

@@ -7,8 +7,9 @@ import time
 import pytest
 
 import solvers
+from solvers.bounds import lower_bound
 from solvers.deadline import Deadline, OutOfTime
-from solvers.milp import MAX_ARCS, arc_count
+from solvers.model_size import CPSAT_SETUP, SAFETY, SetupCost, arc_count, fits
 from toolkit.io import load_instance
 from toolkit.validator import validate
 
@@ -40,15 +41,28 @@ def test_arc_count_is_the_square_of_each_librarys_nodes_per_drive(spec_instance)
     assert arc_count(spec_instance) == len(spec_instance.drives) * nodes**2
 
 
+def test_a_setup_cost_grows_with_the_arcs_and_decides_what_fits(spec_instance):
+    cost = SetupCost(s_at_10k_arcs=2.0, exponent=1.5)
+    assert cost.seconds(10_000) == pytest.approx(2.0)
+    assert cost.seconds(40_000) == pytest.approx(16.0)
+    predicted = cost.seconds(arc_count(spec_instance))
+    assert fits(spec_instance, cost, None)
+    assert fits(spec_instance, cost, SAFETY * predicted * 1.01)
+    assert not fits(spec_instance, cost, SAFETY * predicted * 0.99)
+    assert not fits(spec_instance, cost, 0.0)
+
+
 @pytest.mark.parametrize("solver", ["cpsat", "milp-cbc", "milp-highs"])
-def test_a_model_too_large_for_the_limit_returns_the_warm_start_in_time(solver):
+def test_a_model_too_large_for_the_limit_is_not_built(solver):
+    # 2.9 million arcs: minutes to build for any backend, against 4 s.
     instance = load_instance(INSTANCES / "random-300.json")
-    assert arc_count(instance) > MAX_ARCS
+    assert not fits(instance, CPSAT_SETUP, 4.0)
     result = solvers.solve(instance, solver=solver, time_limit_s=4.0, seed=0)
-    assert result.status is solvers.Status.TIMEOUT
+    assert result.status is solvers.Status.NOT_BUILT
     assert result.schedule is not None
     report = validate(instance, result.schedule)
     assert report.feasible
     assert result.objective == pytest.approx(report.objective)
-    assert result.bound is not None and 0 < result.bound <= result.objective
+    assert result.bound == pytest.approx(lower_bound(instance))
+    assert 0 < result.bound <= result.objective
     assert result.runtime_s < 4.0 + 3.0

@@ -185,7 +185,7 @@ def test_time_limited_run_returns_a_feasible_schedule(solver):
 def test_no_time_left_returns_the_best_heuristic_schedule(solver):
     instance = queue(6, seed=0)
     result = solver(instance, time_limit_s=0.0)
-    assert result.status is Status.TIMEOUT
+    assert result.status is Status.NOT_BUILT
     heuristic = best_heuristic(instance)
     assert heuristic is not None
     assert checked(instance, result) == pytest.approx(heuristic[1])
@@ -198,7 +198,7 @@ def test_without_hint_a_short_limit_may_leave_no_schedule(solver):
     # solvers.bounds.lower_bound, at least the model's trivial one.
     instance = queue(10, seed=3)
     result = solver(instance, time_limit_s=0.0, hint=False)
-    assert result.status is Status.TIMEOUT
+    assert result.status is Status.NOT_BUILT
     assert (result.schedule, result.objective) == (None, None)
     assert result.bound == pytest.approx(lower_bound(instance))
     assert result.bound >= trivial_bound(build_model(instance).data) - 1e-9
@@ -291,6 +291,28 @@ def test_greedy_schedules_are_solutions_of_the_model_and_retime_no_later(drawn):
     assert report.objective <= heuristic.objective + 1e-6
 
 
+def test_requests_that_cannot_overlap_and_their_least_gaps():
+    # Two drives (stream 100 MB/s, locate 1000 MB/s, load 5, unload 7; mount 10,
+    # dismount 8). The gang g fills both drives, so it conflicts with a and b; a and b
+    # fit side by side on distinct tapes. a after g: a's piece shares a drive with one
+    # of g's, at best its T1 piece, 4 s of locate away; g after a: 5.1 s of locate to
+    # offset 0 of T1. b after g, or g after b: a switch (7 + 8 + 10 + 5) and no locate.
+    base = two_empty_drives(1)
+    instance = attrs.evolve(
+        base,
+        tapes=(*base.tapes, Tape("T3", "L0", 100000)),
+        requests=(
+            Request("g", 0, 1.0, "read", (Piece("T1", 0, 1000), Piece("T2", 2000, 500))),
+            Request("a", 0, 1.0, "read", (Piece("T1", 5000, 100),)),
+            Request("b", 0, 1.0, "read", (Piece("T3", 0, 100),)),
+        ),
+    )
+    conflicts = build_model(instance).data.conflicts
+    assert conflicts.keys() == {(0, 1), (0, 2)}
+    assert conflicts[0, 1] == pytest.approx((4.0, 5.1))
+    assert conflicts[0, 2] == pytest.approx((30.0, 30.0))
+
+
 def test_cbc_log_is_read_for_status_and_bound():
     stopped = "Result - Stopped on time limit\n\nObjective value:  762.0\nLower bound:  752.341\n"
     outcome = read_cbc_log(stopped, True)
@@ -300,6 +322,9 @@ def test_cbc_log_is_read_for_status_and_bound():
     assert (outcome.optimal, outcome.bound) == (True, 39.17666667)
     infeasible = "Result - Problem proven infeasible\n\nNo feasible solution found\n"
     outcome = read_cbc_log(infeasible, False)
+    assert (outcome.infeasible, outcome.has_solution, outcome.bound) == (True, False, None)
+    root = "Coin0008I MODEL read with 0 errors\nProblem is infeasible - 0.00 seconds\n"
+    outcome = read_cbc_log(root, False)
     assert (outcome.infeasible, outcome.has_solution, outcome.bound) == (True, False, None)
     partial = "Cbc0010I After 100 nodes, 3 on tree, 1e+50 best solution, best possible 12.5\n"
     assert read_cbc_log(partial, False).bound == 12.5

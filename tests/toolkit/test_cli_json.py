@@ -67,6 +67,20 @@ def test_solve(tmp_path):
     assert doc["out"] == str(out) and out.exists()
 
 
+def test_solve_a_model_too_large_for_the_limit_says_not_built(tmp_path):
+    # random-300: millions of arcs, no exact model builds in 4 s; the warm start is written.
+    instance = str(INSTANCES / "random-300.json")
+    out = tmp_path / "s.json"
+    args = ["solve", instance, "--solver", "milp-highs", "--time-limit", "4", "--out", str(out)]
+    doc = json_of(*args, "--json")
+    assert doc["status"] == "not-built" and doc["feasible"]
+    assert 0 < doc["bound"] <= doc["objective"]
+    assert doc["out"] == str(out) and out.exists()
+    lines = CliRunner().invoke(main, args).stdout
+    assert "solver milp-highs: status not-built," in lines
+    assert "bound: " in lines and "objective weighted-flow: " in lines
+
+
 def test_solve_json_and_stdout_schedule_are_refused_together(tmp_path):
     result = CliRunner().invoke(main, ["solve", SPEC, "--out", "-", "--json"])
     assert result.exit_code == 2

@@ -116,7 +116,8 @@ def solve(
     With --out -, the schedule is written to standard output and these
     lines to standard error. ``--json`` prints one object instead:
     ``instance`` (the file), ``solver``, ``status`` (optimal, feasible,
-    infeasible, timeout), ``runtime_s``, ``bound`` (null when none),
+    infeasible, timeout, not-built: an exact model too large to build in
+    the time limit, the warm start written instead), ``runtime_s``, ``bound`` (null when none),
     ``objective_name``, ``objective`` (as the validator recomputes it; null
     without a feasible schedule), ``feasible`` and ``out`` (the file
     written, null when nothing was) and ``trajectory``: the incumbent
