@@ -36,7 +36,7 @@ from toolkit.model import Instance
 EXACT = ("cpsat", "milp-cbc", "milp-highs")
 """The exact solvers compared."""
 
-SIZES = (4, 6, 8, 10, 12, 16)
+SIZES = (4, 6, 8, 10, 12, 14, 16, 20)
 """Requests per instance, smallest first."""
 
 CONFIGURATIONS = (
@@ -48,8 +48,12 @@ CONFIGURATIONS = (
 )
 """``(pieces, drives, arms)`` of each configuration."""
 
-TARGET = ("single", 3, 1, 12)
-"""The issue's target: 12 single-piece requests on 3 drives with 1 arm."""
+TARGETS = {
+    "single": ("single", 3, 1, 20),
+    "gang": ("gang", 3, 1, 12),
+}
+"""The targets of issue 13 by name: 20 single-piece requests, or 12 with gangs of
+up to 3 pieces, on 3 drives with 1 arm (issue 3's was 12 single-piece ones)."""
 
 
 def instance_for(
@@ -89,8 +93,15 @@ def run(
     return result, time.perf_counter() - began
 
 
-def scaling(sizes: list[int], time_limit_s: float, seed: int, spread_s: float) -> None:
-    """Print the scaling table."""
+def scaling(
+    sizes: list[int],
+    time_limit_s: float,
+    seed: int,
+    spread_s: float,
+    exact: tuple[str, ...] = EXACT,
+    configurations: tuple[tuple[str, int, int], ...] = CONFIGURATIONS,
+) -> None:
+    """Print the scaling table of the solvers ``exact`` on ``configurations``."""
     print(
         f"Exact solvers, limit {time_limit_s:g} s each, seed {seed}, "
         f"releases over {spread_s:g} s per request"
@@ -100,12 +111,12 @@ def scaling(sizes: list[int], time_limit_s: float, seed: int, spread_s: float) -
         f"{header} {'solver':>10} {'status':>8} {'seconds':>8} {'objective':>12} "
         f"{'bound':>12} {'gap':>7}"
     )
-    for pieces, drives, arms in CONFIGURATIONS:
+    for pieces, drives, arms in configurations:
         stopped: set[str] = set()
         for n in sizes:
             instance = instance_for(pieces, drives, arms, n, seed, spread_s)
             label = f"{pieces:>6} {drives:>6} {arms:>4} {n:>3}"
-            for solver in EXACT:
+            for solver in exact:
                 if solver in stopped:
                     print(_line(label, solver, None, 0.0))
                     continue
@@ -116,10 +127,15 @@ def scaling(sizes: list[int], time_limit_s: float, seed: int, spread_s: float) -
         print()
 
 
-def target(seeds: list[int], time_limit_s: float, spread_s: float) -> None:
-    """Print CP-SAT on the target size for each seed, and how many it proved in time."""
-    pieces, drives, arms, n = TARGET
-    print(f"Target: CP-SAT on {n} {pieces}-piece requests, {drives} drives, {arms} arm")
+def target(
+    seeds: list[int],
+    time_limit_s: float,
+    spread_s: float,
+    goal: tuple[str, int, int, int] = TARGETS["single"],
+) -> None:
+    """Print CP-SAT on the target ``goal`` for each seed, and how many it proved in time."""
+    pieces, drives, arms, n = goal
+    print(f"Target: CP-SAT on {n} {pieces} requests, {drives} drives, {arms} arms")
     proven = 0
     for seed in seeds:
         instance = instance_for(pieces, drives, arms, n, seed, spread_s)
@@ -145,12 +161,52 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--target-seeds", default="1-5")
     parser.add_argument("--release-per-request", type=float, default=60.0)
+    parser.add_argument(
+        "--solvers",
+        default=",".join(EXACT),
+        help=f"comma-separated exact solvers of the table, of {', '.join(EXACT)}",
+    )
+    parser.add_argument(
+        "--configurations",
+        default="all",
+        help="comma-separated pieces:drives:arms of the table (single:3:1,gang:3:1) or all",
+    )
+    parser.add_argument(
+        "--targets",
+        default=",".join(TARGETS),
+        help=f"comma-separated targets run on --target-seeds, of {', '.join(TARGETS)}; "
+        "none for no target run",
+    )
+    parser.add_argument("--no-table", action="store_true", help="only the target runs")
     parser.add_argument("--quick", action="store_true", help="sizes 4,6 and a 10 s limit")
     args = parser.parse_args(argv)
+    exact = tuple(s for s in args.solvers.split(",") if s)
+    unknown = [s for s in exact if s not in EXACT]
+    if unknown:
+        parser.error(f"--solvers: unknown {', '.join(unknown)}; choose from {', '.join(EXACT)}")
+    configurations = CONFIGURATIONS
+    if args.configurations != "all":
+        try:
+            configurations = tuple(
+                (p, int(d), int(a))
+                for p, d, a in (c.split(":") for c in args.configurations.split(","))
+            )
+        except ValueError:
+            parser.error("--configurations: expected pieces:drives:arms,...")
+    goals = [] if args.targets == "none" else args.targets.split(",")
+    if any(g not in TARGETS for g in goals):
+        parser.error(f"--targets: choose from {', '.join(TARGETS)} or none")
     sizes = [4, 6] if args.quick else _ints(args.sizes)
     limit = 10.0 if args.quick else args.time_limit
-    scaling(sizes, limit, args.seed, args.release_per_request)
-    target(_ints("1" if args.quick else args.target_seeds), limit, args.release_per_request)
+    if not args.no_table:
+        scaling(sizes, limit, args.seed, args.release_per_request, exact, configurations)
+    for goal in goals:
+        target(
+            _ints("1" if args.quick else args.target_seeds),
+            limit,
+            args.release_per_request,
+            TARGETS[goal],
+        )
     return 0
 
 
