@@ -13,14 +13,21 @@ bound and the gap ``(objective - bound) / objective``. Once a solver fails
 to prove a size of a configuration, it is not run on the larger ones
 (``-`` in the table): the table then shows where each formulation stops.
 
-The target (issue 3): CP-SAT proves optimality on 12 single-piece requests
-on 3 drives with 1 arm in under 60 s on the 2-core reference machine;
-``--target-seeds`` runs that size on several seeds. Times are wall-clock
-and grow with whatever else loads the machine.
+The targets: issue 3's, CP-SAT proving 12 single-piece requests on 3
+drives with 1 arm in under 60 s on the 2-core reference machine; issue
+13's (:data:`TARGETS`), 20 single-piece requests and 12 requests with gangs
+of up to 3 pieces, same library, within 60 s on at least 4 of 5 seeds.
+``--target-seeds`` runs the targets named by ``--targets`` on several
+seeds. Times are wall-clock and grow with whatever else loads the machine
+(the reference machine is shared: note its load with each measurement).
 
 Run with ``make bench`` or ``.venv/bin/python benchmarks/exact.py``
-(``--time-limit 60``, ``--sizes 4,6,8,10,12,16``, ``--quick`` for a short
-smoke run).
+(``--time-limit 60``, ``--sizes 4,6,8,10,12,14,16,20``, ``--quick`` for a
+short smoke run). One formulation, one configuration, only the targets::
+
+    .venv/bin/python benchmarks/exact.py --solvers cpsat \
+        --configurations single:3:1,gang:3:1 --sizes 10,12,14,16,20 --targets none
+    .venv/bin/python benchmarks/exact.py --solvers cpsat --no-table --targets single,gang
 """
 
 from __future__ import annotations
