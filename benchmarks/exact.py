@@ -181,8 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--targets",
         default=",".join(TARGETS),
-        help=f"comma-separated targets run on --target-seeds, of {', '.join(TARGETS)}; "
-        "none for no target run",
+        help=f"comma-separated CP-SAT targets run on --target-seeds, of {', '.join(TARGETS)}; "
+        "none (or cpsat not among --solvers) for no target run",
     )
     parser.add_argument("--no-table", action="store_true", help="only the target runs")
     parser.add_argument("--quick", action="store_true", help="sizes 4,6 and a 10 s limit")
@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         except ValueError:
             parser.error("--configurations: expected pieces:drives:arms,...")
-    goals = [] if args.targets == "none" else args.targets.split(",")
+    goals = [] if args.targets == "none" or "cpsat" not in exact else args.targets.split(",")
     if any(g not in TARGETS for g in goals):
         parser.error(f"--targets: choose from {', '.join(TARGETS)} or none")
     sizes = [4, 6] if args.quick else _ints(args.sizes)
