@@ -31,20 +31,37 @@ from toolkit.model import Schedule, ScheduledRequest
 
 
 def canonical(data: CpsatData, decisions: CpsatDecisions) -> CpsatDecisions:
-    """``decisions`` with identical empty drives trading sequences into symmetry-breaking order.
+    """``decisions`` in the form that symmetry breaking and dominance keep.
 
     Within each group of :attr:`~solvers.formulation.Formulation.drive_twins`,
     the sequences are sorted by first node, idle drives last, as
     :func:`~solvers.cpsat.constraints.add_symmetry_breaking` requires.
     Lanes and tape orders name nodes, not drives, so they stay as they are.
+    A drive's last node loses its dismount when no other node of its tape
+    is mounted (:func:`~solvers.cpsat.constraints.add_dominance`): no later
+    stay needs the tape, and the arm operation leaves its lane.
     """
     sequences = list(decisions.sequences)
     for group in data.drive_twins:
         ordered = sorted((sequences[d] for d in group), key=lambda s: (not s, s[:1]))
         for d, seq in zip(group, ordered, strict=True):
             sequences[d] = seq
+    mounted = decisions.mounted(data)
+    useless = {
+        seq[-1]
+        for seq in sequences
+        if seq
+        and seq[-1] in decisions.dismounted
+        and not any(
+            m in mounted and m != seq[-1] for m in data.nodes_of_tape[data.nodes[seq[-1]].tape]
+        )
+    }
+    lanes = tuple(
+        tuple(op for op in lane if not (op[0] == "dismount" and op[1] in useless))
+        for lane in decisions.lanes
+    )
     return CpsatDecisions(
-        tuple(sequences), decisions.dismounted, decisions.lanes, decisions.tape_orders
+        tuple(sequences), decisions.dismounted - useless, lanes, decisions.tape_orders
     )
 
 
