@@ -11,7 +11,8 @@
   estimates (:meth:`simulator.results.Estimate.to_dict`) and files read.
 - ``figure.png`` (:func:`draw_figure`): throughput (top row) and gain over
   offset order (bottom row) against coverage, a column per tape, a colour
-  per policy, even spacing solid and random dashed, with 95 % intervals.
+  per policy, even spacing solid and random dashed, with 95 % intervals; a
+  point not run leaves a gap in its line.
 
 Numbers are written by ``repr``, exactly, as in every experiment's files.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -82,6 +84,10 @@ def summary_document(
     }
 
 
+def _value(mean: float | None) -> float:
+    return math.nan if mean is None else mean
+
+
 def draw_figure(points: Sequence[StudyPoint], path: Path) -> None:
     """Throughput and gain against coverage, a column per tape (see the module)."""
     cases = list(dict.fromkeys(p.case for p in points))
@@ -101,16 +107,14 @@ def draw_figure(points: Sequence[StudyPoint], path: Path) -> None:
                     kept = [
                         p
                         for p in points
-                        if p.case == case
-                        and p.spacing == spacing
-                        and p.policy == policy
-                        and p.estimates[metric].mean is not None
+                        if p.case == case and p.spacing == spacing and p.policy == policy
                     ]
-                    if not kept:
+                    if all(p.estimates[metric].mean is None for p in kept):
                         continue
+                    # A point not run (NaN) breaks the line rather than join its neighbours.
                     axes.errorbar(
                         [p.coverage_pct for p in kept],
-                        [p.estimates[metric].mean for p in kept],
+                        [_value(p.estimates[metric].mean) for p in kept],
                         yerr=[p.estimates[metric].half_width or 0.0 for p in kept],
                         linestyle=style,
                         marker="o",
