@@ -151,3 +151,9 @@ def test_the_command_writes_the_experiments_files(tmp_path, monkeypatch):
     offset = summary["series"]["TS1150 20GB random offset"]["points"]
     assert [p["x"] for p in offset] == [10.0, 100.0] and offset[0]["files"] == 50
     assert (out / "figure.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_command_needs_an_output_directory():
+    result = CliRunner().invoke(main, ["experiment", "bnl-coverage", "--quick"])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "--out: required, and missing"
