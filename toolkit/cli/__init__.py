@@ -3,8 +3,8 @@
 Each command is a module of this package (``check``, ``solve``, ``solvers``,
 ``verify``, ``metrics``, ``compare``, ``generate``, ``simulate``,
 ``replay``, ``experiment``, ``plot``, ``stripe``, ``order``, and ``experiment online-vs-offline``
-in ``online_vs_offline``); :data:`main` gathers them into one ``click``
-group. This is the only part of :mod:`toolkit` that may import
+in ``online_vs_offline``, ``experiment bnl-coverage`` in ``bnl_coverage``); :data:`main`
+gathers them into one ``click`` group. This is the only part of :mod:`toolkit` that may import
 :mod:`solvers` and :mod:`simulator`: the core of the toolkit (model, files, validator, metrics,
 generators, strategies) stands below both, and the commands sit above all
 three. What every command shares (exit codes, the one-line bad-input
@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import click
 
+from toolkit.cli.bnl_coverage import NAME as BNL_COVERAGE
+from toolkit.cli.bnl_coverage import bnl_coverage
 from toolkit.cli.bound import bound
 from toolkit.cli.check import check
 from toolkit.cli.compare import compare
@@ -52,3 +54,4 @@ main.add_command(plot)
 main.add_command(stripe)
 main.add_command(bound)
 main.route("experiment", ONLINE_VS_OFFLINE, online_vs_offline)
+main.route("experiment", BNL_COVERAGE, bnl_coverage)

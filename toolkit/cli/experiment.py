@@ -94,6 +94,10 @@ def _listing() -> None:
     click.echo(
         "  tapesched experiment online-vs-offline SCENARIO --window N --out DIR (see --help)"
     )
+    click.echo(
+        "bnl-coverage: 10, 50 and 100 % of a full tape read under each recall order (BNL's study)"
+    )
+    click.echo("  tapesched experiment bnl-coverage --out DIR [--quick] (see --help)")
 
 
 HEADINGS = {
