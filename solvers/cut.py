@@ -141,6 +141,10 @@ class Cut:
         whole switch to its piece (unload, dismount, mount, load, locate
         from 0), or the drive's last freed end in the hint when later.
         :func:`pin` makes it a constraint of the sub-model.
+    arms_ready_s
+        When (in the sub-instance's time) the arms must be done with the
+        freed requests: the suffix's first arm operation in the incumbent,
+        or the hint's last when later; ``None`` without a suffix operation.
     """
 
     instance: Instance
@@ -152,6 +156,7 @@ class Cut:
     hint: Schedule | None
     whole: bool
     ready_s: dict[str, float]
+    arms_ready_s: float | None = None
 
 
 def _lanes_of(data: CpsatData, lib: int) -> range:
@@ -327,12 +332,24 @@ def cut(data: CpsatData, inc: Incumbent, library: int, first: int, size: int) ->
             if drive.id in e.drives:
                 when = max(when, e.end_s)
         ready[drive.id] = when
-    return evolve(made, hint=hint, ready_s=ready)
+    suffix_ops = [
+        inc.times.mount[n] if kind == "mount" else inc.times.dismount[n]
+        for lane in _lanes_of(data, lib)
+        for kind, n in inc.decisions.lanes[lane]
+        if phase[n] == SUFFIX
+    ]
+    arms_ready = None
+    if suffix_ops:
+        arms_ready = min(suffix_ops) - origin
+        if hint is not None:
+            arms_ready = max([arms_ready] + [op.end_s for op in hint.operations])
+    return evolve(made, hint=hint, ready_s=ready, arms_ready_s=arms_ready)
 
 
 def pin(built: CpsatModel, made: Cut) -> None:
     """Add to ``built`` (the sub-instance's model) that each drive's freed requests end by
-    :attr:`Cut.ready_s`, so that a sub-schedule does not buy its gain with the suffix's time.
+    :attr:`Cut.ready_s` and the arms' work for them by :attr:`Cut.arms_ready_s`, so that a
+    sub-schedule does not buy its gain with the suffix's time.
 
     The limit is widened by a tick per event, the most that the model's
     rounding can put the hint past its exact times.
@@ -349,6 +366,15 @@ def pin(built: CpsatModel, made: Cut) -> None:
             j = data.nodes[n].request
             if j >= 0 and (n, d) in v.on:
                 built.model.add(v.end[j] <= limit).only_enforce_if(v.on[n, d])
+    if made.arms_ready_s is None:
+        return
+    limit = max(0, math.floor(made.arms_ready_s / data.tick)) + slack
+    for n, lib in enumerate(data.node_library):
+        if n in v.mount:
+            built.model.add(v.mount[n] + data.mount_t(lib) <= limit).only_enforce_if(v.mounted[n])
+        built.model.add(v.dismount[n] + data.dismount_t(lib) <= limit).only_enforce_if(
+            v.dismounted[n]
+        )
 
 
 def _busy_until(drive: Drive, available_s: float) -> Drive:
@@ -482,17 +508,28 @@ def splice(data: CpsatData, inc: Incumbent, made: Cut, schedule: Schedule) -> In
         got_times = earliest(sub, got, exact=True)
     except InvalidDecisions:
         return None
+    best: Incumbent | None = None
     for lanes in _lanes(
-        data, inc, made, got, got_times, from_sub, decisions, mounted, seam_dismounts, seam_mounts
+        data,
+        inc,
+        made,
+        got,
+        got_times,
+        from_sub,
+        decisions,
+        mounted,
+        seam_dismounts,
+        seam_mounts,
+        orders,
     ):
         found = timed(
             data,
             CpsatDecisions(decisions.sequences, decisions.dismounted, lanes, orders),
             data.prefetch,
         )
-        if found is not None:
-            return found
-    return None
+        if found is not None and (best is None or found.value < best.value):
+            best = found
+    return best
 
 
 def _sub_end(made: Cut, schedule: Schedule, j_full: int) -> float:
@@ -512,15 +549,21 @@ def _lanes(
     mounted: set[int],
     seam_dismounts: list[tuple[float, int]],
     seam_mounts: list[tuple[float, int]],
+    orders: dict[str, tuple[int, ...]],
 ) -> list[tuple[tuple[Op, ...], ...]]:
-    """Arm lanes of the spliced decisions, the first ones tried first; empty if none fits.
+    """Arm lanes of the spliced decisions, each to try (:func:`splice` keeps the best).
 
-    Each lane of the library takes the prefix's operations, the
-    sub-schedule's, the seam's (spread over the lanes in order of the time
-    they may start), then the suffix's. First in order of (estimated) time,
-    which keeps a suffix mount that the incumbent made early where it was
-    (it may contradict other orders: then the caller goes on to the next);
-    then strictly phase after phase, which never contradicts them. Empty
+    Each lane of the library takes the prefix's and the suffix's operations
+    of its arm in the incumbent, the sub-schedule's of its arm, and the
+    seam's (spread over the lanes in order of the time they may start). Three
+    orders: each phase in its own order, the phases merged by when each
+    operation is wanted, the earliest time every other precedence allows
+    (:func:`~solvers.cpsat.decisions.earliest` without the library's arms);
+    by estimated time (the incumbent's, the sub-schedule's), which gives
+    the incumbent back from its own stretch; strictly phase after phase
+    (prefix, sub-schedule, seam, suffix), which never contradicts the other
+    orders. The first two may (a cycle of precedences: the caller drops
+    them). Empty
     when an operation longer than :data:`~solvers.cpsat.decisions.EPS` is
     on no lane, or one that is gone is on one (a defect). Shorter ones are
     on a lane when their schedule shows a length, as
@@ -573,6 +616,30 @@ def _lanes(
     if not needed <= on_lane <= present:
         return []
     out = []
+    relaxed = list(inc.decisions.lanes)
+    for lane in mine:
+        relaxed[lane] = ()
+    try:  # every precedence but the arms': when each operation is wanted
+        wanted = earliest(
+            data,
+            CpsatDecisions(decisions.sequences, decisions.dismounted, tuple(relaxed), orders),
+            exact=True,
+        )
+    except InvalidDecisions:
+        wanted = None
+    if wanted is not None:
+        times = wanted
+        lanes = list(inc.decisions.lanes)
+        for k, lane in enumerate(mine):
+            merged: list[tuple[float, int, int, Op]] = []
+            for stage in range(4):  # each phase keeps its order; the phases merge by want
+                latest = -math.inf
+                for item in sorted((x for x in keyed[k] if x[0] == stage), key=lambda x: x[2]):
+                    kind, n = item[3]
+                    latest = max(latest, times.mount[n] if kind == "mount" else times.dismount[n])
+                    merged.append((latest, stage, item[2], item[3]))
+            lanes[lane] = tuple(item[3] for item in sorted(merged))
+        out.append(tuple(lanes))
     for order in (lambda x: (x[1], x[0], x[2]), lambda x: (x[0], x[2])):
         lanes = list(inc.decisions.lanes)
         for k, lane in enumerate(mine):

@@ -38,6 +38,7 @@ seed, unless the wall-clock limit cuts it short.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import threading
@@ -86,7 +87,7 @@ SUB_DETERMINISTIC_S = 1.0
 DEFAULT_ITERATIONS = 30
 """Rounds run when neither a time limit nor an iteration budget is given."""
 
-LOCAL_SHARE = 0.25
+LOCAL_SHARE = 0.1
 """Share of the time limit the start's local search gets (:func:`solvers.local_search.improve`).
 
 The local search's list decoder prefetches every tape it can at once, which
@@ -95,6 +96,24 @@ in minutes; the neighbourhoods then improve what it cannot (which requests
 share a stay, the arm's order). Without a time limit it runs its default
 iteration budget, so that the run stays deterministic.
 """
+
+FIRST_SLICE_S = 2.0
+"""Seconds of the first round's local-search slice under a time limit (see :func:`lns`)."""
+
+MIN_SLICE_S = 0.5
+"""Shortest local-search slice under a time limit."""
+
+SLICE_SLACK_S = 0.2
+"""A slice grows when the sub-solves outlast it by more than this, and shrinks below half of it."""
+
+SLICE_PLACEMENTS = 20_000
+"""Request placements of a round's local-search slice without a time limit (``n`` per decode)."""
+
+MIN_SLICE_ITERATIONS = 10
+"""Fewest decodes of a slice without a time limit."""
+
+MAX_SLICE_ITERATIONS = 200
+"""Most decodes of a slice without a time limit."""
 
 RESOLUTION_S = 0.001
 """Seconds per tick of the sub-models (the CP-SAT solver's default)."""
@@ -158,10 +177,15 @@ def _solve_all(
     seeds: Sequence[int],
     wall_s: float | None,
     prefetch: bool,
-) -> list[_SubResult]:
+    meanwhile: Callable[[], None] | None = None,
+) -> tuple[list[_SubResult], float]:
     """Solve the sub-models at once, one thread and one CP-SAT worker each.
 
-    Each schedule found is checked against its sub-instance.
+    ``meanwhile`` runs in this thread while they search (CP-SAT releases
+    the interpreter's lock while it searches, so the two share the cores).
+    Each schedule found is checked against its sub-instance. Returns the
+    results and how long this thread waited for the searches after
+    ``meanwhile``.
 
     A Ctrl-C (or any exception raised in this thread) stops every search
     and goes on.
@@ -192,6 +216,9 @@ def _solve_all(
     for thread in threads:
         thread.start()
     try:
+        if meanwhile is not None:
+            meanwhile()
+        waited = time.perf_counter()
         for thread in threads:
             while thread.is_alive():
                 thread.join(0.1)
@@ -219,7 +246,29 @@ def _solve_all(
             problems = "; ".join(str(v) for v in report.violations[:5])
             raise RuntimeError(f"an lns sub-solve gave an infeasible schedule: {problems}")
         out.append(_SubResult(schedule, proved, bound_s))
-    return out
+    return out, time.perf_counter() - waited
+
+
+def _local_slice(
+    instance: Instance,
+    start: Schedule,
+    time_limit_s: float | None,
+    seed: int,
+    iterations: int | None,
+    target: float,
+    out: list[Schedule],
+) -> None:
+    """Append to ``out`` the local search's schedule from ``start`` (a round's slice)."""
+    out.append(
+        improve(
+            instance,
+            start,
+            time_limit_s=time_limit_s,
+            seed=seed,
+            max_iterations=iterations,
+            target=target,
+        )
+    )
 
 
 def lns(
@@ -263,7 +312,10 @@ def lns(
         whole instance (a small one), CP-SAT's bound on it (lowered by what
         the model's rounding can add, see :mod:`solvers.cpsat`);
         ``timeout`` when the time limit ended the run; ``feasible`` when
-        the iteration budget did, or the model cannot express the start;
+        the iteration budget did, the model cannot express the start, or a
+        neighbourhood that is the whole instance was solved to the optimum
+        of the rounded model without meeting the bound (nothing is left to
+        search);
         ``infeasible`` when no online heuristic schedules the instance (a
         gang wider than its library). The schedule is never worse than
         the start, and the objective is the validator's; the bound is
@@ -322,6 +374,10 @@ def lns(
     n = len(instance.requests)
     size = min(n, INITIAL_SIZE)
     rounds = 0
+    slice_s = FIRST_SLICE_S
+    slice_iterations = min(
+        MAX_SLICE_ITERATIONS, max(MIN_SLICE_ITERATIONS, SLICE_PLACEMENTS // max(n, 1))
+    )
     while True:
         if value <= bound + _tolerance(bound):
             return result(Status.OPTIMAL)
@@ -330,8 +386,10 @@ def lns(
         if deadline is not None and time.perf_counter() >= deadline:
             return result(Status.TIMEOUT)
         rounds += 1
-        picks = [_pick(rng, data, held, size) for _ in range(max(1, workers))]
+        local = prefetch and workers >= 2 and size < n  # else CP-SAT sees the whole instance
+        picks = [_pick(rng, data, held, size) for _ in range(max(1, workers - local))]
         seeds = [rng.randrange(2**31) for _ in picks]
+        local_seed = rng.randrange(2**31)
         cuts = [cut(data, held, p.library, p.first, p.size) for p in picks]
         chosen = [(c, s) for c, s in zip(cuts, seeds, strict=True) if c is not None]
         try:
@@ -344,7 +402,25 @@ def lns(
         for (c, _), sub in zip(chosen, built, strict=True):
             pin(sub, c)
         wall = None if deadline is None else deadline - time.perf_counter()
-        found = _solve_all(built, [s for _, s in chosen], wall, prefetch)
+        slices: list[Schedule] = []
+        limit = None if wall is None else min(slice_s, max(wall, 0.0))
+        local_slice = functools.partial(
+            _local_slice,
+            instance,
+            incumbent,
+            limit,
+            local_seed,
+            slice_iterations if wall is None else None,
+            bound,
+            slices,
+        )
+        found, waited = _solve_all(
+            built, [s for _, s in chosen], wall, prefetch, local_slice if local else None
+        )
+        if waited > SLICE_SLACK_S:  # the local search ended first: give it longer
+            slice_s *= GROW
+        elif waited < SLICE_SLACK_S / 2:
+            slice_s = max(MIN_SLICE_S, slice_s * SHRINK)
         better: Incumbent | None = None
         for (c, _), f in zip(chosen, found, strict=True):
             if f.schedule is None:
@@ -354,6 +430,12 @@ def lns(
                 continue
             if better is None or spliced.value < better.value:
                 better = spliced
+        for schedule in slices:
+            searched = incumbent_of(data, schedule, prefetch)
+            if searched is None or searched.value >= value - _tolerance(value):
+                continue
+            if better is None or searched.value < better.value:
+                better = searched
         if better is not None:
             held, incumbent, value = better, better.schedule, better.value
             bound = min(bound, value)
@@ -365,6 +447,10 @@ def lns(
             trajectory.append(Progress(time.perf_counter() - began, value, bound))
             if progress is not None:
                 progress(trajectory[-1])
+        if any(c.whole and f.proved for (c, _), f in zip(chosen, found, strict=True)):
+            # The whole instance solved to optimality (of the rounded model): nothing left.
+            done = value <= bound + _tolerance(bound)
+            return result(Status.OPTIMAL if done else Status.FEASIBLE)
         if better is not None or (found and all(f.proved for f in found)):
             size = min(n, MAX_SIZE, max(size + 1, math.ceil(size * GROW)))
         elif not any(f.proved for f in found):
