@@ -17,34 +17,38 @@ runs, because a drive runs its requests in order of start: the *prefix*
 
 :func:`cut` writes the freed requests as a ``tapesched.instance/2``
 instance (``docs/core-problem.md``, *The starting state*) that starts at
-the *origin*, the end of the library's last arm operation of the prefix
-(every dismount and mount between two prefix requests is over by then, so
-every tape not in a drive is in its slot): each drive of the library holds
-the tape of its last prefix request (or its tape at time 0), the head where
-that request left it, and is busy until that request ends; every release is
-counted from the origin (0 when earlier). Whether that tape is dismounted
-is the sub-instance's decision, so the prefix's last dismount on each drive
-belongs to the sub-problem. The incumbent's own stretch, re-timed in the
-sub-instance, is the hint (:attr:`Cut.hint`).
+the *origin*: the end of the library's last arm operation for the prefix,
+or the first one for the window when earlier (each arm is then busy until
+its own prefix work ends). Each drive of the library holds the tape of its
+last prefix request (or its tape at time 0), the head where that request
+left it, and is busy until that request ends; a drive whose last tape goes
+to another drive within the prefix is empty, busy until its dismount ends.
+Every release is counted from the origin (0 when earlier). Whether a held
+tape is dismounted is the sub-instance's decision, so the prefix's last
+dismount on each drive belongs to the sub-problem. Where the incumbent
+interleaves an arm's work for the prefix with work for the window (which
+arms free from one time on could not repeat), the window grows back a rank
+at a time. The incumbent's own stretch, re-timed in the sub-instance, is
+the hint (:attr:`Cut.hint`); :func:`pin` binds each drive and the arms to
+be done when the suffix needs them in the incumbent (or when the hint is),
+so that a sub-schedule does not buy its gain with the suffix's time.
 
 :func:`splice` puts a schedule of the sub-instance back: each drive runs
 its prefix, the sub-schedule's requests in its order, then its suffix, in
-the incumbent's order; the arms take the prefix's operations, then the
-sub-schedule's in its order, then the operations the seam needs (a tape
-put away for the suffix), then the suffix's; each tape goes to its drives
-in the same phases. The result is a set of decisions, timed as early as
-they allow: prefix events never move later, the suffix's follow the freed
-requests. The decisions of every phase respect the events of the earlier
-ones, so no order contradicts another; :mod:`solvers.lns` still keeps the
-spliced schedule only when the validator accepts it and its objective is
-better.
+the incumbent's order; a drive's last tape before its suffix is put away
+unless the suffix goes on with it (the *seam*); the arms take the prefix's
+operations, the sub-schedule's, the seam's and the suffix's, merged in
+three ways (:func:`_lanes`); each tape goes to its drives prefix first,
+then window, then suffix. Each result is a set of decisions timed as early
+as they allow (prefix events never later, the suffix re-timed behind the
+window), judged by the validator; the best is returned, and
+:mod:`solvers.lns` keeps it only when its objective is better.
 
 The sub-instance's weighted flow (or makespan) differs from the instance's
 restricted to the freed requests by a constant (releases before the origin
-count from it); for ``max-weighted-flow`` it is the same proxy. The
-suffix is re-timed, not part of the sub-objective: a sub-schedule that ends
-later may delay it, which the validator's objective of the whole schedule
-judges.
+count from it); for ``max-weighted-flow`` it is a proxy. The suffix is
+re-timed, not part of the sub-objective; the validator's objective of the
+whole schedule judges it.
 """
 
 from __future__ import annotations

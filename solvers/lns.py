@@ -28,12 +28,24 @@ The size adapts: it grows by :data:`GROW` after a round that improved the
 incumbent or proved every neighbourhood optimal, and shrinks by
 :data:`SHRINK` after a round whose sub-solves all ran out of time.
 
-Both cores: each round solves :data:`PARALLEL` neighbourhoods at once, in
-threads, each CP-SAT sub-solve on one worker with a *deterministic* time
-limit (:data:`SUB_DETERMINISTIC_S`), and keeps the best of them. A
-one-worker CP-SAT search with a deterministic limit is reproducible, so a
-run with an iteration budget (``iterations`` rounds) is deterministic for a
-seed, unless the wall-clock limit cuts it short.
+Both cores (``workers``, :data:`PARALLEL`): each round solves
+``workers - 1`` neighbourhoods of the incumbent, each in a thread with one
+CP-SAT worker and a *deterministic* time limit (:data:`SUB_DETERMINISTIC_S`),
+while this thread runs a slice of the local search (CP-SAT releases the
+interpreter's lock as it searches); the round keeps the best of them all,
+the local search's schedule timed as early as its decisions allow. Each
+slice starts from the local search's own best schedule (a decoded list's),
+not from the incumbent, which, timed, outruns its decoded candidates at
+first. The local search decodes lists of requests in Python and gains the
+most early on loaded instances, the neighbourhoods what it
+cannot reach (which requests share a stay, the arms' order); a slice lasts
+about as long as the sub-solves (it grows or shrinks by how long they
+outlast it). Without prefetch, or with one worker, every worker solves a
+neighbourhood. A one-worker CP-SAT search with a deterministic limit is
+reproducible, and without a time limit a slice is a fixed number of
+decodes (:data:`SLICE_PLACEMENTS`), so a run with an iteration budget
+(``iterations`` rounds) is deterministic for a seed, unless the wall-clock
+limit cuts it short.
 """
 
 from __future__ import annotations
@@ -64,7 +76,8 @@ from toolkit.model import Instance, Schedule
 from toolkit.validator import validate
 
 PARALLEL = 2
-"""Neighbourhoods solved at once per round (one per core of the reference machine)."""
+"""Threads per round, one per core of the reference machine: a local-search slice and
+a neighbourhood (two neighbourhoods without prefetch)."""
 
 INITIAL_SIZE = 8
 """Requests freed in the first round (all of them on smaller instances)."""
@@ -88,13 +101,13 @@ DEFAULT_ITERATIONS = 30
 """Rounds run when neither a time limit nor an iteration budget is given."""
 
 LOCAL_SHARE = 0.1
-"""Share of the time limit the start's local search gets (:func:`solvers.local_search.improve`).
+"""Share of the time limit that the local search runs alone first (``improve``).
 
 The local search's list decoder prefetches every tape it can at once, which
 on loaded instances gains more in seconds than CP-SAT's neighbourhoods do
-in minutes; the neighbourhoods then improve what it cannot (which requests
-share a stay, the arm's order). Without a time limit it runs its default
-iteration budget, so that the run stays deterministic.
+in minutes; it then goes on beside them, a slice per round. Without a time
+limit its first run is its default iteration budget, so that the run stays
+deterministic.
 """
 
 FIRST_SLICE_S = 2.0
@@ -292,8 +305,9 @@ def lns(
     seed
         Seed of the neighbourhoods and of every sub-solve.
     workers
-        Neighbourhoods solved at once per round, each on one CP-SAT worker
-        (one per core).
+        Threads per round (one per core): one runs a local-search slice
+        (with prefetch, when ``workers >= 2``), each other solves a
+        neighbourhood on one CP-SAT worker.
     iterations
         Most rounds; ``None``: :data:`DEFAULT_ITERATIONS` without a time
         limit, unbounded with one.
@@ -341,7 +355,8 @@ def lns(
         if progress is not None:
             progress(trajectory[-1])
 
-    if prefetch and value > bound + _tolerance(bound):
+    local = prefetch and value > bound + _tolerance(bound)
+    if local:
         share = None if time_limit_s is None else LOCAL_SHARE * time_limit_s
         polished = improve(
             instance, incumbent, time_limit_s=share, seed=seed, target=bound, on_improve=improved
@@ -362,6 +377,7 @@ def lns(
             tuple(trajectory),
         )
 
+    searching = incumbent  # where the next local-search slice starts: its own last best
     data = CpsatData(instance, RESOLUTION_S, Deadline(deadline), prefetch)
     held = incumbent_of(data, incumbent, prefetch)
     if held is None:  # a stay without a transfer: the sub-models cannot express it
@@ -386,8 +402,8 @@ def lns(
         if deadline is not None and time.perf_counter() >= deadline:
             return result(Status.TIMEOUT)
         rounds += 1
-        local = prefetch and workers >= 2 and size < n  # else CP-SAT sees the whole instance
-        picks = [_pick(rng, data, held, size) for _ in range(max(1, workers - local))]
+        sliced = local and workers >= 2 and size < n  # else CP-SAT sees the whole instance
+        picks = [_pick(rng, data, held, size) for _ in range(max(1, workers - sliced))]
         seeds = [rng.randrange(2**31) for _ in picks]
         local_seed = rng.randrange(2**31)
         cuts = [cut(data, held, p.library, p.first, p.size) for p in picks]
@@ -404,19 +420,19 @@ def lns(
         wall = None if deadline is None else deadline - time.perf_counter()
         slices: list[Schedule] = []
         limit = None if wall is None else min(slice_s, max(wall, 0.0))
-        local_slice = functools.partial(
-            _local_slice,
-            instance,
-            incumbent,
-            limit,
-            local_seed,
-            slice_iterations if wall is None else None,
-            bound,
-            slices,
-        )
-        found, waited = _solve_all(
-            built, [s for _, s in chosen], wall, prefetch, local_slice if local else None
-        )
+        local_slice = None
+        if sliced:
+            local_slice = functools.partial(
+                _local_slice,
+                instance,
+                searching,
+                limit,
+                local_seed,
+                slice_iterations if wall is None else None,
+                bound,
+                slices,
+            )
+        found, waited = _solve_all(built, [s for _, s in chosen], wall, prefetch, local_slice)
         if waited > SLICE_SLACK_S:  # the local search ended first: give it longer
             slice_s *= GROW
         elif waited < SLICE_SLACK_S / 2:
@@ -431,6 +447,7 @@ def lns(
             if better is None or spliced.value < better.value:
                 better = spliced
         for schedule in slices:
+            searching = schedule  # the next slice goes on from the local search's own best
             searched = incumbent_of(data, schedule, prefetch)
             if searched is None or searched.value >= value - _tolerance(value):
                 continue

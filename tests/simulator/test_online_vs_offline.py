@@ -332,9 +332,9 @@ def test_windows_too_large_to_prove_are_also_solved_by_lns_and_the_report_names_
                 if int(r["window"]) == window["index"] and r["yardstick"] == name
             }
             assert named == {source}
-    # At the default threshold (12), windows of 6 are left to the exact solver.
+    # At the default threshold (16), windows of 6 are left to the exact solver.
     default = json.loads((run / "summary.json").read_text())
-    assert default["settings"]["lns_above"] == 12
+    assert default["settings"]["lns_above"] == 16
     for window in default["windows"]:
         for yardstick in window["yardsticks"].values():
             assert "lns" not in {a["solver"] for a in yardstick["attempts"]}

@@ -40,7 +40,7 @@ NAME = "online-vs-offline"
 OUT_FILES = ("results.csv", "windows.csv", "summary.json", "figure.png", "windows/")
 """What the experiment writes to ``--out``; an existing directory holding only these is replaced."""
 
-LNS_ABOVE = 12
+LNS_ABOVE = 16
 """Default of ``--lns-above`` (:data:`simulator.windows.LNS_ABOVE`, not imported here so that
 ``tapesched --help`` does not load the simulator)."""
 
