@@ -45,7 +45,8 @@ RESULT_COLUMNS = (*COLUMNS, "upper_bound")
 
 WINDOW_COLUMNS = (
     "window", "start_s", "file", "series", "yardstick", "objective",
-    "yardstick_value", "yardstick_bound", "yardstick_proven", "ratio", "upper_bound",
+    "yardstick_value", "yardstick_bound", "yardstick_proven", "yardstick_solver", "ratio",
+    "upper_bound",
 )  # fmt: skip
 """The columns of ``windows.csv``."""
 
@@ -116,6 +117,7 @@ def windows_csv(outcomes: Sequence[WindowOutcome]) -> str:
                         repr(y.value),
                         repr(y.bound),
                         _flag(y.proven),
+                        y.solver,
                         _number(ratio.ratio),
                         _flag(ratio.upper_bound),
                     )
@@ -133,8 +135,9 @@ def summary_document(
     (``null`` when no window gave a ratio); ``windows``, per window its
     ``file``, ``start_s`` in the run, ``requests``, the drives holding a
     tape at its start (``initial``), each online scheduler's objective and
-    each yardstick's ``value``, ``bound``, ``proven``, ``schedule`` file and
-    the ``attempts`` of its solvers (status, objective, bound, runtime).
+    each yardstick's ``value``, ``bound``, ``proven``, the ``solver`` whose
+    schedule gave the value, its ``schedule`` file and the ``attempts`` of
+    its solvers (status, objective, bound, runtime).
     """
     series = {
         name: {y: (None if d is None else d.to_dict()) for y, d in by_yardstick.items()}
@@ -156,6 +159,7 @@ def summary_document(
                         "value": y.value,
                         "bound": y.bound,
                         "proven": y.proven,
+                        "solver": y.solver,
                         "schedule": yardstick_file(w.index, name),
                         "attempts": [
                             {

@@ -77,6 +77,20 @@ YARDSTICKS = (CLAIRVOYANT, NON_ANTICIPATIVE)
 NA_OPTIMUM_SERIES = "non-anticipative optimum"
 """The series that compares the non-anticipative optimum with the clairvoyant one."""
 
+LNS_ABOVE = 16
+"""Windows of more requests than this also get ``lns`` among their offline solvers.
+
+Measured on the Ampex-like scenario (``ampex-window.json``, first three
+windows, both yardsticks, 10 s per solver, 2026-11-24, README): CP-SAT
+proves 6 of 6 yardsticks of windows of 8 requests, 4 of 6 of 12, 5 of 6 of
+16 and none of 24, where ``lns`` finds a better schedule on 4 of 6 (up to
+3 %) and never on the smaller windows (:func:`offline_for`).
+"""
+
+KNOWN = "non-anticipative schedule"
+"""The :attr:`Yardstick.solver` of a clairvoyant yardstick whose best schedule is the
+non-anticipative one (every schedule that keeps the rule keeps the contract)."""
+
 TOLERANCE = 1e-6
 """Relative tolerance on objectives (the validator's, scaled)."""
 
@@ -282,7 +296,9 @@ class Yardstick:
 
     ``value`` is the best objective found (the optimum when ``proven``),
     ``bound`` the best lower bound (equal to ``value`` when proven),
-    ``schedule`` the schedule of ``value``, ``attempts`` each solver's run.
+    ``schedule`` the schedule of ``value``, ``attempts`` each solver's run,
+    ``solver`` the solver whose schedule gave ``value`` (:data:`KNOWN` when
+    it is the candidate passed in, the non-anticipative yardstick's).
     """
 
     name: str
@@ -291,6 +307,7 @@ class Yardstick:
     proven: bool
     schedule: Schedule
     attempts: tuple[Attempt, ...]
+    solver: str = ""
 
 
 @frozen
@@ -360,6 +377,17 @@ def _validated(instance: Instance, schedule: Schedule | None, prefetch: bool) ->
     return report.objective if report.feasible else None
 
 
+def offline_for(
+    instance: Instance, offline: Sequence[str], lns_above: int = LNS_ABOVE
+) -> tuple[str, ...]:
+    """The offline solvers of a window: ``offline``, and ``lns`` when it has more than
+    ``lns_above`` requests (too many to prove) and is not named already."""
+    names = tuple(offline)
+    if len(instance.requests) > lns_above and "lns" not in names:
+        names += ("lns",)
+    return names
+
+
 def solve_yardstick(
     instance: Instance,
     name: str,
@@ -383,7 +411,7 @@ def solve_yardstick(
         When no solver returns a feasible schedule.
     """
     attempts = []
-    best: tuple[float, Schedule] | None = None
+    best: tuple[float, Schedule, str] | None = None
     proven_values: list[float] = []
     bounds: list[float] = []
     for solver in offline:
@@ -400,7 +428,7 @@ def solve_yardstick(
         if value is None or result.schedule is None:
             continue
         if best is None or value < best[0]:
-            best = value, result.schedule
+            best = value, result.schedule, solver
         if result.status is solvers.Status.OPTIMAL:
             proven_values.append(value)
         if result.bound is not None:
@@ -408,13 +436,13 @@ def solve_yardstick(
     if known is not None:
         value = _validated(instance, known, prefetch)
         if value is not None and (best is None or value < best[0]):
-            best = value, known
+            best = value, known, KNOWN
     if best is None:
         raise RuntimeError(f"{instance.name}: no offline solver found a {name} schedule")
-    value, schedule = best
+    value, schedule, source = best
     proven = any(v <= value + TOLERANCE * max(1.0, abs(value)) for v in proven_values)
     bound = value if proven else min(value, max(bounds, default=0.0))
-    return Yardstick(name, value, bound, proven, schedule, tuple(attempts))
+    return Yardstick(name, value, bound, proven, schedule, tuple(attempts), source)
 
 
 def solve_window(
@@ -424,11 +452,14 @@ def solve_window(
     *,
     time_limit_s: float | None,
     seed: int,
+    lns_above: int = LNS_ABOVE,
 ) -> WindowOutcome:
     """Run every online scheduler on the window's instance and solve both yardsticks.
 
     The non-anticipative yardstick is solved first; its schedule is then a
-    candidate of the clairvoyant one (it keeps the contract).
+    candidate of the clairvoyant one (it keeps the contract). The offline
+    solvers are ``offline``, and ``lns`` on a window of more than
+    ``lns_above`` requests (:func:`offline_for`).
 
     Raises
     ------
@@ -447,6 +478,7 @@ def solve_window(
                 f"{instance.name}: {name}'s schedule is infeasible or acts before a release"
             )
         values[name] = value
+    offline = offline_for(instance, offline, lns_above)
     na = solve_yardstick(
         instance,
         NON_ANTICIPATIVE,

@@ -106,10 +106,9 @@ def build_model(
         for a request before its release).
     data
         The model's data when the caller made it (``instance``,
-        ``resolution_s``, ``deadline`` and ``prefetch`` are then its own):
-        a restricted one, as :mod:`solvers.lns` fixes the decisions of the
-        requests it does not free. ``None``: :class:`CpsatData` of the
-        arguments.
+        ``resolution_s``, ``deadline`` and ``prefetch`` are then its own),
+        for example a restricted subclass. ``None``: :class:`CpsatData` of
+        the arguments.
     """
     model = cp_model.CpModel()
     if data is None:

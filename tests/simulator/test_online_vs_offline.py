@@ -289,3 +289,60 @@ def test_a_window_starts_from_the_heads_and_the_busy_drives_and_arms_of_the_run(
     # r3 needs T1 (on d1, free at 28.333 s, head 10000 MB) and T2 (in its slot
     # by 5 s): it cannot start before 28.333 + 40000 / 10000 MB/s.
     assert dict((r.id, r.start_s) for r in schedule.requests)["r3"] >= 10000 / 300 - 5 + 4 - 1e-6
+
+
+def test_windows_too_large_to_prove_are_also_solved_by_lns_and_the_report_names_the_solver(
+    tmp_path, run
+):
+    # Windows of 6 requests, lns from 5 up: every yardstick tries lns beside cpsat.
+    out = tmp_path / "lns"
+    result = _invoke(
+        str(SCENARIO),
+        "--window",
+        str(SIZE),
+        "--solvers",
+        "fifo,cpsat",
+        "--quick",
+        "--time-limit",
+        "2",
+        "--lns-above",
+        str(SIZE - 1),
+        "--out",
+        str(out),
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["settings"]["lns_above"] == SIZE - 1
+    rows = _rows(out / "windows.csv")
+    for window in summary["windows"]:
+        for name, yardstick in window["yardsticks"].items():
+            tried = {a["solver"]: a for a in yardstick["attempts"]}
+            assert set(tried) == {"cpsat", "lns"}
+            source = yardstick["solver"]
+            if source == "non-anticipative schedule":
+                assert name == "clairvoyant"
+                assert yardstick["value"] == pytest.approx(
+                    window["yardsticks"]["non-anticipative"]["value"]
+                )
+            else:
+                assert tried[source]["objective"] == pytest.approx(yardstick["value"])
+            named = {
+                r["yardstick_solver"]
+                for r in rows
+                if int(r["window"]) == window["index"] and r["yardstick"] == name
+            }
+            assert named == {source}
+    # At the default threshold (16), windows of 6 are left to the exact solver.
+    default = json.loads((run / "summary.json").read_text())
+    assert default["settings"]["lns_above"] == 16
+    for window in default["windows"]:
+        for yardstick in window["yardsticks"].values():
+            assert "lns" not in {a["solver"] for a in yardstick["attempts"]}
+            assert yardstick["solver"] in ("cpsat", "non-anticipative schedule")
+
+
+def test_the_commands_default_threshold_is_the_simulators():
+    from simulator.windows import LNS_ABOVE
+    from toolkit.cli.online_vs_offline import LNS_ABOVE as CLI_LNS_ABOVE
+
+    assert CLI_LNS_ABOVE == LNS_ABOVE

@@ -6,11 +6,14 @@ import json
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import solvers
+import solvers.lns
 from solvers.bounds import lower_bound
-from solvers.cpsat import build_model
-from solvers.lns import LnsData, fix_far, lns
+from solvers.cpsat.data import CpsatData
+from solvers.cut import cut, incumbent_of, splice
+from solvers.lns import lns
 from solvers.online.best import best_heuristic
 from solvers.result import Progress, Status
 from tests.builders import too_wide
@@ -61,7 +64,13 @@ def test_the_spec_example_reaches_its_optimum_with_a_bound_below_it():
     assert result.status in (Status.OPTIMAL, Status.FEASIBLE)
 
 
-def test_never_worse_than_its_warm_start_and_reports_every_improvement():
+@pytest.fixture
+def brief_sub_solves(monkeypatch):
+    """Sub-solves of a tenth of their deterministic limit: a round in a fraction of a second."""
+    monkeypatch.setattr(solvers.lns, "SUB_DETERMINISTIC_S", 0.1)
+
+
+def test_never_worse_than_its_warm_start_and_reports_every_improvement(brief_sub_solves):
     instance = medium()
     start = best_heuristic(instance)
     assert start is not None
@@ -80,7 +89,7 @@ def test_never_worse_than_its_warm_start_and_reports_every_improvement():
     assert times == sorted(times)
 
 
-def test_equal_seeds_and_budgets_give_equal_schedules():
+def test_equal_seeds_and_budgets_give_equal_schedules(brief_sub_solves):
     instance = medium(seed=9, requests=30)
     first = lns(instance, seed=4, iterations=2)
     second = lns(instance, seed=4, iterations=2)
@@ -106,25 +115,68 @@ def test_a_gang_wider_than_its_library_is_infeasible():
     assert result.schedule is None
 
 
-def test_the_restricted_model_keeps_far_requests_as_they_were():
-    # Free a few requests; a kept request keeps its drives, far ones their times.
+def test_a_cut_has_the_neighbourhood_only_and_its_hint_splices_back_unchanged():
     instance = medium(seed=3, requests=40)
     start = best_heuristic(instance)
     assert start is not None
-    schedule = start[0]
-    freed = frozenset({0, 1, 2})
-    data = LnsData(instance, 0.001, None, True, schedule, freed)
-    built = build_model(instance, 0.001, schedule, data=data)
-    assert built.hinted
-    assert fix_far(built) > 0
-    by_id = {e.id: e for e in schedule.requests}
-    for j, request in enumerate(instance.requests):
-        if j in freed:
-            continue
-        for n, drive in zip(data.request_nodes[j], by_id[request.id].drives, strict=True):
-            assert [data.drives[d].id for d in data.drives_of_node[n]] == [drive]
-    assert data.drive_twins == ()
-    assert data.request_twins == ()
+    data = CpsatData(instance, 0.001)
+    inc = incumbent_of(data, start[0], True)
+    assert inc is not None
+    assert inc.value <= start[1] * (1 + 1e-9)  # the same decisions, as early as they go
+    made = cut(data, inc, 0, 15, 6)
+    assert made is not None
+    assert 6 <= len(made.instance.requests) <= 12  # grown back over interleaved arm work
+    assert {d.id for d in made.instance.drives} == {d.id for d in instance.drives}
+    assert made.hint is not None
+    assert validate(made.instance, made.hint).feasible
+    back = splice(data, inc, made, made.hint)
+    assert back is not None
+    assert validate(instance, back.schedule).feasible
+    assert back.value == pytest.approx(inc.value, rel=1e-9)
+
+
+def test_a_sub_schedule_splices_into_a_valid_schedule():
+    # Any schedule of the sub-instance, here the best heuristic's on it, splices back validly.
+    instance = medium(seed=7, requests=40)
+    start = best_heuristic(instance)
+    assert start is not None
+    data = CpsatData(instance, 0.001)
+    inc = incumbent_of(data, start[0], True)
+    assert inc is not None
+    for first in (0, 10, 25):
+        made = cut(data, inc, 0, first, 8)
+        assert made is not None
+        other = best_heuristic(made.instance)
+        assert other is not None
+        back = splice(data, inc, made, other[0])
+        assert back is not None
+        report = validate(instance, back.schedule)
+        assert report.feasible, report.violations[:3]
+        assert back.value == pytest.approx(report.objective)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instances(n_requests=(2, 9), max_gang=(1, 2)), st.integers(0, 8), st.integers(1, 4))
+def test_property_every_window_cuts_and_splices_back_validly(instance, first, size):
+    start = best_heuristic(instance)
+    if start is None:
+        return
+    data = CpsatData(instance, 0.001)
+    inc = incumbent_of(data, start[0], True)
+    if inc is None:  # a stay without a transfer, which the model cannot express
+        return
+    assert inc.value <= start[1] + 1e-6 * max(1.0, start[1])  # the validator's tolerance
+    made = cut(data, inc, 0, first % len(instance.requests), size)
+    if made is None:
+        return
+    assert made.hint is not None
+    assert validate(made.instance, made.hint).feasible
+    for sub in (made.hint, best_heuristic(made.instance)[0]):  # type: ignore[index]
+        back = splice(data, inc, made, sub)
+        assert back is not None
+        report = validate(instance, back.schedule)
+        assert report.feasible, report.violations[:3]
+        assert back.value == pytest.approx(report.objective)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])

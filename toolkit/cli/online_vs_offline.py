@@ -40,6 +40,10 @@ NAME = "online-vs-offline"
 OUT_FILES = ("results.csv", "windows.csv", "summary.json", "figure.png", "windows/")
 """What the experiment writes to ``--out``; an existing directory holding only these is replaced."""
 
+LNS_ABOVE = 16
+"""Default of ``--lns-above`` (:data:`simulator.windows.LNS_ABOVE`, not imported here so that
+``tapesched --help`` does not load the simulator)."""
+
 QUICK_WINDOWS = 3
 """Windows solved by a ``--quick`` run (the first ones)."""
 
@@ -121,6 +125,15 @@ def _print_table(outcomes: Sequence[WindowOutcome], size: int) -> None:
     default=None,
     help="The run's seed (default: the scenario's) and the solvers'.",
 )
+@click.option(
+    "--lns-above",
+    "lns_above",
+    type=click.IntRange(min=0),
+    default=LNS_ABOVE,
+    show_default=True,
+    help="Windows of more requests than this get lns among the offline solvers "
+    "(too large for an exact solver to prove).",
+)
 @reports_bad_input
 def online_vs_offline(
     scenario_file: str,
@@ -130,6 +143,7 @@ def online_vs_offline(
     quick: bool,
     time_limit_s: float | None,
     seed: int | None,
+    lns_above: int,
 ) -> None:
     """Cut a simulated run of SCENARIO into windows; each online scheduler against the optima.
 
@@ -144,7 +158,9 @@ def online_vs_offline(
     metric, mean, half_width, replications, saturated, upper_bound),
     windows.csv (a row per window, series and yardstick), summary.json
     (mean, worst and quartiles per series and yardstick; every window) and
-    figure.png (the ratios' distribution per series).
+    figure.png (the ratios' distribution per series). A window of more
+    than --lns-above requests is also solved by lns; windows.csv and
+    summary.json name the solver of each yardstick's value.
     """
     from simulator.export import ExportError
     from simulator.scenario import check_runnable, load_scenario
@@ -176,7 +192,7 @@ def online_vs_offline(
     click.echo(
         f"{NAME}: {len(windows)} windows of {size} requests from {scenario_file} "
         f"(seed {run_seed}); online {', '.join(online)}; offline {', '.join(offline)}, "
-        f"{limit:g} s each"
+        f"{limit:g} s each; lns too on windows of more than {lns_above} requests"
     )
     began = time.perf_counter()
     outcomes = []
@@ -185,7 +201,14 @@ def online_vs_offline(
         for window in windows:
             progress.update(task, current=f"window {window.index}")
             outcomes.append(
-                solve_window(window, online, offline, time_limit_s=limit, seed=run_seed)
+                solve_window(
+                    window,
+                    online,
+                    offline,
+                    time_limit_s=limit,
+                    seed=run_seed,
+                    lns_above=lns_above,
+                )
             )
             progress.update(task, advance=1)
     elapsed = time.perf_counter() - began
@@ -198,6 +221,7 @@ def online_vs_offline(
         "offline": offline,
         "time_limit_s": limit,
         "seed": run_seed,
+        "lns_above": lns_above,
         "quick": quick,
         "elapsed_s": elapsed,
     }
