@@ -63,6 +63,7 @@ from simulator.experiment import run_once
 from simulator.export import export
 from simulator.results import estimate
 from simulator.scenario import Scenario
+from solvers.compare import PROVABLE_UP_TO
 from solvers.formulation import UnmodelledState
 from solvers.plugins import find_solver
 from solvers.registry import SOLVERS
@@ -77,15 +78,8 @@ YARDSTICKS = (CLAIRVOYANT, NON_ANTICIPATIVE)
 NA_OPTIMUM_SERIES = "non-anticipative optimum"
 """The series that compares the non-anticipative optimum with the clairvoyant one."""
 
-LNS_ABOVE = 16
-"""Windows of more requests than this also get ``lns`` among their offline solvers.
-
-Measured on the Ampex-like scenario (``ampex-window.json``, first three
-windows, both yardsticks, 10 s per solver, 2026-11-24, README): CP-SAT
-proves 6 of 6 yardsticks of windows of 8 requests, 4 of 6 of 12, 5 of 6 of
-16 and none of 24, where ``lns`` finds a better schedule on 4 of 6 (up to
-3 %) and never on the smaller windows (:func:`offline_for`).
-"""
+LNS_ABOVE = PROVABLE_UP_TO
+"""Windows of more requests than this also get ``lns`` (:data:`solvers.compare.PROVABLE_UP_TO`)."""
 
 KNOWN = "non-anticipative schedule"
 """The :attr:`Yardstick.solver` of a clairvoyant yardstick whose best schedule is the

@@ -25,6 +25,21 @@ from toolkit.validator import validate
 
 Yardstick = Literal["optimum", "bound"]
 
+PROVABLE_UP_TO = 16
+"""Most requests of an instance that CP-SAT is expected to prove in a minute or so.
+
+Beyond it ``lns`` is the offline yardstick: ``tapesched compare`` adds it to
+the exact solvers asked for, and the online-vs-offline windows solve with it
+too. Measured on the Ampex-like scenario (``ampex-window.json``, first three
+windows, both yardsticks, 10 s per solver, 2026-11-24, README): CP-SAT proves
+6 of 6 yardsticks of windows of 8 requests, 4 of 6 of 12, 5 of 6 of 16 and
+none of 24, where ``lns`` finds a better schedule on 4 of 6 (up to 3 %) and
+never on the smaller windows.
+"""
+
+EXACT = ("cpsat", "milp-cbc", "milp-highs")
+"""The exact solvers: asking for one asks for the best offline schedule."""
+
 NOT_MODELLED = "not-modelled"
 """The status of a row whose solver does not model the instance's starting state."""
 
@@ -97,6 +112,24 @@ def _yardstick(
     return max(bounds), "bound"
 
 
+def solvers_for(
+    instance: Instance, solvers: Sequence[str], lns_above: int | None
+) -> tuple[str, ...]:
+    """The solvers run on ``instance``: ``solvers``, and ``lns`` after them when the
+    instance has more than ``lns_above`` requests (too many to prove), an exact
+    solver is among ``solvers`` (the user asks for the offline yardstick) and
+    ``lns`` is not; ``lns_above`` ``None`` adds nothing."""
+    names = tuple(solvers)
+    if (
+        lns_above is not None
+        and len(instance.requests) > lns_above
+        and "lns" not in names
+        and any(name in EXACT for name in names)
+    ):
+        names += ("lns",)
+    return names
+
+
 def compare(
     instances: Sequence[tuple[str, Instance]],
     solvers: Sequence[str],
@@ -104,6 +137,7 @@ def compare(
     time_limit_s: float | None = None,
     seed: int = 0,
     on_run: Callable[[str, str], None] | None = None,
+    lns_above: int | None = None,
 ) -> list[ComparisonRow]:
     """Every solver on every instance, each result against the instance's yardstick.
 
@@ -120,6 +154,11 @@ def compare(
         Passed to every solver.
     on_run
         Called with ``(label, solver)`` after each run (for a progress bar).
+    lns_above
+        On an instance of more requests than this, ``lns`` also runs when an
+        exact solver is asked for and ``lns`` is not (:func:`solvers_for`;
+        ``tapesched compare`` passes :data:`PROVABLE_UP_TO`);
+        ``None``: only ``solvers``.
 
     Returns
     -------
@@ -129,7 +168,7 @@ def compare(
     rows: list[ComparisonRow] = []
     for label, instance in instances:
         runs = []
-        for solver in solvers:
+        for solver in solvers_for(instance, solvers, lns_above):
             runs.append(_run(label, instance, solver, time_limit_s, seed))
             if on_run is not None:
                 on_run(label, solver)

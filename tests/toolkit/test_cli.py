@@ -291,6 +291,21 @@ def test_compare_table_marks_ratios_to_bounds_and_csv_has_a_header():
     assert out.splitlines()[0].startswith("instance,solver,status,feasible,objective,bound")
 
 
+def test_compare_adds_lns_to_an_exact_solver_on_an_instance_too_large_to_prove():
+    args = ("compare", SPEC, "--time-limit", "5", "--seed", "1", "--json")
+    code, out, _ = run(*args, "--solvers", "greedy,cpsat", "--lns-above", "2")
+    assert code == 0
+    rows = json.loads(out)
+    assert [r["solver"] for r in rows] == ["greedy", "cpsat", "lns"]
+    lns = rows[2]
+    assert lns["feasible"] and lns["objective"] <= rows[0]["objective"] + 1e-9
+    # Within the threshold, or with no exact solver asked for, only the solvers named run.
+    code, out, _ = run(*args, "--solvers", "greedy,cpsat")
+    assert [r["solver"] for r in json.loads(out)] == ["greedy", "cpsat"]
+    code, out, _ = run(*args, "--solvers", "greedy,wspt", "--lns-above", "0")
+    assert [r["solver"] for r in json.loads(out)] == ["greedy", "wspt"]
+
+
 def test_compare_rejects_unknown_solvers_with_exit_2():
     code, _, err = run("compare", SPEC, "--solvers", "greedy,magic")
     assert code == 2
