@@ -59,6 +59,8 @@ run: venv
 	$(BIN)/tapesched simulate instances/scenarios/blue-waters.json --duration 1d --out out/sim-blue-waters
 	$(BIN)/tapesched replay $(ECMWF)/io_events_sample_10k.csv.bz2 $(ECMWF)/sl8500_from_snap20111001.json.bz2 --drives 120
 	$(BIN)/tapesched compare $(SHIPPED) --solvers greedy,fifo,wspt,stretch,tape-batching,sltf,backfill,fifo-dismount-at-once,local-search,cpsat,milp-cbc,milp-highs --time-limit 20
+	$(BIN)/tapesched bound instances/random-300.json --windows 10 --time-limit 20
+	$(BIN)/tapesched order instances/recall/lto7-files.json --algorithm sltf
 	$(BIN)/tapesched experiment bw-fig5 --quick --out out/bw-fig5
 
 # The generated instances that ship in instances/ (the same seeds give the same files).
