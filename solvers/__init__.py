@@ -116,6 +116,10 @@ def solve(
 
     Raises
     ------
+    solvers.formulation.UnmodelledLocate
+        When a drive of ``instance`` has a serpentine ``locate`` model
+        (version 2): no solver times such locates yet, and each refuses the
+        instance rather than give a schedule the validator rejects.
     KeyError
         When ``solver`` is not a known name; the message lists the known ones.
     ValueError
@@ -126,6 +130,10 @@ def solve(
         is given to a solver that is not an online scheduler or names no
         mount policy (:class:`~solvers.online.mount_policy.MountPolicyError`).
     """
+    from solvers.formulation import refuse_serpentine_locate
+
+    shown = solver if isinstance(solver, str) else getattr(solver, "__name__", repr(solver))
+    refuse_serpentine_locate(instance, shown)
     if mount_policy is not None:
         return _solve_mounting(instance, solver, mount_policy)
     name, run = _found(solver)
