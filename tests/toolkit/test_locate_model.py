@@ -18,6 +18,7 @@ from solvers.formulation import UnmodelledLocate
 from solvers.registry import names
 from solvers.window_bound import applies
 from toolkit.io import instance_to_dict, loads_instance
+from toolkit.metrics import alone_s
 from toolkit.model import (
     ArmOperation,
     Drive,
@@ -141,6 +142,20 @@ def test_after_a_mount_the_locate_from_0_is_the_models():
 
     assert validate(serpentine, read_at(ready + model_s)).feasible
     assert validate(serpentine, read_at(ready + 1.0)).rules == {"locate"}
+
+
+def test_a_request_alone_locates_by_the_model():
+    serpentine = instance()
+    data = document()
+    data["requests"][0]["pieces"][0]["offset_mb"] = 3_000_000.0
+    far = loads_instance(json.dumps(data))
+    locate_s = far.drives[0].locate_s(0.0, 3_000_000.0, CAPACITY_MB)
+    assert locate_s < 3_000_000.0 / 10000  # the middle of the tape is near the start
+    # mount 10 s, load 15 s, the model's locate from 0, the transfer of 300 MB at 300 MB/s
+    assert alone_s(far, far.requests[0]) == pytest.approx(10 + 15 + locate_s + 1.0)
+    assert alone_s(serpentine, serpentine.requests[0]) == pytest.approx(
+        10 + 15 + serpentine.drives[0].locate_s(0.0, 1.0, CAPACITY_MB) + 1.0
+    )
 
 
 def linear_document() -> dict:
