@@ -17,7 +17,7 @@ from solvers.bounds import lower_bound
 from solvers.formulation import UnmodelledLocate
 from solvers.registry import names
 from solvers.window_bound import applies
-from toolkit.io import instance_to_dict, loads_instance
+from toolkit.io import instance_to_dict, loads_instance, schedule_to_dict
 from toolkit.metrics import alone_s
 from toolkit.model import (
     ArmOperation,
@@ -156,6 +156,17 @@ def test_a_request_alone_locates_by_the_model():
     assert alone_s(serpentine, serpentine.requests[0]) == pytest.approx(
         10 + 15 + serpentine.drives[0].locate_s(0.0, 1.0, CAPACITY_MB) + 1.0
     )
+
+
+def test_verify_judges_the_locate_by_the_model(tmp_path):
+    path = tmp_path / "serpentine.json"
+    path.write_text(json.dumps(document()))
+    model_s = instance().drives[0].locate_s(0.0, 1.0, CAPACITY_MB)
+    for start, code in ((1.0, 1), (model_s, 0)):
+        schedule = tmp_path / "schedule.json"
+        schedule.write_text(json.dumps(schedule_to_dict(one_read(start))))
+        result = CliRunner().invoke(toolkit.cli.main, ["verify", str(path), str(schedule)])
+        assert result.exit_code == code, result.output
 
 
 def linear_document() -> dict:
