@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from attrs import asdict, evolve, frozen
 
+from solvers import times_serpentine
 from solvers.bounds import lower_bound
 from solvers.formulation import UnmodelledState, refuse_serpentine_locate
 from solvers.plugins import find_solver
@@ -80,7 +81,8 @@ def _run(
     the others.
     """
     try:
-        refuse_serpentine_locate(instance, solver)
+        if not times_serpentine(solver):
+            refuse_serpentine_locate(instance, solver)
         result = find_solver(solver)[1](instance, time_limit_s=time_limit_s, seed=seed)
     except UnmodelledState:
         return ComparisonRow(label, solver, NOT_MODELLED, False, None, None, 0.0, None, None, None)

@@ -1,5 +1,6 @@
 """A drive's serpentine locate model (``drives[i].locate``, version 2): read, written,
-refused, timed by one function and judged by the validator; solvers refuse it."""
+refused, timed by one function and judged by the validator; the timeline's solvers
+time it, the others refuse it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import copy
 import json
 
 import pytest
+from attrs import evolve
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,6 +17,7 @@ import solvers
 import toolkit.cli
 from solvers.bounds import lower_bound
 from solvers.formulation import UnmodelledLocate
+from solvers.local_search import improve
 from solvers.registry import names
 from solvers.window_bound import applies
 from toolkit.io import instance_to_dict, loads_instance, schedule_to_dict
@@ -28,6 +31,7 @@ from toolkit.model import (
     ScheduledRequest,
     serpentine_tape,
 )
+from toolkit.strategies import instances
 from toolkit.tape_geometry import CtaCostHeuristic, PhysicalLocate
 from toolkit.technology import TAPE_FORMATS
 from toolkit.validator import validate
@@ -284,16 +288,56 @@ def test_a_bad_locate_is_one_line_at_its_path_exit_2(tmp_path, edit, line):
     assert result.stderr.splitlines() == [f"{path}: {line}"]
 
 
-def test_every_solver_refuses_a_serpentine_instance():
+TIMELINE_SOLVERS = [name for name in names() if solvers.times_serpentine(name)]
+
+
+def test_the_timeline_solvers_time_serpentine_locates_and_the_others_refuse():
+    assert {"greedy", "sltf", "tape-batching", "local-search"} <= set(TIMELINE_SOLVERS)
     serpentine = instance()
     for name in names():
+        if name in TIMELINE_SOLVERS:
+            continue
         with pytest.raises(UnmodelledLocate) as caught:
             solvers.solve(serpentine, solver=name, time_limit_s=1.0)
         assert caught.value.path == "drives[0].locate"
         assert f"solver {name!r} does not model a serpentine locate" in str(caught.value)
+    assert {"cpsat", "lns", "milp-cbc", "milp-highs"}.isdisjoint(TIMELINE_SOLVERS)
 
 
-@pytest.mark.parametrize("solver", ["greedy", "milp-highs"])
+@st.composite
+def serpentine_instances(draw: st.DrawFn) -> Instance:
+    """Small instances whose drives each locate linearly or by a drawn serpentine model."""
+    base = draw(instances(n_requests=(1, 6), tapes_per_library=(1, 3)))
+    models = st.one_of(
+        st.none(),
+        st.builds(
+            Locate,
+            st.sampled_from(["cta-lto", "physical"]),
+            st.sampled_from(sorted(TAPE_FORMATS)),
+        ),
+    )
+    drives = [evolve(d, locate=draw(models)) for d in base.drives]
+    return evolve(base, drives=drives)
+
+
+@given(serpentine=serpentine_instances())
+@settings(max_examples=25, deadline=None)
+def test_the_timeline_solvers_give_schedules_the_validator_accepts(serpentine):
+    for name in TIMELINE_SOLVERS:
+        if name == "local-search":  # its decoder, on a small budget
+            start = solvers.solve(serpentine, solver="greedy").schedule
+            assert start is not None
+            found = improve(serpentine, start, time_limit_s=None, seed=1, max_iterations=20)
+            assert validate(serpentine, found).feasible, name
+            continue
+        result = solvers.solve(serpentine, solver=name, seed=1)
+        assert result.schedule is not None
+        assert validate(serpentine, result.schedule).feasible, name
+        # online: nothing is done for a request before its release
+        assert validate(serpentine, result.schedule, prefetch=False).feasible, name
+
+
+@pytest.mark.parametrize("solver", ["cpsat", "milp-highs"])
 def test_the_refusal_is_one_line_exit_2_through_solve(tmp_path, solver):
     path = tmp_path / "serpentine.json"
     path.write_text(json.dumps(document()))
@@ -311,10 +355,12 @@ def test_the_refusal_is_one_line_exit_2_through_solve(tmp_path, solver):
 def test_compare_shows_a_serpentine_instance_not_modelled(tmp_path):
     path = tmp_path / "serpentine.json"
     path.write_text(json.dumps(document()))
-    args = ["compare", str(path), "--solvers", "greedy"]
+    args = ["compare", str(path), "--solvers", "greedy,cpsat", "--csv"]
     result = CliRunner().invoke(toolkit.cli.main, args)
     assert result.exit_code == 0, result.output
-    assert "not-modelled" in result.stdout
+    rows = {line.split(",")[1]: line for line in result.stdout.splitlines()[1:]}
+    assert "not-modelled" in rows["cpsat"]
+    assert "not-modelled" not in rows["greedy"]
 
 
 def test_bounds_count_a_serpentine_locate_as_nought_and_the_window_bound_stands_aside():
