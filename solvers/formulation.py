@@ -415,9 +415,10 @@ class UnmodelledState(ValueError):
 
 class UnmodelledLocate(UnmodelledState):
     """An instance with a drive's serpentine ``locate`` model (version 2) that a solver
-    does not model: every solver times a locate as ``|dx| / locate_mb_s`` until it reads
-    :meth:`toolkit.model.Drive.locate_s`, so each refuses it rather than give a schedule
-    the validator rejects. ``path`` is the first such drive's (``drives[0].locate``)."""
+    does not model: a solver that times a locate as ``|dx| / locate_mb_s`` (the exact
+    solvers, ``lns``) rather than by :meth:`toolkit.model.Drive.locate_s` refuses it
+    rather than give a schedule the validator rejects. ``path`` is the first such
+    drive's (``drives[0].locate``)."""
 
     def __init__(self, solver: str, path: str) -> None:
         ValueError.__init__(

@@ -18,7 +18,7 @@ import toolkit.cli
 from solvers.bounds import lower_bound
 from solvers.formulation import UnmodelledLocate
 from solvers.local_search import improve
-from solvers.registry import names
+from solvers.registry import get, names
 from solvers.window_bound import applies
 from toolkit.io import instance_to_dict, loads_instance, schedule_to_dict
 from toolkit.metrics import alone_s
@@ -302,6 +302,9 @@ def test_the_timeline_solvers_time_serpentine_locates_and_the_others_refuse():
         assert caught.value.path == "drives[0].locate"
         assert f"solver {name!r} does not model a serpentine locate" in str(caught.value)
     assert {"cpsat", "lns", "milp-cbc", "milp-highs"}.isdisjoint(TIMELINE_SOLVERS)
+    for name in ("cpsat", "lns", "milp-cbc", "milp-highs"):  # called directly, too
+        with pytest.raises(UnmodelledLocate):
+            get(name)(serpentine, time_limit_s=1.0, seed=0)
 
 
 @st.composite
