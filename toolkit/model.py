@@ -16,7 +16,7 @@ The problem itself is specified in ``docs/core-problem.md``.
 from __future__ import annotations
 
 from functools import cached_property, lru_cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from attrs import field
 
@@ -35,13 +35,10 @@ from toolkit.fields import (
     parsed,
     text,
 )
-from toolkit.tape_geometry import (
-    CtaCostHeuristic,
-    LocateModel,
-    PhysicalLocate,
-    SerpentineTape,
-)
 from toolkit.technology import TAPE_FORMATS
+
+if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is timed
+    from toolkit.tape_geometry import LocateModel, SerpentineTape
 
 INSTANCE_FORMAT = "tapesched.instance/1"
 INSTANCE_FORMAT_2 = "tapesched.instance/2"
@@ -123,6 +120,8 @@ def serpentine_tape(format_name: str, capacity_mb: float) -> SerpentineTape:
     so that every wrap holds a byte). The format's own capacity plays no
     part: the instance's tape says how much it holds.
     """
+    from toolkit.tape_geometry import SerpentineTape
+
     fmt = TAPE_FORMATS[format_name]
     blocks = max(round(capacity_mb * 1_000_000), 2 * fmt.wraps)
     return SerpentineTape(
@@ -137,6 +136,8 @@ def serpentine_tape(format_name: str, capacity_mb: float) -> SerpentineTape:
 
 @lru_cache(maxsize=64)
 def _locate_model(model: str, format_name: str) -> LocateModel:
+    from toolkit.tape_geometry import CtaCostHeuristic, PhysicalLocate
+
     if model == "physical":
         return PhysicalLocate.for_format(TAPE_FORMATS[format_name])
     return CtaCostHeuristic()

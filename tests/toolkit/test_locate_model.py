@@ -5,6 +5,8 @@ time it, the others refuse it."""
 from __future__ import annotations
 
 import copy
+import subprocess
+import sys
 import json
 
 import pytest
@@ -375,3 +377,14 @@ def test_bounds_count_a_serpentine_locate_as_nought_and_the_window_bound_stands_
     assert lower_bound(far) == pytest.approx(transfer_s)
     assert not applies(serpentine)
     assert applies(loads_instance(json.dumps(linear_document())))
+
+
+def test_reading_and_validating_do_not_import_numpy_until_a_serpentine_locate_is_timed():
+    code = (
+        "import sys, toolkit.io, toolkit.validator\n"
+        "assert 'numpy' not in sys.modules\n"
+        "from toolkit.model import Locate\n"
+        "Locate('cta-lto', 'LTO-7').locate_s(0.0, 1.0, 100.0)\n"
+        "assert 'numpy' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
