@@ -5,9 +5,9 @@ time it, the others refuse it."""
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 import sys
-import json
 
 import pytest
 from attrs import evolve
