@@ -65,6 +65,20 @@ def takes_prefetch(solver: SchedulerSpec) -> bool:
     return name not in SOLVERS or bool(SOLVERS.entry(name).metadata.get("online"))
 
 
+def times_serpentine(solver: SchedulerSpec) -> bool:
+    """Whether ``solver`` times a drive's serpentine ``locate`` model (version 2).
+
+    The solvers that build their schedules on :class:`solvers.timeline.Timeline`
+    do (the online heuristics, ``greedy``, ``local-search``, and every plug-in
+    scheduler, dispatched on it: registry metadata ``serpentine``); the exact
+    solvers and ``lns`` time locates linearly and refuse such an instance.
+    """
+    from solvers.registry import SOLVERS
+
+    name, _ = _found(solver)
+    return name not in SOLVERS or bool(SOLVERS.entry(name).metadata.get("serpentine"))
+
+
 def solve(
     instance: Instance,
     solver: SchedulerSpec = "greedy",
@@ -116,6 +130,11 @@ def solve(
 
     Raises
     ------
+    solvers.formulation.UnmodelledLocate
+        When a drive of ``instance`` has a serpentine ``locate`` model
+        (version 2) and ``solver`` does not time it (:func:`times_serpentine`):
+        it refuses the instance rather than give a schedule the validator
+        rejects.
     KeyError
         When ``solver`` is not a known name; the message lists the known ones.
     ValueError
@@ -126,6 +145,10 @@ def solve(
         is given to a solver that is not an online scheduler or names no
         mount policy (:class:`~solvers.online.mount_policy.MountPolicyError`).
     """
+    if not times_serpentine(solver):
+        from solvers.formulation import refuse_serpentine_locate
+
+        refuse_serpentine_locate(instance, _found(solver)[0])
     if mount_policy is not None:
         return _solve_mounting(instance, solver, mount_policy)
     name, run = _found(solver)

@@ -95,7 +95,8 @@ class _Profile(NamedTuple):
     ``clear`` is when the drive can receive a mount at the earliest: 0 if it
     is empty at time 0, else its ``unload_s`` plus the library's
     ``dismount_s``. ``speed`` is the fastest the head moves: ``locate_mb_s``,
-    or ``rate_mb_s`` while transferring, whichever is larger.
+    or ``rate_mb_s`` while transferring, whichever is larger (infinite on a
+    serpentine drive, see :func:`_speed`).
     """
 
     clear: float
@@ -152,8 +153,14 @@ class _LibraryTimes:
 
 
 def _speed(drive: Drive) -> float:
-    """Fastest the head of ``drive`` moves along a tape, in MB/s."""
-    return float(max(drive.rate_mb_s, drive.locate_mb_s))
+    """Fastest the head of ``drive`` moves along a tape, in MB/s.
+
+    A drive with a serpentine ``locate`` model has no such speed (a locate
+    between neighbouring wraps crosses many MB in seconds): its floor speed
+    is infinite, so a bound counts its locates as 0 s, the only floor valid
+    for every model (:attr:`toolkit.model.Drive.floor_speed_mb_s`).
+    """
+    return float(max(drive.rate_mb_s, drive.floor_speed_mb_s))
 
 
 class _Held(NamedTuple):

@@ -17,8 +17,9 @@ from typing import Any, Literal
 
 from attrs import asdict, evolve, frozen
 
+from solvers import times_serpentine
 from solvers.bounds import lower_bound
-from solvers.formulation import UnmodelledState
+from solvers.formulation import UnmodelledState, refuse_serpentine_locate
 from solvers.plugins import find_solver
 from toolkit.model import Instance
 from toolkit.validator import validate
@@ -74,11 +75,14 @@ def _run(
 ) -> ComparisonRow:
     """The row of one run, its schedule judged by the validator; no yardstick yet.
 
-    A solver that does not model the instance's starting state (format 2)
-    gives a row of status ``not-modelled`` with no schedule and no bound,
-    rather than ending the comparison of the others.
+    A solver that does not model the instance's starting state or its
+    serpentine locate (format 2) gives a row of status ``not-modelled``
+    with no schedule and no bound, rather than ending the comparison of
+    the others.
     """
     try:
+        if not times_serpentine(solver):
+            refuse_serpentine_locate(instance, solver)
         result = find_solver(solver)[1](instance, time_limit_s=time_limit_s, seed=seed)
     except UnmodelledState:
         return ComparisonRow(label, solver, NOT_MODELLED, False, None, None, 0.0, None, None, None)

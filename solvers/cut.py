@@ -382,16 +382,8 @@ def pin(built: CpsatModel, made: Cut) -> None:
 
 
 def _busy_until(drive: Drive, available_s: float) -> Drive:
-    """``drive`` busy until ``available_s``."""
-    return Drive(
-        drive.id,
-        drive.library,
-        drive.rate_mb_s,
-        drive.load_s,
-        drive.unload_s,
-        drive.locate_mb_s,
-        available_s,
-    )
+    """``drive`` busy until ``available_s`` (every other field, its ``locate`` model too, kept)."""
+    return evolve(drive, available_s=available_s)  # type: ignore[misc]  # @checked hides attrs
 
 
 def _sub_node(data: CpsatData, sub: CpsatData, made: Cut) -> dict[int, int]:

@@ -413,6 +413,29 @@ class UnmodelledState(ValueError):
         super().__init__(f"{path}: solver {solver!r} does not model the starting state")
 
 
+class UnmodelledLocate(UnmodelledState):
+    """An instance with a drive's serpentine ``locate`` model (version 2) that a solver
+    does not model: a solver that times a locate as ``|dx| / locate_mb_s`` (the exact
+    solvers, ``lns``) rather than by :meth:`toolkit.model.Drive.locate_s` refuses it
+    rather than give a schedule the validator rejects. ``path`` is the first such
+    drive's (``drives[0].locate``)."""
+
+    def __init__(self, solver: str, path: str) -> None:
+        ValueError.__init__(
+            self, f"{path}: solver {solver!r} does not model a serpentine locate (linear only)"
+        )
+        self.solver = solver
+        self.path = path
+
+
+def refuse_serpentine_locate(instance: Instance, solver: str) -> None:
+    """Raise :class:`UnmodelledLocate` when a drive of ``instance`` has a serpentine
+    ``locate`` model, which ``solver`` does not model."""
+    paths = instance.locate_paths
+    if paths:
+        raise UnmodelledLocate(solver, paths[0])
+
+
 def refuse_start_state(instance: Instance, solver: str) -> None:
     """Raise :class:`UnmodelledState` when ``instance`` starts from a state other than
     version 1's (a head off 0, a drive or an arm busy) and ``solver`` does not model it,

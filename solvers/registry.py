@@ -145,9 +145,13 @@ def describe(name: str) -> str:
 
 
 def _online(name: str, scheduler: str, solver: str, description: str) -> None:
-    """Declare the online heuristic ``name`` once: its scheduler and the solver dispatching it."""
+    """Declare the online heuristic ``name`` once: its scheduler and the solver dispatching it.
+
+    Every online heuristic places requests on :class:`solvers.timeline.Timeline`,
+    which times a serpentine locate by the drive's model (metadata ``serpentine``).
+    """
     SCHEDULERS.declare(name, scheduler, description)
-    SOLVERS.declare(name, solver, description, online=True)
+    SOLVERS.declare(name, solver, description, online=True, serpentine=True)
 
 
 # The online heuristics, in the order ties between them go (solvers.warm_start).
@@ -204,6 +208,7 @@ SOLVERS.declare(
     "local-search",
     "solvers.local_search:local_search",
     "offline local search from the best online heuristic: request order and drives, list-decoded",
+    serpentine=True,
 )
 SOLVERS.declare(
     "cpsat",

@@ -214,7 +214,13 @@ class Timeline:
         self.rate = [float(d.rate_mb_s) for d in drives]
         self.load = [float(d.load_s) for d in drives]
         self.unload = [float(d.unload_s) for d in drives]
-        self.locate = [float(d.locate_mb_s) for d in drives]
+        self.locate = [float(d.floor_speed_mb_s) for d in drives]
+        """Each drive's locate speed, or the floor speed of a serpentine drive (infinite):
+        exact for a linear drive, a valid floor for pruning on any (:meth:`locate_s`
+        gives the time)."""
+        self.drive_models = drives
+        self.linear = [d.linear for d in drives]
+        self.capacity = {t.id: float(t.capacity_mb) for t in instance.tapes}
         self.version = [0] * n
         self.held: list[str | None] = [None] * n
         self.head = [0.0] * n
@@ -238,10 +244,11 @@ class Timeline:
         self.groups: list[list[_Group]] = [[] for _ in instance.libraries]
         self.group_of = [0] * n
         for lib in range(len(instance.libraries)):
-            classes: dict[tuple[float, float, float, float], list[int]] = {}
+            classes: dict[tuple[float, float, float, float, object], list[int]] = {}
             for d in range(n):
                 if self.library_of[d] == lib:
-                    key = (self.rate[d], self.load[d], self.unload[d], self.locate[d])
+                    model = drives[d].locate
+                    key = (self.rate[d], self.load[d], self.unload[d], self.locate[d], model)
                     classes.setdefault(key, []).append(d)
             if len(classes) > MAX_CLASSES:
                 members = [[d for ds in classes.values() for d in ds]]
@@ -623,8 +630,19 @@ class Timeline:
                 plan = other
         return plan
 
+    def locate_s(self, d: int, head: float, offset: float, tape: str) -> float:
+        """Seconds drive ``d`` takes to move its head from ``head`` to ``offset`` on ``tape``.
+
+        Linear drives as ever (``|offset - head| / locate_mb_s``); a drive
+        with a serpentine ``locate`` model by :meth:`toolkit.model.Drive.locate_s`,
+        the one locate time of the validator.
+        """
+        if self.linear[d]:
+            return abs(offset - head) / self.locate[d]
+        return self.drive_models[d].locate_s(head, offset, self.capacity[tape])
+
     def _in_place(
-        self, holder: int, offset: float, size: float, r: float, release: float
+        self, holder: int, tape: str, offset: float, size: float, r: float, release: float
     ) -> tuple[PiecePlacement, float]:
         """Placement on the drive holding the piece's tape, and when its tape could be unloaded.
 
@@ -632,19 +650,20 @@ class Timeline:
         longer than a remount could be.
         """
         base = max(r, self.free[holder])
-        rate, loc = self.rate[holder], self.locate[holder]
-        locate_s = abs(offset - self.head[holder]) / loc
+        rate = self.rate[holder]
+        locate_s = self.locate_s(holder, self.head[holder], offset, tape)
+        from_0 = self.locate_s(holder, 0.0, offset, tape)
         transfer = size / rate
         ready = base + locate_s
         best = PiecePlacement(holder, ready, (ready if ready > release else release) + transfer)
         unload_end = base + self.unload[holder]
         lib = self.library_of[holder]
         dis, mnt = self.dismount_s[lib], self.mount_s[lib]
-        if locate_s > self.unload[holder] + dis + mnt + self.load[holder] + offset / loc:
+        if locate_s > self.unload[holder] + dis + mnt + self.load[holder] + from_0:
             arms = self.arms[lib]
             ds, dl = arms.earliest(unload_end, dis)
             ms, ml = arms.earliest(ds + dis, mnt)
-            ready = ms + mnt + self.load[holder] + offset / loc
+            ready = ms + mnt + self.load[holder] + from_0
             completion = max(ready, release) + transfer
             if (completion, ready) < (best.completion, best.ready):
                 best = PiecePlacement(holder, ready, completion, None, (ds, dl), (ms, ml))
@@ -656,7 +675,7 @@ class Timeline:
         """The plan getting the piece ready on drive ``d``, whatever it holds."""
         holder = self.where.get(tape, -1)
         if holder == d:
-            return self._in_place(d, offset, size, r, release)[0]
+            return self._in_place(d, tape, offset, size, r, release)[0]
         lib = self.tape_library[tape]
         arms = self.arms[lib]
         mnt, dis = self.mount_s[lib], self.dismount_s[lib]
@@ -675,7 +694,7 @@ class Timeline:
                 arms.release(steal[0], dis, steal[1])
             drive_from = evict[0] + dis
         mount = arms.earliest(max(earliest_mount, drive_from), mnt)
-        ready = mount[0] + mnt + self.load[d] + offset / self.locate[d]
+        ready = mount[0] + mnt + self.load[d] + self.locate_s(d, 0.0, offset, tape)
         return PiecePlacement(
             d, ready, max(ready, release) + size / self.rate[d], steal, evict, mount
         )
@@ -714,13 +733,14 @@ class Timeline:
         if holder >= 0:
             excluded.add(holder)
             if free[holder] <= until:
-                best, steal_from = self._in_place(holder, offset, size, r, release)
+                best, steal_from = self._in_place(holder, tape, offset, size, r, release)
             else:
                 steal_from = max(r, free[holder]) + self.unload[holder]
             earliest_mount = steal_from + dis
 
         version = self.version
         load, unload, locate, rate_of = self.load, self.unload, self.locate, self.rate
+        linear = self.linear
         empty_since = self.empty_since
         mounts: dict[float, _Slot] = {}
         evicts: dict[float, _Slot] = {}
@@ -744,7 +764,11 @@ class Timeline:
                     if d in excluded:
                         continue
                     left -= 1
-                    tail = mnt + load[d] + offset / locate[d]
+                    tail = (
+                        mnt
+                        + load[d]
+                        + (offset / locate[d] if linear[d] else self.locate_s(d, 0.0, offset, tape))
+                    )
                     transfer = size / rate_of[d]
                     unload_end = max(r, free[d]) + unload[d]
                     drive_from = unload_end + dis if evicting else empty_since[d]

@@ -21,7 +21,8 @@ drive took for the deleted read and the locates around it, by the triangle
 inequality, *provided the head moves at least as fast locating as reading*
 (``locate_mb_s >= rate_mb_s``, true of every tape drive; an instance where
 some drive reads faster than it locates gets :func:`solvers.bounds.lower_bound`
-alone). So the optimum of ``W`` alone is at most the part of the whole
+alone, and so does one with a serpentine ``locate`` model, whose locates need
+not keep the triangle inequality). So the optimum of ``W`` alone is at most the part of the whole
 optimum that ``W``'s requests contribute; a weighted flow is a sum over
 requests, so the windows' optima add up to at most the whole optimum, and a
 maximum over requests is at least each window's. Any lower bound of each
@@ -88,8 +89,10 @@ def windows_of(instance: Instance, window: int) -> list[tuple[Request, ...]]:
 
 
 def applies(instance: Instance) -> bool:
-    """Whether the windows argument holds: every drive locates at least as fast as it reads."""
-    return all(d.locate_mb_s >= d.rate_mb_s for d in instance.drives)
+    """Whether the windows argument holds: every drive locates linearly (a serpentine
+    ``locate`` model need not keep the triangle inequality) and at least as fast as it
+    reads."""
+    return all(d.linear and d.locate_mb_s >= d.rate_mb_s for d in instance.drives)
 
 
 def window_bound(

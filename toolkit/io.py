@@ -551,6 +551,9 @@ STATE_KEYS: tuple[tuple[str, str], ...] = (
 """The keys of the starting state that only version 2 of the instance format has:
 (the list of objects that may hold it, the key)."""
 
+VERSION_2_KEYS: tuple[tuple[str, str], ...] = (*STATE_KEYS, ("drives", "locate"))
+"""Every key only version 2 has: the starting state and a drive's serpentine ``locate``."""
+
 
 def _state_keys_in_version_1(data: Any) -> list[Problem]:
     """A version-1 instance naming a key of version 2, one problem at each such key.
@@ -561,7 +564,7 @@ def _state_keys_in_version_1(data: Any) -> list[Problem]:
     if type(data) is not dict or data.get("format") != INSTANCE_FORMAT:
         return []
     out = []
-    for key, name in STATE_KEYS:
+    for key, name in VERSION_2_KEYS:
         items = data.get(key)
         if type(items) is not list:
             continue
@@ -702,9 +705,10 @@ def instance_to_dict(instance: Instance) -> dict[str, Any]:
     """The JSON object of an instance, ``format`` first.
 
     An instance whose starting state version 1 describes (heads at 0, drives
-    and arms free at 0) is written in version 1, without the keys of version
-    2, exactly as before; any other in version 2, with the keys that differ
-    from their defaults.
+    and arms free at 0) and whose drives locate linearly is written in
+    version 1, without the keys of version 2, exactly as before; any other in
+    version 2, with the keys that differ from their defaults (a drive's
+    ``locate`` only when it has one).
     """
     body = _UNSTRUCTURE.unstructure(instance)
     for key, name in STATE_KEYS:
@@ -714,7 +718,11 @@ def instance_to_dict(instance: Instance) -> dict[str, Any]:
                 del item[name]
             elif type(value) is tuple:
                 item[name] = list(value)
-    fmt = INSTANCE_FORMAT_2 if instance.start_state_paths else INSTANCE_FORMAT
+    for item in body["drives"]:
+        if item["locate"] is None:
+            del item["locate"]
+    version_2 = instance.start_state_paths or instance.locate_paths
+    fmt = INSTANCE_FORMAT_2 if version_2 else INSTANCE_FORMAT
     return {"format": fmt, **body}
 
 

@@ -163,7 +163,10 @@ def alone_s(instance: Instance, request: Request, drives: Sequence[Drive] | None
     pieces = sorted(request.pieces, key=lambda p: -p.size_mb)
     tails = sorted(
         (
-            (d.load_s + p.offset_mb / d.locate_mb_s, p.size_mb / d.rate_mb_s)
+            (
+                d.load_s + d.locate_s(0.0, p.offset_mb, instance.tape_by_id[p.tape].capacity_mb),
+                p.size_mb / d.rate_mb_s,
+            )
             for p, d in zip(pieces, drives, strict=False)
         ),
         key=lambda t: -(t[0] + t[1]),

@@ -15,8 +15,8 @@ The problem itself is specified in ``docs/core-problem.md``.
 
 from __future__ import annotations
 
-from functools import cached_property
-from typing import Any, Literal
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING, Any, Literal
 
 from attrs import field
 
@@ -35,6 +35,10 @@ from toolkit.fields import (
     parsed,
     text,
 )
+from toolkit.technology import TAPE_FORMATS
+
+if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is timed
+    from toolkit.tape_geometry import LocateModel, SerpentineTape
 
 INSTANCE_FORMAT = "tapesched.instance/1"
 INSTANCE_FORMAT_2 = "tapesched.instance/2"
@@ -98,13 +102,83 @@ class Library:
         return (float(value),) * self.arms
 
 
+LOCATE_MODEL_NAMES: tuple[str, ...] = ("cta-lto", "physical")
+"""The locate models a drive of ``tapesched.instance/2`` may declare (``drives[i].locate.model``):
+CERN CTA's LTO cost heuristic and the physical model of :mod:`toolkit.tape_geometry`."""
+
+
+@lru_cache(maxsize=256)
+def serpentine_tape(format_name: str, capacity_mb: float) -> SerpentineTape:
+    """The serpentine tape a piece offset of a tape of ``capacity_mb`` lies on.
+
+    The tape's capacity, in bytes, is spread evenly over the wraps of the
+    format ``format_name`` (a key of :data:`toolkit.technology.TAPE_FORMATS`),
+    one byte a block, each wrap running the format's whole LPOS range: with
+    ``B`` bytes and ``W`` wraps, wrap ``w`` holds the bytes from
+    ``floor(w * B / W)`` to ``floor((w + 1) * B / W) - 1``. A tape of fewer
+    than two bytes a wrap is read as two bytes a wrap (a degenerate tape,
+    so that every wrap holds a byte). The format's own capacity plays no
+    part: the instance's tape says how much it holds.
+    """
+    from toolkit.tape_geometry import SerpentineTape
+
+    fmt = TAPE_FORMATS[format_name]
+    blocks = max(round(capacity_mb * 1_000_000), 2 * fmt.wraps)
+    return SerpentineTape(
+        wraps=fmt.wraps,
+        min_lpos=fmt.min_lpos,
+        max_lpos=fmt.max_lpos,
+        end_of_wrap_blocks=tuple((w + 1) * blocks // fmt.wraps - 1 for w in range(fmt.wraps)),
+        block_bytes=1,
+        rate_mb_s=fmt.rate_mb_s,
+    )
+
+
+@lru_cache(maxsize=64)
+def _locate_model(model: str, format_name: str) -> LocateModel:
+    from toolkit.tape_geometry import CtaCostHeuristic, PhysicalLocate
+
+    if model == "physical":
+        return PhysicalLocate.for_format(TAPE_FORMATS[format_name])
+    return CtaCostHeuristic()
+
+
+@checked
+class Locate:
+    """A drive's serpentine locate model (``drives[i].locate``, version 2 of the instance format).
+
+    ``model`` is one of :data:`LOCATE_MODEL_NAMES` and ``format`` a tape
+    format of :data:`toolkit.technology.TAPE_FORMATS` (``LTO-7``): a piece
+    offset maps to a wrap and an LPOS of that format's geometry
+    (:func:`serpentine_tape`) and the locate between two positions costs
+    what the model says (docs/core-problem.md, "The locate model").
+    """
+
+    model: str = check(one_of(LOCATE_MODEL_NAMES))
+    format: str = check(one_of(tuple(TAPE_FORMATS)))
+
+    def locate_s(self, from_mb: float, to_mb: float, capacity_mb: float) -> float:
+        """Seconds from offset ``from_mb`` to ``to_mb`` on a tape of ``capacity_mb``.
+
+        Offsets are taken to the byte (rounded); a locate to the byte the
+        head is on takes 0 s.
+        """
+        tape = serpentine_tape(self.format, capacity_mb)
+        head, target = round(from_mb * 1_000_000), round(to_mb * 1_000_000)
+        if head == target:
+            return 0.0
+        return float(_locate_model(self.model, self.format).locate_s(tape, head, target))
+
+
 @checked
 class Drive:
     """A tape drive of one library.
 
     ``load_s`` threads a delivered cartridge, ``unload_s`` rewinds and ejects it
     before an arm can take it, and moving the head by ``x`` MB takes
-    ``x / locate_mb_s`` seconds in either direction.
+    ``x / locate_mb_s`` seconds in either direction, unless the drive declares
+    a serpentine ``locate`` model (version 2), whose time :meth:`locate_s`
+    gives: every reader of a locate time asks it.
     """
 
     id: str = check(text)
@@ -115,14 +189,37 @@ class Drive:
     locate_mb_s: float = check(bounded_rate)
     available_s: float = check(bounded_time, default=0.0)
     """The drive is busy (finishing an earlier transfer or unload) until then (version 2)."""
+    locate: Locate | None = None
+    """A serpentine locate model (version 2); ``None``: linear at ``locate_mb_s``."""
+
+    @property
+    def linear(self) -> bool:
+        """Whether a locate is ``|dx| / locate_mb_s`` (no serpentine ``locate`` model)."""
+        return self.locate is None
+
+    @property
+    def floor_speed_mb_s(self) -> float:
+        """A speed no locate of this drive beats, for lower bounds: ``locate_mb_s`` on a
+        linear drive; infinite on a serpentine one, whose locates have no valid floor
+        proportional to the distance (two neighbouring wraps are far apart in offset)."""
+        return self.locate_mb_s if self.locate is None else float("inf")
 
     def transfer_s(self, size_mb: float) -> float:
         """Seconds to stream ``size_mb`` at this drive's rate."""
         return size_mb / self.rate_mb_s
 
-    def locate_s(self, from_mb: float, to_mb: float) -> float:
-        """Seconds to move the head from offset ``from_mb`` to ``to_mb``."""
-        return abs(to_mb - from_mb) / self.locate_mb_s
+    def locate_s(self, from_mb: float, to_mb: float, capacity_mb: float | None = None) -> float:
+        """Seconds to move the head from offset ``from_mb`` to ``to_mb``.
+
+        ``capacity_mb`` is the capacity of the tape in the drive; a serpentine
+        drive needs it (its offsets map to positions over the whole tape) and
+        raises ``ValueError`` without it, a linear one ignores it.
+        """
+        if self.locate is None:
+            return abs(to_mb - from_mb) / self.locate_mb_s
+        if capacity_mb is None:
+            raise ValueError(f"drive {self.id!r}: a serpentine locate needs the tape's capacity")
+        return self.locate.locate_s(from_mb, to_mb, capacity_mb)
 
 
 @checked
@@ -235,6 +332,14 @@ class Instance:
             if any(lib.arm_free_s())
         ]
         return tuple(out)
+
+    @cached_property
+    def locate_paths(self) -> tuple[str, ...]:
+        """The JSON paths of the drives' serpentine ``locate`` models (version 2);
+        empty when every locate is linear, as in version 1."""
+        return tuple(
+            f"drives[{i}].locate" for i, d in enumerate(self.drives) if d.locate is not None
+        )
 
     @cached_property
     def drives_of_library(self) -> dict[str, tuple[Drive, ...]]:

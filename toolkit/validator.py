@@ -600,6 +600,7 @@ def _check_drive_timelines(
     request starts before its release.
     """
     ops = schedule.operations
+    capacity = {t.id: t.capacity_mb for t in instance.tapes}
     for drive in instance.drives:
         did = drive.id
         stays = stays_of[did]
@@ -620,7 +621,7 @@ def _check_drive_timelines(
                 use[3],
                 end=use[1],
                 readies=readies,
-                lead_s=use[4] / drive.locate_mb_s,
+                lead_s=drive.locate_s(0.0, use[4], capacity[use[3]]),
             )
             if k < 0:
                 held = f"holds {tapes[around]!r}" if around >= 0 else "is empty"
@@ -640,9 +641,12 @@ def _check_drive_timelines(
             if activities is not None and stay.mount >= 0:
                 mounted = ops[stay.mount].end_s
                 _record(activities, "load", did, stay.tape, mounted, stay.ready)
-            last_action = _check_stay(drive, stay, group, out, activities) if group else stay.ready
+            cap = capacity[stay.tape]
+            last_action = (
+                _check_stay(drive, stay, group, cap, out, activities) if group else stay.ready
+            )
             if releases is not None and group:
-                _check_no_prefetch(drive, stay, group, releases, out)
+                _check_no_prefetch(drive, stay, group, cap, releases, out)
             if stay.dismount < 0:
                 continue
             if activities is not None:
@@ -682,24 +686,27 @@ def _check_stay(
     drive: Drive,
     stay: _Stay,
     group: list[_Use],
+    capacity_mb: float,
     out: list[Violation],
     activities: list[DriveActivity] | None = None,
 ) -> float:
     """Check the pieces of one stay in start order; return the drive's last action.
 
     With ``activities``, each locate (from when the drive is free) and each
-    transfer is appended to it.
+    transfer is appended to it. Each locate takes what the drive's locate
+    model says (:meth:`toolkit.model.Drive.locate_s` on a tape of
+    ``capacity_mb``): linear, or serpentine.
     """
-    free, head, speed = stay.ready, stay.head, drive.locate_mb_s
+    free, head = stay.ready, stay.head
     previous: _Use | None = None
     for use in group:
         start, end, rid, tape, offset, end_mb = use
         if previous is not None and start < previous[1] - EPS:
             _overlap(drive, stay, previous, use, out)
-        elif start < free + abs(offset - head) / speed - EPS:
-            _too_early(drive, stay, previous, use, free, head, out)
+        elif start < free + drive.locate_s(head, offset, capacity_mb) - EPS:
+            _too_early(drive, stay, previous, use, free, head, capacity_mb, out)
         if activities is not None:
-            located = free + abs(offset - head) / speed
+            located = free + drive.locate_s(head, offset, capacity_mb)
             _record(activities, "locate", drive.id, tape, free, located, rid)
             _record(activities, "transfer", drive.id, tape, start, end, rid)
         if end > free:
@@ -710,7 +717,12 @@ def _check_stay(
 
 
 def _check_no_prefetch(
-    drive: Drive, stay: _Stay, group: list[_Use], releases: dict[str, float], out: list[Violation]
+    drive: Drive,
+    stay: _Stay,
+    group: list[_Use],
+    capacity_mb: float,
+    releases: dict[str, float],
+    out: list[Violation],
 ) -> None:
     """Rule ``prefetch``: a stay's mount and each locate start at their request's release or later.
 
@@ -732,7 +744,7 @@ def _check_no_prefetch(
                     (stay.mount,),
                 )
             )
-        locate = abs(offset - head) / drive.locate_mb_s
+        locate = drive.locate_s(head, offset, capacity_mb)
         if start - locate < release - EPS:
             out.append(
                 Violation(
@@ -768,11 +780,12 @@ def _too_early(
     use: _Use,
     free: float,
     head: float,
+    capacity_mb: float,
     out: list[Violation],
 ) -> None:
     """Report a transfer that starts before its tape is loaded (``load``) or located."""
     start, offset = use[0], use[4]
-    locate = abs(offset - head) / drive.locate_mb_s
+    locate = drive.locate_s(head, offset, capacity_mb)
     after_mount = previous is None and stay.mount >= 0
     busy = previous is None and stay.mount < 0 and drive.available_s > 0
     rule = (

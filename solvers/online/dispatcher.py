@@ -220,7 +220,8 @@ class PlatformView:
         longest = 0.0
         for piece in request.pieces:
             d = timeline.where[piece.tape]
-            longest = max(longest, abs(piece.offset_mb - timeline.head[d]) / timeline.locate[d])
+            located = timeline.locate_s(d, timeline.head[d], piece.offset_mb, piece.tape)
+            longest = max(longest, located)
         return longest
 
     def plan(
