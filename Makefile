@@ -49,6 +49,8 @@ run: venv
 	$(BIN)/tapesched verify instances/spec-example.json out/spec-example.greedy.json
 	$(BIN)/tapesched metrics instances/spec-example.json out/spec-example.greedy.json
 	$(BIN)/tapesched verify instances/spec-example.json instances/spec-example.optimum.json
+	$(BIN)/tapesched solve instances/spec-example-lto7.json --solver wspt --out out/spec-example-lto7.wspt.json
+	$(BIN)/tapesched verify instances/spec-example-lto7.json out/spec-example-lto7.wspt.json
 	$(BIN)/tapesched generate golubchik --seed 1 --requests 200 --classes 1:1,2:2,3:4 --out out/golubchik-200.json
 	$(BIN)/tapesched solve out/golubchik-200.json --solver greedy --out out/golubchik-200.greedy.json
 	$(BIN)/tapesched verify out/golubchik-200.json out/golubchik-200.greedy.json
