@@ -161,13 +161,24 @@ class Locate:
         """Seconds from offset ``from_mb`` to ``to_mb`` on a tape of ``capacity_mb``.
 
         Offsets are taken to the byte (rounded); a locate to the byte the
-        head is on takes 0 s.
+        head is on takes 0 s. Times are remembered per model, format,
+        capacity and pair of bytes (:func:`_serpentine_locate_s`): schedulers
+        and the validator ask for the same pairs again and again, and one
+        model evaluation costs some 150 microseconds.
         """
-        tape = serpentine_tape(self.format, capacity_mb)
         head, target = round(from_mb * 1_000_000), round(to_mb * 1_000_000)
         if head == target:
             return 0.0
-        return float(_locate_model(self.model, self.format).locate_s(tape, head, target))
+        return _serpentine_locate_s(self.model, self.format, capacity_mb, head, target)
+
+
+@lru_cache(maxsize=1 << 18)
+def _serpentine_locate_s(
+    model: str, format_name: str, capacity_mb: float, head: int, target: int
+) -> float:
+    """The model's seconds from byte ``head`` to byte ``target`` (a pure function, cached)."""
+    tape = serpentine_tape(format_name, capacity_mb)
+    return float(_locate_model(model, format_name).locate_s(tape, head, target))
 
 
 @checked
