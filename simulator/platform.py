@@ -60,6 +60,7 @@ from attrs import field, frozen
 
 from simulator.engine import Engine
 from simulator.files import Extent, JobSpec, Phase
+from simulator.library_complex import LibraryComplex
 from simulator.resource import Resource
 from simulator.technology import DriveModel, Duration
 from solvers.online.state import DispatchState
@@ -137,6 +138,20 @@ class PlatformSpec:
     With ``pass_through_s``, the libraries are joined by pass-through ports:
     a drive may take a tape of another library, and the arm moving it
     through the port takes ``pass_through_s`` more, each way.
+
+    With ``complex`` (:class:`~simulator.library_complex.LibraryComplex`),
+    the libraries are the levels of an SL8500 complex, each with its own
+    handbots (its arms): a cartridge from another level is taken out of its
+    slot by a handbot of its own level (one ``mount_s`` of that level), is
+    carried across (:meth:`~simulator.library_complex.LibraryComplex.transfer_s`:
+    elevator and pass-throughs, no handbot held), and a handbot of the
+    drive's level puts it in the drive (``mount_s``). A dismounted
+    cartridge is taken out by a handbot of the drive's level
+    (``dismount_s``: the drive is then free) and floats into a free slot
+    of that level when the complex says so and one is free (that level
+    becomes its home), or else is carried back and shelved by a handbot of
+    its home level (``dismount_s``); meanwhile no drive can mount it.
+    ``pass_through_s`` is then not given: the complex has its own.
     """
 
     libraries: tuple[LibrarySpec, ...] = field(converter=_tuple)
@@ -145,9 +160,18 @@ class PlatformSpec:
     tape_capacity_mb: float = 1_000_000.0
     dismount: Literal["on-demand", "at-once"] = "on-demand"
     pass_through_s: Duration | None = None
+    complex: LibraryComplex | None = None
 
     def __attrs_post_init__(self) -> None:
         libraries = {lib.id for lib in self.libraries}
+        if self.complex is not None:
+            if self.pass_through_s is not None:
+                raise ValueError("a complex carries its own pass-through: give one or the other")
+            if len(self.complex.numbers) != len(self.libraries):
+                raise ValueError(
+                    f"the complex has {len(self.complex.numbers)} levels, "
+                    f"the platform {len(self.libraries)} libraries"
+                )
         if len(libraries) != len(self.libraries) or not libraries:
             raise ValueError("libraries must be at least one, with distinct ids")
         movers = {m.id for m in self.movers}
@@ -184,6 +208,7 @@ class DriveState:
     __slots__ = (
         "busy",
         "busy_s",
+        "empty_idle",
         "expected_free_s",
         "head_mb",
         "id",
@@ -213,6 +238,8 @@ class DriveState:
         self.since_s = 0.0
         self.streaming_until_s = 0.0
         self.expected_free_s = 0.0
+        self.empty_idle = False
+        """Idle and holding no tape (counted per mover)."""
 
 
 class MoverState:
@@ -222,6 +249,7 @@ class MoverState:
         "bandwidth_mb_s",
         "disk_mb",
         "drives",
+        "empty_idle",
         "idle",
         "library",
         "memory_mb",
@@ -233,6 +261,8 @@ class MoverState:
         self.spec = spec
         self.drives: list[int] = []
         self.idle = 0
+        self.empty_idle = 0
+        """Its idle drives holding no tape."""
         self.library = -1
         self.disk_mb = 0.0
         self.memory_mb = 0.0
@@ -247,6 +277,7 @@ class Job:
         "data_done",
         "done",
         "drives",
+        "first_stream_s",
         "held",
         "key",
         "mounts",
@@ -277,6 +308,8 @@ class Job:
         self.mounts = 0
         self.mover = -1
         self.stream_mb_s = 0.0
+        self.first_stream_s: float | None = None
+        """When its first phase began to stream: every tape ready, located (latencies)."""
         self.data_done = data_done
         self.done = done
 
@@ -366,6 +399,8 @@ class Platform:
             self.drives.append(DriveState(d, i, lib, mover))
             self.movers[mover].drives.append(i)
             self.movers[mover].idle += 1
+            self.movers[mover].empty_idle += 1
+            self.drives[-1].empty_idle = True
             self.movers[mover].library = lib
         self.dispatch_state = DispatchState([d.library for d in self.drives], len(self.library_ids))
         """The idle drives (neither busy nor reserved), kept where the run keeps its waiting
@@ -395,6 +430,18 @@ class Platform:
         """End of the last transfer started: the run's makespan."""
         self.arm_operation_s = 0.0
         """Seconds of every arm operation started, whole."""
+        self.complex = spec.complex
+        """How the levels of a complex are joined (``None``: libraries apart, or pass-through)."""
+        if self.complex is not None and home is None:
+            raise ValueError("a complex needs the home level of each tape")
+        self.tape_home: dict[str, int] = {}
+        """Home level of each tape seen so far in a complex (it changes when a tape floats)."""
+        self.shelved = list(self.complex.shelved) if self.complex is not None else []
+        """Cartridges in the slots of each level of a complex now."""
+        self.in_transit: dict[str, tuple[DriveState, Callable[..., None], tuple] | None] = {}
+        """Tapes of a complex on their way back to their home level, and the mount waiting."""
+        self.cross_level_mounts = 0
+        """Mounts of a tape from another level than its drive's (a complex)."""
 
     # State changes.
 
@@ -419,9 +466,14 @@ class Platform:
     def _refresh(self, d: DriveState) -> None:
         """Keep the idle drives and counts in step: idle is neither busy nor reserved."""
         idle = not d.busy and not d.reserved
-        step = self.dispatch_state.set_idle(d.index, idle, d.tape is not None)
+        empty = d.tape is None
+        step = self.dispatch_state.set_idle(d.index, idle, not empty)
         if step:
             self.movers[d.mover].idle += step
+        empty_idle = idle and empty
+        if empty_idle != d.empty_idle:
+            d.empty_idle = empty_idle
+            self.movers[d.mover].empty_idle += 1 if empty_idle else -1
 
     def reserve(self, drive: int, key: str) -> None:
         """Queue ``key`` for ``drive``: a reserved drive is idle to no one else.
@@ -562,6 +614,8 @@ class Platform:
             return
         phase = job.phases[job.phase]
         now = self.engine.now_s
+        if job.first_stream_s is None:
+            job.first_stream_s = now
         columns: list[int] = []
         extents: list[Extent] = []
         streamed: list[float] = []
@@ -699,7 +753,75 @@ class Platform:
     def _mount(self, d: DriveState, tape: str, then: Callable[..., None], args: tuple) -> None:
         self.where[tape] = d.index
         d.tape = tape
+        if self.complex is not None:
+            if tape in self.in_transit:
+                # On its way back to its home level: mount it once it is shelved there.
+                self.in_transit[tape] = (d, then, args)
+                return
+            home = self.home_level(tape)
+            if home != d.library:
+                self.cross_level_mounts += 1
+                self.arms[home].request(MOUNT, self._take_out, d, tape, home, then, args)
+                return
         self.arms[d.library].request(MOUNT, self._arm_mount, d, tape, then, args)
+
+    def home_level(self, tape: str) -> int:
+        """The level (library index) ``tape`` lives on now: where it floated, else its home."""
+        level = self.tape_home.get(tape)
+        if level is None:
+            assert self.home is not None
+            level = self.tape_home[tape] = self.home(tape)
+        return level
+
+    def _take_out(
+        self, d: DriveState, tape: str, home: int, then: Callable[..., None], args: tuple
+    ) -> None:
+        """A handbot of ``tape``'s level takes it out of its slot for a drive of another level."""
+        duration = self.libraries[home].mount_s.draw(self.rng)
+        self.arm_operation_s += duration
+        self.engine.after(duration, self._taken_out, d, tape, home, then, args)
+
+    def _taken_out(
+        self, d: DriveState, tape: str, home: int, then: Callable[..., None], args: tuple
+    ) -> None:
+        self.arms[home].release()
+        assert self.complex is not None
+        crossing_s = self.complex.transfer_s(home, d.library)
+        self.engine.after(crossing_s, self._crossed, d, tape, then, args)
+
+    def _crossed(self, d: DriveState, tape: str, then: Callable[..., None], args: tuple) -> None:
+        self.arms[d.library].request(MOUNT, self._arm_mount, d, tape, then, args)
+
+    def _shelve(self, tape: str, level: int) -> None:
+        """A tape just taken out of a drive of ``level``: float it there, or carry it home."""
+        complex_ = self.complex
+        assert complex_ is not None
+        home = self.home_level(tape)
+        if home == level:
+            return
+        if complex_.float_on_dismount and self.shelved[level] < complex_.slots[level]:
+            self.shelved[home] -= 1
+            self.shelved[level] += 1
+            self.tape_home[tape] = level
+            return
+        self.in_transit[tape] = None
+        crossing_s = complex_.transfer_s(level, home)
+        self.engine.after(crossing_s, self._carried_home, tape, home)
+
+    def _carried_home(self, tape: str, home: int) -> None:
+        self.arms[home].request(DISMOUNT, self._put_home, tape, home)
+
+    def _put_home(self, tape: str, home: int) -> None:
+        duration = self.libraries[home].dismount_s.draw(self.rng)
+        self.arm_operation_s += duration
+        self.engine.after(duration, self._home_again, tape, home)
+
+    def _home_again(self, tape: str, home: int) -> None:
+        self.arms[home].release()
+        waiting = self.in_transit.pop(tape)
+        if waiting is not None:
+            d, then, args = waiting
+            self._mount(d, tape, then, args)
 
     def _through(self, d: DriveState, tape: str) -> float:
         """Pass-through time of ``tape`` to or from ``d`` (0 within a library)."""
@@ -750,6 +872,8 @@ class Platform:
         tape = d.tape
         d.tape = None
         d.head_mb = 0.0
+        if tape is not None and self.complex is not None:
+            self._shelve(tape, d.library)
         if tape is not None and self.where.get(tape) == d.index:
             del self.where[tape]
             waiting = self.waiters.get(tape)

@@ -116,8 +116,10 @@ class AdmittedRequest:
         "group",
         "job",
         "library",
+        "mounted",
         "mounts_before",
         "plan",
+        "ready_s",
         "request",
         "reserved",
         "seq",
@@ -144,6 +146,10 @@ class AdmittedRequest:
         self.drives: tuple[int, ...] = ()
         self.reserved: tuple[int, ...] = ()
         self.mounts_before = 0
+        self.ready_s: float | None = None
+        """When its first phase began to stream (its tapes ready in their drives, located)."""
+        self.mounted = False
+        """Whether a drive it started on did not hold the tape it first reads (a read)."""
 
 
 class Simulation:
@@ -200,8 +206,11 @@ class Simulation:
             home=self._home,
             one_at_a_time=self.one_at_a_time,
         )
-        self.pooled = spec.pass_through_s is not None and len(spec.libraries) > 1
-        """Whether pass-through ports join the libraries into one pool of drives."""
+        self.pooled = (spec.pass_through_s is not None or spec.complex is not None) and len(
+            spec.libraries
+        ) > 1
+        """Whether pass-through ports (or a complex's elevators) join the libraries into one
+        pool of drives."""
         library_ids = self.platform.library_ids
         self.catalogue = Catalogue(spec.tape_capacity_mb, library_ids, workload.archive)
         preload(self.catalogue, policy, workload.initial, library_ids[0], workload.own_tapes)
@@ -225,6 +234,8 @@ class Simulation:
         self._read_plans: dict[str, JobSpec] = {}
         """Read plan of each file read so far, until it is written again (a layout is final)."""
         self._placed: tuple[tuple[int, int, int], list[int] | None] | None = None
+        self._nearest_movers: dict[int, list[int]] = {}
+        """The movers of a complex by distance from each level (:meth:`_movers_for`)."""
         self.arrived = 0
         self.midway_backlog: int | None = None
         """Backlog half-way through the last :meth:`run` to a time (for saturation)."""
@@ -502,6 +513,12 @@ class Simulation:
                 sorted({e.tape for phase in plan.phases + plan.flush for e in phase if e})
             )
         columns = self._columns(plan, drives)
+        if fr.kind == "read":
+            first = plan.phases[0]
+            entry.mounted = any(
+                e is not None and platform.drives[d].tape != e.tape
+                for d, e in zip(columns, first, strict=True)
+            )
         for tape in entry.tapes:
             self.in_use[tape] = self.in_use.get(tape, 0) + 1
         entry.start_s = self.engine.now_s
@@ -532,6 +549,7 @@ class Simulation:
     def _data_done(self, job: Job) -> None:
         entry = self.entries[job.key]
         entry.data_done_s = self.engine.now_s
+        entry.ready_s = job.first_stream_s
         self._log("data-done", request=job.key)
         file_id = entry.file_request.file.id
         queue = self.file_busy[file_id]
@@ -696,6 +714,17 @@ class Simulation:
             if fits(m):
                 chosen = m
                 break
+        if chosen is None and platform.complex is not None:
+            # A complex: the nearest level with an empty idle drive, else the nearest with
+            # an idle drive (whose tape the mount then evicts).
+            for m in self._movers_for(entry):
+                if not fits(m):
+                    continue
+                if chosen is None:
+                    chosen = m
+                if movers[m].empty_idle:
+                    chosen = m
+                    break
         if chosen is None:
             most = -1
             for m in self._movers_for(entry):
@@ -749,10 +778,27 @@ class Simulation:
 
     def _movers_for(self, entry: AdmittedRequest) -> list[int]:
         """Movers that may run ``entry``: its library's, then, with pass-through, the others."""
-        own = self.platform.movers_of[entry.library]
+        platform = self.platform
+        own = platform.movers_of[entry.library]
         if not self.pooled:
             return own
-        return own + [m for lib in self.platform.movers_of for m in lib if m not in own]
+        complex_ = platform.complex
+        if complex_ is None:
+            return own + [m for lib in platform.movers_of for m in lib if m not in own]
+        # A complex: the levels nearest the tape's level now (it may have floated) first.
+        pieces = entry.request.pieces
+        level = (
+            platform.home_level(pieces[0].tape)
+            if entry.file_request.kind == "read"
+            else entry.library
+        )
+        nearest = self._nearest_movers.get(level)
+        if nearest is None:
+            levels = complex_.by_distance(level, range(len(platform.movers_of)))
+            nearest = self._nearest_movers[level] = [
+                m for lib in levels for m in platform.movers_of[lib]
+            ]
+        return nearest
 
     def _wanted_tapes(self, entry: AdmittedRequest) -> list[str]:
         if entry.file_request.kind == "read":
@@ -779,7 +825,9 @@ class Simulation:
         """
         platform = self.platform
         lib = platform.libraries[entry.library]
-        model = next(d for d in platform.drives if d.library == entry.library).model
+        model = next(
+            (d for d in platform.drives if d.library == entry.library), platform.drives[0]
+        ).model
         mount = lib.mount_s.mean_s
         total = max(entry.width * mount / lib.arms, mount) + model.load_s.mean_s
         if entry.plan is None:
@@ -923,15 +971,18 @@ class SimulationState:
 
     def waits_for_tape(self, request: Request) -> bool:
         """Whether one of the tapes a read needs is in use (writes never wait for tapes)."""
-        entry = self._entry(request)
+        entry = self._sim.entries.get(request.id)
+        if entry is None:
+            raise ValueError(f"request {request.id!r} is not in the run")
         if entry.file_request.kind == "write":
             return False
         in_use = self._sim.in_use
         p = self._platform
+        where = p.where
         for tape in entry.tapes:
             if tape in in_use:
                 return True
-            d = p.where.get(tape)
+            d = where.get(tape)
             if d is not None and (p.drives[d].busy or d in self._trial):
                 return True
         return False
