@@ -1,61 +1,51 @@
-"""Replay of a cartridge trace on an SL8500 complex with a chosen number of drives.
+"""A cartridge trace replayed on an SL8500 complex, in the one simulator.
 
-The model is the SL8500's, at the grain of the ECMWF trace (which says what
-cartridge was wanted, when, and for how long it then stayed in a drive):
+The ECMWF trace says which cartridge was wanted, when, and for how long it
+then stayed in a drive. Replaying it is a run of
+:class:`simulator.simulation.Simulation` like any other, on a platform
+(:func:`trace_platform`) whose libraries are the complex's levels:
 
-- Each level (rail) has its storage slots, its drives and its handbot(s),
-  shared by the level. A handbot serves loads before unloads, FIFO within
-  each (a :class:`~simulator.resource.Resource` with two priority classes,
-  as in the Golubchik model); a handbot holds one cartridge at a time.
-- A mount takes the drive's handbot for one exchange (pick the cartridge
-  from its slot, travel, put it in the drive), then the drive loads it; the
-  request's latency ends when the cartridge is ready in the drive. The
-  drive is then in use for the trace's seconds.
-- A cartridge whose home is on another level than the drive first takes its
-  own level's handbot for one exchange (slot to the elevator or pass-through
-  port), then crosses: an elevator ride between rails of one library, a
-  pass-through per library crossed between libraries of the complex
-  (:meth:`SL8500Timings.transfer_s`); the drive's handbot then takes it on.
-- A dismount: the drive unloads (rewind and eject), then its handbot takes
-  the cartridge out (one exchange) and the drive is free. The cartridge is
-  put in a free slot of the drive's level when there is one (ACSLS "float",
-  which saves the pass-through back; the cartridge's home becomes that
-  level), otherwise it goes back to its home level the way it came.
+- Each level (rail) is a library of the platform, its handbots its arms
+  (loads before unloads, FIFO within each), one exchange (pick, travel,
+  put) for each move; its drives are T10000s (load and unload of
+  :class:`SL8500Timings`) that stream a request's trace seconds
+  (positioning included: they locate in no time).
+- The levels are joined as :class:`simulator.library_complex.LibraryComplex`
+  says: a cartridge of another level is taken out by a handbot of its own
+  level, crosses (elevator, pass-throughs), and a handbot of the drive's
+  level puts it in; a dismounted cartridge floats into a free slot of the
+  drive's level (ACSLS float), or goes back home the way it came.
+- Each request is a read of a file of its own (:class:`TraceArchive`),
+  written unstriped at the start of its cartridge, whose transfer takes
+  the trace's seconds.
 
-A cartridge to mount takes an empty drive of the nearest level that has one
-(its own level first, then by :meth:`SL8500Timings.transfer_s`, then by
-level number; the first drive of :func:`select_drives` order on that level);
-keeping mounted, when no drive is empty, it evicts the cartridge idle for
-the longest on the nearest level that has an idle drive. With no drive
-empty or idle, requests wait in one FIFO queue, and the next drive to be
-free goes to the oldest one. A request for a cartridge already in a drive,
-or on its way to one for an earlier request, waits for that cartridge
-instead and needs no mount of its own: a *hit* (a cartridge in a drive
-serves every request queued for it before it leaves). Two policies for a
-cartridge nobody asks for any more once a use ends:
-
-- *keep mounted* (the default): it stays in its drive, ready for the next
-  request for it; a request for another cartridge takes an empty drive if
-  there is one, else evicts a kept cartridge (unload and dismount, then
-  mount);
-- *dismount at once*: it is dismounted right away.
+Which waiting request starts is a scheduler's choice, which idle tape a
+mount evicts and when an idle tape goes a mount policy's
+(:mod:`solvers.online.mount_policy`), both as ``simulate`` takes them. The
+defaults are those of the site's practice the replay first modelled:
+``tape-batching`` (a cartridge in a drive serves the requests queued for
+it before it leaves, otherwise oldest first) under ``lru`` (keep
+mounted: a mount takes an empty drive of the nearest level that has one,
+else evicts the cartridge idle the longest on the nearest level with an
+idle drive), or ``at-once`` (dismount as soon as nobody waits for the
+cartridge). A request for a cartridge in a drive or on its way to one waits
+for it: a *hit*, which needs no mount of its own. ``belady`` (evict the
+cartridge wanted again latest) reads the trace's future: a yardstick.
 
 Drives are chosen by :func:`select_drives`: ``N`` drives spread as evenly as
-possible over the levels that have drives. Timings are
-:class:`SL8500Timings`, whose docstring gives each figure's source.
-
-Home levels are given (the cartridge map of the trace's snapshot, through
+possible over the levels that have drives. Home levels are given (the
+cartridge map of the trace's snapshot, through
 :func:`simulator.trace.place_cartridges`), or else seeded hashes
-(:func:`simulator.trace.home_levels`). Everything is deterministic: no
-random draw, ties broken by level, then drive order, then arrival order.
+(:func:`simulator.trace.home_levels`). Nothing is drawn at random: the
+same trace gives the same result.
 
 What a replay measures (:class:`ReplayResult`): the latency of every
-request, from its arrival to its cartridge ready in a drive for it, summed
-up separately over the requests that needed a mount (the mount latency) and
-over all requests (a hit counts its wait for its cartridge, 0 s when it sat
-idle in its drive); the shares of drive and handbot time over the horizon,
-under the names ``simulate`` gives the same quantities
-(:data:`toolkit.metrics.DEFINITIONS`); and the backlog,
+request, from its arrival to its cartridge ready in a drive for it (its
+transfer's start), summed up separately over the requests that needed a
+mount (the mount latency) and over all requests (a hit counts its wait for
+its cartridge, 0 s when it sat idle in its drive); the shares of drive and
+handbot time over the horizon, under the names ``simulate`` gives the same
+quantities (:data:`toolkit.metrics.DEFINITIONS`); and the backlog,
 requests arrived and not done, half-way through the trace and at its last
 arrival. A backlog that grows by the rule of :mod:`simulator.results`
 (:attr:`ReplayResult.saturated`) means the drives could not keep up with the
@@ -66,22 +56,27 @@ describe no steady state.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict, deque
-from collections.abc import Mapping, Sequence
-from heapq import heappop, heappush
-from typing import Any, Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, cast
 
 from attrs import field, frozen
 
-from simulator.engine import Engine
-from simulator.resource import Resource
+from simulator.bw_main import simulator_scheduler
+from simulator.catalogue import Catalogue, Chunk, FileLayout, Member, Row
+from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
+from simulator.library_complex import LibraryComplex, crossing_s
+from simulator.parallel import Parallel
+from simulator.platform import DriveSpec, LibrarySpec, PlatformSpec
 from simulator.results import is_saturated
+from simulator.simulation import Simulation
+from simulator.technology import DriveModel, Duration
 from simulator.trace import LibraryLayout, TraceRequest, home_levels
+from simulator.workload import Workload
+from solvers.online.mount_policy import parse_mount_policy, with_mount_policy
+from solvers.online.protocol import Scheduler
+from solvers.plugins import SchedulerSpec, resolve_scheduler
 from toolkit.metrics import share
 from toolkit.technology import LIBRARIES, required
-
-LOAD, UNLOAD = 0, 1
-"""Priority classes of a handbot: loads (mount moves) before unloads (dismount moves)."""
 
 
 def _time(_: object, attribute: Any, value: float) -> None:
@@ -146,22 +141,15 @@ class SL8500Timings:
     )
 
     def transfer_s(self, from_level: int, to_level: int) -> float:
-        """Time to carry a cartridge between levels, handbot moves excluded.
-
-        An elevator ride when the rails differ, plus a pass-through per
-        library crossed: levels in the same library share the elevator,
-        pass-through ports link the same rail of adjacent libraries.
-        """
-        if from_level == to_level:
-            return 0.0
-        per = self.rails_per_library
-        libraries = abs(from_level // per - to_level // per)
-        elevator = self.elevator_s if from_level % per != to_level % per else 0.0
-        return libraries * self.pass_through_s + elevator
-
-    def by_distance(self, from_level: int, levels: Sequence[int]) -> list[int]:
-        """``levels`` nearest first from ``from_level`` (by :meth:`transfer_s`, then number)."""
-        return sorted(levels, key=lambda level: (self.transfer_s(from_level, level), level))
+        """Time to carry a cartridge between level numbers, handbot moves excluded
+        (:func:`simulator.library_complex.crossing_s`)."""
+        return crossing_s(
+            from_level,
+            to_level,
+            rails_per_library=self.rails_per_library,
+            elevator_s=self.elevator_s,
+            pass_through_s=self.pass_through_s,
+        )
 
     def fastest_mount_s(self, from_level: int, to_level: int) -> float:
         """Latency of a mount that never waits: the least a request that needs one can see."""
@@ -260,6 +248,8 @@ class ReplayResult:
     trace_end_s: float
     backlog_midway: int
     backlog_end: int
+    scheduler: str = "tape-batching"
+    mount_policy: str = "lru"
 
     @property
     def drives(self) -> int:
@@ -348,6 +338,8 @@ class ReplayResult:
         return {
             "drives": self.drives,
             "keep_mounted": self.keep_mounted,
+            "scheduler": self.scheduler,
+            "mount_policy": self.mount_policy,
             "requests": self.requests,
             "mounts": self.mounts,
             "hits": self.hits,
@@ -374,259 +366,178 @@ class ReplayResult:
         }
 
 
-_SHELF, _WAITING, _TO_DRIVE, _IN_DRIVE, _LEAVING = range(5)
+TRACE_RATE_MB_S = 1.0
+"""Rate of the replay's drives: a trace request is a file of ``seconds_in_drive`` MB, so that
+its transfer takes the trace's seconds (positioning included, which is why the replay's drives
+locate in no time)."""
+
+LEAST_USE_S = 1e-6
+"""The use of a request the trace gives 0 s (a file holds some bytes): one microsecond."""
+
+POLICY = "parallel"
+"""The archival policy the trace's files are read by: one data member on one cartridge (1+0)."""
 
 
-class _Drive:
-    __slots__ = ("busy_s", "busy_since_s", "cartridge", "id", "index", "level", "next", "read_s")
+class TraceArchive:
+    """A trace as the archive at time 0 (:class:`simulator.catalogue.LazyArchive`).
 
-    def __init__(self, drive_id: str, index: int, level: int) -> None:
-        self.id = drive_id
-        self.index = index
-        self.level = level
-        self.cartridge: _Cartridge | None = None
-        self.next: _Cartridge | None = None
-        self.busy_s = 0.0
-        self.busy_since_s = 0.0
-        self.read_s = 0.0
+    Request ``k`` reads file ``f{k}``, of the request's seconds in drive
+    (MB at :data:`TRACE_RATE_MB_S`), written unstriped (1+0) by
+    :data:`POLICY` at the start of its cartridge; a cartridge is a tape of
+    the library (level) that is its home at the start.
+    """
 
-
-class _Cartridge:
-    __slots__ = ("drive", "home", "name", "queue", "state")
-
-    def __init__(self, name: str, home: int) -> None:
-        self.name = name
-        self.home = home
-        self.state = _SHELF
-        self.drive: _Drive | None = None
-        self.queue: deque[int] = deque()
-
-
-class _Replay:
-    """One replay's state and events (see the module docstring for the model)."""
-
-    def __init__(
-        self,
-        requests: Sequence[TraceRequest],
-        layout: LibraryLayout,
-        drive_ids: Sequence[str],
-        keep_mounted: bool,
-        timings: SL8500Timings,
-        homes: Mapping[str, int],
-        float_on_dismount: bool,
-    ) -> None:
-        self.engine = Engine()
+    def __init__(self, requests: Sequence[TraceRequest], homes: Mapping[str, int]) -> None:
         self.requests = requests
-        self.timings = timings
-        self.keep_mounted = keep_mounted
-        self.float_on_dismount = float_on_dismount
-        level_of = {d: lv.id for lv in layout.levels for d in lv.drives}
-        self.drives = [_Drive(d, i, level_of[d]) for i, d in enumerate(drive_ids)]
-        self.robots = {
-            lv.id: Resource(self.engine, lv.robots, priorities=2) for lv in layout.levels
-        }
-        self.slots = {lv.id: lv.slots for lv in layout.levels}
-        self.cartridges = {name: _Cartridge(name, level) for name, level in homes.items()}
-        self.occupied = dict.fromkeys(self.slots, 0)
-        for level in homes.values():
-            self.occupied[level] += 1
-        drive_levels = sorted({d.level for d in self.drives})
-        self.nearest = {home: timings.by_distance(home, drive_levels) for home in self.slots}
-        self.empty: dict[int, list[int]] = {lv: [] for lv in drive_levels}
-        for d in self.drives:
-            heappush(self.empty[d.level], d.index)
-        self.idle: dict[int, OrderedDict[int, _Drive]] = {lv: OrderedDict() for lv in drive_levels}
-        self.idle_count = 0
-        self.waiting: deque[_Cartridge] = deque()
-        self.latencies_s = [math.nan] * len(requests)
-        self.done_s = [math.nan] * len(requests)
-        self.mounted = [False] * len(requests)
-        self.cross_level_mounts = 0
+        self.homes = homes
 
-    def run(self) -> ReplayResult:
-        engine = self.engine
-        for index, request in enumerate(self.requests):
-            engine.at(request.arrival_s, self._arrive, index)
-        engine.run()
-        span_s = engine.now_s
-        busy_s = read_s = 0.0
-        for d in self.drives:
-            busy_s += d.busy_s
-            read_s += d.read_s
-        drives = len(self.drives)
-        robots = list(self.robots.values())
-        handbots = sum(r.capacity for r in robots)
-        end_s = max(r.arrival_s for r in self.requests)
-        return ReplayResult(
-            drive_ids=tuple(d.id for d in self.drives),
-            keep_mounted=self.keep_mounted,
-            latencies_s=tuple(self.latencies_s),
-            mounted=tuple(self.mounted),
-            span_s=span_s,
-            drive_busy_share_over_horizon=share(busy_s, drives, span_s),
-            drive_in_use_share_over_horizon=share(read_s, drives, span_s),
-            arm_busy_share_over_horizon=share(sum(r.busy_s() for r in robots), handbots, span_s),
-            cross_level_mounts=self.cross_level_mounts,
-            trace_end_s=end_s,
-            backlog_midway=self._backlog(end_s / 2),
-            backlog_end=self._backlog(end_s),
+    @staticmethod
+    def file_id(k: int) -> str:
+        """Id of the file request ``k`` reads."""
+        return f"f{k}"
+
+    def file_number(self, file_id: str) -> int | None:
+        """Request number of ``f{k}``."""
+        if not file_id.startswith("f") or not file_id[1:].isdigit():
+            return None
+        k = int(file_id[1:])
+        return k if k < len(self.requests) else None
+
+    def file(self, k: int) -> FileSpec:
+        """The file request ``k`` reads."""
+        size_mb = max(self.requests[k].seconds_in_drive, LEAST_USE_S) * TRACE_RATE_MB_S
+        return FileSpec(self.file_id(k), size_mb, UNSTRIPED)
+
+    def layout(self, k: int) -> tuple[FileLayout, int]:
+        """One data member: the file at the start of its cartridge."""
+        file = self.file(k)
+        chunk = Chunk(
+            self.requests[k].cartridge, 0.0, data_host_mb=file.size_mb, data_tape_mb=file.size_mb
         )
+        row = Row((Member("data", (chunk,)),), (0,))
+        return FileLayout(file, POLICY, (row,)), 1
 
-    def _backlog(self, at_s: float) -> int:
-        """Requests arrived by ``at_s`` whose use had not ended by then."""
-        return sum(
-            1
-            for request, done_s in zip(self.requests, self.done_s, strict=True)
-            if request.arrival_s <= at_s < done_s
-        )
+    def writer(self, k: int) -> str:
+        """The policy that wrote every file of the trace."""
+        return POLICY
 
-    def _arrive(self, index: int) -> None:
-        cartridge = self.cartridges[self.requests[index].cartridge]
-        cartridge.queue.append(index)
-        if cartridge.state == _SHELF:
-            cartridge.state = _WAITING
-            self._need_drive(cartridge)
-        elif cartridge.state == _IN_DRIVE:
-            drive = cartridge.drive
-            assert drive is not None
-            idle = self.idle[drive.level]
-            if drive.index in idle:
-                del idle[drive.index]
-                self.idle_count -= 1
-                drive.busy_since_s = self.engine.now_s
-                self._start_use(drive)
+    def tape_library(self, tape_id: str) -> str | None:
+        """The library (level) id of a cartridge's home at the start."""
+        level = self.homes.get(tape_id)
+        return None if level is None else level_id(level)
 
-    def _need_drive(self, cartridge: _Cartridge) -> None:
-        for level in self.nearest[cartridge.home]:
-            pool = self.empty[level]
-            if pool:
-                drive = self.drives[heappop(pool)]
-                drive.busy_since_s = self.engine.now_s
-                self._mount(drive, cartridge)
-                return
-        if self.idle_count:
-            for level in self.nearest[cartridge.home]:
-                idle = self.idle[level]
-                if idle:
-                    _, drive = idle.popitem(last=False)
-                    self.idle_count -= 1
-                    drive.busy_since_s = self.engine.now_s
-                    self._dismount(drive, cartridge)
-                    return
-        self.waiting.append(cartridge)
 
-    def _mount(self, drive: _Drive, cartridge: _Cartridge) -> None:
-        cartridge.state = _TO_DRIVE
-        cartridge.drive = drive
-        drive.cartridge = cartridge
-        self.mounted[cartridge.queue[0]] = True
-        if cartridge.home == drive.level:
-            self.robots[drive.level].request(LOAD, self._place, drive, cartridge)
-        else:
-            self.cross_level_mounts += 1
-            self.robots[cartridge.home].request(LOAD, self._fetch, drive, cartridge)
+UNSTRIPED = Scheme(1, 0)
 
-    def _fetch(self, drive: _Drive, cartridge: _Cartridge) -> None:
-        self.engine.after(self.timings.exchange_s, self._fetched, drive, cartridge)
 
-    def _fetched(self, drive: _Drive, cartridge: _Cartridge) -> None:
-        self.robots[cartridge.home].release()
-        crossing_s = self.timings.transfer_s(cartridge.home, drive.level)
-        self.engine.after(crossing_s, self._crossed, drive, cartridge)
+@frozen
+class TraceReads(Parallel):
+    """:data:`POLICY` reading a trace's files, their plans made straight from the requests.
 
-    def _crossed(self, drive: _Drive, cartridge: _Cartridge) -> None:
-        self.robots[drive.level].request(LOAD, self._place, drive, cartridge)
+    The plan of file ``f{k}`` is the one :class:`~simulator.parallel.Parallel` makes of
+    its :class:`TraceArchive` layout (one extent: the request's seconds at the start of
+    its cartridge; a test holds the two equal), built without the layout's objects: a
+    long trace reads each of its files once, and the layout would be made for that one
+    read. Files not of the archive are read as PARALLEL reads them.
+    """
 
-    def _place(self, drive: _Drive, cartridge: _Cartridge) -> None:
-        self.engine.after(self.timings.exchange_s, self._placed, drive, cartridge)
+    archive: TraceArchive | None = field(default=None, eq=False)
 
-    def _placed(self, drive: _Drive, cartridge: _Cartridge) -> None:
-        self.robots[drive.level].release()
-        self.engine.after(self.timings.load_s, self._loaded, drive, cartridge)
+    def plan_read(self, catalogue: Catalogue, file_id: str) -> JobSpec:
+        """One phase, one extent: the file's bytes at the start of its cartridge."""
+        archive = self.archive
+        k = None if archive is None else archive.file_number(file_id)
+        if archive is None or k is None:
+            return super().plan_read(catalogue, file_id)
+        request = archive.requests[k]
+        size_mb = max(request.seconds_in_drive, LEAST_USE_S) * TRACE_RATE_MB_S
+        extent = Extent(request.cartridge, 0.0, size_mb, size_mb)
+        return JobSpec(((extent,),), memory_mb=self.block_mb)
 
-    def _loaded(self, drive: _Drive, cartridge: _Cartridge) -> None:
-        cartridge.state = _IN_DRIVE
-        self._start_use(drive)
 
-    def _start_use(self, drive: _Drive) -> None:
-        cartridge = drive.cartridge
-        assert cartridge is not None
-        index = cartridge.queue.popleft()
-        now = self.engine.now_s
-        self.latencies_s[index] = now - self.requests[index].arrival_s
-        seconds = self.requests[index].seconds_in_drive
-        self.done_s[index] = now + seconds
-        drive.read_s += seconds
-        self.engine.after(seconds, self._used, drive)
+def level_id(level: int) -> str:
+    """The platform's library id of a level of the complex."""
+    return f"level{level}"
 
-    def _used(self, drive: _Drive) -> None:
-        cartridge = drive.cartridge
-        assert cartridge is not None
-        if cartridge.queue:
-            self._start_use(drive)
-        elif self.waiting:
-            self._dismount(drive, self.waiting.popleft())
-        elif self.keep_mounted:
-            drive.busy_s += self.engine.now_s - drive.busy_since_s
-            self.idle[drive.level][drive.index] = drive
-            self.idle_count += 1
-        else:
-            self._dismount(drive, None)
 
-    def _dismount(self, drive: _Drive, then: _Cartridge | None) -> None:
-        cartridge = drive.cartridge
-        assert cartridge is not None
-        cartridge.state = _LEAVING
-        drive.next = then
-        self.engine.after(self.timings.unload_s, self._unloaded, drive)
+def trace_platform(
+    layout: LibraryLayout,
+    drive_ids: Sequence[str],
+    timings: SL8500Timings,
+    homes: Mapping[str, int],
+    *,
+    float_on_dismount: bool = True,
+) -> PlatformSpec:
+    """The SL8500 complex of ``layout`` as a platform, with the drives ``drive_ids``.
 
-    def _unloaded(self, drive: _Drive) -> None:
-        self.robots[drive.level].request(UNLOAD, self._take_out, drive)
+    Each level is a library whose arms are its handbots (an exchange each
+    way); the drives are T10000s of :attr:`SL8500Timings.load_s` and
+    ``unload_s`` that stream the trace's seconds and locate in no time; the
+    complex (:class:`~simulator.library_complex.LibraryComplex`) joins the
+    levels, ``homes`` filling their slots at the start.
+    """
+    exchange = Duration(timings.exchange_s)
+    libraries = [
+        LibrarySpec(level_id(lv.id), lv.robots, exchange, exchange) for lv in layout.levels
+    ]
+    model = DriveModel(
+        name="T10000-trace",
+        rate_mb_s=TRACE_RATE_MB_S,
+        load_s=Duration(timings.load_s),
+        unload_s=Duration(timings.unload_s),
+        locate_mb_s=math.inf,
+        capacity_mb=math.inf,
+        source="the trace's seconds in drive; load and unload: SL8500Timings",
+    )
+    level_of = {d: lv.id for lv in layout.levels for d in lv.drives}
+    drives = [DriveSpec(d, level_id(level_of[d]), model) for d in drive_ids]
+    shelved = dict.fromkeys((lv.id for lv in layout.levels), 0)
+    for level in homes.values():
+        shelved[level] += 1
+    complex_ = LibraryComplex(
+        numbers=[lv.id for lv in layout.levels],
+        slots=[lv.slots for lv in layout.levels],
+        shelved=[shelved[lv.id] for lv in layout.levels],
+        elevator_s=timings.elevator_s,
+        pass_through_s=timings.pass_through_s,
+        rails_per_library=timings.rails_per_library,
+        float_on_dismount=float_on_dismount,
+    )
+    return PlatformSpec(libraries, drives, tape_capacity_mb=1e12, complex=complex_)
 
-    def _take_out(self, drive: _Drive) -> None:
-        self.engine.after(self.timings.exchange_s, self._taken_out, drive)
 
-    def _taken_out(self, drive: _Drive) -> None:
-        self.robots[drive.level].release()
-        cartridge = drive.cartridge
-        assert cartridge is not None
-        drive.cartridge = None
-        then, drive.next = drive.next, None
-        if then is None and self.waiting:
-            then = self.waiting.popleft()
-        if then is not None:
-            self._mount(drive, then)
-        else:
-            drive.busy_s += self.engine.now_s - drive.busy_since_s
-            heappush(self.empty[drive.level], drive.index)
-        level = drive.level
-        if cartridge.home != level and self.float_on_dismount:
-            if self.occupied[level] < self.slots[level]:
-                self.occupied[cartridge.home] -= 1
-                self.occupied[level] += 1
-                cartridge.home = level
-        if cartridge.home == level:
-            self._shelved(cartridge)
-        else:
-            crossing_s = self.timings.transfer_s(level, cartridge.home)
-            self.engine.after(crossing_s, self._back_home, cartridge)
+def trace_workload(requests: Sequence[TraceRequest], homes: Mapping[str, int]) -> Workload:
+    """The trace's requests as reads of the :class:`TraceArchive`'s files, by arrival."""
+    order = sorted(range(len(requests)), key=lambda k: requests[k].arrival_s)
+    archive = TraceArchive(requests, homes)
+    reads = tuple(
+        FileRequest(f"r{k}", requests[k].arrival_s, "read", archive.file(k)) for k in order
+    )
+    return Workload(initial=(), requests=reads, archive=archive)  # type: ignore[arg-type]
 
-    def _back_home(self, cartridge: _Cartridge) -> None:
-        self.robots[cartridge.home].request(UNLOAD, self._put_home, cartridge)
 
-    def _put_home(self, cartridge: _Cartridge) -> None:
-        self.engine.after(self.timings.exchange_s, self._home, cartridge)
+def future_uses(requests: Sequence[TraceRequest]) -> dict[str, list[float]]:
+    """Arrival times of the requests for each cartridge, sorted: what Belady reads."""
+    uses: dict[str, list[float]] = {}
+    for r in requests:
+        uses.setdefault(r.cartridge, []).append(r.arrival_s)
+    for times in uses.values():
+        times.sort()
+    return uses
 
-    def _home(self, cartridge: _Cartridge) -> None:
-        self.robots[cartridge.home].release()
-        self._shelved(cartridge)
 
-    def _shelved(self, cartridge: _Cartridge) -> None:
-        cartridge.drive = None
-        cartridge.state = _SHELF
-        if cartridge.queue:
-            cartridge.state = _WAITING
-            self._need_drive(cartridge)
+def trace_scheduler(
+    scheduler: SchedulerSpec, mount_policy: str | None, requests: Sequence[TraceRequest]
+) -> Callable[[], Scheduler]:
+    """A factory of ``scheduler`` under ``mount_policy`` (Belady reads the trace's future)."""
+    plugged = resolve_scheduler(simulator_scheduler(scheduler))
+    future = future_uses(requests) if mount_policy and "belady" in mount_policy else None
+
+    def make() -> Scheduler:
+        policy = None if mount_policy is None else parse_mount_policy(mount_policy, future=future)
+        return with_mount_policy(plugged.make(), policy)
+
+    return make
 
 
 def replay(
@@ -639,6 +550,8 @@ def replay(
     homes: Mapping[str, int] | None = None,
     seed: int = 0,
     float_on_dismount: bool = True,
+    scheduler: SchedulerSpec = "tape-batching",
+    mount_policy: str | None = None,
 ) -> ReplayResult:
     """Replay ``requests`` on ``layout`` with ``drives`` drives (see the module docstring).
 
@@ -667,6 +580,14 @@ def replay(
     float_on_dismount
         Put a dismounted cartridge in a free slot of the drive's level
         (``True``, ACSLS float) rather than back on its home level.
+    scheduler
+        The online scheduler (a name of the registry, ``module.path:Attr``,
+        ...: :mod:`solvers.plugins`): which waiting request starts next.
+    mount_policy
+        A mount policy spec (:mod:`solvers.online.mount_policy`); by
+        default ``lru`` when ``keep_mounted`` (a mount evicts the tape idle
+        the longest among the idle drives of the level it takes), else
+        ``at-once``. ``belady`` reads the trace's future arrivals.
 
     Raises
     ------
@@ -695,4 +616,65 @@ def replay(
     for level, count in sorted(counts.items()):
         if count > slots[level]:
             raise ValueError(f"level {level}: {count} cartridges but {slots[level]} slots")
-    return _Replay(requests, layout, chosen, keep_mounted, timings, placed, float_on_dismount).run()
+    platform = trace_platform(layout, chosen, timings, placed, float_on_dismount=float_on_dismount)
+    if mount_policy is None:
+        mount_policy = "lru" if keep_mounted else "at-once"
+    workload = trace_workload(requests, placed)
+    simulation = Simulation(
+        platform,
+        TraceReads(block_mb=1.0, archive=cast(TraceArchive, workload.archive)),
+        trace_scheduler(scheduler, mount_policy, requests),
+        workload,
+        record=False,
+    )
+    simulation.run()
+    name = scheduler if isinstance(scheduler, str) else getattr(scheduler, "__name__", "custom")
+    return _result(simulation, requests, keep_mounted, name, mount_policy)
+
+
+def _result(
+    simulation: Simulation,
+    requests: Sequence[TraceRequest],
+    keep_mounted: bool,
+    scheduler: str,
+    mount_policy: str,
+) -> ReplayResult:
+    """What a run of the trace measured, in the trace's request order."""
+    platform = simulation.platform
+    n = len(requests)
+    latencies = [math.nan] * n
+    mounted = [False] * n
+    done = [math.nan] * n
+    for entry in simulation.finished:
+        k = int(entry.file_request.id[1:])
+        assert entry.ready_s is not None and entry.data_done_s is not None
+        latencies[k] = entry.ready_s - entry.file_request.arrival_s
+        mounted[k] = entry.mounted
+        done[k] = entry.data_done_s
+    if len(simulation.finished) != n:
+        raise ValueError(f"the run ended with {n - len(simulation.finished)} requests not done")
+    span_s = simulation.engine.now_s
+    end_s = max(r.arrival_s for r in requests)
+    arrivals = sorted(zip((r.arrival_s for r in requests), done, strict=True))
+
+    def backlog(at_s: float) -> int:
+        return sum(1 for arrival, finish in arrivals if arrival <= at_s < finish)
+
+    return ReplayResult(
+        drive_ids=tuple(d.id for d in platform.drives),
+        keep_mounted=keep_mounted,
+        latencies_s=tuple(latencies),
+        mounted=tuple(mounted),
+        span_s=span_s,
+        drive_busy_share_over_horizon=platform.drive_busy_share_over_horizon(),
+        drive_in_use_share_over_horizon=share(
+            platform.streamed_drive_s, len(platform.drives), span_s
+        ),
+        arm_busy_share_over_horizon=platform.arm_busy_share_over_horizon(),
+        cross_level_mounts=platform.cross_level_mounts,
+        trace_end_s=end_s,
+        backlog_midway=backlog(end_s / 2),
+        backlog_end=backlog(end_s),
+        scheduler=scheduler,
+        mount_policy=mount_policy,
+    )

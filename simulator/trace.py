@@ -37,7 +37,7 @@ import bz2
 import hashlib
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from itertools import accumulate
 from pathlib import Path
@@ -276,6 +276,28 @@ def read_requests(path: str | Path) -> tuple[TraceRequest, ...]:
     first = lines[0].time
     return tuple(
         TraceRequest(e.cartridge, (e.time - first).total_seconds(), e.seconds) for e in lines
+    )
+
+
+def repeat_trace(requests: Sequence[TraceRequest], copies: int) -> tuple[TraceRequest, ...]:
+    """``copies`` copies of a trace end to end, each shifted by the trace's span.
+
+    The span is the last arrival (the first is at 0): copy ``k`` arrives
+    ``k`` spans later, asking for the same cartridges. A long trace of the
+    sample's character, for measuring how a replay scales.
+
+    Raises
+    ------
+    ValueError
+        For fewer than one copy or no request.
+    """
+    if copies < 1 or not requests:
+        raise ValueError(f"need at least one copy of at least one request, got {copies} copies")
+    span_s = max(r.arrival_s for r in requests)
+    return tuple(
+        TraceRequest(r.cartridge, r.arrival_s + k * span_s, r.seconds_in_drive)
+        for k in range(copies)
+        for r in requests
     )
 
 

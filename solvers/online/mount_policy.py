@@ -267,13 +267,24 @@ class Belady:
     ----------
     instance
         The instance dispatched.
+    future
+        Arrival times of the requests for each tape, when the run is not an
+        instance's (a trace replayed in the simulator knows its future).
     """
 
-    def __init__(self, instance: Instance) -> None:
+    def __init__(
+        self,
+        instance: Instance | None = None,
+        *,
+        future: Mapping[str, Sequence[float]] | None = None,
+    ) -> None:
         releases: dict[str, list[float]] = {}
-        for request in instance.requests:
-            for piece in request.pieces:
-                releases.setdefault(piece.tape, []).append(request.release_s)
+        if instance is not None:
+            for request in instance.requests:
+                for piece in request.pieces:
+                    releases.setdefault(piece.tape, []).append(request.release_s)
+        for tape, times in (future or {}).items():
+            releases.setdefault(tape, []).extend(times)
         for times in releases.values():
             times.sort()
         self._releases = releases
@@ -956,6 +967,7 @@ def parse_mount_policy(
     *,
     instance: Instance | None = None,
     capacity_mb: Callable[[str], float] | None = None,
+    future: Mapping[str, Sequence[float]] | None = None,
 ) -> MountPolicy:
     """The mount policy ``spec`` names (see *Specs* in the module's text).
 
@@ -969,6 +981,9 @@ def parse_mount_policy(
     capacity_mb
         Capacity of each tape by id, for ``dcache`` (from ``instance`` when
         not given).
+    future
+        Arrival times of the requests for each tape, for ``belady`` in a run
+        that knows its future without an instance (a trace replayed).
 
     Raises
     ------
@@ -1000,12 +1015,12 @@ def parse_mount_policy(
             eviction = EVICTIONS[name]()
         elif name == "belady" and not rest:
             once("eviction", part)
-            if instance is None:
+            if instance is None and future is None:
                 raise MountPolicyError(
                     "belady is offline (it reads future requests): "
-                    "use it with `tapesched solve`, not in the simulator"
+                    "use it with `tapesched solve` or `tapesched replay`, not in `simulate`"
                 )
-            eviction = Belady(instance)
+            eviction = Belady(instance, future=future)
         elif name == "at-once" and not rest:
             once("dismount", part)
             idle_s = 0.0

@@ -112,7 +112,7 @@ def test_simulate_refuses_belady_with_one_line(tmp_path):
     assert code == 2
     assert lines == [
         "--mount-policy: belady is offline (it reads future requests): "
-        "use it with `tapesched solve`, not in the simulator"
+        "use it with `tapesched solve` or `tapesched replay`, not in `simulate`"
     ]
 
 

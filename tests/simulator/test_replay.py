@@ -11,7 +11,15 @@ import pytest
 from click.testing import CliRunner
 
 from simulator.replay import SL8500Timings, replay, select_drives
-from simulator.trace import Level, LibraryLayout, TraceRequest, read_layout, read_requests
+from simulator.trace import (
+    Level,
+    LibraryLayout,
+    TraceRequest,
+    place_cartridges,
+    read_homes,
+    read_layout,
+    read_requests,
+)
 from toolkit.cli.replay import replay as replay_command
 
 ECMWF = Path(__file__).resolve().parents[2] / "instances" / "traces" / "ecmwf"
@@ -290,7 +298,7 @@ def test_cli_prints_a_table_and_writes_json(tmp_path):
     result = invoke(trace_file, layout_file, "--drives", 1, "--out", out)
     assert result.exit_code == 0, result.output
     assert "mean mount latency (s)" in result.output
-    assert "keep mounted" in result.output
+    assert "tape-batching" in result.output and "lru" in result.output
     assert result.output.rstrip().endswith(f"wrote {out}")
     data = json.loads(out.read_text())
     assert data["requests"] == 3
@@ -305,7 +313,7 @@ def test_cli_limit_and_dismount_at_once(tmp_path):
     out = tmp_path / "result.json"
     result = invoke(trace_file, layout_file, "--drives", 1, "--limit", 2, "--dismount-at-once")
     assert result.exit_code == 0, result.output
-    assert "dismount at once" in result.output
+    assert "at-once" in result.output
     invoke(trace_file, layout_file, "--drives", 1, "--limit", 2, "--out", out)
     assert json.loads(out.read_text())["requests"] == 2
 
@@ -426,6 +434,7 @@ def test_cli_json_prints_the_document_alone_and_out_writes_the_same(tmp_path):
     assert json.loads(out.read_text()) == data
     assert set(data) == {
         *("trace", "layout", "seed", "homes", "drives", "keep_mounted", "requests"),
+        *("scheduler", "mount_policy"),
         *("mounts", "hits", "cross_level_mounts", "latency_over_mounts_s"),
         *("latency_over_requests_s", "drive_busy_share_over_horizon"),
         *("drive_in_use_share_over_horizon", "arm_busy_share_over_horizon", "span_s"),
@@ -456,3 +465,90 @@ def test_cli_flags_a_replay_of_the_sample_that_cannot_keep_up():
         f"at the trace's last arrival (51070 s), against {data['backlog_midway']:,d} half-way"
     ) in table.replace("\n", " ")
     assert "mean mount latency" not in table
+
+
+@pytest.fixture(scope="module")
+def ecmwf_homes(ecmwf):
+    requests, layout = ecmwf
+    mapped = read_homes(ECMWF / "crtmapping.json", layout)
+    return place_cartridges((r.cartridge for r in requests), layout, mapped).levels
+
+
+@pytest.mark.parametrize(("drives", "queueing_model_mounts"), [(170, 4_382), (120, 6_261)])
+def test_the_sample_on_the_simulator_mounts_within_5_percent_of_the_queueing_model(
+    ecmwf, ecmwf_homes, drives, queueing_model_mounts
+):
+    # The mounts the replay's own queueing model gave (README, 2026-11-24) before the replay
+    # became a run of the one simulator: keep mounted, one handbot a rail, the real map.
+    requests, layout = ecmwf
+    result = replay(requests, layout, drives, homes=ecmwf_homes)
+    assert result.mounts == pytest.approx(queueing_model_mounts, rel=0.05)
+    assert not result.saturated
+    assert (result.scheduler, result.mount_policy) == ("tape-batching", "lru")
+
+
+def test_belady_reads_the_trace_s_future_and_mounts_least(ecmwf, ecmwf_homes):
+    requests, layout = ecmwf
+    mounts = {
+        policy: replay(requests[:5000], layout, 170, homes=ecmwf_homes, mount_policy=policy).mounts
+        for policy in ("belady", "lru", "fifo", "at-once")
+    }
+    assert mounts["belady"] < min(mounts["lru"], mounts["fifo"]) < mounts["at-once"]
+
+
+def test_the_scheduler_decides_whether_a_kept_cartridge_serves_its_queue_first():
+    # tape-batching (the default): A's second request is a hit before B is mounted; fifo
+    # starts B first (it came before A's second request), which evicts A.
+    requests = trace(("A", 0, 100), ("B", 1, 50), ("A", 2, 30))
+    assert run(requests).latencies_s == (15.0, 176.0, 113.0)
+    fifo = run(requests, scheduler="fifo")
+    assert fifo.latencies_s == (15.0, 146.0, 227.0)
+    assert fifo.mounted == (True, True, True)
+
+
+def test_defer_dismount_puts_an_idle_cartridge_away_after_its_delay():
+    # A is read 15-115, then idle; with defer:60 it is unloaded at 175 (7 s) and taken out
+    # (10 s): B at 300 finds an empty drive and mounts at once.
+    requests = trace(("A", 0, 100), ("B", 300, 10))
+    kept = run(requests)
+    deferred = run(requests, mount_policy="lru+defer:60")
+    assert kept.latencies_s == (15.0, 32.0)
+    assert deferred.latencies_s == (15.0, 15.0)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--mount-policy", "sometimes"), "--mount-policy: unknown mount policy 'sometimes'"),
+        (("--scheduler", "no-such"), "--scheduler: "),
+    ],
+)
+def test_cli_bad_scheduler_or_mount_policy_is_one_line_with_exit_2(tmp_path, args, message):
+    trace_file, layout_file = write_small_files(tmp_path)
+    result = invoke(trace_file, layout_file, "--drives", 1, *args)
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(message), result.output
+
+
+def test_cli_takes_a_scheduler_and_a_mount_policy(tmp_path):
+    trace_file, layout_file = write_small_files(tmp_path)
+    data = replay_json(trace_file, layout_file, "--drives", 1, "--scheduler", "fifo")
+    assert (data["scheduler"], data["mount_policy"]) == ("fifo", "lru")
+    data = replay_json(trace_file, layout_file, "--drives", 1, "--mount-policy", "belady")
+    assert (data["scheduler"], data["mount_policy"]) == ("tape-batching", "belady")
+
+
+def test_trace_reads_plan_a_file_as_parallel_plans_its_archive_layout():
+    from simulator.catalogue import Catalogue
+    from simulator.parallel import Parallel
+    from simulator.replay import TraceArchive, TraceReads
+
+    requests = trace(("A", 0, 100), ("B", 5, 0))
+    archive = TraceArchive(requests, {"A": 0, "B": 1})
+    catalogue = Catalogue(1e12, ["level0", "level1"], archive)
+    fast = TraceReads(block_mb=1.0, archive=archive)
+    for k in range(2):
+        file_id = TraceArchive.file_id(k)
+        assert fast.plan_read(catalogue, file_id) == Parallel(1.0).plan_read(catalogue, file_id)
+    assert catalogue.tape("B").library == "level1"

@@ -21,7 +21,8 @@ from simulator.trace import (
     read_layout,
     read_requests,
 )
-from toolkit.cli.common import fail, reports_bad_input
+from solvers.online.mount_policy import MountPolicyError, parse_mount_policy
+from toolkit.cli.common import check_scenario_scheduler, fail, reports_bad_input
 from toolkit.cli.out_options import file_out_option
 from toolkit.errors import InputError
 from toolkit.io import dumps
@@ -61,8 +62,8 @@ def _table(document: dict[str, Any], title: str) -> Table:
     for label, key in _COUNTS:
         table.add_row(label, f"{document[key]:,d}")
         if key == "drives":
-            policy = "keep mounted" if document["keep_mounted"] else "dismount at once"
-            table.add_row("policy", policy)
+            table.add_row("scheduler", document["scheduler"])
+            table.add_row("mount policy", document["mount_policy"])
     homes = document["homes"]
     source = Path(homes["file"]).name if homes["file"] is not None else "no map"
     table.add_row(f"homes from the map ({source})", f"{homes['mapped']:,d}")
@@ -122,6 +123,21 @@ def _homes(
     help="Dismount a cartridge as soon as nobody waits for it (default: keep it mounted).",
 )
 @click.option(
+    "--scheduler",
+    default="tape-batching",
+    show_default=True,
+    help="Online scheduler: which waiting request starts (a name of `tapesched solvers`, "
+    "a plug-in, or module.path:Attr).",
+)
+@click.option(
+    "--mount-policy",
+    default=None,
+    metavar="SPEC",
+    help="Mount policy (default: lru, or at-once with --dismount-at-once): keep, lru, fifo, "
+    "lfu, belady (reads the trace's future), at-once, defer:T, cta:..., dcache:..., "
+    "joined by +, or module.path:Attr.",
+)
+@click.option(
     "--limit",
     type=click.IntRange(min=1),
     default=None,
@@ -157,6 +173,8 @@ def replay(
     layout_file: str,
     drives: int,
     dismount_at_once: bool,
+    scheduler: str,
+    mount_policy: str | None,
     limit: int | None,
     homes_file: str | None,
     seed: int,
@@ -165,11 +183,13 @@ def replay(
 ) -> None:
     """Replay a cartridge trace (CSV, .bz2 too) on a library layout (JSON, .bz2 too).
 
-    The SL8500 model of simulator.replay: one handbot per level, loads before
-    unloads, T10000 load and unload times, elevator and pass-through between
-    levels; prints mounts and hits, the latency over mounts and over all
-    requests, the shares of drive and handbot time (named as simulate names
-    them) and the backlog.
+    A run of the simulator (simulator.replay) on the layout's SL8500 complex:
+    one handbot per level, loads before unloads, T10000 load and unload
+    times, elevator and pass-through between levels, cartridges floating to
+    the level that dismounts them; each request reads its cartridge for the
+    trace's seconds, under --scheduler and --mount-policy. Prints mounts and
+    hits, the latency over mounts and over all requests, the shares of
+    drive and handbot time (named as simulate names them) and the backlog.
 
     \b
     Home levels: a cartridge lives where the map of --homes FILE says, else
@@ -194,7 +214,8 @@ def replay(
       homes                    {"file": the map used or null,
                                 "mapped": cartridges placed by it,
                                 "hashed": cartridges placed by the hash}
-      drives, keep_mounted, requests, mounts, hits, cross_level_mounts
+      drives, keep_mounted, scheduler, mount_policy
+      requests, mounts, hits, cross_level_mounts
       latency_over_mounts_s    {"count", "mean", "median", "p95", "max"} over
                                the requests that needed a mount; null when
                                saturated
@@ -228,6 +249,12 @@ def replay(
         fail([f"replay: {exc}"])
     if drives > layout.drives:
         fail([f"--drives: {layout_file} has {layout.drives} drives, asked for {drives}"])
+    check_scenario_scheduler(scheduler)
+    if mount_policy is not None:
+        try:
+            parse_mount_policy(mount_policy, future={})
+        except MountPolicyError as exc:
+            fail([f"--mount-policy: {exc}"])
     try:
         result = run_replay(
             requests,
@@ -236,6 +263,8 @@ def replay(
             keep_mounted=not dismount_at_once,
             homes=homes.levels,
             seed=seed,
+            scheduler=scheduler,
+            mount_policy=mount_policy,
         )
     except ValueError as exc:
         fail([f"replay: {exc}"])
