@@ -98,6 +98,11 @@ def _listing() -> None:
         "bnl-coverage: 10, 50 and 100 % of a full tape read under each recall order (BNL's study)"
     )
     click.echo("  tapesched experiment bnl-coverage --out DIR [--quick] (see --help)")
+    click.echo(
+        "ecmwf-defer-dismount: the ECMWF sample's mounts and mount latency against the "
+        "dismount delay, under lru, fifo and belady"
+    )
+    click.echo("  tapesched experiment ecmwf-defer-dismount --out DIR [--quick] (see --help)")
 
 
 HEADINGS = {
