@@ -16,8 +16,9 @@ as VERTICAL 1+0 does, requests started in arrival order)
       ``read_mb_per_day / file_mb`` a day, its writes likewise; every file
       of a class has the class's mean size ``file_mb``;
     - a read is, with the class's hit rate, of one of the class's *hot*
-      files (``hot_files`` of them, on tape and resident on disk at the
-      start, as the files a community works on are), otherwise of a file
+      files (``hot_files`` of them, or as many as fill a quarter of its
+      disk when fewer; on tape and resident on disk at the start, as the
+      files a community works on are), otherwise of a file
       read once in the day, alone on a tape of its own at a random
       position (an archive far larger than its drives: every read from
       tape exchanges a tape and locates half a tape on average);
@@ -178,7 +179,9 @@ def generated_day(
     hot: dict[str, list[FileSpec]] = {}
     cold: list[FileSpec] = []
     for k, c in enumerate(load.classes):
-        files = [FileSpec(f"h{k}-{i}", c.file_mb, ONE_TAPE) for i in range(hot_files)]
+        room = hot_files if c.cache_mb is None else int(c.cache_mb / 4 / c.file_mb)
+        count = max(1, min(hot_files, room))
+        files = [FileSpec(f"h{k}-{i}", c.file_mb, ONE_TAPE) for i in range(count)]
         hot[c.name] = files
         for t in _poisson(rng, c.read_mb_per_day / c.file_mb, duration_s):
             if rng.random() < c.hit_rate:

@@ -135,7 +135,8 @@ def plan(
     if checked is None:
         return
     click.echo(
-        f"check: a simulated day on {checked.drives} drives (seed {seed}): "
+        f"check: a simulated day on {checked.drives} drive{'s' if checked.drives != 1 else ''} "
+        f"(seed {seed}): "
         f"{checked.tape_requests:,} tape requests ({checked.done:,} done), "
         f"{checked.served_from_disk:,} reads from disk, {checked.mounts:,} mounts"
     )
