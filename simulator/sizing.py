@@ -12,7 +12,10 @@ Cache lifetime (the paper's Table 3)
     long a file may stay on disk before it is purged, is the disk space over
     the fill: ``lifetime = cache / fill`` days, a lower bound as the paper
     says (every read and write taken to be of a different file). The peak
-    day's fill (``peak_factor`` times the average) gives the shortest.
+    day's fill (``peak_factor`` times the average) gives the shortest. A
+    class with a target lifetime (the paper's: a month for small files, a
+    week for medium, two days for large) is told the disk that meets it,
+    ``target * fill``.
 
 Tape drives (the paper's Table 4)
     The tapes carry the reads that missed, ``(1 - h) R``, and the writes'
@@ -110,6 +113,9 @@ class LoadClass:
         Tape copies of each written file (1 or 2 at SDSC).
     files_per_mount
         Files read per tape exchange when reading from tape.
+    target_days
+        The lifetime the class should have (the paper's targets: a month for
+        small files, a week for medium, two days for large; ``None``: none).
     """
 
     name: str
@@ -121,6 +127,7 @@ class LoadClass:
     cache_mb: float | None
     copies: int = 1
     files_per_mount: float = 1.0
+    target_days: float | None = None
 
 
 @frozen
@@ -170,6 +177,8 @@ class ClassSizing:
         MB filling its disk: misses staged and writes.
     lifetime_days
         Cache lifetime on an average day (``None``: no cache size given).
+    target_days
+        The class's target lifetime (``None``: none given).
     """
 
     name: str
@@ -182,6 +191,12 @@ class ClassSizing:
     fill_mb: float
     lifetime_days: float | None
     peak_factor: float
+    target_days: float | None = None
+
+    @property
+    def cache_for_target_mb(self) -> float | None:
+        """Disk that keeps files the target lifetime on an average day (the fill times it)."""
+        return None if self.target_days is None else self.target_days * self.fill_mb
 
     @property
     def busy_s(self) -> float:
@@ -238,6 +253,8 @@ class ClassSizing:
             "fill_mb_per_day": self.fill_mb,
             "lifetime_days": self.lifetime_days,
             "min_lifetime_days": self.min_lifetime_days,
+            "target_days": self.target_days,
+            "cache_for_target_mb": self.cache_for_target_mb,
         }
 
 
@@ -328,6 +345,7 @@ def plan_class(load: Load, c: LoadClass) -> ClassSizing:
         fill_mb=fill_mb,
         lifetime_days=lifetime,
         peak_factor=load.peak_factor,
+        target_days=c.target_days,
     )
 
 
@@ -435,6 +453,7 @@ class LoadClassEntry:
     files_per_mount: float = check(
         number.then("{v} >= 1", "must be >= 1, got {v!r}"), default=1.0, converter=as_float
     )
+    target_days: float | None = check(optional(positive), default=None, converter=as_float)
 
 
 @checked(kw_only=True)
@@ -517,6 +536,7 @@ def load_from_dict(data: Any, source: str = "<load>") -> Load:
                 cache_mb=None if c.cache_gb is None else c.cache_gb * MB_PER_GB,
                 copies=c.copies,
                 files_per_mount=c.files_per_mount,
+                target_days=c.target_days,
             )
             for c in document.classes
         ),

@@ -24,8 +24,9 @@ as VERTICAL 1+0 does, requests started in arrival order)
       tape exchanges a tape and locates half a tape on average);
     - a write is of a new file. Writes are migrated as the load says, a
       class's written files going to tape together once ``migration_mb``
-      of them wait (the day begins with a random share of a migration
-      waiting, as in the middle of a run), one job per file in a row (a
+      of them wait (the day begins with files of the day before making a
+      random share of a migration, as the day ends with some left: on
+      average the day migrates what it writes), one job per file in a row (a
       class of two copies writes a second file). A written file lands on
       disk when its migration begins (earlier on a real archive: the
       day's fill is the same).
@@ -190,8 +191,9 @@ def generated_day(
                 file = FileSpec(f"c{k}-{len(cold)}", c.file_mb, ONE_TAPE)
                 cold.append(file)
                 events.append((t, "read", file))
-        pending: list[FileSpec] = []
-        pending_mb = rng.uniform(0.0, load.migration_mb)
+        carried = int(rng.uniform(0.0, load.migration_mb) / c.file_mb)
+        pending = [FileSpec(f"w{k}-y{i}", c.file_mb, ONE_TAPE) for i in range(carried)]
+        pending_mb = carried * c.file_mb
         for i, t in enumerate(_poisson(rng, c.write_mb_per_day / c.file_mb, duration_s)):
             for copy in range(c.copies):
                 suffix = "" if copy == 0 else f"#{copy + 1}"

@@ -26,7 +26,7 @@ def test_the_sdsc_load_prints_each_class_and_the_whole():
     lines = out.splitlines()
     assert lines[0].startswith("sdsc-1998: IBM 3590")
     assert [line.split()[0] for line in lines[2:6]] == ["small", "medium", "large", "all"]
-    assert lines[5].split()[1:3] == ["1.34", "2"]
+    assert lines[5].split()[1:3] == ["1.41", "2"]
 
 
 def test_json_has_each_class_and_the_totals():
@@ -59,7 +59,7 @@ def test_check_prints_the_simulated_figures_beside_the_computed(tmp_path: Path):
     )
     code, out, _ = run(str(path), "--check", "--drives", "3")
     assert code == 0
-    assert "check: a simulated day on 3 drives" in out
+    assert "check: 1 simulated day on 3 drives" in out
     assert "drives busy  computed 0.55  simulated" in out
 
 

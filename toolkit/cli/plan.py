@@ -37,6 +37,13 @@ def _share(value: float | None) -> str:
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the simulated day.")
 @click.option(
+    "--days",
+    type=click.FloatRange(min=0.01, max=30),
+    default=1.0,
+    show_default=True,
+    help="Days simulated by --check (more for a load of few, large files).",
+)
+@click.option(
     "--bytes-scale",
     type=click.FloatRange(min=0, min_open=True, max=1e6),
     default=1.0,
@@ -64,6 +71,7 @@ def plan(
     check: bool,
     drives: int | None,
     seed: int,
+    days: float,
     bytes_scale: float,
     file_scale: float,
     cache_scale: float,
@@ -93,12 +101,12 @@ def plan(
     if check:
         from simulator.sizing_check import simulate_load
 
-        checked = simulate_load(load, drives=drives, seed=seed)
+        checked = simulate_load(load, drives=drives, seed=seed, duration_s=days * 86400)
     if as_json:
         document = computed.to_dict()
         document["scales"] = {"bytes": bytes_scale, "file": file_scale, "cache": cache_scale}
         if checked is not None:
-            document["check"] = checked.to_dict() | {"seed": seed}
+            document["check"] = checked.to_dict() | {"seed": seed, "days": days}
         click.echo(json.dumps(document, indent=2))
         return
     d = load.drive
@@ -132,11 +140,19 @@ def plan(
         f"  a busy drive moves {eff or 0:.2f} MB/s of its {d.rate_mb_s:g}; every class at its "
         f"peak at once, with drives of its own: {computed.drives_every_class_at_peak} drives"
     )
+    for c, p in zip(load.classes, computed.classes, strict=True):
+        need = p.cache_for_target_mb
+        if need is not None and p.target_days is not None:
+            have = "no disk given" if c.cache_mb is None else f"{c.cache_mb / 1000:,.0f} GB given"
+            click.echo(
+                f"  {c.name}: a lifetime of {p.target_days:g} d needs {need / 1000:,.0f} GB "
+                f"of disk ({have})"
+            )
     if checked is None:
         return
     click.echo(
-        f"check: a simulated day on {checked.drives} drive{'s' if checked.drives != 1 else ''} "
-        f"(seed {seed}): "
+        f"check: {days:g} simulated day{'s' if days != 1 else ''} on {checked.drives} "
+        f"drive{'s' if checked.drives != 1 else ''} (seed {seed}): "
         f"{checked.tape_requests:,} tape requests ({checked.done:,} done), "
         f"{checked.served_from_disk:,} reads from disk, {checked.mounts:,} mounts"
     )
