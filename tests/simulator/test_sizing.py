@@ -177,3 +177,17 @@ def test_each_bad_load_value_is_one_line_naming_its_path(doc, path, fragment):
 def test_the_shipped_load_names_its_source():
     doc = json.loads(SDSC.read_text())
     assert any("Moore" in s and "SDSC" in s for s in doc["sources"])
+
+
+def test_a_disk_that_turns_over_keeps_files_the_computed_lifetime():
+    # No hits: the disk is a queue of staged and written files, and the mean residency
+    # of the files evicted is the computed lifetime, 200 GB over 2.4 TB a day (2 h).
+    # Stated tolerance: 10 %.
+    doc = copy.deepcopy(SMALL_LOAD)
+    doc["classes"][0].update(hit_rate=0.0, cache_gb=200)
+    load = load_from_dict(doc)
+    lifetime_s = plan(load).classes[0].lifetime_days * DAY_S  # type: ignore[operator]
+    assert lifetime_s == pytest.approx(7200.0)
+    (cache,) = simulate_load(load, seed=2).classes
+    assert cache.evictions > 500
+    assert cache.mean_residency_s == pytest.approx(lifetime_s, rel=0.10)
