@@ -176,6 +176,7 @@ def run_once(
             seed=seed,
             record=record,
             log=log,
+            cache=scenario.disk_cache,
         )
         duration = scenario.workload.duration_s
         simulation.run(None if to_end else duration, progress)

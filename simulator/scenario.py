@@ -81,6 +81,12 @@ a platform:
   ``zipf_exponent`` (1.0; within (0, 10]). Its files are drawn like the
   workload's new files (sizes, schemes, ratios); the tapes must hold at
   least one set of them;
+- ``disk_cache`` (none): service classes by file size, each with a disk
+  cache in front of the tapes (:mod:`simulator.disk_cache`, the SDSC
+  archive's): ``{"classes": [{"name": "small", "max_file_mb": 10,
+  "cache_mb": 200000}, ..., {"name": "large", "cache_mb": 900000}]}``,
+  every class but the last with ``max_file_mb`` (increasing from class to
+  class), the last without (it takes every larger file); names differ;
 - the whole ``run`` section: ``scheduler`` (``fifo``), ``seed`` (1),
   ``replications`` (1), ``warmup`` (0.1); a scheduler's mount policy
   (none: tapes stay mounted, the platform choosing the drive), given with
@@ -144,6 +150,7 @@ from attrs import evolve, frozen
 from simulator.archive import MAX_ZIPF_EXPONENT, POPULARITIES, Archive, ArchiveParams
 from simulator.bw_main import NAME as BW_MAIN
 from simulator.bw_main import BwMainParams
+from simulator.disk_cache import CacheSpec, ServiceClass
 from simulator.files import FileSpec, Scheme
 from simulator.golubchik import NAME as GOLUBCHIK
 from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
@@ -248,6 +255,8 @@ class Scenario:
     policy_params: Mapping[str, float]
     workload: WorkloadParams
     run: RunSettings
+    disk_cache: CacheSpec | None = None
+    """Service classes with a disk cache each in front of the tapes (``None``: none)."""
 
 
 # --- values of several shapes ------------------------------------------------------------
@@ -584,6 +593,22 @@ class RunSection:
 
 
 @checked(kw_only=True)
+class CacheClassEntry:
+    """A class of ``disk_cache.classes``: its name, its largest file, its disk."""
+
+    name: str = check(nonempty_text)
+    max_file_mb: float | None = check(optional(positive_size), default=None, converter=as_float)
+    cache_mb: float = check(positive_size, converter=as_float)
+
+
+@checked(kw_only=True)
+class DiskCacheSection:
+    """The ``disk_cache`` of a scenario file: service classes by file size, a disk each."""
+
+    classes: tuple[CacheClassEntry, ...] = check(not_empty)
+
+
+@checked(kw_only=True)
 class ScenarioDocument:
     """A scenario file as it is written, each value checked; :func:`scenario_from_dict`
     builds the :class:`Scenario` it describes."""
@@ -596,6 +621,7 @@ class ScenarioDocument:
     policy: PolicySection
     workload: WorkloadSection
     run: RunSection = RunSection()
+    disk_cache: DiskCacheSection | None = None
 
 
 # --- from the document to the scenario ------------------------------------------------------
@@ -731,6 +757,35 @@ def _class_workload(
         return None
 
 
+def _disk_cache(section: DiskCacheSection, problems: list[Problem]) -> CacheSpec | None:
+    """The service classes of ``disk_cache``, each fault named at its class's path."""
+    seen: set[str] = set()
+    before = len(problems)
+    last = len(section.classes) - 1
+    previous: float | None = None
+    for i, c in enumerate(section.classes):
+        path = f"disk_cache.classes[{i}]"
+        if c.name in seen:
+            problems.append(Problem(f"{path}.name", f"class {c.name!r} is given twice"))
+        seen.add(c.name)
+        if i == last and c.max_file_mb is not None:
+            why = "the last class takes every larger file: leave max_file_mb out"
+            problems.append(Problem(f"{path}.max_file_mb", why))
+        elif i < last and c.max_file_mb is None:
+            why = f"{_MISSING} (every class but the last has one)"
+            problems.append(Problem(f"{path}.max_file_mb", why))
+        elif c.max_file_mb is not None and previous is not None and c.max_file_mb <= previous:
+            why = f"must be above the previous class's {previous:g}, got {c.max_file_mb:g}"
+            problems.append(Problem(f"{path}.max_file_mb", why))
+        if c.max_file_mb is not None:
+            previous = c.max_file_mb
+    if len(problems) > before:
+        return None
+    return CacheSpec(
+        tuple(ServiceClass(c.name, c.max_file_mb, c.cache_mb) for c in section.classes)
+    )
+
+
 def arrivals_message(rate_per_s: float, duration_s: float) -> str:
     """Why a run of this rate and duration is refused: it would draw too many requests."""
     return (
@@ -757,6 +812,8 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
         raise InputError(source, problems)
     platform = _platform(document.platform, problems)
     workload = _workload(document.workload, problems)
+    section = document.disk_cache
+    disk_cache = None if section is None else _disk_cache(section, problems)
     if problems or platform is None or workload is None:
         raise InputError(source, problems)
     run = document.run
@@ -780,6 +837,7 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
         },
         workload=workload,
         run=RunSettings(scheduler, run.seed, run.replications, run.warmup, bw_main, mount_policy),
+        disk_cache=disk_cache,
     )
     problems = check_runnable(scenario)
     if problems:

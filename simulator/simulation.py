@@ -83,6 +83,7 @@ import orjson
 
 from simulator.bw_main import simulator_scheduler
 from simulator.catalogue import Catalogue
+from simulator.disk_cache import CacheSpec, DiskCache
 from simulator.engine import Engine
 from simulator.files import FileRequest, FileSpec, JobSpec
 from simulator.platform import DriveState, Job, Platform, PlatformSpec
@@ -175,6 +176,13 @@ class Simulation:
         Keep arm operations and transfers, for :mod:`simulator.export`.
     log
         A binary stream to write the event log to, one JSON object a line.
+    cache
+        Service classes with a disk cache each in front of the tapes
+        (:mod:`simulator.disk_cache`; ``None``: none). A read of a resident
+        file is served from disk when it arrives and never reaches the
+        scheduler (nor the run's requests and records: :attr:`served_from_disk`
+        counts them); a write lands on disk and is migrated as before; a
+        read from tape makes its file resident once its data is done.
     """
 
     def __init__(
@@ -186,8 +194,13 @@ class Simulation:
         seed: int = 0,
         record: bool = True,
         log: IO[bytes] | None = None,
+        cache: CacheSpec | None = None,
     ) -> None:
         self.spec = spec
+        self.cache = None if cache is None else DiskCache(cache)
+        """The disk caches of the service classes (``None``: the tapes alone)."""
+        self.served_from_disk = 0
+        """Reads the disk cache served (not counted in :attr:`arrived`)."""
         self.policy = policy
         self.scheduler: Scheduler = make_scheduler(simulator_scheduler(scheduler))
         """The run's own scheduler."""
@@ -291,6 +304,8 @@ class Simulation:
 
     def _arrive(self, file_request: FileRequest) -> None:
         self._schedule_next_arrival()
+        if self.cache is not None and self._served_from_disk(file_request):
+            return
         self.arrived += 1
         self._log("arrive", request=file_request.id, kind=file_request.kind)
         file_id = file_request.file.id
@@ -303,6 +318,22 @@ class Simulation:
         if self._poked or self._deciding:
             return
         self._decide()
+
+    def _served_from_disk(self, file_request: FileRequest) -> bool:
+        """Whether the disk cache serves ``file_request`` (a resident read); a write lands on it.
+
+        A read arriving while its file is being staged by an earlier read is a
+        miss and waits for it, as any read of a busy file does.
+        """
+        assert self.cache is not None
+        if file_request.kind == "write":
+            self.cache.written(file_request.file, self.engine.now_s)
+            return False
+        if not self.cache.read(file_request.file):
+            return False
+        self.served_from_disk += 1
+        self._log("disk-hit", request=file_request.id)
+        return True
 
     def _admit(self, file_request: FileRequest) -> None:
         entry = AdmittedRequest(file_request)
@@ -551,6 +582,8 @@ class Simulation:
         entry.data_done_s = self.engine.now_s
         entry.ready_s = job.first_stream_s
         self._log("data-done", request=job.key)
+        if self.cache is not None and entry.file_request.kind == "read":
+            self.cache.staged(entry.file_request.file, self.engine.now_s)
         file_id = entry.file_request.file.id
         queue = self.file_busy[file_id]
         if queue:

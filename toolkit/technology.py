@@ -280,8 +280,28 @@ _EXABYTE = DriveTechnology(
     },
 )
 
+_IBM_3590 = DriveTechnology(
+    name="3590",
+    label="IBM 3590 Magstar (B models), 10 GB cartridge",
+    rate_mb_s=9.0,
+    capacity_mb=10 * MB_PER_GB,
+    load_s=20.0,
+    unload_s=20.0,
+    half_tape_locate_s=30.0,
+    sources={
+        "rate_mb_s": "IBM 3590 Magstar announcement (1995): 9 MB/s native, not checked here",
+        "capacity_mb": (
+            "Moore et al. 1998, SDSC HPSS tuning: '10-gigabyte tapes' (the paper names no "
+            "drive; the 3590's B-model cartridge held 10 GB)"
+        ),
+        "load_s": "estimate: no published figure checked (a 1990s half-inch cartridge drive)",
+        "unload_s": "estimate: no published figure checked (rewind and eject, rounded)",
+        "half_tape_locate_s": "estimate: no published figure checked",
+    },
+)
+
 DRIVES: dict[str, DriveTechnology] = {
-    d.name: d for d in (_LTO_7, _T10000D, _TS1160, _AMPEX, _EXABYTE)
+    d.name: d for d in (_LTO_7, _T10000D, _TS1160, _AMPEX, _EXABYTE, _IBM_3590)
 }
 """The drive technologies, keyed by name: the names a scenario's drive ``model`` takes."""
 

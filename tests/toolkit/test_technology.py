@@ -31,7 +31,7 @@ def test_every_figure_of_every_row_names_its_source():
 
 
 def test_the_rows_the_shipped_files_depend_on():
-    assert list(DRIVES) == ["LTO-7", "T10000D", "TS1160", "ampex", "exabyte"]
+    assert list(DRIVES) == ["LTO-7", "T10000D", "TS1160", "ampex", "exabyte", "3590"]
     assert list(LIBRARIES) == ["ampex", "exabyte", "SL8500"]
     ampex = DRIVES["ampex"]
     assert (ampex.rate_mb_s, ampex.load_s, ampex.unload_s, ampex.locate_mb_s) == (

@@ -2,7 +2,7 @@
 
 Each command is a module of this package (``check``, ``solve``, ``solvers``,
 ``verify``, ``metrics``, ``compare``, ``generate``, ``simulate``,
-``replay``, ``experiment``, ``plot``, ``stripe``, ``order``, and ``experiment
+``replay``, ``experiment``, ``plot``, ``stripe``, ``order``, ``plan``, and ``experiment
 online-vs-offline`` in ``online_vs_offline``, ``experiment bnl-coverage`` in
 ``bnl_coverage``, ``experiment ecmwf-defer-dismount`` in ``ecmwf_defer``); :data:`main`
 gathers them into one ``click`` group. This is the only part of :mod:`toolkit` that may import
@@ -33,6 +33,7 @@ from toolkit.cli.metrics import metrics
 from toolkit.cli.online_vs_offline import NAME as ONLINE_VS_OFFLINE
 from toolkit.cli.online_vs_offline import online_vs_offline
 from toolkit.cli.order import order
+from toolkit.cli.plan import plan
 from toolkit.cli.plot import plot
 from toolkit.cli.replay import replay
 from toolkit.cli.simulate import simulate
@@ -56,6 +57,7 @@ main.add_command(experiment)
 main.add_command(plot)
 main.add_command(stripe)
 main.add_command(bound)
+main.add_command(plan)
 main.route("experiment", ONLINE_VS_OFFLINE, online_vs_offline)
 main.route("experiment", BNL_COVERAGE, bnl_coverage)
 main.route("experiment", ECMWF_DEFER, ecmwf_defer)

@@ -122,7 +122,10 @@ def _document(
     ``estimates``, each metric of :data:`simulator.results.METRICS` as
     :meth:`simulator.results.Estimate.to_dict` gives it (``mean``,
     ``half_width_95``, ``n``, ``degrees_of_freedom``, ``wider_than_mean``,
-    ``missing``: why there is no mean).
+    ``missing``: why there is no mean); with a scenario's ``disk_cache``,
+    ``disk_cache``, per replication the reads it served from disk and each
+    service class's figures (:meth:`simulator.disk_cache.ClassReport.to_dict`:
+    hit rate, mean residency of the files evicted, the fill lifetime).
     """
     bw_main = {}
     if scenario.run.scheduler == BW_MAIN:
@@ -142,7 +145,44 @@ def _document(
         "duration_s": scenario.workload.duration_s,
         "replications": [r.summary.to_dict() for r in runs],
         "estimates": {name: e.to_dict() for name, e in estimates.items()},
+        **_cache_document(runs),
     }
+
+
+def _cache_reports(run: Replication) -> list[dict[str, object]]:
+    sim = run.simulation
+    if sim.cache is None:
+        return []
+    return [c.to_dict() for c in sim.cache.report(sim.engine.now_s)]
+
+
+def _cache_document(runs: Sequence[Replication]) -> dict[str, object]:
+    """``disk_cache``: each replication's reads served from disk and its classes' figures."""
+    if not runs or runs[0].simulation.cache is None:
+        return {}
+    return {
+        "disk_cache": [
+            {"served_from_disk": r.simulation.served_from_disk, "classes": _cache_reports(r)}
+            for r in runs
+        ]
+    }
+
+
+def _print_cache(runs: Sequence[Replication]) -> None:
+    """One line per service class of the first replication: hit rate and residency."""
+    if not runs or runs[0].simulation.cache is None:
+        return
+
+    def days(value: object) -> str:
+        return "none evicted" if value is None else f"{float(value) / 86400:.2f} d"  # type: ignore[arg-type]
+
+    for c in _cache_reports(runs[0]):
+        rate = "no read" if c["hit_rate"] is None else f"{float(c['hit_rate']):.1%}"  # type: ignore[arg-type]
+        click.echo(
+            f"disk cache {c['name']}: hit rate {rate} ({c['hits']} of {c['reads']} reads), "
+            f"residency {days(c['mean_residency_s'])} ({c['evictions']} evicted), "
+            f"fill lifetime {days(c['fill_lifetime_s'])}"
+        )
 
 
 def _print_estimates(
@@ -179,6 +219,7 @@ def _print_estimates(
     saturated = sum(r.summary.saturated for r in runs)
     table.add_row("saturated runs", f"{saturated} of {len(runs)}")
     Console(width=120).print(table)
+    _print_cache(runs)
 
 
 @click.command()
