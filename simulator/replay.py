@@ -655,10 +655,12 @@ def _result(
         raise ValueError(f"the run ended with {n - len(simulation.finished)} requests not done")
     span_s = simulation.engine.now_s
     end_s = max(r.arrival_s for r in requests)
-    arrivals = sorted(zip((r.arrival_s for r in requests), done, strict=True))
+    arrivals = [r.arrival_s for r in requests]
 
     def backlog(at_s: float) -> int:
-        return sum(1 for arrival, finish in arrivals if arrival <= at_s < finish)
+        return sum(
+            1 for arrival, finish in zip(arrivals, done, strict=True) if arrival <= at_s < finish
+        )
 
     return ReplayResult(
         drive_ids=tuple(d.id for d in platform.drives),

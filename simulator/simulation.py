@@ -750,14 +750,10 @@ class Simulation:
         if chosen is None and platform.complex is not None:
             # A complex: the nearest level with an empty idle drive, else the nearest with
             # an idle drive (whose tape the mount then evicts).
-            for m in self._movers_for(entry):
-                if not fits(m):
-                    continue
-                if chosen is None:
-                    chosen = m
-                if movers[m].empty_idle:
-                    chosen = m
-                    break
+            nearest = self._movers_for(entry)
+            chosen = next((m for m in nearest if movers[m].empty_idle and fits(m)), None)
+            if chosen is None:
+                chosen = next((m for m in nearest if movers[m].idle and fits(m)), None)
         if chosen is None:
             most = -1
             for m in self._movers_for(entry):
@@ -768,13 +764,17 @@ class Simulation:
                         break
         if chosen is None:
             return None
-        idle_drives = [d for d in movers[chosen].drives if platform.is_idle(d)]
-        holders = [platform.where[t] for t in wanted if platform.where.get(t) in idle_drives]
-        rest = sorted(
-            (d for d in idle_drives if d not in holders),
-            key=lambda d: (platform.drives[d].tape is not None, d),
-        )
-        return (holders + rest)[:width]
+        idle = platform.dispatch_state.idle
+        idle_drives = [d for d in movers[chosen].drives if idle[d]]
+        where = platform.where
+        holders = [where[t] for t in wanted if where.get(t) in idle_drives]
+        drives = platform.drives
+        # The holders, then the empty drives, then the others, each in platform order.
+        empty = [d for d in idle_drives if drives[d].tape is None and d not in holders]
+        if len(holders) + len(empty) >= width:
+            return (holders + empty)[:width]
+        rest = [d for d in idle_drives if drives[d].tape is not None and d not in holders]
+        return (holders + empty + rest)[:width]
 
     def queue_drives(
         self, entry: AdmittedRequest, free_at: Callable[[DriveState], float] | None = None
