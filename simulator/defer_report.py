@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from simulator.defer_study import EXPERIMENT, METRICS, X_NAME, DeferPoint
-from simulator.study_report import COLUMNS
+from simulator.study_report import COLUMNS, csv_number
 from toolkit.figures import new_figure, render
 
 TITLE = "mounts and mount latency of the ECMWF sample against the dismount delay"
@@ -45,10 +45,6 @@ DRAWN = ("mounts", "mean_mount_latency_s", "mean_latency_s")
 """The metrics the figure draws, a panel each."""
 
 
-def _number(value: float | None) -> str:
-    return "" if value is None else repr(float(value))
-
-
 def results_csv(points: Sequence[DeferPoint]) -> str:
     """The text of ``results.csv``: a row per point and metric."""
     text = io.StringIO()
@@ -60,7 +56,7 @@ def results_csv(points: Sequence[DeferPoint]) -> str:
             writer.writerow(
                 [
                     EXPERIMENT, p.series, X_NAME, repr(p.defer_s), metric,
-                    _number(p.value(metric)), "", 1, saturated,
+                    csv_number(p.value(metric)), "", 1, saturated,
                 ]
             )  # fmt: skip
     return text.getvalue()

@@ -26,15 +26,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from simulator.recall_study import EXPERIMENT, METRICS, X_NAME, StudyPoint
-from simulator.study_report import COLUMNS
+from simulator.study_report import COLUMNS, csv_number
 from toolkit.figures import new_figure, render
 
 TITLE = "throughput of a mounted tape read at 10, 50 and 100 % coverage, per recall order"
 """The experiment's one-line title."""
-
-
-def _number(value: float | None) -> str:
-    return "" if value is None else repr(float(value))
 
 
 def results_csv(points: Sequence[StudyPoint]) -> str:
@@ -48,7 +44,7 @@ def results_csv(points: Sequence[StudyPoint]) -> str:
             writer.writerow(
                 [
                     EXPERIMENT, p.series, X_NAME, repr(p.coverage_pct), metric,
-                    _number(e.mean), _number(e.half_width), e.n, "false",
+                    csv_number(e.mean), csv_number(e.half_width), e.n, "false",
                 ]
             )  # fmt: skip
     return text.getvalue()

@@ -61,7 +61,9 @@ LOG_Y_METRICS = (PRIMARY_METRIC, "mean_stretch")
 that grow without bound towards saturation."""
 
 
-def _number(value: float | None) -> str:
+def csv_number(value: float | None) -> str:
+    """A number as every experiment's ``results.csv`` writes it: exactly (``repr``), or
+    empty for ``None``."""
     return "" if value is None else repr(float(value))
 
 
@@ -87,10 +89,10 @@ def results_csv(study: Study, results: Sequence[PointResult]) -> str:
                     study.name,
                     result.point.series,
                     study.axis.name,
-                    _number(result.point.x),
+                    csv_number(result.point.x),
                     metric,
-                    _number(e.mean),
-                    _number(e.half_width),
+                    csv_number(e.mean),
+                    csv_number(e.half_width),
                     len(result.runs),
                     "true" if result.saturated else "false",
                 )

@@ -28,7 +28,7 @@ import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from simulator.study_report import COLUMNS
+from simulator.study_report import COLUMNS, csv_number
 from simulator.windows import (
     YARDSTICKS,
     Distribution,
@@ -66,10 +66,6 @@ def yardstick_file(index: int, yardstick: str) -> str:
     return f"windows/w{index:03d}.{yardstick}.json"
 
 
-def _number(value: float | None) -> str:
-    return "" if value is None else repr(float(value))
-
-
 def _flag(value: bool) -> str:
     return "true" if value else "false"
 
@@ -86,11 +82,11 @@ def results_csv(outcomes: Sequence[WindowOutcome], size: int) -> str:
             metric = metric_name(yardstick)
             head = (EXPERIMENT, series, X_NAME, repr(float(size)))
             writer.writerow(
-                (*head, metric, _number(d.mean), _number(d.half_width), d.windows, "false",
+                (*head, metric, csv_number(d.mean), csv_number(d.half_width), d.windows, "false",
                  _flag(d.upper_bound))
             )  # fmt: skip
             writer.writerow(
-                (*head, "worst_" + metric, _number(d.worst), "", d.windows, "false",
+                (*head, "worst_" + metric, csv_number(d.worst), "", d.windows, "false",
                  _flag(d.upper_bound))
             )  # fmt: skip
     return text.getvalue()
@@ -118,7 +114,7 @@ def windows_csv(outcomes: Sequence[WindowOutcome]) -> str:
                         repr(y.bound),
                         _flag(y.proven),
                         y.solver,
-                        _number(ratio.ratio),
+                        csv_number(ratio.ratio),
                         _flag(ratio.upper_bound),
                     )
                 )
