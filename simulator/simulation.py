@@ -788,7 +788,11 @@ class Simulation:
             longest = 0.0
             for extent in phase:
                 if extent is not None:
-                    locate = extent.offset_mb / model.locate_mb_s if k == 0 else 0.0
+                    locate = (
+                        model.locate_s(0.0, extent.offset_mb, platform.spec.tape_capacity_mb)
+                        if k == 0
+                        else 0.0
+                    )
                     stream = (
                         platform.stream_mb(model, extent, entry.plan.per_block) / model.rate_mb_s
                     )
@@ -965,10 +969,11 @@ class SimulationState:
         if not self.loaded(request):
             return None
         p = self._platform
+        capacity_mb = p.spec.tape_capacity_mb
         longest = 0.0
         for piece in request.pieces:
             d = p.drives[p.where[piece.tape]]
-            longest = max(longest, abs(piece.offset_mb - d.head_mb) / d.model.locate_mb_s)
+            longest = max(longest, d.model.locate_s(d.head_mb, piece.offset_mb, capacity_mb))
         return longest
 
     def plan(

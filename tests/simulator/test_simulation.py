@@ -25,6 +25,7 @@ from solvers.online.policies import SCHEDULERS
 from tests.conftest import INSTANCES
 from tests.simulator.test_queueing import erlang_c_wait
 from toolkit.io import dumps, load_instance, schedule_to_dict
+from toolkit.model import Locate
 from toolkit.validator import validate
 
 SCENARIOS = INSTANCES / "scenarios"
@@ -170,6 +171,43 @@ def test_exported_schedules_pass_the_validator(
     report = validate(instance, schedule)
     assert report.feasible, [str(v) for v in report.violations[:3]]
     assert len(schedule.requests) >= len(run.records)
+
+
+def serpentine(spec: PlatformSpec, block_s: float = 0.0) -> PlatformSpec:
+    """``spec`` with every drive locating by CTA's LTO cost heuristic on LTO-7's geometry."""
+    locate = Locate("cta-lto", "LTO-7")
+    return evolve(
+        spec,
+        drives=[
+            evolve(d, model=evolve(d.model, locate=locate, block_s=block_s)) for d in spec.drives
+        ],
+    )
+
+
+@pytest.mark.parametrize("scheduler", ["fifo", "sltf", "tape-batching", "greedy"])
+@pytest.mark.parametrize("policy", ["parallel", "rait", "vertical"])
+def test_serpentine_runs_export_schedules_the_validator_accepts(policy, scheduler):
+    spec = serpentine(small_platform(3_000.0))
+    scenario = Scenario(
+        "s", "", spec, policy, {"block_mb": 64.0}, small_files(60, 6),
+        RunSettings(scheduler=scheduler),
+    )  # fmt: skip
+    run = run_once(scenario, 5)
+    instance, schedule = export(run.simulation)
+    assert instance.locate_paths and not instance.drives[0].linear
+    report = validate(instance, schedule)
+    assert report.feasible, [str(v) for v in report.violations[:3]]
+
+
+def test_a_serpentine_run_streamed_past_the_tape_capacity_is_not_exported():
+    spec = serpentine(small_platform(3_000.0), block_s=0.01)
+    scenario = Scenario(
+        "s", "", spec, "rait", {"block_mb": 64.0}, small_files(60, 6),
+        RunSettings(scheduler="sltf"),
+    )  # fmt: skip
+    run = run_once(scenario, 5)
+    with pytest.raises(ExportError, match="streamed past the platform's tape capacity"):
+        export(run.simulation)
 
 
 @pytest.mark.parametrize("scheduler", sorted(SCHEDULERS))
