@@ -21,11 +21,13 @@ from simulator.scenario import RunSettings, Scenario, load_scenario
 from simulator.technology import DRIVE_MODELS, Duration
 from simulator.workload import Workload, WorkloadParams
 from solvers.online.dispatcher import dispatch
-from solvers.online.policies import SCHEDULERS
+from solvers.online.policies import SCHEDULERS, Sltf
 from tests.conftest import INSTANCES
 from tests.simulator.test_queueing import erlang_c_wait
+from tests.solvers.test_online_serpentine import Recording
 from toolkit.io import dumps, load_instance, schedule_to_dict
-from toolkit.model import Locate
+from toolkit.model import Locate, serpentine_tape
+from toolkit.tape_geometry import CtaCostHeuristic
 from toolkit.validator import validate
 
 SCENARIOS = INSTANCES / "scenarios"
@@ -197,6 +199,20 @@ def test_serpentine_runs_export_schedules_the_validator_accepts(policy, schedule
     assert instance.locate_paths and not instance.drives[0].linear
     report = validate(instance, schedule)
     assert report.feasible, [str(v) for v in report.violations[:3]]
+
+
+def test_a_simulated_sltf_orders_a_serpentine_tapes_reads_on_the_platforms_tape():
+    orderer = Recording()
+    scenario = Scenario(
+        "s", "", serpentine(small_platform(3_000.0)), "parallel", {"block_mb": 64.0},
+        small_files(120, 6), RunSettings(scheduler=lambda: Sltf(orderer=orderer)),
+    )  # fmt: skip
+    run = run_once(scenario, 5)
+    assert orderer.calls
+    tape = serpentine_tape("LTO-7", 3_000.0)
+    assert all((t, m) == (tape, CtaCostHeuristic()) for t, m, _, _ in orderer.calls)
+    instance, schedule = export(run.simulation)
+    assert validate(instance, schedule).feasible
 
 
 def test_a_serpentine_run_streamed_past_the_tape_capacity_is_not_exported():
