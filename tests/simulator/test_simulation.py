@@ -215,6 +215,43 @@ def test_a_simulated_sltf_orders_a_serpentine_tapes_reads_on_the_platforms_tape(
     assert validate(instance, schedule).feasible
 
 
+class LocatesChecked:
+    """``sltf``, checking at each decision that the run shows each loaded request's locate
+    as the drive model times it from the head on the platform's tape."""
+
+    def __init__(self, capacity_mb: float) -> None:
+        self.inner = Sltf()
+        self.capacity_mb = capacity_mb
+        self.checked = 0
+
+    def decide(self, now, waiting, platform):
+        for request in waiting:
+            if platform.loaded(request):
+                expected = 0.0
+                for piece in request.pieces:
+                    drive = platform.holder(piece.tape)
+                    head = platform.head_mb(drive)
+                    expected = max(
+                        expected,
+                        Locate("cta-lto", "LTO-7").locate_s(
+                            head, piece.offset_mb, self.capacity_mb
+                        ),
+                    )
+                assert platform.locate_s(request) == expected
+                self.checked += 1
+        return self.inner.decide(now, waiting, platform)
+
+
+def test_a_simulated_scheduler_sees_serpentine_locates_from_the_heads():
+    checker = LocatesChecked(3_000.0)
+    scenario = Scenario(
+        "s", "", serpentine(small_platform(3_000.0)), "parallel", {"block_mb": 64.0},
+        small_files(120, 6), RunSettings(scheduler=lambda: checker),
+    )  # fmt: skip
+    run_once(scenario, 5)
+    assert checker.checked > 0
+
+
 def test_a_serpentine_run_streamed_past_the_tape_capacity_is_not_exported():
     spec = serpentine(small_platform(3_000.0), block_s=0.01)
     scenario = Scenario(
