@@ -8,8 +8,14 @@ release the file request's arrival and its weight ``1000 / size_mb``. A
 request of one phase keeps the file request's id; a longer one becomes
 ``id#k`` for its ``k``-th phase (``id#flush-k`` for a parity flush). The arm
 operations are those the platform did. Drives carry their technology's
-rates and mean times; tapes their library, and the larger of the platform's
-capacity and the furthest offset reached.
+rates and mean times, and its serpentine ``locate`` model if it has one (the
+instance is then of version 2); tapes their library, and the larger of the
+platform's capacity and the furthest offset reached.
+
+A serpentine locate depends on the tape's capacity, over which the offsets
+are spread: the platform times it on ``tape_capacity_mb``, so a run with a
+serpentine drive in which a tape was streamed past that capacity (by a
+per-block cost) cannot be exported either.
 
 Only a run whose times are all fixed, and in which no tape went through a
 pass-through port, can be exported: the core problem has one duration per
@@ -88,6 +94,7 @@ def export(simulation: Simulation, name: str = "simulated") -> tuple[Instance, S
             load_s=d.model.load_s.mean_s,
             unload_s=d.model.unload_s.mean_s,
             locate_mb_s=d.model.locate_mb_s,
+            locate=d.model.locate,
         )
         for d in spec.drives
     )
@@ -124,6 +131,14 @@ def export(simulation: Simulation, name: str = "simulated") -> tuple[Instance, S
         )
     for op in platform.arm_log:
         reach.setdefault(op[1], 0.0)
+    if any(d.locate is not None for d in drives):
+        past = sorted(tape for tape, end in reach.items() if end > spec.tape_capacity_mb)
+        if past:
+            raise ExportError(
+                f"cannot export a run in which tape {past[0]!r} was streamed past the "
+                f"platform's tape capacity ({spec.tape_capacity_mb:g} MB): serpentine "
+                "locates were timed on that capacity"
+            )
     catalogue = simulation.catalogue
     tapes = [
         Tape(

@@ -20,8 +20,11 @@ so that a run with fixed times exports a schedule the validator accepts:
 - a transfer of ``x`` MB on a drive of rate ``r`` takes ``x / r``; an
   extent of ``b`` blocks streams ``b * block_s * r`` MB more (the per-block
   cost, charged as streaming time);
-- a locate moves the head ``|offset - head|`` at ``locate_mb_s``, from 0
-  after a load.
+- a locate moves the head from where it is (0 after a load) to the
+  extent's offset in the time the drive model gives
+  (:meth:`~simulator.technology.DriveModel.locate_s`, the core problem's
+  one locate time): ``|offset - head|`` at ``locate_mb_s``, or what the
+  model's serpentine ``locate`` says on a tape of ``tape_capacity_mb``.
 
 Mover nodes group drives: a job runs on the drives of one mover, holds
 ``memory_mb`` of its memory while it runs, and the mover admits jobs while
@@ -601,7 +604,7 @@ class Platform:
             self._switch(d, extent.tape, self._locate, job, d, extent.offset_mb)
 
     def _locate(self, job: Job, d: DriveState, offset_mb: float) -> None:
-        delay = abs(offset_mb - d.head_mb) / d.model.locate_mb_s
+        delay = d.model.locate_s(d.head_mb, offset_mb, self.spec.tape_capacity_mb)
         d.head_mb = offset_mb
         if delay > 0:
             self.engine.after(delay, self._ready, job)

@@ -102,7 +102,13 @@ A drive group's ``model`` is a name of the technology table
 rows as drive models) or an object ``{"base": NAME, ...}`` overriding any
 of its fields (``rate_mb_s``, ``load_s``, ``unload_s``, ``locate_mb_s``, ``capacity_mb``,
 ``block_s``, and ``transfer``: ``fixed``, the default, or ``exponential``,
-a phase's transfer drawn with the mean ``x / rate_mb_s``). Drives are named
+a phase's transfer drawn with the mean ``x / rate_mb_s``) or giving it a
+serpentine ``locate`` model, ``{"model": "cta-lto", "format": "LTO-7"}``, both
+keys required, read as an instance's ``drives[i].locate`` (docs/core-problem.md,
+"The locate model"; ``model`` ``cta-lto`` or ``physical``, ``format`` a key of
+:data:`toolkit.technology.TAPE_FORMATS`): every locate of those drives then
+takes what the model says on a tape of ``platform.tape_capacity_mb``, and
+``locate_mb_s`` plays no part in them. Drives are named
 ``<library>-d<k>`` and, with ``per_mover``, served ``per_mover`` at a time
 by movers ``<library>-m<k>`` with the ``movers`` limits. ``pass_through_s``
 (optional) joins the libraries by pass-through ports: any drive may then
@@ -192,8 +198,8 @@ from toolkit.fields import (
     require,
     text,
 )
-from toolkit.io import JSON, KeyStyle, read_json
-from toolkit.model import OLD_SCENARIO_FORMATS, SCENARIO_FORMAT
+from toolkit.io import JSON, KeyStyle, join_path, read_json
+from toolkit.model import OLD_SCENARIO_FORMATS, SCENARIO_FORMAT, Locate
 from toolkit.registry import LoadError
 from toolkit.units import (
     MAX_ARRIVALS,
@@ -287,6 +293,15 @@ def _transfer(value: Any) -> str:
     return value  # type: ignore[no-any-return]
 
 
+def _locate(value: Any) -> Locate:
+    """A serpentine locate model, ``{"model": ..., "format": ...}``, read as an instance's
+    ``drives[i].locate`` is (:class:`toolkit.model.Locate`), each fault at its key."""
+    locate, problems = JSON.structure(value, Locate)
+    if locate is None:
+        raise ValueProblems(problems)
+    return locate
+
+
 _MODEL_FIELDS: dict[str, Callable[[Any], Any]] = {
     "load_s": Duration.from_json,
     "unload_s": Duration.from_json,
@@ -295,6 +310,7 @@ _MODEL_FIELDS: dict[str, Callable[[Any], Any]] = {
     "capacity_mb": _override("capacity_mb", positive_size),
     "block_s": _override("block_s", bounded_time),
     "transfer": _transfer,
+    "locate": _locate,
 }
 """How each field of :class:`~simulator.technology.DriveModel` a scenario may override is read."""
 
@@ -315,6 +331,10 @@ def _model(value: Any) -> DriveModel:
                 raise ValueError(f"unknown drive model field {key!r}")
             if key != "base":
                 changes[key] = _MODEL_FIELDS[key](raw)
+        except ValueProblems as exc:
+            problems += [
+                Problem(join_path(key, p.path) if p.path else key, p.message) for p in exc.problems
+            ]
         except ValueError as exc:
             problems.append(Problem("", str(exc)))
     if problems:

@@ -77,7 +77,7 @@ import random
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
@@ -92,6 +92,9 @@ from simulator.workload import Workload
 from solvers.online.protocol import Decision, Dismount, Preview, Scheduler, Start
 from solvers.plugins import SchedulerSpec, make_scheduler
 from toolkit.model import Piece, Request
+
+if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
+    from toolkit.tape_geometry import LocateModel, SerpentineTape
 
 READ_PLANS_KEPT = 65_536
 """Read plans kept for files read again (a plan is recomputed, equal, once dropped): reads
@@ -869,7 +872,11 @@ class Simulation:
             longest = 0.0
             for extent in phase:
                 if extent is not None:
-                    locate = extent.offset_mb / model.locate_mb_s if k == 0 else 0.0
+                    locate = (
+                        model.locate_s(0.0, extent.offset_mb, platform.spec.tape_capacity_mb)
+                        if k == 0
+                        else 0.0
+                    )
                     stream = (
                         platform.stream_mb(model, extent, entry.plan.per_block) / model.rate_mb_s
                     )
@@ -1049,11 +1056,21 @@ class SimulationState:
         if not self.loaded(request):
             return None
         p = self._platform
+        capacity_mb = p.spec.tape_capacity_mb
         longest = 0.0
         for piece in request.pieces:
             d = p.drives[p.where[piece.tape]]
-            longest = max(longest, abs(piece.offset_mb - d.head_mb) / d.model.locate_mb_s)
+            longest = max(longest, d.model.locate_s(d.head_mb, piece.offset_mb, capacity_mb))
         return longest
+
+    def locate_geometry(self, drive: str) -> tuple[SerpentineTape, LocateModel] | None:
+        """The tape ``drive`` holds, of ``tape_capacity_mb``, and its drive model's serpentine
+        locate model; ``None`` for a linear drive or an empty one."""
+        d = self._drive(drive)
+        locate = d.model.locate
+        if locate is None or d.tape is None:
+            return None
+        return locate.geometry(self._platform.spec.tape_capacity_mb)
 
     def plan(
         self, request: Request, drives: tuple[str, ...] | None = None, queue: bool = False

@@ -6,7 +6,10 @@ distribution, ``fixed`` or ``exponential``, chosen per parameter in the
 scenario file. Rates (streaming, locate) are fixed: the time to move ``x``
 MB is ``x / rate``, as in the core problem, unless a drive model's
 ``transfer`` is ``exponential``, when a transfer takes an exponential time
-of mean ``x / rate``.
+of mean ``x / rate``. A drive model may have a serpentine ``locate`` model
+(:class:`toolkit.model.Locate`), as a drive of an instance may: its locates
+then take what that model says (:meth:`DriveModel.locate_s`, the core
+problem's one locate time).
 
 The named drive models (:data:`DRIVE_MODELS`) are the rows of the one
 table of technologies, :data:`toolkit.technology.DRIVES`, where each figure
@@ -21,6 +24,7 @@ from typing import Literal
 
 from attrs import frozen
 
+from toolkit.model import Locate, locate_time_s
 from toolkit.technology import DRIVES, DriveTechnology
 from toolkit.units import MAX_TIME_S
 
@@ -102,7 +106,8 @@ class DriveModel:
     unload_s
         Rewind and eject before an arm can take the cartridge.
     locate_mb_s
-        High-speed locate rate: moving the head ``x`` MB takes ``x / locate_mb_s``.
+        High-speed locate rate: moving the head ``x`` MB takes ``x / locate_mb_s``
+        (unless ``locate`` is given).
     capacity_mb
         Native capacity of its tapes.
     block_s
@@ -114,6 +119,10 @@ class DriveModel:
         draw per phase for the drives streaming it in lockstep.
     source
         Where the figures come from.
+    locate
+        A serpentine locate model (``{"model": "cta-lto", "format": "LTO-7"}``
+        in a scenario file), timing every locate on the platform's tapes
+        (:meth:`locate_s`); ``None``, the default: linear at ``locate_mb_s``.
     """
 
     name: str
@@ -125,6 +134,13 @@ class DriveModel:
     block_s: float = 0.0
     source: str = ""
     transfer: Literal["fixed", "exponential"] = "fixed"
+    locate: Locate | None = None
+
+    def locate_s(self, from_mb: float, to_mb: float, capacity_mb: float) -> float:
+        """Seconds to move the head from offset ``from_mb`` to ``to_mb`` on a tape of
+        ``capacity_mb``: :func:`toolkit.model.locate_time_s`, the time
+        :meth:`toolkit.model.Drive.locate_s` gives a drive of an instance."""
+        return locate_time_s(self.locate_mb_s, self.locate, from_mb, to_mb, capacity_mb)
 
     def __attrs_post_init__(self) -> None:
         for name in ("rate_mb_s", "locate_mb_s", "capacity_mb"):

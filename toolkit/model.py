@@ -171,6 +171,33 @@ class Locate:
             return 0.0
         return _serpentine_locate_s(self.model, self.format, capacity_mb, head, target)
 
+    def geometry(self, capacity_mb: float) -> tuple[SerpentineTape, LocateModel]:
+        """The tape and the model :meth:`locate_s` times a tape of ``capacity_mb`` with.
+
+        A block of that tape is a byte: an offset ``x`` MB is block
+        ``round(x * 10**6)``. Whoever orders reads on such a tape
+        (:mod:`solvers.recall_order`) asks the model here, so that an order
+        is chosen under the very times the schedule then pays.
+        """
+        return serpentine_tape(self.format, capacity_mb), _locate_model(self.model, self.format)
+
+
+def locate_time_s(
+    locate_mb_s: float, locate: Locate | None, from_mb: float, to_mb: float, capacity_mb: float
+) -> float:
+    """Seconds a drive takes to move its head from offset ``from_mb`` to ``to_mb``.
+
+    The one locate time of the core problem (docs/core-problem.md, "The
+    locate model"): ``|to - from| / locate_mb_s`` without a serpentine
+    ``locate`` model, else the model's time on a tape of ``capacity_mb``
+    (:meth:`Locate.locate_s`). :meth:`Drive.locate_s` and the simulator's
+    drive models (:class:`simulator.technology.DriveModel`) both time their
+    locates here.
+    """
+    if locate is None:
+        return abs(to_mb - from_mb) / locate_mb_s
+    return locate.locate_s(from_mb, to_mb, capacity_mb)
+
 
 @lru_cache(maxsize=1 << 18)
 def _serpentine_locate_s(
@@ -226,11 +253,13 @@ class Drive:
         drive needs it (its offsets map to positions over the whole tape) and
         raises ``ValueError`` without it, a linear one ignores it.
         """
-        if self.locate is None:
-            return abs(to_mb - from_mb) / self.locate_mb_s
         if capacity_mb is None:
-            raise ValueError(f"drive {self.id!r}: a serpentine locate needs the tape's capacity")
-        return self.locate.locate_s(from_mb, to_mb, capacity_mb)
+            if self.locate is not None:
+                raise ValueError(
+                    f"drive {self.id!r}: a serpentine locate needs the tape's capacity"
+                )
+            capacity_mb = 0.0  # a linear locate does not read it
+        return locate_time_s(self.locate_mb_s, self.locate, from_mb, to_mb, capacity_mb)
 
 
 @checked

@@ -397,9 +397,13 @@ def order_time_s(
     """
     if sorted(order) != list(range(len(files))):
         raise ValueError("order must name every file once")
-    head, total = head_block, 0.0
-    for k in order:
-        f = files[k]
-        total += float(model.locate_s(tape, head, f.block)) + f.read_s(tape)
-        head = f.end_block(tape)
+    if not files:
+        return 0.0
+    ordered = [files[k] for k in order]
+    heads = np.array([head_block] + [f.end_block(tape) for f in ordered[:-1]], dtype=np.int64)
+    targets = np.array([f.block for f in ordered], dtype=np.int64)
+    locates = model.locate_s(tape, heads, targets).tolist()  # one vector call
+    total = 0.0
+    for f, locate in zip(ordered, locates, strict=True):
+        total += locate + f.read_s(tape)
     return total

@@ -21,7 +21,7 @@ import heapq
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from solvers.bounds import lower_bound
 from solvers.online.protocol import Decision, Dismount, Preview, Scheduler, Start
@@ -30,6 +30,9 @@ from solvers.result import Result, Status
 from solvers.timeline import Timeline
 from toolkit.metrics import alone_s, fastest_first
 from toolkit.model import Drive, Instance, Request, Schedule
+
+if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
+    from toolkit.tape_geometry import LocateModel, SerpentineTape
 
 
 class ServiceTimes:
@@ -223,6 +226,17 @@ class PlatformView:
             located = timeline.locate_s(d, timeline.head[d], piece.offset_mb, piece.tape)
             longest = max(longest, located)
         return longest
+
+    def locate_geometry(self, drive: str) -> tuple[SerpentineTape, LocateModel] | None:
+        """The tape ``drive`` holds, of its capacity in the instance, and the drive's
+        serpentine locate model; ``None`` for a linear drive or an empty one."""
+        timeline = self._timeline
+        d = timeline.drive_index[drive]
+        locate = timeline.drive_models[d].locate
+        tape = timeline.tape_in(d)
+        if locate is None or tape is None:
+            return None
+        return locate.geometry(timeline.capacity[tape])
 
     def plan(
         self, request: Request, drives: tuple[str, ...] | None = None, queue: bool = False

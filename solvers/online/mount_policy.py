@@ -87,7 +87,7 @@ import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 import attrs
 from attrs import frozen
@@ -103,6 +103,9 @@ from solvers.online.protocol import (
 from solvers.online.state import WaitingRequests
 from toolkit.model import Instance, Request
 from toolkit.units import parse_duration
+
+if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
+    from toolkit.tape_geometry import LocateModel, SerpentineTape
 
 
 @frozen
@@ -601,6 +604,9 @@ class _Shown:
 
     def locate_s(self, request: Request) -> float | None:
         return self._p.locate_s(request)
+
+    def locate_geometry(self, drive: str) -> tuple[SerpentineTape, LocateModel] | None:
+        return self._p.locate_geometry(drive)
 
     def plan(
         self, request: Request, drives: tuple[str, ...] | None = None, queue: bool = False

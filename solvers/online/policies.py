@@ -32,7 +32,17 @@ Policies (``decide`` of each class below)
       wrapping to the smallest: one forward sweep, as BNL's ERADAT and LTFS
       ordered copy read a tape), then the others oldest first.
     - ``sltf`` (:class:`Sltf`): requests whose tapes are all loaded in idle
-      drives first, shortest locate first, then the others oldest first.
+      drives first, shortest locate first (under each drive's locate
+      model), then the others oldest first.
+
+    On a drive with a serpentine locate model, which of the requests on its
+    tape ``tape-batching`` and ``sltf`` read first is an orderer's choice
+    (:class:`ReadOrder`, :mod:`solvers.recall_order`): ``offset`` (block
+    order, from the head forward) and ``sltf`` (shortest locate from the
+    head under the model) by default, any orderer given to the class
+    (``Sltf(orderer=exact_order)``) otherwise. The default orderers choose
+    as the keys above do, so that they change no schedule; on linear
+    drives no orderer is asked.
     - ``backfill`` (:class:`Backfill`): oldest first, but when the oldest
       request of a library lacks idle drives (a wide gang), a later request
       of that library that can start goes ahead if, once it is placed, the
@@ -70,12 +80,17 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 import solvers.registry
 from solvers.online.dispatcher import solve_online
 from solvers.online.protocol import Decision, Dismount, PlatformState, Scheduler, Start
 from solvers.result import Result
 from toolkit.model import Instance, Request
+
+if TYPE_CHECKING:  # the orderers need numpy, OR-Tools and SciPy: imported when used
+    from solvers.recall_order import Orderer
+    from toolkit.tape_geometry import LocateModel, SerpentineTape
 
 EPS = 1e-9
 """Slack, in seconds, under which a backfilled request is deemed not to delay a gang."""
@@ -246,19 +261,178 @@ def _loaded_first(
     waiting: Sequence[Request],
     platform: PlatformState,
     key: Callable[[Request], tuple[float | None, ...]],
+    reads: ReadOrder | None = None,
 ) -> Decision | None:
-    """The loaded request of least ``key`` (ties to the oldest), else the oldest that can start."""
+    """The loaded request of least ``key`` (ties to the oldest), else the oldest that can start.
+
+    With ``reads``, a serpentine drive's loaded requests stand for its tape
+    by the one its orderer reads first (:meth:`ReadOrder.firsts`).
+    """
     if not platform.any_idle():
         return None
-    best = min(((key(r), platform.arrival(r), r) for r in _loaded(waiting, platform)), default=None)
+    loaded: Iterable[Request] = _loaded(waiting, platform)
+    if reads is not None:
+        loaded = reads.firsts(loaded, platform)
+    best = min(((key(r), platform.arrival(r), r) for r in loaded), default=None)
     if best is not None:
         return Start(best[2])
     request = first_startable(waiting, platform)
     return None if request is None else Start(request)
 
 
+ORDER_TIME_LIMIT_S = 1.0
+"""Time limit of one call of an orderer that takes one (``exact``) at a decision of
+:class:`Sltf` or :class:`TapeBatching`; ``sltf`` and ``offset`` do not read it."""
+
+
+class ReadOrder:
+    """In which order a serpentine drive reads the waiting requests on its tape: an orderer's.
+
+    At a decision, the loaded requests of one piece (its tape held by an
+    idle drive) are grouped by the drive holding their tape. On a drive
+    with a serpentine locate model (:meth:`PlatformState.locate_geometry`)
+    holding two or more, ``orderer`` (a :class:`solvers.recall_order.Orderer`)
+    orders their pieces from the drive's head under that model, on the
+    tape the drive's locates are timed on, and the first of its order
+    alone stands for the drive's tape; the policy's own key then chooses
+    among the drives' firsts. A linear drive's requests are left as they
+    are, so that runs on linear drives are what they were, and so is a
+    request of several pieces (a gang, read on several drives at once,
+    whose order no one tape decides): it competes by the policy's key.
+
+    Parameters
+    ----------
+    orderer
+        The orderer; ``None``: ``default`` of :data:`solvers.recall_order.ORDERERS`.
+    default
+        The name of the orderer taken when ``orderer`` is ``None`` (imported
+        only when a serpentine drive is met: the orderers need numpy, OR-Tools
+        and SciPy).
+    ahead_first
+        Give the orderer only the requests at or past the head when there are
+        any (the forward sweep of :class:`TapeBatching`), else all.
+    time_limit_s
+        Passed to the orderer at each call.
+    """
+
+    def __init__(
+        self,
+        orderer: Orderer | None,
+        default: str,
+        *,
+        ahead_first: bool = False,
+        time_limit_s: float = ORDER_TIME_LIMIT_S,
+    ) -> None:
+        self._orderer = orderer
+        self._plans: dict[str, _Plan] = {}
+        self.default = default
+        self.ahead_first = ahead_first
+        self.time_limit_s = time_limit_s
+
+    @property
+    def orderer(self) -> Orderer:
+        """The orderer in force (the default one imported on first use)."""
+        if self._orderer is None:
+            from solvers.recall_order import ORDERERS
+
+            self._orderer = ORDERERS[self.default]
+        return self._orderer
+
+    def firsts(self, loaded: Iterable[Request], platform: PlatformState) -> list[Request]:
+        """``loaded`` with each serpentine drive's requests replaced by the one read first."""
+        by_drive: dict[str, list[Request]] = {}
+        out: list[Request] = []
+        for request in loaded:
+            if len(request.pieces) > 1:
+                out.append(request)
+                continue
+            holder = platform.holder(request.pieces[0].tape)
+            assert holder is not None
+            by_drive.setdefault(holder, []).append(request)
+        for drive, requests in by_drive.items():
+            geometry = platform.locate_geometry(drive) if len(requests) > 1 else None
+            if geometry is None:
+                out += requests
+            else:
+                out.append(self.first(drive, requests, geometry, platform))
+        return out
+
+    def first(
+        self,
+        drive: str,
+        requests: list[Request],
+        geometry: tuple[SerpentineTape, LocateModel],
+        platform: PlatformState,
+    ) -> Request:
+        """The request of ``requests`` (on ``drive``'s tape) that the orderer reads first.
+
+        Files are given oldest first (the orderers break ties to the file
+        given first); a piece is the bytes from its offset to its end, kept
+        on the tape's written bytes. The order is kept as the drive's plan:
+        while the drive reads it (the same requests less the ones read, the
+        head at the end of the last one read) its next request is the plan's
+        next, without asking again (what ``none``, ``offset`` and ``sltf``
+        would answer, and the rest of ``exact``'s path); a request joining,
+        or the head elsewhere, asks the orderer again.
+        """
+        from toolkit.tape_geometry import TapeFile
+
+        tape, model = geometry
+        head_mb = platform.head_mb(drive)
+        head_block = round(head_mb * 1_000_000)
+        requests = sorted(requests, key=platform.arrival)
+        if self.ahead_first:
+            ahead = [r for r in requests if r.pieces[0].offset_mb >= head_mb]
+            requests = ahead or requests
+        by_id = {r.id: r for r in requests}
+        plan = self._plans.get(drive)
+        if plan is not None:
+            if plan.head_block == head_block and set(plan.ids) == by_id.keys():
+                return by_id[plan.ids[0]]
+            if plan.ends[0] == head_block and set(plan.ids[1:]) == by_id.keys():
+                self._plans[drive] = _Plan(head_block, plan.ids[1:], plan.ends[1:])
+                return by_id[plan.ids[1]]
+        files = []
+        for request in requests:
+            piece = request.pieces[0]
+            block = min(round(piece.offset_mb * 1_000_000), tape.last_block)
+            end = min(round(piece.end_mb * 1_000_000), tape.last_block + 1)
+            files.append(TapeFile(request.id, block, max(end - block, 0)))
+        order = self.orderer(tape, model, head_block, files, time_limit_s=self.time_limit_s).order
+        self._plans[drive] = _Plan(
+            head_block,
+            tuple(files[k].id for k in order),
+            tuple(files[k].end_block(tape) for k in order),
+        )
+        return requests[order[0]]
+
+
+class _Plan(NamedTuple):
+    """A drive's planned reads: from ``head_block``, request ``ids`` in order, each ending
+    where the head then is (``ends``, blocks)."""
+
+    head_block: int
+    ids: tuple[str, ...]
+    ends: tuple[int, ...]
+
+
 class TapeBatching:
-    """Requests on loaded tapes first, in offset order along each tape; then oldest first."""
+    """Requests on loaded tapes first, in offset order along each tape; then oldest first.
+
+    Parameters
+    ----------
+    orderer
+        Orders a serpentine drive's requests (:class:`ReadOrder`, given those
+        at or past the head first): ``offset``, block order, by default, the
+        forward sweep of the key below.
+    time_limit_s
+        The orderer's time limit at each decision.
+    """
+
+    def __init__(
+        self, orderer: Orderer | None = None, *, time_limit_s: float = ORDER_TIME_LIMIT_S
+    ) -> None:
+        self.reads = ReadOrder(orderer, "offset", ahead_first=True, time_limit_s=time_limit_s)
 
     def key(self, request: Request, platform: PlatformState) -> tuple[float, float]:
         """``(behind the head, offset)`` of the first piece, for a loaded request."""
@@ -271,17 +445,33 @@ class TapeBatching:
         self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The next loaded request in the forward sweep, else the oldest that can start."""
-        return _loaded_first(waiting, platform, lambda r: self.key(r, platform))
+        return _loaded_first(waiting, platform, lambda r: self.key(r, platform), self.reads)
 
 
 class Sltf:
-    """Requests on loaded tapes first, shortest locate first; then oldest first."""
+    """Requests on loaded tapes first, shortest locate first; then oldest first.
+
+    Parameters
+    ----------
+    orderer
+        Orders a serpentine drive's requests (:class:`ReadOrder`): ``sltf``,
+        shortest locate under the drive's model from the head, by default;
+        ``exact`` reads them in the cheapest order found from the head,
+        recomputed at each decision.
+    time_limit_s
+        The orderer's time limit at each decision.
+    """
+
+    def __init__(
+        self, orderer: Orderer | None = None, *, time_limit_s: float = ORDER_TIME_LIMIT_S
+    ) -> None:
+        self.reads = ReadOrder(orderer, "sltf", time_limit_s=time_limit_s)
 
     def decide(
         self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The loaded request nearest its heads, else the oldest that can start."""
-        return _loaded_first(waiting, platform, lambda r: (platform.locate_s(r),))
+        return _loaded_first(waiting, platform, lambda r: (platform.locate_s(r),), self.reads)
 
 
 class Backfill:

@@ -50,11 +50,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from attrs import frozen
 
 from toolkit.model import Request
+
+if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
+    from toolkit.tape_geometry import LocateModel, SerpentineTape
 
 
 @frozen
@@ -218,6 +221,18 @@ class PlatformState(Protocol):
         """Longest locate of ``request``'s pieces from the heads, when :meth:`loaded`."""
         ...
 
+    def locate_geometry(self, drive: str) -> tuple[SerpentineTape, LocateModel] | None:
+        """The tape ``drive`` holds and its locate model, when the drive's locates are serpentine.
+
+        ``None`` for a drive that locates linearly or holds no tape. A block
+        of the tape is a byte (offset ``x`` MB is block ``round(x * 10**6)``),
+        and the model is the one that times the drive's locates
+        (:meth:`toolkit.model.Locate.geometry`), so that an order of reads
+        chosen on it (:mod:`solvers.recall_order`) is chosen under the
+        times the run then pays.
+        """
+        ...
+
     def plan(
         self, request: Request, drives: tuple[str, ...] | None = None, queue: bool = False
     ) -> Preview:
@@ -258,7 +273,8 @@ class Scheduler(Protocol):
         is and when it is done, which drive holds a tape, the waiting
         requests on a tape, whether a request waits for a tape, can start
         now or has all its tapes loaded, its locate and expected service,
-        its rank of arrival, and :meth:`PlatformState.plan` and
+        a serpentine drive's tape geometry and locate model, its rank of
+        arrival, and :meth:`PlatformState.plan` and
         :meth:`PlatformState.trial` to preview a decision without making
         it. Nothing else is promised: a scheduler that reads more of one
         dispatcher's objects will not run in the other.

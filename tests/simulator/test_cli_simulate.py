@@ -16,6 +16,7 @@ from toolkit.cli.simulate import RECORD_COLUMNS
 AMPEX = str(INSTANCES / "scenarios" / "ampex.json")
 BLUE_WATERS = str(INSTANCES / "scenarios" / "blue-waters.json")
 SPEC = str(INSTANCES / "spec-example.json")
+SPEC_LTO7 = str(INSTANCES / "spec-example-lto7.json")
 SHORT = ("--duration", "6h", "--replications", "2")
 
 
@@ -235,6 +236,27 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
     return str(path)
 
 
+def _serpentine_group(model: str = "cta-lto") -> dict[str, object]:
+    """Ampex's four drives with a serpentine locate model of LTO-7's geometry."""
+    locate = {"model": model, "format": "LTO-7"}
+    return {"library": "L0", "count": 4, "model": {"base": "ampex", "locate": locate}}
+
+
+def test_a_scenario_of_serpentine_drives_exports_a_schedule_that_verifies(tmp_path):
+    path = _scenario_file(tmp_path, {"platform": {"drives": [_serpentine_group()]}})
+    out = tmp_path / "out"
+    code, _, err = run("simulate", path, "--duration", "6h", "--replications", "1",
+                       "--out", str(out))  # fmt: skip
+    assert code == 0, err
+    instance = json.loads((out / "instance.json").read_text())
+    assert instance["format"] == "tapesched.instance/2"
+    assert {json.dumps(d["locate"]) for d in instance["drives"]} == {
+        json.dumps({"model": "cta-lto", "format": "LTO-7"})
+    }
+    code, stdout, _ = run("verify", str(out / "instance.json"), str(out / "schedule.json"))
+    assert (code, stdout.startswith("feasible: ")) == (0, True)
+
+
 BAD_INPUT = [
     # (id, builder of (scenario file, extra args) from tmp_path, what the line must say)
     ("unknown scheduler", lambda t: (AMPEX, ["--scheduler", "nope"]),
@@ -254,6 +276,10 @@ BAD_INPUT = [
     ("unknown scheduler in the file",
      lambda t: (_scenario_file(t, {"run": {"scheduler": "zz"}}), []),
      "{file}: run.scheduler: unknown scheduler 'zz'"),
+    ("bad locate model in the file",
+     lambda t: (_scenario_file(t, {"platform": {"drives": [_serpentine_group("lto")]}}), []),
+     "{file}: platform.drives[0].model.locate.model: must be one of 'cta-lto', 'physical', "
+     "got 'lto'"),
     ("bad JSON", lambda t: (_write(t, "bad.json", "{"), []), "{file}: bad JSON: "),
     ("missing file", lambda t: (str(t / "nope.json"), []),
      "{file}: cannot read file: No such file or directory"),
@@ -312,6 +338,15 @@ def test_an_instance_runs_as_the_solver_schedules_it(tmp_path):
     assert json.loads((out / "schedule.json").read_text()) == json.loads(solved.read_text())
     code, _, _ = run("verify", SPEC, str(out / "schedule.json"))
     assert code == 0
+
+
+@pytest.mark.parametrize("scheduler", ["fifo", "sltf", "tape-batching"])
+def test_an_instance_of_serpentine_drives_runs_as_the_solver_schedules_it(tmp_path, scheduler):
+    out, solved = tmp_path / "sim", tmp_path / "solved.json"
+    assert run("simulate", SPEC_LTO7, "--scheduler", scheduler, "--out", str(out))[0] == 0
+    assert run("solve", SPEC_LTO7, "--solver", scheduler, "--out", str(solved))[0] == 0
+    assert json.loads((out / "schedule.json").read_text()) == json.loads(solved.read_text())
+    assert run("verify", SPEC_LTO7, str(out / "schedule.json"))[0] == 0
 
 
 def test_an_instance_with_another_scheduler_and_its_log(tmp_path):

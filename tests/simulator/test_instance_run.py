@@ -6,17 +6,26 @@ import io
 import json
 
 import pytest
+from attrs import evolve
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from simulator.instance_run import simulate_instance
 from solvers import solve
 from solvers.online.policies import SCHEDULERS
 from tests.conftest import INSTANCES
 from toolkit.io import load_instance
+from toolkit.model import Instance, Locate
 from toolkit.strategies import instances
 from toolkit.validator import validate
 
-SHIPPED = ["spec-example.json", "prefetch.json", "offset-order.json", "golubchik-ampex-300.json"]
+SHIPPED = [
+    "spec-example.json",
+    "spec-example-lto7.json",
+    "prefetch.json",
+    "offset-order.json",
+    "golubchik-ampex-300.json",
+]
 
 
 @pytest.mark.parametrize("scheduler", sorted(SCHEDULERS))
@@ -35,6 +44,23 @@ def test_every_heuristic_gives_the_same_schedule_on_random_instances(instance):
     for scheduler in SCHEDULERS:
         schedule, _ = simulate_instance(instance, scheduler)
         assert schedule == solve(instance, solver=scheduler).schedule
+
+
+def serpentine(instance: Instance, model: str) -> Instance:
+    """``instance`` with every drive locating by ``model`` on LTO-7's geometry."""
+    locate = Locate(model, "LTO-7")
+    return evolve(instance, drives=[evolve(d, locate=locate) for d in instance.drives])
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instance=instances(n_requests=(1, 8)), model=st.sampled_from(["cta-lto", "physical"]))
+def test_serpentine_drives_are_simulated_by_their_locate_model(instance, model):
+    instance = serpentine(instance, model)
+    for scheduler in ("fifo", "sltf", "tape-batching"):
+        schedule, _ = simulate_instance(instance, scheduler)
+        assert schedule == solve(instance, solver=scheduler).schedule
+        report = validate(instance, schedule)
+        assert report.feasible, [str(v) for v in report.violations[:3]]
 
 
 def test_event_log_is_json_lines_in_time_order(spec_instance):

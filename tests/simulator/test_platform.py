@@ -19,6 +19,7 @@ from simulator.platform import (
 )
 from simulator.technology import DRIVE_MODELS, Duration
 from toolkit.metrics import streaming_drive_s
+from toolkit.model import Drive, Locate
 
 AMPEX = DRIVE_MODELS["ampex"]
 HALF_TAPE_MB = AMPEX.capacity_mb / 2
@@ -117,6 +118,26 @@ def test_on_demand_keeps_the_tape_and_a_second_read_only_locates():
     # From the head at 13,500 MB back to 0: 27 s of locate, then 40 s of transfer.
     assert run.data["b"] == pytest.approx(120 + 27 + 40)
     assert run.platform.mounts == 1
+
+
+@pytest.mark.parametrize("model", ["cta-lto", "physical"])
+def test_a_serpentine_drive_locates_by_its_model_on_the_platforms_tape(model):
+    serpentine = evolve(AMPEX, locate=Locate(model, "LTO-7"))
+    spec = evolve(ampex(dismount="on-demand"), drives=[DriveSpec("d0", "L", serpentine)])
+    drive = Drive(
+        "d0", "L", AMPEX.rate_mb_s, 5.0, 17.0, AMPEX.locate_mb_s, locate=Locate(model, "LTO-7")
+    )
+    run = Run(spec)
+    run.job("a", striped_read(1), [0])
+    run.engine.run()
+    first_s = drive.locate_s(0.0, HALF_TAPE_MB, AMPEX.capacity_mb)
+    assert first_s != pytest.approx(25.0)  # not the linear half-tape search
+    assert run.data["a"] == pytest.approx(10 + 5 + first_s + 80)
+    back = JobSpec(phases=((Extent("t0", 0.0, 500.0, 500.0),),))
+    run.job("b", back, [0])
+    run.engine.run()
+    back_s = drive.locate_s(HALF_TAPE_MB + 1000.0, 0.0, AMPEX.capacity_mb)
+    assert run.data["b"] == pytest.approx(run.done["a"] + back_s + 40)
 
 
 def test_a_tape_in_another_idle_drive_is_put_away_there_first():

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from attrs import evolve
 
 from simulator.files import Scheme
 from simulator.scenario import FORMAT, RunSettings, load_scenario, scenario_from_dict
@@ -16,6 +17,7 @@ from simulator.technology import DRIVE_MODELS, Duration
 from simulator.workload import SIZE_CLASSES_MB
 from tests.conftest import INSTANCES
 from toolkit.errors import InputError
+from toolkit.model import Locate
 
 SCENARIOS = INSTANCES / "scenarios"
 SOURCE = "s.json"
@@ -212,6 +214,19 @@ def test_drive_model_override_of_several_fields():
     assert model.load_s == DRIVE_MODELS["TS1160"].load_s
 
 
+def test_a_drive_model_may_take_a_serpentine_locate_model():
+    doc = _ampex()
+    locate = {"model": "physical", "format": "TS1150"}
+    doc["platform"]["drives"][0]["model"] = {"base": "ampex", "locate": locate}
+    model = scenario_from_dict(doc).platform.drives[0].model
+    assert model.locate == Locate("physical", "TS1150")
+    assert evolve(model, locate=None) == evolve(DRIVE_MODELS["ampex"], name="ampex*")
+    assert DRIVE_MODELS["ampex"].locate is None  # the named models stay linear
+    serpentine_s = model.locate_s(0.0, 12_500.0, 25_000.0)
+    assert serpentine_s == Locate("physical", "TS1150").locate_s(0.0, 12_500.0, 25_000.0)
+    assert DRIVE_MODELS["ampex"].locate_s(0.0, 12_500.0, 25_000.0) == 25.0
+
+
 def test_a_bare_base_is_the_named_model_itself():
     doc = _ampex()
     doc["platform"]["drives"][0]["model"] = {"base": "exabyte"}
@@ -347,6 +362,25 @@ BAD_DOCUMENTS: list[tuple[str, Mutation, str, str]] = [
     ("bad override duration",
      _set("platform", "drives", 0, "model", value={"base": "LTO-7", "load_s": {"mean_s": -1}}),
      "platform.drives[0].model", "a duration must be >= 0 s"),
+    ("unknown locate model",
+     _set("platform", "drives", 0, "model",
+          value={"base": "LTO-7", "locate": {"model": "lto", "format": "LTO-7"}}),
+     "platform.drives[0].model.locate.model", "must be one of 'cta-lto', 'physical', got 'lto'"),
+    ("unknown locate format",
+     _set("platform", "drives", 0, "model",
+          value={"base": "LTO-7", "locate": {"model": "cta-lto", "format": "LTO-5"}}),
+     "platform.drives[0].model.locate.format", "must be one of 'LTO-7', 'LTO-8', 'LTO-9', "),
+    ("locate without format",
+     _set("platform", "drives", 0, "model",
+          value={"base": "LTO-7", "locate": {"model": "cta-lto"}}),
+     "platform.drives[0].model.locate", "missing key 'format'"),
+    ("unknown locate key",
+     _set("platform", "drives", 0, "model",
+          value={"base": "LTO-7", "locate": {"model": "cta-lto", "format": "LTO-7", "x": 1}}),
+     "platform.drives[0].model.locate", "unknown key 'x'"),
+    ("locate not an object",
+     _set("platform", "drives", 0, "model", value={"base": "LTO-7", "locate": "cta-lto"}),
+     "platform.drives[0].model.locate", "expected an object, got 'cta-lto'"),
     ("unknown drive model", _set("platform", "drives", 0, "model", value="LTO-9"),
      "platform.drives[0].model", "unknown drive model 'LTO-9' (known: LTO-7, T10000D,"),
     ("unknown base model", _set("platform", "drives", 0, "model", value={"base": "DLT"}),

@@ -21,10 +21,13 @@ from simulator.scenario import RunSettings, Scenario, load_scenario
 from simulator.technology import DRIVE_MODELS, Duration
 from simulator.workload import Workload, WorkloadParams
 from solvers.online.dispatcher import dispatch
-from solvers.online.policies import SCHEDULERS
+from solvers.online.policies import SCHEDULERS, Sltf
 from tests.conftest import INSTANCES
 from tests.simulator.test_queueing import erlang_c_wait
+from tests.solvers.test_online_serpentine import Recording
 from toolkit.io import dumps, load_instance, schedule_to_dict
+from toolkit.model import Locate, serpentine_tape
+from toolkit.tape_geometry import CtaCostHeuristic
 from toolkit.validator import validate
 
 SCENARIOS = INSTANCES / "scenarios"
@@ -170,6 +173,94 @@ def test_exported_schedules_pass_the_validator(
     report = validate(instance, schedule)
     assert report.feasible, [str(v) for v in report.violations[:3]]
     assert len(schedule.requests) >= len(run.records)
+
+
+def serpentine(spec: PlatformSpec, block_s: float = 0.0) -> PlatformSpec:
+    """``spec`` with every drive locating by CTA's LTO cost heuristic on LTO-7's geometry."""
+    locate = Locate("cta-lto", "LTO-7")
+    return evolve(
+        spec,
+        drives=[
+            evolve(d, model=evolve(d.model, locate=locate, block_s=block_s)) for d in spec.drives
+        ],
+    )
+
+
+@pytest.mark.parametrize("scheduler", ["fifo", "sltf", "tape-batching", "greedy"])
+@pytest.mark.parametrize("policy", ["parallel", "rait", "vertical"])
+def test_serpentine_runs_export_schedules_the_validator_accepts(policy, scheduler):
+    spec = serpentine(small_platform(3_000.0))
+    scenario = Scenario(
+        "s", "", spec, policy, {"block_mb": 64.0}, small_files(60, 6),
+        RunSettings(scheduler=scheduler),
+    )  # fmt: skip
+    run = run_once(scenario, 5)
+    instance, schedule = export(run.simulation)
+    assert instance.locate_paths and not instance.drives[0].linear
+    report = validate(instance, schedule)
+    assert report.feasible, [str(v) for v in report.violations[:3]]
+
+
+def test_a_simulated_sltf_orders_a_serpentine_tapes_reads_on_the_platforms_tape():
+    orderer = Recording()
+    scenario = Scenario(
+        "s", "", serpentine(small_platform(3_000.0)), "parallel", {"block_mb": 64.0},
+        small_files(120, 6), RunSettings(scheduler=lambda: Sltf(orderer=orderer)),
+    )  # fmt: skip
+    run = run_once(scenario, 5)
+    assert orderer.calls
+    tape = serpentine_tape("LTO-7", 3_000.0)
+    assert all((t, m) == (tape, CtaCostHeuristic()) for t, m, _, _ in orderer.calls)
+    instance, schedule = export(run.simulation)
+    assert validate(instance, schedule).feasible
+
+
+class LocatesChecked:
+    """``sltf``, checking at each decision that the run shows each loaded request's locate
+    as the drive model times it from the head on the platform's tape."""
+
+    def __init__(self, capacity_mb: float) -> None:
+        self.inner = Sltf()
+        self.capacity_mb = capacity_mb
+        self.checked = 0
+
+    def decide(self, now, waiting, platform):
+        for request in waiting:
+            if platform.loaded(request):
+                expected = 0.0
+                for piece in request.pieces:
+                    drive = platform.holder(piece.tape)
+                    head = platform.head_mb(drive)
+                    expected = max(
+                        expected,
+                        Locate("cta-lto", "LTO-7").locate_s(
+                            head, piece.offset_mb, self.capacity_mb
+                        ),
+                    )
+                assert platform.locate_s(request) == expected
+                self.checked += 1
+        return self.inner.decide(now, waiting, platform)
+
+
+def test_a_simulated_scheduler_sees_serpentine_locates_from_the_heads():
+    checker = LocatesChecked(3_000.0)
+    scenario = Scenario(
+        "s", "", serpentine(small_platform(3_000.0)), "parallel", {"block_mb": 64.0},
+        small_files(120, 6), RunSettings(scheduler=lambda: checker),
+    )  # fmt: skip
+    run_once(scenario, 5)
+    assert checker.checked > 0
+
+
+def test_a_serpentine_run_streamed_past_the_tape_capacity_is_not_exported():
+    spec = serpentine(small_platform(3_000.0), block_s=0.01)
+    scenario = Scenario(
+        "s", "", spec, "rait", {"block_mb": 64.0}, small_files(60, 6),
+        RunSettings(scheduler="sltf"),
+    )  # fmt: skip
+    run = run_once(scenario, 5)
+    with pytest.raises(ExportError, match="streamed past the platform's tape capacity"):
+        export(run.simulation)
 
 
 @pytest.mark.parametrize("scheduler", sorted(SCHEDULERS))
