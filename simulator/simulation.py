@@ -767,8 +767,8 @@ class Simulation:
                         break
         if chosen is None:
             return None
-        idle = platform.dispatch_state.idle
-        idle_drives = [d for d in movers[chosen].drives if idle[d]]
+        is_idle = platform.dispatch_state.idle
+        idle_drives = [d for d in movers[chosen].drives if is_idle[d]]
         where = platform.where
         holders = [where[t] for t in wanted if where.get(t) in idle_drives]
         drives = platform.drives
