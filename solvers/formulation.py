@@ -538,10 +538,11 @@ class UnmodelledState(ValueError):
 
 class UnmodelledLocate(UnmodelledState):
     """An instance with a drive's serpentine ``locate`` model (version 2) that a solver
-    does not model: a solver that times a locate as ``|dx| / locate_mb_s`` (the exact
-    solvers, ``lns``) rather than by :meth:`toolkit.model.Drive.locate_s` refuses it
-    rather than give a schedule the validator rejects. ``path`` is the first such
-    drive's (``drives[0].locate``)."""
+    does not say it models: every built-in solver times such locates (this formulation
+    by :meth:`toolkit.model.Drive.locate_s`, pair by pair), but a solver registered at
+    run time (:func:`solvers.registry.register`) does not say so, and
+    :func:`solvers.solve` refuses the instance for it rather than risk a schedule the
+    validator rejects. ``path`` is the first such drive's (``drives[0].locate``)."""
 
     def __init__(self, solver: str, path: str) -> None:
         ValueError.__init__(
