@@ -26,7 +26,6 @@ from pathlib import Path
 import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import solvers
 from solvers.cpsat.constraints import earliest_start
@@ -47,11 +46,11 @@ from toolkit.validator import validate
 
 from ..builders import read
 from .exact_enumeration import exact_optimum
-from .family import family
+from .family import LOCATE_MODELS, serpentine_family
 
 EXACT = ("cpsat", "milp-cbc", "milp-highs")
 HEURISTICS = tuple(n for n in solvers.names() if n not in (*EXACT, "lns"))
-MODELS = ("cta-lto", "physical")
+MODELS = LOCATE_MODELS
 WRAP_MB = 100.0
 """Each of LTO-7's 112 wraps holds this much of the tapes below (11,200 MB)."""
 
@@ -205,33 +204,6 @@ def test_the_serpentine_order_is_not_the_offset_order():
     assert not replayed.feasible or replayed.objective > accepted(instance, result)
 
 
-@st.composite
-def serpentine_family(draw: st.DrawFn) -> Instance:
-    """Instances of the exact family whose drives each locate by a drawn serpentine model.
-
-    Half of them stretch the tapes and the offsets (not the sizes) 1,500
-    times, to the terabytes of a real cartridge: there a linear floor of
-    the head's travel (``|dx| / locate_mb_s``) exceeds what a locate across
-    wraps takes, which the floors of the models must not assume.
-    """
-    base = draw(family(n_requests=(1, 4), drives_per_library=(1, 2), max_gang=(1, 2)))
-    locate = st.builds(Locate, st.sampled_from(MODELS), st.sampled_from(["LTO-7", "TS1150"]))
-    drives = tuple(attrs.evolve(d, locate=draw(locate)) for d in base.drives)
-    stretch = draw(st.sampled_from([1, 1500]))
-    return attrs.evolve(
-        base,
-        drives=drives,
-        tapes=tuple(attrs.evolve(t, capacity_mb=t.capacity_mb * stretch) for t in base.tapes),
-        requests=tuple(
-            attrs.evolve(
-                r,
-                pieces=tuple(attrs.evolve(p, offset_mb=p.offset_mb * stretch) for p in r.pieces),
-            )
-            for r in base.requests
-        ),
-    )
-
-
 def assert_floors_hold(instance: Instance, schedule: Schedule) -> None:
     """Every floor the exact models state holds on ``schedule``, a feasible one.
 
@@ -266,7 +238,7 @@ def assert_floors_hold(instance: Instance, schedule: Schedule) -> None:
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-@given(serpentine_family())
+@given(serpentine_family(n_requests=(1, 4), drives_per_library=(1, 2), max_gang=(1, 2)))
 def test_cpsat_is_no_worse_than_any_heuristic_and_every_floor_holds(instance):
     optimum, optimal = exact_optimum(instance)
     assert optimal is not None
@@ -331,3 +303,18 @@ def test_each_locate_arc_is_the_drives_own_timing_pair_by_pair(model):
         from_load = drive.locate_s(0.0, data.nodes[n].offset_mb, capacity)
         assert data.load_locate_s(n, 0) == from_load
         assert data.ready_s(n, 0) == 10 + 15 + from_load
+
+
+def test_without_prefetch_the_exact_backends_agree_on_the_lto7_example():
+    instance = load_instance(LTO7)
+    values = {}
+    for solver in EXACT:
+        result = solvers.solve(instance, solver=solver, time_limit_s=20.0, prefetch=False)
+        assert result.status is solvers.Status.OPTIMAL, solver
+        assert result.schedule is not None
+        report = validate(instance, result.schedule, prefetch=False)
+        assert report.feasible, (solver, [str(v) for v in report.violations])
+        assert report.objective is not None
+        values[solver] = report.objective
+    assert values["milp-cbc"] == pytest.approx(values["milp-highs"], abs=1e-6)
+    assert values["cpsat"] == pytest.approx(values["milp-highs"], abs=rounding_slack(instance))
