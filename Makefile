@@ -34,7 +34,8 @@ venv:
 	echo "$$key" > $(STAMP)
 
 # The main job: the spec's example end to end (check, solve, verify, metrics),
-# its hand-made optimum verified for comparison, then a freshly generated
+# its hand-made optimum verified for comparison, the same example on serpentine
+# LTO-7 drives solved by wspt and to its optimum by cpsat, then a freshly generated
 # instance of the Golubchik (1994) library, solved and measured the same way;
 # then the simulator: the spec's example run directly, the Ampex and Blue Waters
 # scenarios (the Ampex run's realised schedule checked by the validator), and
@@ -51,6 +52,8 @@ run: venv
 	$(BIN)/tapesched verify instances/spec-example.json instances/spec-example.optimum.json
 	$(BIN)/tapesched solve instances/spec-example-lto7.json --solver wspt --out out/spec-example-lto7.wspt.json
 	$(BIN)/tapesched verify instances/spec-example-lto7.json out/spec-example-lto7.wspt.json
+	$(BIN)/tapesched solve instances/spec-example-lto7.json --solver cpsat --time-limit 20 --out out/spec-example-lto7.cpsat.json
+	$(BIN)/tapesched verify instances/spec-example-lto7.json out/spec-example-lto7.cpsat.json
 	$(BIN)/tapesched generate golubchik --seed 1 --requests 200 --classes 1:1,2:2,3:4 --out out/golubchik-200.json
 	$(BIN)/tapesched solve out/golubchik-200.json --solver greedy --out out/golubchik-200.greedy.json
 	$(BIN)/tapesched verify out/golubchik-200.json out/golubchik-200.greedy.json

@@ -68,10 +68,13 @@ def takes_prefetch(solver: SchedulerSpec) -> bool:
 def times_serpentine(solver: SchedulerSpec) -> bool:
     """Whether ``solver`` times a drive's serpentine ``locate`` model (version 2).
 
-    The solvers that build their schedules on :class:`solvers.timeline.Timeline`
-    do (the online heuristics, ``greedy``, ``local-search``, and every plug-in
-    scheduler, dispatched on it: registry metadata ``serpentine``); the exact
-    solvers and ``lns`` time locates linearly and refuse such an instance.
+    Every built-in solver does (registry metadata ``serpentine``): those
+    built on :class:`solvers.timeline.Timeline` (the online heuristics,
+    ``greedy``, ``local-search``, and every plug-in scheduler, dispatched on
+    it), and the exact formulation's (``cpsat``, ``lns``, ``milp-cbc``,
+    ``milp-highs``), whose locate arcs are timed pair by pair. A solver
+    registered at run time (:func:`solvers.registry.register`) does not say
+    so, and :func:`solve` refuses such an instance for it.
     """
     from solvers.registry import SOLVERS
 

@@ -207,11 +207,75 @@ class Formulation:
         """From the start of the mount of ``n`` into ``d`` to its transfer: mount, load, locate."""
         drive = self.drives[d]
         lib = self.libraries[self.drive_library[d]]
-        return lib.mount_s + drive.load_s + self.nodes[n].offset_mb / drive.locate_mb_s
+        return lib.mount_s + drive.load_s + self.load_locate_s(n, d)
+
+    @cached_property
+    def capacity_mb(self) -> dict[str, float]:
+        """The capacity of each tape, which a serpentine drive's locates depend on."""
+        return {t.id: float(t.capacity_mb) for t in self.instance.tapes}
+
+    def head_locate_s(self, d: int, tape: str, from_mb: float, to_mb: float) -> float:
+        """Locate on ``d`` from ``from_mb`` to ``to_mb`` on ``tape``: the drive's own timing
+        (:meth:`toolkit.model.Drive.locate_s`, linear or serpentine), the only one the
+        formulation uses."""
+        return self.drives[d].locate_s(from_mb, to_mb, self.capacity_mb[tape])
+
+    def load_locate_s(self, n: int, d: int) -> float:
+        """Locate on ``d`` from the load point (offset 0, where a load leaves the head) to
+        node ``n``'s offset."""
+        node = self.nodes[n]
+        return self.head_locate_s(d, node.tape, 0.0, node.offset_mb)
 
     def locate_s(self, a: int, b: int, d: int) -> float:
-        """Locate on ``d`` from where node ``a`` leaves the head to node ``b``'s offset."""
-        return abs(self.nodes[b].offset_mb - self.nodes[a].end_mb) / self.drives[d].locate_mb_s
+        """Locate on ``d`` from where node ``a`` leaves the head to node ``b``'s offset.
+
+        Sequence-dependent, and on a serpentine drive neither symmetric nor
+        bound by the triangle inequality: each ordered pair is timed alone.
+        """
+        return self.head_locate_s(
+            d, self.nodes[b].tape, self.nodes[a].end_mb, self.nodes[b].offset_mb
+        )
+
+    def into_locate_s(self, n: int, d: int) -> float:
+        """The least locate on ``d`` into piece node ``n``, whatever comes before it.
+
+        The head reaches ``n`` by one locate from where the node before it
+        on ``d`` left it (the same tape, :meth:`can_follow`, or the drive's
+        initial tape), or from the load point after a mount. The least of
+        those times is a floor of the last locate before ``n`` under any
+        locate model: it asks nothing of the triangle inequality, unlike a
+        floor from the distance and a speed.
+        """
+        return self._into_locate[n, d]
+
+    @cached_property
+    def _into_locate(self) -> dict[tuple[int, int], float]:
+        out: dict[tuple[int, int], float] = {}
+        for n in range(self.n_pieces):
+            tape = self.nodes_of_tape[self.nodes[n].tape]
+            for d in self.drives_of_node[n]:
+                out[n, d] = min(
+                    [self.load_locate_s(n, d)]
+                    + [
+                        self.locate_s(a, n, d)
+                        for a in tape
+                        if d in self.drives_of_node[a] and self.can_follow(a, n)
+                    ]
+                )
+        return out
+
+    def worst_into_locate_s(self, n: int, d: int) -> float:
+        """The longest locate on ``d`` into piece node ``n``, whatever comes before it (the
+        ceiling of :meth:`into_locate_s`'s choices), for horizons."""
+        tape = self.nodes_of_tape[self.nodes[n].tape]
+        return max(
+            [self.load_locate_s(n, d)]
+            + [
+                self.locate_s(a, n, d)
+                for a in tape
+                if d in self.drives_of_node[a] and self.can_follow(a, n)
+            ]
+        )
 
     def unload_s(self, d: int) -> float:
         """Unload of drive ``d``."""
@@ -330,7 +394,15 @@ class Formulation:
         for d, drive in enumerate(self.drives):
             if d in self.initial_node:
                 continue
-            key = (drive.library, drive.rate_mb_s, drive.load_s, drive.unload_s, drive.locate_mb_s)
+            key = (
+                drive.library,
+                drive.rate_mb_s,
+                drive.load_s,
+                drive.unload_s,
+                drive.locate_mb_s,
+                drive.locate,
+                drive.available_s,
+            )
             groups[key].append(d)
         return tuple(tuple(group) for group in groups.values() if len(group) > 1)
 
@@ -355,7 +427,8 @@ class Formulation:
         Either the tape stays in its drive and the head locates from ``a`` to
         ``b``, or it leaves: unload, dismount, then a mount, load and locate
         into some drive (:meth:`ready_s`). Nothing is read on the tape in
-        between, so the head locates at the locate speed.
+        between, so the head locates from ``a``'s end to ``b``'s offset in
+        one locate (:meth:`locate_s`, under any locate model).
 
         Parameters
         ----------
@@ -383,10 +456,18 @@ class Formulation:
         offset no faster than the faster of a drive's locate and read
         speeds; or the tape leaves its drive on the way (unload, dismount,
         mount, load) and the head starts again from 0.
+
+        That floor needs locates that grow with the distance and keep the
+        triangle inequality. When a drive of the library locates by a
+        serpentine model, which need not, the gap is instead the larger of
+        the least :meth:`gap_to_next_use` out of ``u`` and the least into
+        ``w`` (:meth:`_serpentine_gap_s`).
         """
         instance = self.instance
         library = instance.library_by_id[self.nodes[u].library]
         drives = [instance.drive_by_id[d] for d in self.nodes[u].drives]
+        if not all(d.linear for d in drives):
+            return self._serpentine_gap_s(u, w)
         speed = max(max(d.locate_mb_s, d.rate_mb_s) for d in drives)
         offset = self.nodes[w].offset_mb
         travel = abs(offset - self.nodes[u].end_mb) / speed
@@ -398,6 +479,48 @@ class Formulation:
             + offset / speed
         )
         return min(travel, remount)
+
+    def _serpentine_gap_s(self, u: int, w: int) -> float:
+        """A floor of the gap from the end of ``u`` to the start of ``w``, a later use of
+        their tape, under any locate model.
+
+        The use of the tape right after ``u`` is some node ``q``, and the one
+        right before ``w`` some node ``p`` (``q`` may be ``w`` and ``p`` may be
+        ``u``): ``S(w) >= S(q) >= C(u) + gap_to_next_use(u, q)`` and ``S(w) >=
+        C(p) + gap_to_next_use(p, w) >= C(u) + gap_to_next_use(p, w)``, each
+        a gap between two consecutive uses, timed pair by pair.
+        """
+        return max(self._least_gap_out[u], self._least_gap_in[w])
+
+    @cached_property
+    def _least_gap_out(self) -> dict[int, float]:
+        """Per node: the least :meth:`gap_to_next_use` to any other piece node of its tape."""
+        return {
+            a: min(
+                (
+                    self.gap_to_next_use(a, b, float)
+                    for b in self.nodes_of_tape[node.tape]
+                    if b != a and not self.nodes[b].is_initial
+                ),
+                default=0.0,
+            )
+            for a, node in enumerate(self.nodes)
+        }
+
+    @cached_property
+    def _least_gap_in(self) -> dict[int, float]:
+        """Per piece node: the least :meth:`gap_to_next_use` from any other node of its tape."""
+        return {
+            b: min(
+                (
+                    self.gap_to_next_use(a, b, float)
+                    for a in self.nodes_of_tape[node.tape]
+                    if a != b
+                ),
+                default=0.0,
+            )
+            for b, node in enumerate(self.nodes[: self.n_pieces])
+        }
 
 
 class UnmodelledState(ValueError):
@@ -415,10 +538,11 @@ class UnmodelledState(ValueError):
 
 class UnmodelledLocate(UnmodelledState):
     """An instance with a drive's serpentine ``locate`` model (version 2) that a solver
-    does not model: a solver that times a locate as ``|dx| / locate_mb_s`` (the exact
-    solvers, ``lns``) rather than by :meth:`toolkit.model.Drive.locate_s` refuses it
-    rather than give a schedule the validator rejects. ``path`` is the first such
-    drive's (``drives[0].locate``)."""
+    does not say it models: every built-in solver times such locates (this formulation
+    by :meth:`toolkit.model.Drive.locate_s`, pair by pair), but a solver registered at
+    run time (:func:`solvers.registry.register`) does not say so, and
+    :func:`solvers.solve` refuses the instance for it rather than risk a schedule the
+    validator rejects. ``path`` is the first such drive's (``drives[0].locate``)."""
 
     def __init__(self, solver: str, path: str) -> None:
         ValueError.__init__(

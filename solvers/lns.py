@@ -68,7 +68,6 @@ from solvers.cpsat.data import CpsatData
 from solvers.cpsat.solution import read_plan
 from solvers.cut import Incumbent, cut, incumbent_of, pin, ranked, splice
 from solvers.deadline import Deadline, OutOfTime
-from solvers.formulation import refuse_serpentine_locate
 from solvers.local_search import improve
 from solvers.online.best import best_heuristic
 from solvers.plan import plan_to_schedule
@@ -336,14 +335,7 @@ def lns(
         the start, and the objective is the validator's; the bound is
         :func:`solvers.bounds.lower_bound`, never above the objective, and
         the trajectory holds every improvement.
-
-    Raises
-    ------
-    solvers.formulation.UnmodelledLocate
-        When a drive has a serpentine ``locate`` model, which CP-SAT's
-        neighbourhoods do not time.
     """
-    refuse_serpentine_locate(instance, "lns")
     began = time.perf_counter()
     deadline = None if time_limit_s is None else began + time_limit_s
     budget = iterations

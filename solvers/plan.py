@@ -169,6 +169,7 @@ def read_stays(
     for drive_id, start_s, end_s, tape, offset_mb, node in transfers:
         runs_of[drive_id].append((start_s, end_s, node, tape, offset_mb))
     out: dict[str, list[ReadStay]] = {}
+    capacity = {t.id: float(t.capacity_mb) for t in instance.tapes}
     for drive in instance.drives:
         stays = _drive_stays(schedule, initial.get(drive.id), sorted(ops_of[drive.id]))
         if stays is None:
@@ -190,7 +191,7 @@ def read_stays(
                 tape,
                 end=end_s,
                 readies=readies,
-                lead_s=offset_mb / drive.locate_mb_s,
+                lead_s=drive.locate_s(0.0, offset_mb, capacity[tape]),
             )
             if k < 0:
                 return None

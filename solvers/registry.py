@@ -214,19 +214,23 @@ SOLVERS.declare(
     "cpsat",
     "solvers.cpsat:cpsat",
     "exact CP-SAT model (OR-Tools): drive circuits, arm and tape intervals, best-heuristic hint",
+    serpentine=True,
 )
 SOLVERS.declare(
     "lns",
     "solvers.lns:lns",
     "large-neighbourhood search from the best heuristic: neighbourhoods re-optimised by CP-SAT",
+    serpentine=True,
 )
 SOLVERS.declare(
     "milp-cbc",
     "solvers.milp:milp_cbc",
     "exact MILP (disjunctive, big-M) solved by CBC, warm-started from the best heuristic",
+    serpentine=True,
 )
 SOLVERS.declare(
     "milp-highs",
     "solvers.milp:milp_highs",
     "exact MILP (disjunctive, big-M) solved by HiGHS, warm-started from the best heuristic",
+    serpentine=True,
 )

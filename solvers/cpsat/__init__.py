@@ -54,7 +54,6 @@ from solvers.cpsat.objective import Scaled, objective_cap, set_objective
 from solvers.cpsat.solution import read_plan
 from solvers.cpsat.variables import CpsatVariables, build_variables
 from solvers.deadline import Deadline, OutOfTime
-from solvers.formulation import refuse_serpentine_locate
 from solvers.model_size import CPSAT_SETUP, fits, not_built
 from solvers.plan import plan_to_schedule
 from solvers.result import Result, Status
@@ -246,11 +245,7 @@ def cpsat(
     RuntimeError
         When CP-SAT rejects the model, or proves infeasible an instance the
         hint solves: a defect of the model, never a property of the instance.
-    solvers.formulation.UnmodelledLocate
-        When a drive has a serpentine ``locate`` model, which the model's
-        linear locate arcs do not time.
     """
-    refuse_serpentine_locate(instance, "cpsat")
     began = time.perf_counter()
     fallback = _starting_schedule(instance, hint, hint_schedule, time_limit_s, seed, prefetch)
     deadline = Deadline(None if time_limit_s is None else began + time_limit_s)

@@ -291,7 +291,11 @@ def earliest_start(data: CpsatData, n: int) -> int:
 
     The head must travel from offset 0 (or the initial ``head_mb``) to the
     piece, locating or reading other pieces of the tape on the way (at the
-    faster of the two speeds), once the tape is loaded in the drive
+    faster of the two speeds on a linear drive; on a serpentine one, whose
+    locates need not keep the triangle inequality, no faster than the last
+    locate into the piece can be,
+    :meth:`~solvers.formulation.Formulation.into_locate_s`), once the tape
+    is loaded in the drive
     (:meth:`~solvers.formulation.Formulation.loaded_s`: at once on a drive
     holding it at time 0; otherwise after the drive and the tape are freed
     of what holds them at time 0, a mount and a load). The bound is computed
@@ -304,7 +308,10 @@ def earliest_start(data: CpsatData, n: int) -> int:
     for d in data.drives_of_node[n]:
         drive = data.drives[d]
         head = data.nodes[data.initial_node[d]].offset_mb if d == holder else 0.0
-        travel = abs(node.offset_mb - head) / max(drive.locate_mb_s, drive.rate_mb_s)
+        if drive.linear:
+            travel = abs(node.offset_mb - head) / max(drive.locate_mb_s, drive.rate_mb_s)
+        else:
+            travel = data.into_locate_s(n, d)
         best = min(best, data.loaded_s(n, d) + travel)
     if math.isinf(best):
         return 0

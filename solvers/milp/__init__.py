@@ -69,7 +69,7 @@ import pulp
 from attrs import frozen
 
 from solvers.deadline import Deadline, OutOfTime
-from solvers.formulation import refuse_serpentine_locate, refuse_start_state
+from solvers.formulation import refuse_start_state
 from solvers.milp.backends import ABS_GAP, REL_GAP, Outcome, run_cbc, run_highs
 from solvers.milp.constraints import add_all
 from solvers.milp.data import MilpData
@@ -186,7 +186,6 @@ def _solve(
 ) -> Result:
     """Build, warm-start, solve and report; shared by :func:`milp_cbc` and :func:`milp_highs`."""
     refuse_start_state(instance, name)
-    refuse_serpentine_locate(instance, name)
     began = time.perf_counter()
     if not instance.requests:
         return _nothing_to_do(instance, name, began)

@@ -137,7 +137,6 @@ class MilpData(Formulation):
         drive_by_id = instance.drive_by_id
         library_by_id = instance.library_by_id
 
-        nearest = _nearest(nodes)
         duration: dict[tuple[int, str], float] = {}
         ready: dict[tuple[int, str], float] = {}
         unload: dict[tuple[int, str], float] = {}
@@ -148,9 +147,9 @@ class MilpData(Formulation):
                     # From the end and the offset, as the model always had it: the size's
                     # transfer_s differs in the last bit on some data, and so would the model.
                     duration[node.index, d] = (node.end_mb - node.offset_mb) / drive.rate_mb_s
-                    ready[node.index, d] = (
-                        self.loaded_s(node.index, self.drive_index[d])
-                        + nearest[node.index] / drive.locate_mb_s
+                    position = self.drive_index[d]
+                    ready[node.index, d] = self.loaded_s(node.index, position) + self.into_locate_s(
+                        node.index, position
                     )
                 unload[node.index, d] = drive.unload_s
 
@@ -169,7 +168,7 @@ class MilpData(Formulation):
             s + t - float(r.release_s)
             for s, t, r in zip(lower_start, shortest, instance.requests, strict=True)
         ]
-        cap = horizon(instance, unload, nodes)
+        cap = horizon(self, unload)
         upper_end = _upper_ends(instance, lower_flow, cap, known_objective)
         upper_end = [
             max(u, s + t) for u, s, t in zip(upper_end, lower_start, shortest, strict=True)
@@ -212,10 +211,7 @@ class MilpData(Formulation):
             library = library_by_id[node.library]
             if not node.is_initial:
                 j = node.request
-                tail = min(
-                    drive_by_id[d].load_s + node.offset_mb / drive_by_id[d].locate_mb_s
-                    for d in node.drives
-                )
+                tail = min(self.mount_tail(u, d) for d in node.drives)
                 latest_mount[u] = max(0.0, upper_end[j] - shortest[j] - library.mount_s - tail)
                 least_end = lower_start[j] + shortest[j]
                 earliest_dismount[u] = min(
@@ -238,8 +234,8 @@ class MilpData(Formulation):
 
     def mount_tail(self, v: int, d: str) -> float:
         """Time from the end of the mount of ``v``'s tape into ``d`` to ``v`` being ready."""
-        drive = self.instance.drive_by_id[d]
-        return drive.load_s + self.nodes[v].offset_mb / drive.locate_mb_s
+        position = self.drive_index[d]
+        return self.drives[position].load_s + self.load_locate_s(v, position)
 
     def lower_end_on(self, u: int, d: str) -> float:
         """Least ``C`` of node ``u`` on drive ``d`` (0 for an initial node)."""
@@ -266,56 +262,50 @@ class MilpData(Formulation):
         return self.upper_end[j] - self.shortest[j]
 
 
-def _nearest(nodes: tuple[Node, ...]) -> dict[int, float]:
-    """Shortest locate, in MB, to each piece node: from 0 or another piece's end on its tape."""
-    ends: dict[str, list[tuple[int, float]]] = {}
-    for node in nodes:
-        if not node.is_initial:
-            ends.setdefault(node.tape, []).append((node.request, node.end_mb))
-    return {
-        node.index: min(
-            [node.offset_mb]
-            + [abs(node.offset_mb - e) for j, e in ends[node.tape] if j != node.request]
-        )
-        for node in nodes
-        if not node.is_initial
-    }
-
-
-def horizon(
-    instance: Instance, unload: Mapping[tuple[int, str], float], nodes: tuple[Node, ...]
-) -> float:
+def horizon(data: MilpData, unload: Mapping[tuple[int, str], float]) -> float:
     """The horizon of ``solvers/formulation.md``: every job done one after the other.
 
     The latest release, plus an unload and dismount of each initial tape,
     plus for every piece a full switch on its slowest drive (unload,
-    dismount, mount, load, a locate over the farther part of its tape from
-    its offset, the transfer). A minimal optimal schedule (no mount without
-    a transfer, no dismount that nothing needs) with every time as early as
-    its order allows has each time at the end of a chain that starts at a
-    release and uses each of those durations once at most, so it fits.
+    dismount, mount, load, the longest locate into its offset, the
+    transfer). A minimal optimal schedule (no mount without a transfer, no
+    dismount that nothing needs) with every time as early as its order
+    allows has each time at the end of a chain that starts at a release and
+    uses each of those durations once at most, so it fits.
+
+    The longest locate into a piece is, on a linear drive, one over the
+    farther part of its tape from its offset; on a serpentine drive, the
+    longest from the load point or the end of a node that may precede it
+    (:meth:`~solvers.formulation.Formulation.worst_into_locate_s`), the only
+    locates into it a schedule can make.
     """
+    instance = data.instance
     total = max((float(r.release_s) for r in instance.requests), default=0.0)
     for init in instance.initial:
         drive = instance.drive_by_id[init.drive]
         total += drive.unload_s + instance.library_by_id[drive.library].dismount_s
-    capacity = {t.id: float(t.capacity_mb) for t in instance.tapes}
-    for node in nodes:
+    for node in data.nodes:
         if node.is_initial:
             continue
         library = instance.library_by_id[node.library]
         size = node.end_mb - node.offset_mb
-        far = max(node.offset_mb, capacity[node.tape] - node.offset_mb)
+        far = max(node.offset_mb, data.capacity_mb[node.tape] - node.offset_mb)
         worst = 0.0
         for d in node.drives:
-            drive = instance.drive_by_id[d]
+            position = data.drive_index[d]
+            drive = data.drives[position]
+            locate = (
+                far / drive.locate_mb_s
+                if drive.linear
+                else data.worst_into_locate_s(node.index, position)
+            )
             worst = max(
                 worst,
                 unload[node.index, d]
                 + library.dismount_s
                 + library.mount_s
                 + drive.load_s
-                + far / drive.locate_mb_s
+                + locate
                 + size / drive.rate_mb_s,
             )
         total += worst
@@ -392,11 +382,7 @@ def _arcs(
                     if earliest_end + gap <= latest_start:
                         continue_arcs[key] = gap
                 gap = (
-                    data.unload[u, d]
-                    + library.dismount_s
-                    + library.mount_s
-                    + drive.load_s
-                    + v_node.offset_mb / drive.locate_mb_s
+                    data.unload[u, d] + library.dismount_s + library.mount_s + data.mount_tail(v, d)
                 )
                 if earliest_end + gap <= latest_start:
                     switch_arcs[key] = gap
@@ -412,9 +398,20 @@ def _drive_gap_s(data: MilpData, u: int, v: int, d: str) -> float:
     it to ``v``'s offset no faster than the drive's locate or read speed;
     with a switch, the drive unloads, the arm dismounts and mounts, the drive
     loads, and the head starts again from 0.
+
+    On a serpentine drive, whose locates need not keep the triangle
+    inequality, the head's travel has no floor from the distance: the last
+    locate into ``v`` is bounded by
+    :meth:`~solvers.formulation.Formulation.into_locate_s` instead, after a
+    switch (unload, dismount, mount, load) when the tapes differ.
     """
     drive = data.instance.drive_by_id[d]
     library = data.instance.library_by_id[drive.library]
+    if not drive.linear:
+        into = data.into_locate_s(v, data.drive_index[d])
+        if data.nodes[u].tape == data.nodes[v].tape:
+            return into
+        return data.unload[u, d] + library.dismount_s + library.mount_s + drive.load_s + into
     speed = max(drive.locate_mb_s, drive.rate_mb_s)
     offset = data.nodes[v].offset_mb
     switch = (

@@ -222,9 +222,10 @@ def retime(data: MilpData, decisions: MilpDecisions) -> Plan | None:
             for position, u in enumerate(stay.nodes):
                 node = data.nodes[u]
                 if node.is_initial:
+                    head = node.end_mb
                     continue
                 j = node.request
-                locate = abs(node.offset_mb - head) / drive.locate_mb_s
+                locate = data.head_locate_s(data.drive_index[d], node.tape, head, node.offset_mb)
                 if not data.prefetch:
                     release = float(instance.requests[j].release_s)
                     events.event(("S", j), release + locate)

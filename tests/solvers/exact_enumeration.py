@@ -19,7 +19,11 @@ A schedule is seen as a list of *events*, each with a start time:
   ``d``, then the drive loads it; the head is at offset 0;
 - ``start(j)``: request ``j`` starts its transfer, on the drives that hold its
   pieces' tapes (a tape is in one drive at most, so those drives are known
-  and distinct), after each drive has located from its head to its piece.
+  and distinct), after each drive has located from its head to its piece
+  (:meth:`toolkit.model.Drive.locate_s`, linear or serpentine: the proof
+  below asks nothing of the locate times but that they are the validator's;
+  the bounds that prune count a serpentine locate as 0 s, its only floor
+  from a distance).
 
 The search builds lists in which times never decrease, and gives each new
 event the earliest time, no earlier than the previous event's, that the
@@ -298,7 +302,10 @@ class LibrarySearch:
         self.rate = [float(d.rate_mb_s) for d in self.drives]
         self.load = [float(d.load_s) for d in self.drives]
         self.unload = [float(d.unload_s) for d in self.drives]
-        self.locate = [float(d.locate_mb_s) for d in self.drives]
+        self.locate = [float(d.floor_speed_mb_s) for d in self.drives]
+        """A speed no locate beats: ``locate_mb_s``; infinite on a serpentine drive."""
+        capacity = {t.id: float(t.capacity_mb) for t in instance.tapes}
+        self.capacity = [capacity[t] for t in self.tape_ids]
         self.mount_s = float(library.mount_s)
         self.dismount_s = float(library.dismount_s)
         self.release = [float(r.release_s) for r in requests]
@@ -343,9 +350,10 @@ class LibrarySearch:
         self.setup = self._setups()
         self.cliques = self._cliques()
         self.all = (1 << len(requests)) - 1
-        classes: dict[tuple[float, ...], list[int]] = {}
+        classes: dict[tuple[object, ...], list[int]] = {}
         for i in range(len(self.drives)):
-            spec = (self.rate[i], self.load[i], self.unload[i], self.locate[i])
+            drive = self.drives[i]
+            spec = (self.rate[i], self.load[i], self.unload[i], drive.locate_mb_s, drive.locate)
             classes.setdefault(spec, []).append(i)
         self.classes = list(classes.values())
         n_drives = len(self.drives)
@@ -493,7 +501,8 @@ class LibrarySearch:
                 if d is None:
                     break
                 drives.append(d)
-                ready = s.frees[d] + abs(offset - s.heads[d]) / self.locate[d]
+                located = self.drives[d].locate_s(s.heads[d], offset, self.capacity[tape])
+                ready = s.frees[d] + located
                 if ready > start:
                     start = ready
             else:

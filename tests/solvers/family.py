@@ -18,7 +18,7 @@ import math
 import attrs
 from hypothesis import strategies as st
 
-from toolkit.model import Instance
+from toolkit.model import Instance, Locate
 from toolkit.strategies import instances
 
 RATES = (1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000)
@@ -76,3 +76,35 @@ def whole(instance: Instance) -> Instance:
 def family(**bounds: tuple[int, int]) -> st.SearchStrategy[Instance]:
     """Instances of :data:`FAMILY` (``bounds`` override it), rounded by :func:`whole`."""
     return instances(**{**FAMILY, **bounds}).map(whole)
+
+
+LOCATE_MODELS = ("cta-lto", "physical")
+"""The serpentine locate models a drive of :func:`serpentine_family` draws."""
+
+
+@st.composite
+def serpentine_family(draw: st.DrawFn, **bounds: tuple[int, int]) -> Instance:
+    """Instances of :func:`family` whose drives each locate by a drawn serpentine model.
+
+    Half of them stretch the tapes and the offsets (not the sizes) 1,500
+    times, to the terabytes of a real cartridge: there a linear floor of
+    the head's travel (``|dx| / locate_mb_s``) exceeds what a locate across
+    wraps takes, which no floor of a solver or a bound may assume. Locate
+    times are then no whole number of milliseconds.
+    """
+    base = draw(family(**bounds))
+    models = st.builds(Locate, st.sampled_from(LOCATE_MODELS), st.sampled_from(["LTO-7", "TS1150"]))
+    drives = tuple(attrs.evolve(d, locate=draw(models)) for d in base.drives)
+    stretch = draw(st.sampled_from([1, 1500]))
+    return attrs.evolve(
+        base,
+        drives=drives,
+        tapes=tuple(attrs.evolve(t, capacity_mb=t.capacity_mb * stretch) for t in base.tapes),
+        requests=tuple(
+            attrs.evolve(
+                r,
+                pieces=tuple(attrs.evolve(p, offset_mb=p.offset_mb * stretch) for p in r.pieces),
+            )
+            for r in base.requests
+        ),
+    )

@@ -1,6 +1,6 @@
 """A drive's serpentine locate model (``drives[i].locate``, version 2): read, written,
-refused, timed by one function and judged by the validator; the timeline's solvers
-time it, the others refuse it."""
+refused, timed by one function and judged by the validator; every built-in solver
+times it, and a solver registered at run time, which does not say it does, refuses it."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import solvers
 import toolkit.cli
+from solvers import registry
 from solvers.bounds import lower_bound
 from solvers.formulation import UnmodelledLocate
 from solvers.local_search import improve
@@ -290,23 +291,35 @@ def test_a_bad_locate_is_one_line_at_its_path_exit_2(tmp_path, edit, line):
     assert result.stderr.splitlines() == [f"{path}: {line}"]
 
 
-TIMELINE_SOLVERS = [name for name in names() if solvers.times_serpentine(name)]
+EXACT_SOLVERS = ("cpsat", "lns", "milp-cbc", "milp-highs")
+"""The solvers of the exact formulation: tested on serpentine drives in
+``tests/solvers/test_serpentine_exact.py``."""
+
+TIMELINE_SOLVERS = [name for name in names() if name not in EXACT_SOLVERS]
 
 
-def test_the_timeline_solvers_time_serpentine_locates_and_the_others_refuse():
+def test_every_built_in_solver_times_serpentine_locates():
     assert {"greedy", "sltf", "tape-batching", "local-search"} <= set(TIMELINE_SOLVERS)
+    assert all(solvers.times_serpentine(name) for name in names())
     serpentine = instance()
-    for name in names():
-        if name in TIMELINE_SOLVERS:
-            continue
-        with pytest.raises(UnmodelledLocate) as caught:
-            solvers.solve(serpentine, solver=name, time_limit_s=1.0)
-        assert caught.value.path == "drives[0].locate"
-        assert f"solver {name!r} does not model a serpentine locate" in str(caught.value)
-    assert {"cpsat", "lns", "milp-cbc", "milp-highs"}.isdisjoint(TIMELINE_SOLVERS)
-    for name in ("cpsat", "lns", "milp-cbc", "milp-highs"):  # called directly, too
-        with pytest.raises(UnmodelledLocate):
-            get(name)(serpentine, time_limit_s=1.0, seed=0)
+    for name in EXACT_SOLVERS:  # called directly, too
+        result = get(name)(serpentine, time_limit_s=10.0, seed=0)
+        assert result.schedule is not None, name
+        assert validate(serpentine, result.schedule).feasible, name
+
+
+def test_a_solver_registered_at_run_time_is_refused_a_serpentine_instance(monkeypatch):
+    monkeypatch.setattr(registry.SOLVERS, "_slots", dict(registry.SOLVERS._slots))
+
+    def linear_only(instance: Instance, *, time_limit_s: float | None = None, seed: int = 0):
+        raise AssertionError("never called on a serpentine instance")
+
+    registry.register("linear-only", "times locates linearly")(linear_only)
+    assert not solvers.times_serpentine("linear-only")
+    with pytest.raises(UnmodelledLocate) as caught:
+        solvers.solve(instance(), solver="linear-only", time_limit_s=1.0)
+    assert caught.value.path == "drives[0].locate"
+    assert "solver 'linear-only' does not model a serpentine locate" in str(caught.value)
 
 
 @st.composite
@@ -343,29 +356,26 @@ def test_the_timeline_solvers_give_schedules_the_validator_accepts(serpentine):
 
 
 @pytest.mark.parametrize("solver", ["cpsat", "milp-highs"])
-def test_the_refusal_is_one_line_exit_2_through_solve(tmp_path, solver):
+def test_an_exact_solver_solves_a_serpentine_instance_through_solve(tmp_path, solver):
     path = tmp_path / "serpentine.json"
     path.write_text(json.dumps(document()))
     out = tmp_path / "out.json"
     args = ["solve", str(path), "--solver", solver, "--out", str(out)]
     result = CliRunner().invoke(toolkit.cli.main, args)
-    assert result.exit_code == 2
-    assert result.stderr.splitlines() == [
-        f"{path}: drives[0].locate: solver {solver!r} does not model a serpentine locate "
-        "(linear only)"
-    ]
-    assert not out.exists()
+    assert result.exit_code == 0, result.output
+    verified = CliRunner().invoke(toolkit.cli.main, ["verify", str(path), str(out)])
+    assert verified.exit_code == 0, verified.output
 
 
-def test_compare_shows_a_serpentine_instance_not_modelled(tmp_path):
+def test_compare_gives_a_serpentine_instance_real_exact_rows(tmp_path):
     path = tmp_path / "serpentine.json"
     path.write_text(json.dumps(document()))
-    args = ["compare", str(path), "--solvers", "greedy,cpsat", "--csv"]
+    args = ["compare", str(path), "--solvers", "greedy,cpsat,milp-cbc", "--csv"]
     result = CliRunner().invoke(toolkit.cli.main, args)
     assert result.exit_code == 0, result.output
-    rows = {line.split(",")[1]: line for line in result.stdout.splitlines()[1:]}
-    assert "not-modelled" in rows["cpsat"]
-    assert "not-modelled" not in rows["greedy"]
+    rows = {line.split(",")[1]: line.split(",") for line in result.stdout.splitlines()[1:]}
+    assert rows["cpsat"][2] == rows["milp-cbc"][2] == "optimal"
+    assert all("not-modelled" not in row for row in rows.values())
 
 
 def test_bounds_count_a_serpentine_locate_as_nought_and_the_window_bound_stands_aside():
