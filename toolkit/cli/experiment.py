@@ -98,6 +98,11 @@ def _listing() -> None:
         "bnl-coverage: 10, 50 and 100 % of a full tape read under each recall order (BNL's study)"
     )
     click.echo("  tapesched experiment bnl-coverage --out DIR [--quick] (see --help)")
+    click.echo(
+        "cnaf-bulk-recall: a CMS bulk recall on 16 shared T10000D drives under static caps, "
+        "CNAF's Orchestrator and the offline optimum (Cavalli et al., Table 1)"
+    )
+    click.echo("  tapesched experiment cnaf-bulk-recall --out DIR [--quick] (see --help)")
 
 
 HEADINGS = {
