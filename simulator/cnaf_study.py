@@ -1,11 +1,12 @@
 """``cnaf-bulk-recall``: a CMS bulk recall on drives shared with other experiments, three ways.
 
-Table 1 of Cavalli et al. (the seed ``cnaf-dynamic-drive-allocation.txt``)
-compares two real CMS bulk recalls at CNAF, about 95,000 files and 315 TB
-each on 16 T10000D drives shared with the other experiments: 138 h, 3.7
-drives on average and 650 MB/s under static caps; 72 h, 6.3 drives and
-1.2 GB/s under the Orchestrator. This study replays a bulk recall of that
-size under :class:`~simulator.allocator.StaticCaps`, under the
+Table 1 of Cavalli et al. ("Experience in dynamic tape drive allocation to
+manage scientific data", INFN CNAF) compares two real CMS bulk recalls at
+CNAF, about 95,000 files and 315 TB each on 16 T10000D drives shared with
+the other experiments: 138 h, 3.7 drives on average and 650 MB/s under
+static caps; 72 h, 6.3 drives and 1.2 GB/s under the Orchestrator. This
+study replays a bulk recall of that size under
+:class:`~simulator.allocator.StaticCaps`, under the
 :class:`~simulator.allocator.Orchestrator`, and under the offline optimum
 of the allocation (:mod:`simulator.offline_allocation`), over the same
 batches and background load per seed (:mod:`simulator.gemss` runs them).
@@ -454,7 +455,9 @@ def draw_figure(outcome: StudyOutcome, path: str) -> None:
     bottom.set_ylabel("CMS drives (hourly mean)")
     bottom.set_xlabel("hours since the bulk recall was requested")
     top.legend(fontsize=7, title="seed 1 (dotted: the paper's averages)", title_fontsize=7)
+    longest = max((r.metrics["duration_h"] for r in outcome.runs if r.seed == seed), default=1.0)
     for axes in (top, bottom):
         axes.grid(True, alpha=0.3)
+        axes.set_xlim(0.0, longest * 1.05 + 1.0)
     figure.suptitle(f"{EXPERIMENT} (scale {outcome.config.scale:g}): {TITLE}", fontsize=8)
     Path(path).write_bytes(render(figure, "png"))

@@ -1,8 +1,7 @@
 """Drives shared by groups: HSM servers, groups with their queues, drive sets, tape batches.
 
 CNAF's tape service (Cavalli et al., "Experience in dynamic tape drive
-allocation to manage scientific data", the seed
-``cnaf-dynamic-drive-allocation.txt``) shares its drives between
+allocation to manage scientific data", INFN CNAF) shares its drives between
 experiments. Its terms, as modelled here:
 
 - a *group* (:class:`HsmGroup`) is an experiment, or the file system it
