@@ -22,6 +22,7 @@ from simulator.groups import (
     GemssPlatform,
     HsmGroup,
     HsmServer,
+    Reclamation,
     TapeBatch,
     recall_batches,
 )
@@ -213,3 +214,48 @@ def test_a_cap_of_zero_leaves_batches_stranded_and_the_run_ends() -> None:
     result = run_gemss(platform, batches, StaticCaps({("cms", "d"): 1}))
     assert sorted(result.stranded) == ["atlas0", "atlas1"]
     assert len(result.threads) == 3
+
+
+def test_two_drive_sets_share_a_servers_link_and_keep_a_reserve_each() -> None:
+    t10k = DriveSet("t10k", 16, rate_mb_s=250.0, mount_s=30.0, dismount_s=30.0, locate_mb_s=1e4)
+    ts1160 = DriveSet("ts", 19, rate_mb_s=400.0, mount_s=30.0, dismount_s=30.0, locate_mb_s=1e4)
+    platform = GemssPlatform(
+        servers=[HsmServer("s", 2000.0)],
+        groups=[HsmGroup("cms", "s")],
+        drive_sets=[t10k, ts1160],
+    )
+    pending = {("cms", "t10k", "recall"): 50, ("cms", "ts", "recall"): 50}
+    view = AllocationView(0.0, platform, {"t10k": 16, "ts": 19}, {}, pending, {})
+    caps = Orchestrator().allocate(view).recall_caps
+    # 8 T10000D at 250 MB/s fill the 2000 MB/s link: none is left for the TS1160 set.
+    assert (caps[("cms", "t10k")], caps[("cms", "ts")]) == (8, 0)
+    view = AllocationView(0.0, platform, {"t10k": 3, "ts": 19}, {}, pending, {})
+    caps = Orchestrator().allocate(view).recall_caps
+    # 1 T10000D beyond its set's reserve (250 MB/s), then 4 TS1160 (1600 MB/s) within the link.
+    assert (caps[("cms", "t10k")], caps[("cms", "ts")]) == (1, 4)
+    batches = [
+        TapeBatch(f"{s.id}{k}", "cms", s.id, "recall", f"{s.id}t{k}", 0.0, [(0.0, 4e5)])
+        for s in (t10k, ts1160)
+        for k in range(30)
+    ]
+    result = run_gemss(platform, batches, Orchestrator())
+    for t in result.threads:
+        busy = [u for u in result.threads if u.start_s <= t.start_s < u.end_s]
+        streaming = sum(250.0 if u.drive_set == "t10k" else 400.0 for u in busy)
+        assert streaming <= 2000.0
+
+
+def test_reclamation_takes_only_cartridges_above_its_threshold() -> None:
+    pool = Reclamation(duration_s=3600.0, threshold_pct=50.0, tape_mb=1e6,
+                       reclaimable_pct=(10.0, 60.0, 90.0, 49.9))  # fmt: skip
+    assert pool.eligible() == 2
+    platform = GemssPlatform(
+        servers=[HsmServer("s", 1e9)],
+        groups=[HsmGroup("g", "s")],
+        drive_sets=[_set(6)],
+        reclamation={"d": pool},
+    )
+    result = run_gemss(platform, _batches("g", 1), Orchestrator())
+    # (1 - 0.9) * 1e6 / 250 = 400 s and (1 - 0.6) * 1e6 / 250 = 1600 s: both within an hour.
+    assert sum(r.tapes for r in result.reclamations) == 2
+    assert all(r.drives == 2 for r in result.reclamations)
