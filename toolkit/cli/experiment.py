@@ -103,6 +103,11 @@ def _listing() -> None:
         "dismount delay, under lru, fifo and belady"
     )
     click.echo("  tapesched experiment ecmwf-defer-dismount --out DIR [--quick] (see --help)")
+    click.echo(
+        "cnaf-bulk-recall: a CMS bulk recall on 16 shared T10000D drives under static caps, "
+        "CNAF's Orchestrator and the offline optimum (Cavalli et al., Table 1)"
+    )
+    click.echo("  tapesched experiment cnaf-bulk-recall --out DIR [--quick] (see --help)")
 
 
 HEADINGS = {
