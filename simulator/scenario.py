@@ -156,7 +156,7 @@ from attrs import evolve, frozen
 from simulator.archive import MAX_ZIPF_EXPONENT, POPULARITIES, Archive, ArchiveParams
 from simulator.bw_main import NAME as BW_MAIN
 from simulator.bw_main import BwMainParams
-from simulator.disk_cache import CacheSpec, ServiceClass
+from simulator.disk_cache import CacheSpec, ServiceClass, class_bound_problems
 from simulator.files import FileSpec, Scheme
 from simulator.golubchik import NAME as GOLUBCHIK
 from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
@@ -779,27 +779,9 @@ def _class_workload(
 
 def _disk_cache(section: DiskCacheSection, problems: list[Problem]) -> CacheSpec | None:
     """The service classes of ``disk_cache``, each fault named at its class's path."""
-    seen: set[str] = set()
-    before = len(problems)
-    last = len(section.classes) - 1
-    previous: float | None = None
-    for i, c in enumerate(section.classes):
-        path = f"disk_cache.classes[{i}]"
-        if c.name in seen:
-            problems.append(Problem(f"{path}.name", f"class {c.name!r} is given twice"))
-        seen.add(c.name)
-        if i == last and c.max_file_mb is not None:
-            why = "the last class takes every larger file: leave max_file_mb out"
-            problems.append(Problem(f"{path}.max_file_mb", why))
-        elif i < last and c.max_file_mb is None:
-            why = f"{_MISSING} (every class but the last has one)"
-            problems.append(Problem(f"{path}.max_file_mb", why))
-        elif c.max_file_mb is not None and previous is not None and c.max_file_mb <= previous:
-            why = f"must be above the previous class's {previous:g}, got {c.max_file_mb:g}"
-            problems.append(Problem(f"{path}.max_file_mb", why))
-        if c.max_file_mb is not None:
-            previous = c.max_file_mb
-    if len(problems) > before:
+    faults = class_bound_problems(section.classes, "disk_cache.classes")
+    if faults:
+        problems.extend(faults)
         return None
     return CacheSpec(
         tuple(ServiceClass(c.name, c.max_file_mb, c.cache_mb) for c in section.classes)

@@ -59,6 +59,7 @@ from typing import Any
 
 from attrs import evolve, frozen
 
+from simulator.disk_cache import class_bound_problems
 from toolkit.errors import InputError, Problem, ValueProblems
 from toolkit.fields import (
     Rule,
@@ -474,30 +475,13 @@ class LoadDocument:
 
 
 def _class_problems(entries: Sequence[LoadClassEntry]) -> list[Problem]:
-    """Faults across classes: repeated names, bounds (as the scenario's ``disk_cache``)."""
-    problems = []
-    seen: set[str] = set()
-    previous: float | None = None
-    last = len(entries) - 1
+    """Faults across classes: repeated names, bounds (as the scenario's ``disk_cache``), and
+    a mean file above its class's bound."""
+    problems = class_bound_problems(entries, "classes")
     for i, c in enumerate(entries):
-        path = f"classes[{i}]"
-        if c.name in seen:
-            problems.append(Problem(f"{path}.name", f"class {c.name!r} is given twice"))
-        seen.add(c.name)
-        if i == last and c.max_file_mb is not None:
-            why = "the last class takes every larger file: leave max_file_mb out"
-            problems.append(Problem(f"{path}.max_file_mb", why))
-        elif i < last and c.max_file_mb is None:
-            why = "missing key (every class but the last has one)"
-            problems.append(Problem(f"{path}.max_file_mb", why))
-        elif c.max_file_mb is not None and previous is not None and c.max_file_mb <= previous:
-            why = f"must be above the previous class's {previous:g}, got {c.max_file_mb:g}"
-            problems.append(Problem(f"{path}.max_file_mb", why))
-        if c.max_file_mb is not None:
-            previous = c.max_file_mb
-            if c.file_mb > c.max_file_mb:
-                why = f"the mean file ({c.file_mb:g} MB) is above the class's max_file_mb"
-                problems.append(Problem(f"{path}.file_mb", why))
+        if c.max_file_mb is not None and c.file_mb > c.max_file_mb:
+            why = f"the mean file ({c.file_mb:g} MB) is above the class's max_file_mb"
+            problems.append(Problem(f"classes[{i}].file_mb", why))
     return problems
 
 
