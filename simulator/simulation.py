@@ -236,6 +236,9 @@ class Simulation:
             drives_per_library[d.library] += 1
         self.write_library = max(range(len(library_ids)), key=lambda i: (drives_per_library[i], -i))
         self.entries: dict[str, AdmittedRequest] = {}
+        self.releases = 0
+        """Counts the tapes no job uses any more (with the platform's ``releases``: equal, no
+        tape became free)."""
         self.waiting_by_tapes: dict[tuple[str, ...], dict[int, Request]] = {}
         """The waiting requests by the tapes they wait for (a read's :attr:`AdmittedRequest.tapes`,
         none for a write), by rank: :meth:`SimulationState.not_waiting_for_tape` tests each
@@ -349,6 +352,7 @@ class Simulation:
         entry = AdmittedRequest(file_request)
         self.entries[file_request.id] = entry
         file = file_request.file
+        pieces: tuple[Piece, ...]
         if file_request.kind == "read":
             plan = self._read_plans.get(file.id)
             if plan is None:
@@ -358,10 +362,18 @@ class Simulation:
             entry.plan = plan
             entry.width = plan.width
             first = plan.phases[0]
-            pieces = tuple(Piece(e.tape, e.offset_mb, e.tape_mb) for e in first if e is not None)
-            entry.tapes = tuple(
-                sorted({e.tape for phase in plan.phases + plan.flush for e in phase if e})
-            )
+            e = first[0] if len(plan.phases) == 1 and not plan.flush and len(first) == 1 else None
+            if e is not None:
+                # One extent (a trace's read, say): what the general case below gives.
+                pieces = (Piece(e.tape, e.offset_mb, e.tape_mb),)
+                entry.tapes = (e.tape,)
+            else:
+                pieces = tuple(
+                    Piece(e.tape, e.offset_mb, e.tape_mb) for e in first if e is not None
+                )
+                entry.tapes = tuple(
+                    sorted({e.tape for phase in plan.phases + plan.flush for e in phase if e})
+                )
             entry.library = self.platform.library_index[self.catalogue.library(pieces[0].tape)]
         else:
             entry.width = self.policy.write_width(file)
@@ -622,6 +634,7 @@ class Simulation:
                 self.in_use[tape] = left
             else:
                 del self.in_use[tape]
+                self.releases += 1
         if entry.group is not None:
             self.idle_groups.setdefault(entry.group.type, []).append(entry.group)
             self.groups_version += 1
@@ -928,6 +941,9 @@ class SimulationState:
         self._platform = simulation.platform
         self._state = simulation.dispatch_state
         self._trial: dict[int, float] = {}
+        self._blocked: set[tuple[str, ...]] = set()
+        """Sets of tapes found in use, while no tape was released since (``_releases``)."""
+        self._releases: tuple[int, int] = (-1, -1)
 
     @property
     def now(self) -> float:
@@ -1080,11 +1096,18 @@ class SimulationState:
         """
         if waiting is not self._state.waiting or self._trial:
             return None
-        in_use = self._sim.in_use
-        p = self._platform
-        where, drives = p.where, p.drives
+        sim, p = self._sim, self._platform
+        in_use, where, drives = sim.in_use, p.where, p.drives
+        # Sets of tapes found blocked stay blocked until a tape is released (a drive freed, a
+        # tape put away, a tape no job uses): they are not tested again until then.
+        releases = (sim.releases, p.releases)
+        blocked = self._blocked
+        if releases != self._releases:
+            self._releases = releases
+            blocked.clear()
+        by_tapes = sim.waiting_by_tapes
         found: list[tuple[int, Request]] = []
-        for tapes, requests in self._sim.waiting_by_tapes.items():
+        for tapes in by_tapes.keys() - blocked if blocked else by_tapes:
             for tape in tapes:
                 if tape in in_use:
                     break
@@ -1092,7 +1115,9 @@ class SimulationState:
                 if d is not None and drives[d].busy:
                     break
             else:
-                found.extend(requests.items())
+                found.extend(by_tapes[tapes].items())
+                continue
+            blocked.add(tapes)
         if len(found) > 1:
             found.sort(key=_rank)
         return [request for _, request in found]

@@ -571,10 +571,13 @@ class _CheckedBatching(TapeBatching):
         return super().decide(now, waiting, platform)
 
 
-def test_the_index_of_requests_not_waiting_for_a_tape_is_what_each_test_says(ecmwf):
+@pytest.mark.parametrize("keep", [True, False])
+def test_the_index_of_requests_not_waiting_for_a_tape_is_what_each_test_says(ecmwf, keep):
     requests, layout = ecmwf
     blocked: list[int] = []
-    checked = replay(requests[:2_000], layout, 20, scheduler=lambda: _CheckedBatching(blocked))
-    plain = replay(requests[:2_000], layout, 20)
+    checked = replay(
+        requests[:2_000], layout, 20, keep, scheduler=lambda: _CheckedBatching(blocked)
+    )
+    plain = replay(requests[:2_000], layout, 20, keep)
     assert max(blocked) > 0  # requests did wait for tapes in use
     assert (checked.latencies_s, checked.mounted) == (plain.latencies_s, plain.mounted)
