@@ -799,16 +799,24 @@ class Simulation:
         if chosen is None:
             return None
         is_idle = platform.dispatch_state.idle
-        idle_drives = [d for d in movers[chosen].drives if is_idle[d]]
-        where = platform.where
-        holders = [where[t] for t in wanted if where.get(t) in idle_drives]
-        drives = platform.drives
-        # The holders, then the empty drives, then the others, each in platform order.
-        empty = [d for d in idle_drives if drives[d].tape is None and d not in holders]
-        if len(holders) + len(empty) >= width:
-            return (holders + empty)[:width]
-        rest = [d for d in idle_drives if drives[d].tape is not None and d not in holders]
-        return (holders + empty + rest)[:width]
+        where, drives = platform.where, platform.drives
+        # The holders (idle drives of the mover holding its tapes), then the empty idle
+        # drives, then the other idle ones, each in platform order, the first ``width``.
+        holders = [
+            d
+            for t in wanted
+            if (d := where.get(t)) is not None and is_idle[d] and drives[d].mover == chosen
+        ]
+        placed = holders[:width]
+        for empty in (True, False):
+            if len(placed) == width:
+                break
+            for d in movers[chosen].drives:
+                if is_idle[d] and (drives[d].tape is None) == empty and d not in holders:
+                    placed.append(d)
+                    if len(placed) == width:
+                        break
+        return placed
 
     def queue_drives(
         self, entry: AdmittedRequest, free_at: Callable[[DriveState], float] | None = None
