@@ -446,6 +446,14 @@ class Catalogue:
         t = self._tape(tape_id)
         return TapeInfo(t.id, t.library, t.capacity_mb, t.used_mb, t.full, t.closed)
 
+    def library(self, tape_id: str) -> str:
+        """The library of a tape: :meth:`tape`'s ``library``, without the rest of it."""
+        if tape_id not in self._tapes and self.archive is not None:
+            library = self.archive.tape_library(tape_id)
+            if library is not None:
+                return library
+        return self._tape(tape_id).library
+
     def tapes(self) -> tuple[TapeInfo, ...]:
         """Every tape, in creation order."""
         return tuple(self.tape(t) for t in self._tapes)

@@ -411,6 +411,8 @@ class Platform:
         self.drive_index = {d.id: d.index for d in self.drives}
         self.version = 0
         """Counts the changes of drive states, memory and bandwidth: equal, nothing changed."""
+        self.releases = 0
+        """Counts the drives freed and the tapes put away: equal, no tape left a busy drive."""
         self.movers_of: list[list[int]] = [[] for _ in self.library_ids]
         for m, mover_state in enumerate(self.movers):
             self.movers_of[mover_state.library].append(m)
@@ -460,6 +462,7 @@ class Platform:
             self._put_away(d, self._free, d)
             return
         self.version += 1
+        self.releases += 1
         d.busy = False
         d.busy_s += self.engine.now_s - d.since_s
         d.expected_free_s = self.engine.now_s
@@ -879,6 +882,7 @@ class Platform:
             self._shelve(tape, d.library)
         if tape is not None and self.where.get(tape) == d.index:
             del self.where[tape]
+            self.releases += 1
             waiting = self.waiters.get(tape)
             if waiting:
                 other, after, after_args = waiting.pop(0)

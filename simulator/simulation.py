@@ -88,6 +88,7 @@ from simulator.engine import Engine
 from simulator.files import FileRequest, FileSpec, JobSpec
 from simulator.platform import DriveState, Job, Platform, PlatformSpec
 from simulator.policy import Group, GroupType, Policy, group_type, preload
+from simulator.technology import DriveModel
 from simulator.workload import Workload
 from solvers.online.protocol import Decision, Dismount, Preview, Scheduler, Start
 from solvers.plugins import SchedulerSpec, make_scheduler
@@ -235,6 +236,13 @@ class Simulation:
             drives_per_library[d.library] += 1
         self.write_library = max(range(len(library_ids)), key=lambda i: (drives_per_library[i], -i))
         self.entries: dict[str, AdmittedRequest] = {}
+        self.releases = 0
+        """Counts the tapes no job uses any more (with the platform's ``releases``: equal, no
+        tape became free)."""
+        self.waiting_by_tapes: dict[tuple[str, ...], dict[int, Request]] = {}
+        """The waiting requests by the tapes they wait for (a read's :attr:`AdmittedRequest.tapes`,
+        none for a write), by rank: :meth:`SimulationState.not_waiting_for_tape` tests each
+        set of tapes once, not each request."""
         self.finished: list[AdmittedRequest] = []
         self.dispatch_state = self.platform.dispatch_state
         """The waiting requests (in admission order) and the idle drives."""
@@ -251,6 +259,8 @@ class Simulation:
         """Read plan of each file read so far, until it is written again (a layout is final)."""
         self._placed: tuple[tuple[int, int, int], list[int] | None] | None = None
         self._nearest_movers: dict[int, list[int]] = {}
+        self._first_models: dict[int, DriveModel] = {}
+        """The model of the first drive of each library (:meth:`_alone_s`)."""
         """The movers of a complex by distance from each level (:meth:`_movers_for`)."""
         self.arrived = 0
         self.midway_backlog: int | None = None
@@ -342,6 +352,7 @@ class Simulation:
         entry = AdmittedRequest(file_request)
         self.entries[file_request.id] = entry
         file = file_request.file
+        pieces: tuple[Piece, ...]
         if file_request.kind == "read":
             plan = self._read_plans.get(file.id)
             if plan is None:
@@ -351,11 +362,19 @@ class Simulation:
             entry.plan = plan
             entry.width = plan.width
             first = plan.phases[0]
-            pieces = tuple(Piece(e.tape, e.offset_mb, e.tape_mb) for e in first if e is not None)
-            entry.tapes = tuple(
-                sorted({e.tape for phase in plan.phases + plan.flush for e in phase if e})
-            )
-            entry.library = self.platform.library_index[self.catalogue.tape(pieces[0].tape).library]
+            e = first[0] if len(plan.phases) == 1 and not plan.flush and len(first) == 1 else None
+            if e is not None:
+                # One extent (a trace's read, say): what the general case below gives.
+                pieces = (Piece(e.tape, e.offset_mb, e.tape_mb),)
+                entry.tapes = (e.tape,)
+            else:
+                pieces = tuple(
+                    Piece(e.tape, e.offset_mb, e.tape_mb) for e in first if e is not None
+                )
+                entry.tapes = tuple(
+                    sorted({e.tape for phase in plan.phases + plan.flush for e in phase if e})
+                )
+            entry.library = self.platform.library_index[self.catalogue.library(pieces[0].tape)]
         else:
             entry.width = self.policy.write_width(file)
             share = file.size_mb / entry.width
@@ -377,11 +396,17 @@ class Simulation:
             pieces=pieces,
         )
         entry.service_s = self._alone_s(entry)
-        entry.seq = self.dispatch_state.add(entry.request)
+        entry.seq = seq = self.dispatch_state.add(entry.request)
+        tapes = entry.tapes if file_request.kind == "read" else ()
+        by_tapes = self.waiting_by_tapes.get(tapes)
+        if by_tapes is None:
+            self.waiting_by_tapes[tapes] = {seq: entry.request}
+        else:
+            by_tapes[seq] = entry.request
 
     def _home(self, tape: str) -> int:
         """Index of the library ``tape`` belongs to."""
-        return self.platform.library_index[self.catalogue.tape(tape).library]
+        return self.platform.library_index[self.catalogue.library(tape)]
 
     def _poke(self) -> None:
         if not self._poked and not self._deciding:
@@ -504,6 +529,11 @@ class Simulation:
 
     def _unwait(self, entry: AdmittedRequest) -> None:
         self.dispatch_state.remove(entry.seq)
+        tapes = entry.tapes if entry.file_request.kind == "read" else ()
+        by_tapes = self.waiting_by_tapes[tapes]
+        del by_tapes[entry.seq]
+        if not by_tapes:
+            del self.waiting_by_tapes[tapes]
 
     def _reserve(self, entry: AdmittedRequest, drives: Sequence[int]) -> None:
         self._unwait(entry)
@@ -604,6 +634,7 @@ class Simulation:
                 self.in_use[tape] = left
             else:
                 del self.in_use[tape]
+                self.releases += 1
         if entry.group is not None:
             self.idle_groups.setdefault(entry.group.type, []).append(entry.group)
             self.groups_version += 1
@@ -768,16 +799,24 @@ class Simulation:
         if chosen is None:
             return None
         is_idle = platform.dispatch_state.idle
-        idle_drives = [d for d in movers[chosen].drives if is_idle[d]]
-        where = platform.where
-        holders = [where[t] for t in wanted if where.get(t) in idle_drives]
-        drives = platform.drives
-        # The holders, then the empty drives, then the others, each in platform order.
-        empty = [d for d in idle_drives if drives[d].tape is None and d not in holders]
-        if len(holders) + len(empty) >= width:
-            return (holders + empty)[:width]
-        rest = [d for d in idle_drives if drives[d].tape is not None and d not in holders]
-        return (holders + empty + rest)[:width]
+        where, drives = platform.where, platform.drives
+        # The holders (idle drives of the mover holding its tapes), then the empty idle
+        # drives, then the other idle ones, each in platform order, the first ``width``.
+        holders = [
+            d
+            for t in wanted
+            if (d := where.get(t)) is not None and is_idle[d] and drives[d].mover == chosen
+        ]
+        placed = holders[:width]
+        for empty in (True, False):
+            if len(placed) == width:
+                break
+            for d in movers[chosen].drives:
+                if is_idle[d] and (drives[d].tape is None) == empty and d not in holders:
+                    placed.append(d)
+                    if len(placed) == width:
+                        break
+        return placed
 
     def queue_drives(
         self, entry: AdmittedRequest, free_at: Callable[[DriveState], float] | None = None
@@ -861,9 +900,11 @@ class Simulation:
         """
         platform = self.platform
         lib = platform.libraries[entry.library]
-        model = next(
-            (d for d in platform.drives if d.library == entry.library), platform.drives[0]
-        ).model
+        model = self._first_models.get(entry.library)
+        if model is None:
+            model = self._first_models[entry.library] = next(
+                (d for d in platform.drives if d.library == entry.library), platform.drives[0]
+            ).model
         mount = lib.mount_s.mean_s
         total = max(entry.width * mount / lib.arms, mount) + model.load_s.mean_s
         if entry.plan is None:
@@ -890,6 +931,10 @@ class Simulation:
             self.log.write(orjson.dumps(fields) + b"\n")
 
 
+def _rank(item: tuple[int, Request]) -> int:
+    return item[0]
+
+
 class SimulationState:
     """The platform of a run as a scheduler sees it, through the protocol's methods.
 
@@ -904,6 +949,9 @@ class SimulationState:
         self._platform = simulation.platform
         self._state = simulation.dispatch_state
         self._trial: dict[int, float] = {}
+        self._blocked: set[tuple[str, ...]] = set()
+        """Sets of tapes found in use, while no tape was released since (``_releases``)."""
+        self._releases: tuple[int, int] = (-1, -1)
 
     @property
     def now(self) -> float:
@@ -926,6 +974,8 @@ class SimulationState:
     def any_idle(self) -> bool:
         """Whether some drive is idle."""
         trial = self._trial
+        if not trial:
+            return bool(self._state.idle_set)
         return any(d not in trial for d in self._state.idle_set)
 
     def is_idle(self, drive: str) -> bool:
@@ -975,6 +1025,21 @@ class SimulationState:
         """Drives of ``drive``'s mover (itself included), in platform order."""
         p = self._platform
         return [p.drives[d].id for d in p.movers[self._drive(drive).mover].drives]
+
+    def idle_peers(self, drive: str) -> list[tuple[str, str | None]]:
+        """The idle drives of :meth:`peers` with the tape each holds, in platform order.
+
+        Not part of the protocol: what :meth:`peers`, :meth:`is_idle` and
+        :meth:`tape_in` answer drive by drive, in one call (a mount policy's
+        eviction reads it: :class:`solvers.online.mount_policy.MountPolicied`).
+        """
+        p = self._platform
+        drives, idle, trial = p.drives, self._state.idle, self._trial
+        return [
+            (drives[d].id, drives[d].tape)
+            for d in p.movers[self._drive(drive).mover].drives
+            if idle[d] and d not in trial
+        ]
 
     def tape_in(self, drive: str) -> str | None:
         """The tape ``drive`` holds (or is getting)."""
@@ -1026,6 +1091,44 @@ class SimulationState:
             if d is not None and (p.drives[d].busy or d in self._trial):
                 return True
         return False
+
+    def not_waiting_for_tape(self, waiting: Sequence[Request]) -> list[Request] | None:
+        """The requests of ``waiting`` that do not :meth:`waits_for_tape`, in arrival order.
+
+        Only for the run's own waiting list outside a :meth:`trial` (``None``
+        otherwise: the caller tests each request itself). The waiting
+        requests are kept by the tapes they need
+        (:attr:`Simulation.waiting_by_tapes`), so that the requests held
+        back by one tape in use cost one test together: the optional fast
+        path of :func:`solvers.online.policies.unblocked`.
+        """
+        if waiting is not self._state.waiting or self._trial:
+            return None
+        sim, p = self._sim, self._platform
+        in_use, where, drives = sim.in_use, p.where, p.drives
+        # Sets of tapes found blocked stay blocked until a tape is released (a drive freed, a
+        # tape put away, a tape no job uses): they are not tested again until then.
+        releases = (sim.releases, p.releases)
+        blocked = self._blocked
+        if releases != self._releases:
+            self._releases = releases
+            blocked.clear()
+        by_tapes = sim.waiting_by_tapes
+        found: list[tuple[int, Request]] = []
+        for tapes in by_tapes.keys() - blocked if blocked else by_tapes:
+            for tape in tapes:
+                if tape in in_use:
+                    break
+                d = where.get(tape)
+                if d is not None and drives[d].busy:
+                    break
+            else:
+                found.extend(by_tapes[tapes].items())
+                continue
+            blocked.add(tapes)
+        if len(found) > 1:
+            found.sort(key=_rank)
+        return [request for _, request in found]
 
     def can_start(self, request: Request) -> bool:
         """Whether ``request`` can start now on idle drives of one mover."""

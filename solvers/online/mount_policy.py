@@ -85,11 +85,10 @@ import importlib
 import inspect
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
-import attrs
 from attrs import frozen
 
 from solvers.online.protocol import (
@@ -750,17 +749,24 @@ class MountPolicied:
         drives = list(preview.drives)
         taken = set(drives)
         changed = False
+        idle_peers = getattr(platform, "idle_peers", None)
         for k, drive in enumerate(preview.drives):
             held = platform.tape_in(drive)
             if held is None or held in tapes:
                 continue
+            # A platform may list its idle peers and their tapes itself (optional: the
+            # simulator's state does, one call for the whole mover).
+            peers: Iterable[tuple[str, str | None]] = (
+                idle_peers(drive)
+                if idle_peers is not None
+                else (
+                    (d, platform.tape_in(d)) for d in platform.peers(drive) if platform.is_idle(d)
+                )
+            )
             candidates = [
                 d
-                for d in platform.peers(drive)
-                if (d == drive or d not in taken)
-                and platform.is_idle(d)
-                and (t := platform.tape_in(d)) is not None
-                and t not in tapes
+                for d, t in peers
+                if (d == drive or d not in taken) and t is not None and t not in tapes
             ]
             chosen = self.policy.evict(now, candidates, self.uses, platform)
             if chosen is None or chosen == drive:
@@ -782,7 +788,7 @@ class MountPolicied:
             if platform.holder(tape) is None:
                 use = TapeUse(now, now, 1)
             else:
-                use = attrs.evolve(use, last_used_s=now, uses=use.uses + 1)
+                use = TapeUse(use.mounted_s, now, use.uses + 1)
             uses[tape] = use
         if self._criteria:
             rank = self._shown.pop(request.id, None)

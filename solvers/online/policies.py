@@ -124,6 +124,27 @@ def first_startable(requests: Iterable[Request], platform: PlatformState) -> Req
     return None
 
 
+def unblocked(waiting: Sequence[Request], platform: PlatformState) -> Sequence[Request]:
+    """The requests of ``waiting`` that do not wait for a tape, in the order of ``waiting``.
+
+    A platform may answer this itself, from an index it keeps, with a
+    method ``not_waiting_for_tape(waiting)`` (not part of
+    :class:`PlatformState`: optional) returning that list, or ``None`` when
+    it cannot (``waiting`` is not its own waiting list, a trial is open);
+    the simulator's state does (:class:`simulator.simulation.SimulationState`),
+    so that a policy does not test, at every decision, each request held
+    back by a tape in use. Otherwise ``waiting`` itself is returned: the
+    callers (:func:`first_startable`, :func:`_loaded`) pass over such
+    requests anyway, so either answer gives the same decision.
+    """
+    fast = getattr(platform, "not_waiting_for_tape", None)
+    if fast is not None:
+        found: Sequence[Request] | None = fast(waiting)
+        if found is not None:
+            return found
+    return waiting
+
+
 class Fifo:
     """Oldest first: arrival order (over an instance, release order, ties in file order)."""
 
@@ -131,7 +152,7 @@ class Fifo:
         self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The oldest request that can start, unless an older one of its library lacks drives."""
-        request = first_startable(waiting, platform)
+        request = first_startable(unblocked(waiting, platform), platform)
         return None if request is None else Start(request)
 
 
@@ -269,6 +290,10 @@ def _loaded_first(
     by the one its orderer reads first (:meth:`ReadOrder.firsts`).
     """
     if not platform.any_idle():
+        return None
+    # A loaded request does not wait for a tape: both searches read the unblocked ones only.
+    waiting = unblocked(waiting, platform)
+    if not waiting:
         return None
     loaded: Iterable[Request] = _loaded(waiting, platform)
     if reads is not None:
@@ -503,7 +528,7 @@ class Backfill:
         reserved: dict[int, tuple[Request, float]] = {}
         tries: dict[int, int] = {}
         done = 0
-        for request in waiting:
+        for request in unblocked(waiting, platform):
             if done == open_libraries:
                 break
             lib = platform.library_number(request)

@@ -31,6 +31,15 @@ Arrival
     has its data, so a later release may come first: a policy taking the
     oldest first takes the one that has waited longest as a waiting request.
 
+Optional fast paths
+    A platform state may answer two questions in one call that the
+    protocol's methods answer request by request or drive by drive:
+    ``not_waiting_for_tape(waiting)`` (:func:`solvers.online.policies.unblocked`)
+    and ``idle_peers(drive)`` (read by
+    :class:`~solvers.online.mount_policy.MountPolicied` when it evicts).
+    The simulator's state has both; without them the callers ask the
+    methods above, with the same answers.
+
 Example
 -------
 A policy of one's own, smallest request first among those that can start::

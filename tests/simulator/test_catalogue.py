@@ -30,6 +30,7 @@ def test_tapes_are_numbered_in_creation_order_across_libraries_and_start_empty()
         "T000003",
     ]
     assert cat.tape("T000002") == TapeInfo("T000002", "L1", 50.0, 0.0, False, False)
+    assert [cat.library(t) for t in ("T000001", "T000002")] == ["L0", "L1"]
     assert [t.id for t in cat.tapes()] == ["T000001", "T000002", "T000003"]
     assert cat.free_mb("T000003") == 50.0
     assert cat.tape_pieces("T000001") == ()
@@ -77,6 +78,7 @@ def test_asking_for_a_file_not_written_names_it(ask):
     "ask",
     [
         lambda c: c.tape("T000009"),
+        lambda c: c.library("T000009"),
         lambda c: c.free_mb("T000009"),
         lambda c: c.tape_pieces("T000009"),
         lambda c: c.close_tape("T000009"),

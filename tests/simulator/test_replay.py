@@ -20,6 +20,7 @@ from simulator.trace import (
     read_layout,
     read_requests,
 )
+from solvers.online.policies import TapeBatching
 from toolkit.cli.replay import replay as replay_command
 
 ECMWF = Path(__file__).resolve().parents[2] / "instances" / "traces" / "ecmwf"
@@ -552,3 +553,31 @@ def test_trace_reads_plan_a_file_as_parallel_plans_its_archive_layout():
         file_id = TraceArchive.file_id(k)
         assert fast.plan_read(catalogue, file_id) == Parallel(1.0).plan_read(catalogue, file_id)
     assert catalogue.tape("B").library == "level1"
+
+
+class _CheckedBatching(TapeBatching):
+    """``tape-batching`` checking, at each call, the simulator's index of the waiting requests
+    not waiting for a tape against testing each of them."""
+
+    def __init__(self, blocked: list[int]) -> None:
+        super().__init__()
+        self.blocked = blocked
+
+    def decide(self, now, waiting, platform):
+        fast = platform.not_waiting_for_tape(waiting)
+        assert fast == [r for r in waiting if not platform.waits_for_tape(r)]
+        assert platform.not_waiting_for_tape(list(waiting)) is None  # not its own list
+        self.blocked.append(len(waiting) - len(fast))
+        return super().decide(now, waiting, platform)
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_the_index_of_requests_not_waiting_for_a_tape_is_what_each_test_says(ecmwf, keep):
+    requests, layout = ecmwf
+    blocked: list[int] = []
+    checked = replay(
+        requests[:2_000], layout, 20, keep, scheduler=lambda: _CheckedBatching(blocked)
+    )
+    plain = replay(requests[:2_000], layout, 20, keep)
+    assert max(blocked) > 0  # requests did wait for tapes in use
+    assert (checked.latencies_s, checked.mounted) == (plain.latencies_s, plain.mounted)
