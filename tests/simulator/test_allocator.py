@@ -277,3 +277,8 @@ def test_reclamation_takes_only_cartridges_above_its_threshold() -> None:
     # (1 - 0.9) * 1e6 / 250 = 400 s and (1 - 0.6) * 1e6 / 250 = 1600 s: both within an hour.
     assert sum(r.tapes for r in result.reclamations) == 2
     assert all(r.drives == 2 for r in result.reclamations)
+    # A process is a 2-wide request on the platform: both drives mount (10 s; the batch's
+    # mount at time 0 takes one of the two arms first, so one waits 10 s) and load (20 s),
+    # then stream for the process's hour (plus its one block's 2 s).
+    (process,) = result.reclamations
+    assert process.end_s - process.start_s == pytest.approx(10.0 + 30.0 + 3600.0 + 2.0)
