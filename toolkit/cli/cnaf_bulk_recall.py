@@ -43,7 +43,7 @@ HEADINGS = {
     "--quick",
     is_flag=True,
     help="A tenth of the recall and of the horizon, 3 seeds, the linear program on a "
-    "15-minute grid: about a minute on 2 cores.",
+    "15-minute grid: under a minute of CPU.",
 )
 @click.option(
     "--scale",
