@@ -1,6 +1,6 @@
 """Drive allocators: who may start recall threads on which drive set, decided every period.
 
-The plug point is :class:`Allocator`: the run (:mod:`simulator.gemss`)
+The plug point is :class:`Allocator`: the run (:mod:`simulator.hsm_run`)
 asks it every ``period_s`` (300 s, CNAF's five minutes, by default) with an
 :class:`AllocationView` of the queues and the drives, and carries the
 :class:`Allocation` it returns out until the next period:
@@ -31,7 +31,7 @@ from typing import Protocol, runtime_checkable
 
 from attrs import field, frozen
 
-from simulator.groups import GemssPlatform, Kind
+from simulator.groups import HsmPlatform, Kind
 
 PERIOD_S = 300.0
 """CNAF's period: the Orchestrator "ran at a configurable frequency (typically every five
@@ -69,7 +69,7 @@ class AllocationView:
     """
 
     now_s: float
-    platform: GemssPlatform
+    platform: HsmPlatform
     free: Mapping[str, int]
     running: Mapping[Queue, int]
     pending: Mapping[Queue, int]

@@ -9,14 +9,17 @@ study replays a bulk recall of that size under
 :class:`~simulator.allocator.StaticCaps`, under the
 :class:`~simulator.allocator.Orchestrator`, and under the offline optimum
 of the allocation (:mod:`simulator.offline_allocation`), over the same
-batches and background load per seed (:mod:`simulator.gemss` runs them).
+batches and background load per seed (:mod:`simulator.hsm_run` plays them
+on the one simulation: every file a read on the platform's drives, the
+HSM's caps, reserve and links an admission around ``tape-batching``).
 
 The scenario (the paper gives the drives, the rates and the recall's size;
 the rest is chosen here, :data:`FULL`):
 
 - 16 T10000D drives (252 MB/s, the technology table's load, unload and
-  locate), an arm trip of 10 s each way, and 5 s per file besides its
-  locate and transfer: the paper's per-drive rates (650 / 3.7 = 176 MB/s,
+  locate) in an SL8500 of 4 arms (the table's 11 s a trip), and 5 s per
+  file besides its locate and transfer (the drive model's per-block cost):
+  the paper's per-drive rates (650 / 3.7 = 176 MB/s,
   1200 / 6.3 = 190 MB/s) are well under the native 252 MB/s, and this
   overhead brings a 3.3 GB file to about 185 MB/s;
 - the bulk recall: 95,000 files of 315 TB (log-normal sizes, mean
@@ -25,20 +28,21 @@ the rest is chosen here, :data:`FULL`):
   order;
 - five groups, each with its own HSM server: CMS (Fibre Channel 2400 MB/s,
   9 drives at 252 MB/s), ATLAS (1600), LHCb, ALICE and the other
-  experiments together (1200 each); the CMS link sets the Orchestrator's
-  ceiling: at 2000 MB/s (7 drives) it averages about 5.6 drives and
-  1.43 times static's throughput on the quick study, at 2400 about 6.6
-  and 1.7 (the paper: 6.3 drives, 1.85); static recall caps CMS 4, ATLAS 3 (the
+  experiments together (1200 each); the CMS link (9 drives) sets the
+  Orchestrator's ceiling (the paper: 6.3 drives on average, 1.85 times
+  static's throughput); static recall caps CMS 4, ATLAS 3 (the
   paper's), LHCb 3, ALICE 2, others 2; migration caps 2, 2, 1, 1, 1;
 - the background load: Poisson recall lists of 1 to 6 cartridges (about 40
   files of 2 GB on each) and Poisson migrations of one cartridge's worth
-  (100 files of 2 GB), at rates giving an offered load in drives per queue
+  (100 files of 2 GB, played as reads of a cartridge of their own: see
+  :mod:`simulator.hsm_run`), at rates giving an offered load in drives per queue
   (:attr:`CnafConfig.background_drives`, 6.9 drives in all), from time 0
   to the horizon;
 - space reclamation (Orchestrator only): 2-drive processes of 2 h on a
-  pool of 200 cartridges with uniform reclaimable shares, threshold 60 %.
+  pool of 200 cartridges with uniform reclaimable shares, threshold 60 %,
+  each a 2-wide request on the platform.
 
-``--quick`` scales the recall and the horizon by a quarter, runs 3 seeds
+``--quick`` scales the recall and the horizon by a tenth, runs 3 seeds
 and grids the linear program by 15 minutes; the full study runs 10.
 """
 
@@ -54,18 +58,18 @@ from collections.abc import Callable, Mapping, Sequence
 from attrs import field, frozen
 
 from simulator.allocator import Allocator, Orchestrator, Queue, StaticCaps
-from simulator.gemss import GemssResult, run_gemss
 from simulator.groups import (
     DriveSet,
     FileRecall,
-    GemssPlatform,
     HsmGroup,
+    HsmPlatform,
     HsmServer,
     Kind,
     Reclamation,
     TapeBatch,
     recall_batches,
 )
+from simulator.hsm_run import HsmResult, run_hsm
 from simulator.offline_allocation import backlog_area, offline_allocation, periods_for
 from simulator.results import Estimate, estimate
 from simulator.study_report import COLUMNS
@@ -117,7 +121,7 @@ class CnafConfig:
     size_sigma: float = 0.8
     horizon_h: float = 200.0
     drives: int = 16
-    robot_s: float = 10.0
+    arms: int = 4
     file_overhead_s: float = 5.0
     fc_mb_s: Mapping[str, float] = field(
         factory=lambda: {"cms": 2400.0, "atlas": 1600.0, "lhcb": 1200.0, "alice": 1200.0,
@@ -149,17 +153,17 @@ class CnafConfig:
 FULL = CnafConfig()
 """The full study."""
 
-QUICK = CnafConfig(scale=0.25, seeds=3, lp_period_s=900.0)
-"""``--quick``: a quarter of the recall and of the horizon, 3 seeds, a 15-minute grid."""
+QUICK = CnafConfig(scale=0.1, seeds=3, lp_period_s=900.0)
+"""``--quick``: a tenth of the recall and of the horizon, 3 seeds, a 15-minute grid."""
 
 SET = "t10kd"
 
 
-def platform_of(config: CnafConfig, seed: int) -> GemssPlatform:
+def platform_of(config: CnafConfig, seed: int) -> HsmPlatform:
     """The servers, groups, drives, caps and reclamation pool of the scenario."""
     rng = random.Random(f"pool:{seed}")
     dset = DriveSet.of_technology(
-        SET, "T10000D", config.drives, robot_s=config.robot_s,
+        SET, "T10000D", config.drives, library="SL8500", arms=config.arms,
         file_overhead_s=config.file_overhead_s,
     )  # fmt: skip
     pool = Reclamation(
@@ -168,7 +172,7 @@ def platform_of(config: CnafConfig, seed: int) -> GemssPlatform:
         tape_mb=8_500_000.0,
         reclaimable_pct=tuple(rng.uniform(0.0, 100.0) for _ in range(config.reclaim_pool)),
     )
-    return GemssPlatform(
+    return HsmPlatform(
         servers=[HsmServer(g, fc) for g, fc in config.fc_mb_s.items()],
         groups=[HsmGroup(g, g) for g in config.fc_mb_s],
         drive_sets=[dset],
@@ -196,7 +200,7 @@ def bulk_recall(config: CnafConfig, seed: int) -> list[TapeBatch]:
     return recall_batches(recalls, prefix="cms-")
 
 
-def background(config: CnafConfig, platform: GemssPlatform, seed: int) -> list[TapeBatch]:
+def background(config: CnafConfig, platform: HsmPlatform, seed: int) -> list[TapeBatch]:
     """The other queues' batches: Poisson lists over the horizon at the offered loads."""
     rng = random.Random(f"background:{seed}")
     dset = platform.drive_set(SET)
@@ -214,6 +218,7 @@ def background(config: CnafConfig, platform: GemssPlatform, seed: int) -> list[T
         t = rng.expovariate(rate)
         while t < horizon:
             count = rng.randint(1, config.list_tapes) if kind == "recall" else 1
+            listed: set[str] = set()
             for _ in range(count):
                 n = max(1, int(rng.expovariate(1 / files)) + 1)
                 head = 0.0
@@ -224,12 +229,12 @@ def background(config: CnafConfig, platform: GemssPlatform, seed: int) -> list[T
                     extents.append((offset, mb))
                     head += mb
                 extents.sort()
-                batches.append(
-                    TapeBatch(
-                        f"{group}-{kind[0]}{len(batches)}", group, SET, kind,
-                        f"{group}{rng.randrange(10_000):05d}", t, extents,
-                    )
-                )  # fmt: skip
+                tape = f"{group}{rng.randrange(10_000):05d}"
+                while tape in listed:  # a list names a cartridge once
+                    tape = f"{group}{rng.randrange(10_000):05d}"
+                listed.add(tape)
+                name = f"{group}-{kind[0]}{len(batches)}"
+                batches.append(TapeBatch(name, group, SET, kind, tape, t, extents))
             t += rng.expovariate(rate)
     return batches
 
@@ -273,8 +278,8 @@ def _drives_hourly(spans: Sequence[tuple[float, float, float]], hours: int) -> l
 
 def _online_run(
     name: str,
-    result: GemssResult,
-    platform: GemssPlatform,
+    result: HsmResult,
+    platform: HsmPlatform,
     batches: Sequence[TapeBatch],
     period_s: float,
     periods: int,
@@ -282,13 +287,12 @@ def _online_run(
     seed: int,
 ) -> SeriesRun:
     by_id = {b.id: b for b in batches}
-    dset = platform.drive_set(SET)
     mine = [t for t in result.threads if t.group == FOCUS and t.kind == "recall"]
     events = []
     for t in mine:
         batch = by_id[t.batch]
-        for end, (_, mb) in zip(dset.file_ends_s(batch), batch.files, strict=True):
-            events.append((t.start_s + end, mb))
+        for end, (_, mb) in zip(t.file_done_s, batch.files, strict=True):
+            events.append((end, mb))
     first = min(by_id[t.batch].arrival_s for t in mine)
     done = max(t for t, _ in events)
     duration = done - first
@@ -320,7 +324,7 @@ def run_seed(config: CnafConfig, seed: int, offline: bool = True) -> list[Series
     platform = platform_of(config, seed)
     cms = bulk_recall(config, seed)
     batches = cms + background(config, platform, seed)
-    results = {name: run_gemss(platform, batches, a) for name, a in allocators(config).items()}
+    results = {name: run_hsm(platform, batches, a) for name, a in allocators(config).items()}
     horizon = max(r.end_s for r in results.values())
     period = config.lp_period_s
     periods = periods_for(horizon, period)

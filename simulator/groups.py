@@ -18,19 +18,22 @@ experiments. Its terms, as modelled here:
   it by cartridge and orders each cartridge's files by position, and one
   thread with one drive reads one cartridge (:func:`recall_batches`).
 
-Why not the platform's mover nodes
-    :class:`simulator.platform.MoverSpec` has a ``bandwidth_mb_s`` cap on the
-    native rates of its busy drives, the same arithmetic, but a mover owns
-    a fixed set of drives. CNAF's drives are on a SAN: any drive may serve
-    any HSM server, and which server a drive serves changes with every
-    thread. The cap therefore belongs to the server, over whichever drives
-    serve its groups at the time, and is kept here.
+Where they live on the platform
+    A drive set is a library of the one platform
+    (:meth:`HsmPlatform.platform_spec`): T10000D drives with the technology
+    table's load, unload, locate and rate, the library's arms. The HSM
+    servers' links are not the platform's mover nodes
+    (:class:`simulator.platform.MoverSpec` has a ``bandwidth_mb_s`` cap on
+    the native rates of its busy drives, the same arithmetic, but a mover
+    owns a fixed set of drives): CNAF's drives are on a SAN, any drive may
+    serve any server and which one changes with every thread, so the link is
+    an admission rule of the run (:mod:`simulator.hsm_run`).
 
-A batch's service time (:meth:`DriveSet.thread_s`) is fixed by its content:
-an arm mount and a load, for each file a locate from the head and its
-transfer at the native rate plus a fixed per-file overhead, then an unload
-and an arm dismount. That it is fixed is what lets the offline allocation
-(:mod:`simulator.offline_allocation`) see the same work as the run.
+A batch's work (:meth:`DriveSet.thread_s`) is the platform's time for it
+alone: an arm mount and a load, for each file a locate from the head and
+its transfer at the native rate plus a fixed per-file overhead (the drive
+model's per-block cost), then an unload and an arm dismount. The offline
+allocation (:mod:`simulator.offline_allocation`) sees that work.
 """
 
 from __future__ import annotations
@@ -41,7 +44,10 @@ from typing import Literal
 
 from attrs import field, frozen
 
-from toolkit.technology import DRIVES
+from simulator.files import Extent
+from simulator.platform import DriveSpec, LibrarySpec, Platform, PlatformSpec
+from simulator.technology import DriveModel, Duration
+from toolkit.technology import DRIVES, LIBRARIES
 
 Kind = Literal["recall", "migration"]
 """The two queues of a group: reads from tape to disk, writes from disk to tape."""
@@ -117,22 +123,31 @@ class HsmGroup:
 
 @frozen
 class DriveSet:
-    """The drives of one technology in one library, and the times of a thread on them.
+    """A drive set: the drives of one technology in one library, and that library's arms.
+
+    It is a library of the platform the run plays on (:meth:`HsmPlatform.platform_spec`):
+    its drives are :class:`~simulator.platform.DriveSpec` of the model :meth:`model`, its
+    arms a :class:`~simulator.platform.LibrarySpec`. The per-file overhead is the drive
+    model's per-block cost, one block a file (the platform charges it as streaming time).
 
     Attributes
     ----------
     id
-        Set id.
+        Set id (the library's id).
     drives
         Number of drives.
     rate_mb_s
         Native rate of each drive (what the FC arithmetic counts).
-    mount_s
-        Arm mount and load of a cartridge.
-    dismount_s
-        Unload and arm dismount.
+    load_s, unload_s
+        Drive load (thread to ready) and unload (rewind and eject).
     locate_mb_s
         Locate speed along the tape.
+    capacity_mb
+        Native capacity of its cartridges.
+    arm_s
+        One arm trip, mount or dismount.
+    arms
+        Arms of the library.
     file_overhead_s
         Fixed time per file besides its locate and transfer (the HSM's
         per-file work and the drive's stop and start).
@@ -141,9 +156,12 @@ class DriveSet:
     id: str
     drives: int = field(validator=_at_least_one)
     rate_mb_s: float = field(validator=_positive)
-    mount_s: float = field(validator=_not_negative)
-    dismount_s: float = field(validator=_not_negative)
+    load_s: float = field(validator=_not_negative)
+    unload_s: float = field(validator=_not_negative)
     locate_mb_s: float = field(validator=_positive)
+    capacity_mb: float = field(default=8_500_000.0, validator=_positive)
+    arm_s: float = field(default=0.0, validator=_not_negative)
+    arms: int = field(default=1, validator=_at_least_one)
     file_overhead_s: float = field(default=0.0, validator=_not_negative)
 
     @classmethod
@@ -153,41 +171,75 @@ class DriveSet:
         technology: str,
         drives: int,
         *,
-        robot_s: float,
+        library: str,
+        arms: int,
         file_overhead_s: float = 0.0,
     ) -> DriveSet:
-        """A set of ``drives`` drives of ``technology`` (:data:`toolkit.technology.DRIVES`).
+        """``drives`` drives of ``technology`` (:data:`toolkit.technology.DRIVES`) in a
+        ``library`` of :data:`toolkit.technology.LIBRARIES` with ``arms`` arms.
 
-        The arm takes ``robot_s`` each way; the drive's load, unload, rate
-        and locate speed are the technology table's.
+        The drive's load, unload, rate, locate speed and capacity are the
+        technology table's, the arm's trip the library's ``mount_s``.
         """
         tech = DRIVES[technology]
         return cls(
             id=id,
             drives=drives,
             rate_mb_s=tech.rate_mb_s,
-            mount_s=robot_s + tech.load_s,
-            dismount_s=tech.unload_s + robot_s,
+            load_s=tech.load_s,
+            unload_s=tech.unload_s,
             locate_mb_s=tech.locate_mb_s,
+            capacity_mb=tech.capacity_mb,
+            arm_s=LIBRARIES[library].mount_s,
+            arms=arms,
             file_overhead_s=file_overhead_s,
         )
 
-    def file_ends_s(self, batch: TapeBatch) -> list[float]:
-        """When each file of ``batch`` is done, from the thread's start, in the batch's order."""
-        t = self.mount_s
-        head = 0.0
-        ends = []
-        for offset_mb, size_mb in batch.files:
-            t += abs(offset_mb - head) / self.locate_mb_s + size_mb / self.rate_mb_s
-            t += self.file_overhead_s
-            head = offset_mb + size_mb
-            ends.append(t)
-        return ends
+    def model(self) -> DriveModel:
+        """The platform's drive model of the set (the per-file overhead as its ``block_s``)."""
+        return DriveModel(
+            name=f"{self.id}-drive",
+            rate_mb_s=self.rate_mb_s,
+            load_s=Duration(self.load_s),
+            unload_s=Duration(self.unload_s),
+            locate_mb_s=self.locate_mb_s,
+            capacity_mb=self.capacity_mb,
+            block_s=self.file_overhead_s,
+            source="simulator.groups.DriveSet",
+        )
+
+    def library(self) -> LibrarySpec:
+        """The platform's library of the set: its arms, a trip each way."""
+        return LibrarySpec(self.id, self.arms, Duration(self.arm_s), Duration(self.arm_s))
+
+    def drive_ids(self) -> list[str]:
+        """Ids of the set's drives on the platform."""
+        return [f"{self.id}-{k:02d}" for k in range(self.drives)]
+
+    def file_extent(self, tape: str, offset_mb: float, size_mb: float) -> Extent:
+        """A file as the platform reads it: one extent of one block (the per-file overhead)."""
+        return Extent(tape, offset_mb, size_mb, size_mb, blocks=1)
 
     def thread_s(self, batch: TapeBatch) -> float:
-        """How long a thread runs ``batch`` on one drive of this set (see the module)."""
-        ends = self.file_ends_s(batch)
-        return (ends[-1] if ends else self.mount_s) + self.dismount_s
+        """The platform's time for ``batch`` alone on an idle empty drive, no arm waited for.
+
+        Arm mount and load, then for each file in the batch's order the
+        drive model's locate from the head and the platform's stream of the
+        file's extent (its block's overhead included), then unload and arm
+        dismount: :class:`~simulator.platform.Platform`'s timing rules over
+        :meth:`model` and :meth:`library`, so that the offline allocation
+        sees the work the run does.
+        """
+        model = self.model()
+        t = self.arm_s + self.load_s
+        head = 0.0
+        for offset_mb, size_mb in batch.files:
+            t += model.locate_s(head, offset_mb, self.capacity_mb)
+            stream = Platform.stream_mb(model, self.file_extent(batch.tape, offset_mb, size_mb),
+                                        True)  # fmt: skip
+            t += stream / self.rate_mb_s
+            head = offset_mb + stream
+        return t + self.unload_s + self.arm_s
 
 
 @frozen
@@ -305,7 +357,7 @@ class Reclamation:
 
 
 @frozen
-class GemssPlatform:
+class HsmPlatform:
     """Servers, groups, drive sets and the fixed migration maxima: what the run is given.
 
     Attributes
@@ -367,6 +419,19 @@ class GemssPlatform:
         """The server of ``group``."""
         server = self.group(group).server
         return next(s for s in self.servers if s.id == server)
+
+    def platform_spec(self) -> PlatformSpec:
+        """The platform the run plays on: a library per drive set, its arms and drives.
+
+        No mover nodes: any drive of a set may serve any group (CNAF's SAN),
+        and the HSM servers' links are kept by the run's admission
+        (:mod:`simulator.hsm_run`). Tapes are of the largest set's capacity.
+        """
+        return PlatformSpec(
+            libraries=[s.library() for s in self.drive_sets],
+            drives=[DriveSpec(d, s.id, s.model()) for s in self.drive_sets for d in s.drive_ids()],
+            tape_capacity_mb=max(s.capacity_mb for s in self.drive_sets),
+        )
 
     def check_batches(self, batches: Sequence[TapeBatch]) -> None:
         """Raise ``ValueError`` when a batch names an unknown group or set, or moves nothing."""

@@ -3,13 +3,13 @@
 Knowing every batch in advance, how much drive time should each queue get
 in each period? A linear program over a grid of periods of ``period_s``
 (PuLP, solved by HiGHS) answers it for the *fluid* relaxation of the run
-(:mod:`simulator.gemss`): a queue ``q`` (group, set, kind) receives
+(:mod:`simulator.hsm_run`): a queue ``q`` (group, set, kind) receives
 ``y[q, k]`` drive-seconds of service in period ``k``, its backlog is
 
     b[q, k] = b[q, k - 1] + W[q, k] - y[q, k] >= 0,
 
-where ``W[q, k]`` is the work (drive-seconds,
-:meth:`~simulator.groups.DriveSet.thread_s`) of the batches arriving in the
+where ``W[q, k]`` is the work (drive-seconds: the platform's time for each
+batch alone, :meth:`~simulator.groups.DriveSet.thread_s`) of the batches arriving in the
 period, and, per period, each set gives at most its drives times the
 period and each HSM server's drives stream at most its Fibre Channel link
 times the period (at native rates). It minimises the backlog area
@@ -18,10 +18,13 @@ minimises the focus group's recall backlog area (the bulk recall's), so that its
 completion is the earliest the first optimum allows.
 
 Why it is never worse than a run
-    Every run of :mod:`simulator.gemss`, whatever its allocator, gives each
-    queue in each period a service that meets these constraints: its
-    threads run on at most the set's drives, its servers within their links
-    at every instant, and no thread serves work before it arrives. Its
+    Every run of :mod:`simulator.hsm_run`, whatever its allocator, gives each
+    queue in each period a service that meets these constraints: a thread
+    is counted as serving its batch's work from its start, at one
+    drive-second a second (``[start, start + work)``, within the span its
+    drive is taken: an arm waited for only makes that longer), its threads
+    run on at most the set's drives, its servers within their links at
+    every instant, and no thread serves work before it arrives. Its
     backlog area on the same grid (:func:`backlog_area`) is therefore the
     objective of a feasible point, and the optimum is at most that. What
     the relaxation drops: a thread is indivisible and holds one drive, a
@@ -39,8 +42,8 @@ import pulp
 from attrs import frozen
 
 from simulator.allocator import Queue
-from simulator.gemss import ThreadRecord
-from simulator.groups import GemssPlatform, TapeBatch
+from simulator.groups import HsmPlatform, TapeBatch
+from simulator.hsm_run import ThreadRecord
 
 TOLERANCE_S = 1e-6
 """Backlog (drive-seconds) below which a queue counts as empty."""
@@ -81,13 +84,13 @@ class OfflineAllocation:
         return [y / self.period_s for y in self.service_s.get(queue, ())]
 
 
-def _work(platform: GemssPlatform, batches: Sequence[TapeBatch]) -> dict[str, float]:
+def _work(platform: HsmPlatform, batches: Sequence[TapeBatch]) -> dict[str, float]:
     sets = {s.id: s for s in platform.drive_sets}
     return {b.id: sets[b.drive_set].thread_s(b) for b in batches}
 
 
 def arrivals_per_period(
-    platform: GemssPlatform, batches: Sequence[TapeBatch], period_s: float, periods: int
+    platform: HsmPlatform, batches: Sequence[TapeBatch], period_s: float, periods: int
 ) -> dict[Queue, list[float]]:
     """Work arriving in each period, per queue: ``[k * period_s, (k + 1) * period_s)``."""
     work = _work(platform, batches)
@@ -108,7 +111,7 @@ def periods_for(horizon_s: float, period_s: float) -> int:
 def backlog_area(
     threads: Sequence[ThreadRecord],
     batches: Sequence[TapeBatch],
-    platform: GemssPlatform,
+    platform: HsmPlatform,
     period_s: float,
     periods: int,
     group: str | None = None,
@@ -117,7 +120,8 @@ def backlog_area(
 
     At the end ``t`` of each period the backlog is the work of the batches
     arrived before ``t`` less the service their threads gave by ``t`` (a
-    thread serves its work at one drive-second a second); the area sums the
+    thread serves its batch's work at one drive-second a second from its
+    start, ``[start_s, start_s + work_s)``); the area sums the
     backlogs times ``period_s``, as the linear program does.
     """
     work = _work(platform, batches)
@@ -126,7 +130,7 @@ def backlog_area(
         if group is None or b.group == group:
             arrived[min(int(b.arrival_s // period_s), periods - 1)] += work[b.id]
     kept = [t for t in threads if group is None or t.group == group]
-    changes = sorted([(t.start_s, 1) for t in kept] + [(t.end_s, -1) for t in kept])
+    changes = sorted([(t.start_s, 1) for t in kept] + [(t.start_s + t.work_s, -1) for t in kept])
     area = total = served = 0.0
     running, last, i = 0, 0.0, 0
     for k in range(periods):
@@ -148,7 +152,7 @@ def _solver() -> pulp.LpSolver:
 
 
 def offline_allocation(
-    platform: GemssPlatform,
+    platform: HsmPlatform,
     batches: Sequence[TapeBatch],
     horizon_s: float,
     period_s: float = 300.0,
@@ -230,7 +234,7 @@ def offline_allocation(
 
 
 def _focus_done(
-    platform: GemssPlatform,
+    platform: HsmPlatform,
     focus: str,
     queues: Sequence[Queue],
     service: dict[Queue, tuple[float, ...]],

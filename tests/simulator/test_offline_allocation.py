@@ -9,15 +9,16 @@ from attrs import evolve
 
 from simulator.allocator import Orchestrator, StaticCaps
 from simulator.cnaf_study import QUICK, SET, allocators, background, bulk_recall, platform_of
-from simulator.gemss import run_gemss
-from simulator.groups import DriveSet, GemssPlatform, HsmGroup, HsmServer, TapeBatch
+from simulator.groups import DriveSet, HsmGroup, HsmPlatform, HsmServer, TapeBatch
+from simulator.hsm_run import run_hsm
 from simulator.offline_allocation import backlog_area, offline_allocation, periods_for
 
 
-def _small(seed: int) -> tuple[GemssPlatform, list[TapeBatch]]:
+def _small(seed: int) -> tuple[HsmPlatform, list[TapeBatch]]:
     rng = random.Random(seed)
-    dset = DriveSet("d", 6, rate_mb_s=250.0, mount_s=30.0, dismount_s=30.0, locate_mb_s=1e4)
-    platform = GemssPlatform(
+    dset = DriveSet("d", 6, rate_mb_s=250.0, load_s=20.0, unload_s=20.0, locate_mb_s=1e4,
+                    arm_s=10.0)  # fmt: skip
+    platform = HsmPlatform(
         servers=[HsmServer("s1", 1000.0), HsmServer("s2", 600.0)],
         groups=[HsmGroup("a", "s1"), HsmGroup("b", "s1"), HsmGroup("c", "s2")],
         drive_sets=[dset],
@@ -37,7 +38,7 @@ def _small(seed: int) -> tuple[GemssPlatform, list[TapeBatch]]:
 def test_offline_is_never_worse_than_either_online_allocator(seed: int) -> None:
     platform, batches = _small(seed)
     caps = {("a", "d"): 1, ("b", "d"): 2, ("c", "d"): 1}
-    runs = [run_gemss(platform, batches, a) for a in (StaticCaps(caps), Orchestrator())]
+    runs = [run_hsm(platform, batches, a) for a in (StaticCaps(caps), Orchestrator())]
     horizon = max(r.end_s for r in runs)
     for period in (300.0, 1800.0):
         periods = periods_for(horizon, period)
@@ -48,10 +49,10 @@ def test_offline_is_never_worse_than_either_online_allocator(seed: int) -> None:
 
 
 def test_offline_is_never_worse_on_the_quick_study_workload() -> None:
-    config = evolve(QUICK, scale=0.05)
+    config = evolve(QUICK, scale=0.02)
     platform = platform_of(config, 3)
     batches = bulk_recall(config, 3) + background(config, platform, 3)
-    runs = [run_gemss(platform, batches, a) for a in allocators(config).values()]
+    runs = [run_hsm(platform, batches, a) for a in allocators(config).values()]
     period = 900.0
     periods = periods_for(max(r.end_s for r in runs), period)
     plan = offline_allocation(platform, batches, periods * period, period, focus="cms")
@@ -75,10 +76,10 @@ def test_offline_respects_drives_and_links_per_period() -> None:
 
 
 def test_backlog_area_of_one_thread() -> None:
-    dset = DriveSet(SET, 1, rate_mb_s=100.0, mount_s=0.0, dismount_s=0.0, locate_mb_s=1e9)
-    platform = GemssPlatform([HsmServer("s", 1e9)], [HsmGroup("g", "s")], [dset])
+    dset = DriveSet(SET, 1, rate_mb_s=100.0, load_s=0.0, unload_s=0.0, locate_mb_s=1e9)
+    platform = HsmPlatform([HsmServer("s", 1e9)], [HsmGroup("g", "s")], [dset])
     batch = TapeBatch("b", "g", SET, "recall", "t", 0.0, [(0.0, 20_000.0)])  # 200 s of work
-    run = run_gemss(platform, [batch], StaticCaps({("g", SET): 1}, period_s=50.0))
+    run = run_hsm(platform, [batch], StaticCaps({("g", SET): 1}, period_s=50.0))
     # Backlog 100 at t = 100, 0 at t = 200: area 100 * 100.
     assert backlog_area(run.threads, [batch], platform, 100.0, 2) == pytest.approx(10_000.0)
     plan = offline_allocation(platform, [batch], 200.0, 100.0, focus="g")
