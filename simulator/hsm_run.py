@@ -68,8 +68,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
 from attrs import field, frozen
@@ -83,12 +82,13 @@ from simulator.parallel import Parallel
 from simulator.simulation import Simulation
 from simulator.workload import Workload
 from solvers.online.mount_policy import parse_mount_policy, with_mount_policy
-from solvers.online.protocol import Decision, PlatformState, Preview, Scheduler, Start
+from solvers.online.protocol import Decision, PlatformState, Scheduler, Start
+from solvers.online.view import PlatformView
 from solvers.plugins import SchedulerSpec, resolve_scheduler
 from toolkit.model import Request
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
-    from toolkit.tape_geometry import LocateModel, SerpentineTape
+    pass
 
 POLICY = "parallel"
 """The archival policy the files are read by: unstriped files, 2-wide reclamations."""
@@ -237,7 +237,7 @@ class _Thread:
         files.insert(k, request)
 
 
-class _Admitted:
+class _Admitted(PlatformView):
     """The platform as the inner scheduler sees it: only the threads' next files wait.
 
     Every method is the platform's but for what is waiting: a request is
@@ -246,54 +246,8 @@ class _Admitted:
     """
 
     def __init__(self, admission: HsmAdmission, platform: PlatformState) -> None:
+        super().__init__(platform)
         self._a = admission
-        self._p = platform
-
-    @property
-    def now(self) -> float:
-        return self._p.now
-
-    def service_s(self, request: Request) -> float:
-        return self._p.service_s(request)
-
-    def any_idle(self) -> bool:
-        return self._p.any_idle()
-
-    def is_idle(self, drive: str) -> bool:
-        return self._p.is_idle(drive)
-
-    def idle_count(self, library: str) -> int:
-        return self._p.idle_count(library)
-
-    def idle_counts(self) -> Sequence[int]:
-        return self._p.idle_counts()
-
-    def library_number(self, request: Request) -> int:
-        return self._p.library_number(request)
-
-    def idle_drives(self, *, holding: bool = False) -> list[str]:
-        return self._p.idle_drives(holding=holding)
-
-    def idle_holding_count(self) -> int:
-        return self._p.idle_holding_count()
-
-    def idle_held_tapes(self) -> Iterator[str]:
-        return self._p.idle_held_tapes()
-
-    def peers(self, drive: str) -> Sequence[str]:
-        return self._p.peers(drive)
-
-    def tape_in(self, drive: str) -> str | None:
-        return self._p.tape_in(drive)
-
-    def head_mb(self, drive: str) -> float:
-        return self._p.head_mb(drive)
-
-    def available_s(self, drive: str) -> float:
-        return self._p.available_s(drive)
-
-    def holder(self, tape: str) -> str | None:
-        return self._p.holder(tape)
 
     def arrival(self, request: Request) -> int:
         """Rank of admission of ``request``'s thread."""
@@ -316,29 +270,6 @@ class _Admitted:
         """The next file of the thread on ``tape``, if any."""
         thread = self._a.threads.get(tape)
         return (thread.files[0],) if thread is not None and thread.files else ()
-
-    def waits_for_tape(self, request: Request) -> bool:
-        return self._p.waits_for_tape(request)
-
-    def can_start(self, request: Request) -> bool:
-        return self._p.can_start(request)
-
-    def loaded(self, request: Request) -> bool:
-        return self._p.loaded(request)
-
-    def locate_s(self, request: Request) -> float | None:
-        return self._p.locate_s(request)
-
-    def locate_geometry(self, drive: str) -> tuple[SerpentineTape, LocateModel] | None:
-        return self._p.locate_geometry(drive)
-
-    def plan(
-        self, request: Request, drives: tuple[str, ...] | None = None, queue: bool = False
-    ) -> Preview:
-        return self._p.plan(request, drives, queue)
-
-    def trial(self, decision: Decision) -> AbstractContextManager[None]:
-        return self._p.trial(decision)
 
 
 @frozen

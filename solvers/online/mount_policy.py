@@ -85,8 +85,7 @@ import importlib
 import inspect
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 from attrs import frozen
@@ -95,16 +94,16 @@ from solvers.online.protocol import (
     Decision,
     Dismount,
     PlatformState,
-    Preview,
     Scheduler,
     Start,
 )
 from solvers.online.state import WaitingRequests
+from solvers.online.view import PlatformView
 from toolkit.model import Instance, Request
 from toolkit.units import parse_duration
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
-    from toolkit.tape_geometry import LocateModel, SerpentineTape
+    pass
 
 
 @frozen
@@ -518,7 +517,7 @@ KEEP = Rules()
 # The composition with a scheduler.
 
 
-class _Shown:
+class _Shown(PlatformView):
     """The platform as the inner scheduler sees it under mount criteria: shown requests only.
 
     Every method is the platform's, except that a request held back is not
@@ -527,55 +526,9 @@ class _Shown:
     """
 
     def __init__(self, platform: PlatformState, shown: dict[str, int], by_rank: dict[int, Request]):
-        self._p = platform
+        super().__init__(platform)
         self._shown = shown
         self._by_rank = by_rank
-
-    @property
-    def now(self) -> float:
-        return self._p.now
-
-    def service_s(self, request: Request) -> float:
-        return self._p.service_s(request)
-
-    def any_idle(self) -> bool:
-        return self._p.any_idle()
-
-    def is_idle(self, drive: str) -> bool:
-        return self._p.is_idle(drive)
-
-    def idle_count(self, library: str) -> int:
-        return self._p.idle_count(library)
-
-    def idle_counts(self) -> Sequence[int]:
-        return self._p.idle_counts()
-
-    def library_number(self, request: Request) -> int:
-        return self._p.library_number(request)
-
-    def idle_drives(self, *, holding: bool = False) -> list[str]:
-        return self._p.idle_drives(holding=holding)
-
-    def idle_holding_count(self) -> int:
-        return self._p.idle_holding_count()
-
-    def idle_held_tapes(self) -> Iterator[str]:
-        return self._p.idle_held_tapes()
-
-    def peers(self, drive: str) -> Sequence[str]:
-        return self._p.peers(drive)
-
-    def tape_in(self, drive: str) -> str | None:
-        return self._p.tape_in(drive)
-
-    def head_mb(self, drive: str) -> float:
-        return self._p.head_mb(drive)
-
-    def available_s(self, drive: str) -> float:
-        return self._p.available_s(drive)
-
-    def holder(self, tape: str) -> str | None:
-        return self._p.holder(tape)
 
     def arrival(self, request: Request) -> int:
         """Rank in which ``request`` was shown."""
@@ -591,29 +544,6 @@ class _Shown:
         on = [r for r in self._p.waiting_on(tape) if r.id in shown]
         on.sort(key=lambda r: shown[r.id])
         return on
-
-    def waits_for_tape(self, request: Request) -> bool:
-        return self._p.waits_for_tape(request)
-
-    def can_start(self, request: Request) -> bool:
-        return self._p.can_start(request)
-
-    def loaded(self, request: Request) -> bool:
-        return self._p.loaded(request)
-
-    def locate_s(self, request: Request) -> float | None:
-        return self._p.locate_s(request)
-
-    def locate_geometry(self, drive: str) -> tuple[SerpentineTape, LocateModel] | None:
-        return self._p.locate_geometry(drive)
-
-    def plan(
-        self, request: Request, drives: tuple[str, ...] | None = None, queue: bool = False
-    ) -> Preview:
-        return self._p.plan(request, drives, queue)
-
-    def trial(self, decision: Decision) -> AbstractContextManager[None]:
-        return self._p.trial(decision)
 
 
 class MountPolicied:
