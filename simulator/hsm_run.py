@@ -81,9 +81,9 @@ from simulator.groups import HsmPlatform, TapeBatch
 from simulator.parallel import Parallel
 from simulator.simulation import Simulation
 from simulator.workload import Workload
+from solvers.online.filtered import FilteredPlatform
 from solvers.online.mount_policy import parse_mount_policy, with_mount_policy
 from solvers.online.protocol import Decision, PlatformState, Scheduler, Start
-from solvers.online.view import PlatformView
 from solvers.plugins import SchedulerSpec, resolve_scheduler
 from toolkit.model import Request
 
@@ -237,7 +237,7 @@ class _Thread:
         files.insert(k, request)
 
 
-class _Admitted(PlatformView):
+class _Admitted(FilteredPlatform):
     """The platform as the inner scheduler sees it: only the threads' next files wait.
 
     Every method is the platform's but for what is waiting: a request is

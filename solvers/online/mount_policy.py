@@ -90,6 +90,7 @@ from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 from attrs import frozen
 
+from solvers.online.filtered import FilteredPlatform
 from solvers.online.protocol import (
     Decision,
     Dismount,
@@ -98,7 +99,6 @@ from solvers.online.protocol import (
     Start,
 )
 from solvers.online.state import WaitingRequests
-from solvers.online.view import PlatformView
 from toolkit.model import Instance, Request
 from toolkit.units import parse_duration
 
@@ -517,7 +517,7 @@ KEEP = Rules()
 # The composition with a scheduler.
 
 
-class _Shown(PlatformView):
+class _Shown(FilteredPlatform):
     """The platform as the inner scheduler sees it under mount criteria: shown requests only.
 
     Every method is the platform's, except that a request held back is not

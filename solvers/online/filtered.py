@@ -6,8 +6,8 @@ A wrapper that composes a scheduler (a mount policy's criteria,
 waiting requests than the platform has, and ranks them its own way. Such a
 view answers every question of :class:`~solvers.online.protocol.PlatformState`
 as the platform does, but for the three that say which requests wait
-(:meth:`PlatformView.arrival`, :meth:`PlatformView.is_waiting`,
-:meth:`PlatformView.waiting_on`), which each view defines. The optional
+(:meth:`FilteredPlatform.arrival`, :meth:`FilteredPlatform.is_waiting`,
+:meth:`FilteredPlatform.waiting_on`), which each view defines. The optional
 fast paths a platform may offer (``not_waiting_for_tape``, ``idle_peers``)
 are not passed on: they answer for the platform's own waiting list, so a
 policy asking a view falls back to testing each request.
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from toolkit.tape_geometry import LocateModel, SerpentineTape
 
 
-class PlatformView(ABC):
+class FilteredPlatform(ABC):
     """``platform`` as a filter shows it (see the module): subclass and define the waiting."""
 
     def __init__(self, platform: PlatformState) -> None:
