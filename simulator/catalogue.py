@@ -51,6 +51,7 @@ compression, *host* sizes before.
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from bisect import bisect_right
 from collections.abc import Collection, Iterator, Sequence
 from typing import Literal, Protocol
@@ -377,6 +378,31 @@ class LazyArchive(Protocol):
     def tape_library(self, tape_id: str) -> str | None:
         """Library of an archive tape (``None``: not one of its tapes)."""
         ...
+
+
+class NumberedFiles(ABC):
+    """Files named ``f0``, ``f1``, ...: the naming of an archive listed as given.
+
+    A :class:`LazyArchive` whose files are the entries of a list (a trace's
+    requests, an HSM's batches) names file ``k`` ``f{k}``; a subclass says
+    how many there are (:meth:`__len__`).
+    """
+
+    @abstractmethod
+    def __len__(self) -> int:
+        """How many files there are."""
+
+    @staticmethod
+    def file_id(k: int) -> str:
+        """Id of file ``k``."""
+        return f"f{k}"
+
+    def file_number(self, file_id: str) -> int | None:
+        """Number of ``f{k}`` (``None``: not one of the files)."""
+        if not file_id.startswith("f") or not file_id[1:].isdigit():
+            return None
+        k = int(file_id[1:])
+        return k if k < len(self) else None
 
 
 class Catalogue:

@@ -75,7 +75,7 @@ from attrs import field, frozen
 
 from simulator.allocator import Allocation, AllocationView, Allocator, Queue
 from simulator.bw_main import simulator_scheduler
-from simulator.catalogue import Catalogue, Chunk, FileLayout, Member, Row
+from simulator.catalogue import Catalogue, Chunk, FileLayout, Member, NumberedFiles, Row
 from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
 from simulator.groups import HsmPlatform, TapeBatch
 from simulator.parallel import Parallel
@@ -98,7 +98,7 @@ RECLAIM = Scheme(2, 0)
 """A reclamation process: two drives, the pool's cartridge read and another written."""
 
 
-class HsmArchive:
+class HsmArchive(NumberedFiles):
     """Every batch's files and the reclamation processes, as the archive at time 0.
 
     File ``f{k}`` is the ``k``-th file of the batches in the order given
@@ -132,17 +132,9 @@ class HsmArchive:
                 self.files.append((tape, 0.0, size))
                 self.batch_of.append(-1)
 
-    @staticmethod
-    def file_id(k: int) -> str:
-        """Id of file ``k``."""
-        return f"f{k}"
-
-    def file_number(self, file_id: str) -> int | None:
-        """Number of ``f{k}``."""
-        if not file_id.startswith("f") or not file_id[1:].isdigit():
-            return None
-        k = int(file_id[1:])
-        return k if k < len(self.files) else None
+    def __len__(self) -> int:
+        """The batches' files and the reclamation processes."""
+        return len(self.files)
 
     def file(self, k: int) -> FileSpec:
         """File ``k``'s spec."""

@@ -62,7 +62,7 @@ from typing import Any, Literal, cast
 from attrs import field, frozen
 
 from simulator.bw_main import simulator_scheduler
-from simulator.catalogue import Catalogue, Chunk, FileLayout, Member, Row
+from simulator.catalogue import Catalogue, Chunk, FileLayout, Member, NumberedFiles, Row
 from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
 from simulator.library_complex import LibraryComplex, crossing_s
 from simulator.parallel import Parallel
@@ -378,7 +378,7 @@ POLICY = "parallel"
 """The archival policy the trace's files are read by: one data member on one cartridge (1+0)."""
 
 
-class TraceArchive:
+class TraceArchive(NumberedFiles):
     """A trace as the archive at time 0 (:class:`simulator.catalogue.LazyArchive`).
 
     Request ``k`` reads file ``f{k}``, of the request's seconds in drive
@@ -391,17 +391,9 @@ class TraceArchive:
         self.requests = requests
         self.homes = homes
 
-    @staticmethod
-    def file_id(k: int) -> str:
-        """Id of the file request ``k`` reads."""
-        return f"f{k}"
-
-    def file_number(self, file_id: str) -> int | None:
-        """Request number of ``f{k}``."""
-        if not file_id.startswith("f") or not file_id[1:].isdigit():
-            return None
-        k = int(file_id[1:])
-        return k if k < len(self.requests) else None
+    def __len__(self) -> int:
+        """One file per request."""
+        return len(self.requests)
 
     def file(self, k: int) -> FileSpec:
         """The file request ``k`` reads."""
