@@ -85,6 +85,7 @@ import importlib
 import inspect
 import math
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
@@ -200,59 +201,49 @@ def _tape(platform: PlatformState, drive: str) -> str:
     return tape
 
 
+class _ByUse(ABC):
+    """Evict the candidate whose tape's use ranks lowest by :meth:`rank` (ties: the first)."""
+
+    @abstractmethod
+    def rank(self, use: TapeUse) -> tuple[float, ...]:
+        """The key of a tape's use: the lowest is evicted."""
+
+    def choose(
+        self,
+        now: float,
+        candidates: Sequence[str],
+        uses: Mapping[str, TapeUse],
+        platform: PlatformState,
+    ) -> str:
+        """The candidate whose tape's use ranks lowest."""
+        return min(candidates, key=lambda d: self.rank(uses.get(_tape(platform, d), NO_USE)))
+
+
 @frozen
-class Lru:
+class Lru(_ByUse):
     """Evict the tape used least recently (ties: the first candidate)."""
 
-    def choose(
-        self,
-        now: float,
-        candidates: Sequence[str],
-        uses: Mapping[str, TapeUse],
-        platform: PlatformState,
-    ) -> str:
-        """The candidate whose tape's last use is earliest."""
-        return min(candidates, key=lambda d: uses.get(_tape(platform, d), NO_USE).last_used_s)
+    def rank(self, use: TapeUse) -> tuple[float, ...]:
+        """Its last use."""
+        return (use.last_used_s,)
 
 
 @frozen
-class FifoEviction:
+class FifoEviction(_ByUse):
     """Evict the tape mounted first (ties: least recently used)."""
 
-    def choose(
-        self,
-        now: float,
-        candidates: Sequence[str],
-        uses: Mapping[str, TapeUse],
-        platform: PlatformState,
-    ) -> str:
-        """The candidate whose tape was mounted earliest."""
-
-        def key(d: str) -> tuple[float, float]:
-            use = uses.get(_tape(platform, d), NO_USE)
-            return (use.mounted_s, use.last_used_s)
-
-        return min(candidates, key=key)
+    def rank(self, use: TapeUse) -> tuple[float, ...]:
+        """Its mount, then its last use."""
+        return (use.mounted_s, use.last_used_s)
 
 
 @frozen
-class Lfu:
+class Lfu(_ByUse):
     """Evict the tape used least often since its mount (ties: least recently used)."""
 
-    def choose(
-        self,
-        now: float,
-        candidates: Sequence[str],
-        uses: Mapping[str, TapeUse],
-        platform: PlatformState,
-    ) -> str:
-        """The candidate whose tape has served fewest requests since it was mounted."""
-
-        def key(d: str) -> tuple[int, float]:
-            use = uses.get(_tape(platform, d), NO_USE)
-            return (use.uses, use.last_used_s)
-
-        return min(candidates, key=key)
+    def rank(self, use: TapeUse) -> tuple[float, ...]:
+        """Requests it served since its mount, then its last use."""
+        return (use.uses, use.last_used_s)
 
 
 class Belady:
