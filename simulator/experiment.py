@@ -177,6 +177,7 @@ def run_once(
             record=record,
             log=log,
             cache=scenario.disk_cache,
+            faults=scenario.faults,
         )
         duration = scenario.workload.duration_s
         simulation.run(None if to_end else duration, progress)

@@ -62,6 +62,7 @@ from typing import Any, Literal
 from attrs import field, frozen
 
 from simulator.engine import Engine
+from simulator.faults import FaultSpec, TapeLoss, fault_rng
 from simulator.files import Extent, JobSpec, Phase
 from simulator.library_complex import LibraryComplex
 from simulator.resource import Resource
@@ -216,6 +217,7 @@ class DriveState:
         "head_mb",
         "id",
         "index",
+        "job",
         "library",
         "model",
         "mover",
@@ -224,6 +226,7 @@ class DriveState:
         "spec",
         "streaming_until_s",
         "tape",
+        "tries",
     )
 
     def __init__(self, spec: DriveSpec, index: int, library: int, mover: int) -> None:
@@ -243,6 +246,10 @@ class DriveState:
         self.expected_free_s = 0.0
         self.empty_idle = False
         """Idle and holding no tape (counted per mover)."""
+        self.job: Job | None = None
+        """The job it works for (``None``: none, or a put-away of its own)."""
+        self.tries = 0
+        """Failed tries of the mount or dismount it is making (faults)."""
 
 
 class MoverState:
@@ -289,7 +296,10 @@ class Job:
         "phases",
         "plan",
         "ready",
+        "stoppable",
+        "stopped",
         "stream_mb_s",
+        "unavailable",
     )
 
     def __init__(
@@ -315,6 +325,13 @@ class Job:
         """When its first phase began to stream: every tape ready, located (latencies)."""
         self.data_done = data_done
         self.done = done
+        self.stoppable = False
+        """Whether a mount given up or a tape found unreadable stops it (a read: it can be
+        planned again around the tape); otherwise its mounts are tried until they succeed."""
+        self.stopped: str | None = None
+        """Why it stopped before its data was done (faults): ``done`` is then called early."""
+        self.unavailable: list[str] = []
+        """Tapes it could not read: a mount given up, or a tape found unreadable."""
 
 
 class Transfer:
@@ -368,6 +385,13 @@ class Platform:
     one_at_a_time
         Jobs may be begun before their drives and given them one by one
         (Golubchik's discipline; needs ``dismount="at-once"`` and no movers).
+    faults
+        What fails and how often (:mod:`simulator.faults`; ``None``: nothing).
+        Handling failures are drawn here; drive failures and tape losses
+        are struck by whoever runs the platform (:meth:`fail_drive`,
+        :meth:`lose`). Not with ``one_at_a_time``.
+    seed
+        Seed of the handling failures' own stream.
     """
 
     def __init__(
@@ -379,6 +403,8 @@ class Platform:
         record: bool = True,
         home: Callable[[str], int] | None = None,
         one_at_a_time: bool = False,
+        faults: FaultSpec | None = None,
+        seed: int = 0,
     ) -> None:
         self.spec = spec
         self.home = home
@@ -447,6 +473,25 @@ class Platform:
         """Tapes of a complex on their way back to their home level, and the mount waiting."""
         self.cross_level_mounts = 0
         """Mounts of a tape from another level than its drive's (a complex)."""
+        if faults is not None and one_at_a_time:
+            raise ValueError("faults are not modelled with drives one at a time")
+        self.faults = faults
+        self.handling_failure = 0.0 if faults is None else faults.handling_failure
+        self._handling_rng = fault_rng(seed, "handling")
+        self.handling_failures = 0
+        """Mounts and dismounts that failed (each tried again or given up)."""
+        self.mounts_given_up = 0
+        """Mounts failed ``attempts`` times: the job reading the tape stopped."""
+        self.stuck = 0
+        """Dismounts failed ``attempts`` times: the drive out until repaired."""
+        self.drive_failures = 0
+        """Drives that failed (struck by :meth:`fail_drive`)."""
+        self.failing: set[int] = set()
+        """Drives failed while working: out once the step they are in ends."""
+        self.down: set[int] = set()
+        """Drives out, being repaired."""
+        self.unreadable: dict[str, list[TapeLoss]] = {}
+        """Tapes lost, in whole or in part, and what of each is lost."""
 
     # State changes.
 
@@ -457,6 +502,11 @@ class Platform:
         self._refresh(d)
 
     def _free(self, d: DriveState) -> None:
+        if self.failing and d.index in self.failing:
+            self.failing.discard(d.index)
+            self._out(d)
+            return
+        d.job = None
         if d.tape is not None and d.tape in self.waiters:
             # Another drive waits for the tape this one kept through its job: hand it over.
             self._put_away(d, self._free, d)
@@ -552,6 +602,7 @@ class Platform:
         now = self.engine.now_s
         for d in drives:
             self._occupy(d)
+            d.job = job
             d.expected_free_s = now + expected_s
         job.held = len(drives)
         self._prepare(job)
@@ -601,12 +652,21 @@ class Platform:
                 self._get_ready(job, self.drives[job.drives[i]], extent)
 
     def _get_ready(self, job: Job, d: DriveState, extent: Extent) -> None:
+        if self.unreadable and job.stoppable and self._lost(extent):
+            # Found unreadable: the job stops once its other drives are ready (or stopped).
+            job.unavailable.append(extent.tape)
+            job.stopped = job.stopped or f"tape {extent.tape} unreadable"
+            self._ready(job)
+            return
         if d.tape == extent.tape:
             self._locate(job, d, extent.offset_mb)
         else:
             self._switch(d, extent.tape, self._locate, job, d, extent.offset_mb)
 
     def _locate(self, job: Job, d: DriveState, offset_mb: float) -> None:
+        if job.stopped is not None:
+            self._ready(job)
+            return
         delay = d.model.locate_s(d.head_mb, offset_mb, self.spec.tape_capacity_mb)
         d.head_mb = offset_mb
         if delay > 0:
@@ -617,6 +677,9 @@ class Platform:
     def _ready(self, job: Job) -> None:
         job.ready -= 1
         if job.ready:
+            return
+        if job.stopped is not None:
+            self._stop(job)
             return
         phase = job.phases[job.phase]
         now = self.engine.now_s
@@ -680,6 +743,13 @@ class Platform:
         return extent.tape_mb
 
     def _phase_done(self, job: Job) -> None:
+        if self.failing and job.phase < len(job.plan.phases):
+            failed = next((i for i in job.drives if i in self.failing), None)
+            if failed is not None:
+                # A drive failed while the phase streamed: its data is lost, the job stops.
+                job.stopped = f"drive {self.drives[failed].id} failed"
+                self._stop(job)
+                return
         job.phase += 1
         if job.phase == len(job.plan.phases):
             self.version += 1
@@ -846,10 +916,14 @@ class Platform:
             self.arm_log.append(("mount", tape, d.id, now, now + duration, lib.id))
         self.mounts += 1
         self.tape_mounts[tape] = self.tape_mounts.get(tape, 0) + 1
+        if self.handling_failure and self._handling_rng.random() < self.handling_failure:
+            self.engine.after(duration, self._mount_failed, d, tape, then, args)
+            return
         self.engine.after(duration, self._mounted, d, then, args)
 
     def _mounted(self, d: DriveState, then: Callable[..., None], args: tuple) -> None:
         self.arms[d.library].release()
+        d.tries = 0
         d.head_mb = 0.0
         self.engine.after(d.model.load_s.draw(self.rng), then, *args)
 
@@ -871,10 +945,18 @@ class Platform:
         if self.record:
             now = self.engine.now_s
             self.arm_log.append(("dismount", d.tape, d.id, now, now + duration, lib.id))
+        if self.handling_failure and self._handling_rng.random() < self.handling_failure:
+            self.engine.after(duration, self._dismount_failed, d, then, args)
+            return
         self.engine.after(duration, self._dismounted, d, then, args)
 
     def _dismounted(self, d: DriveState, then: Callable[..., None], args: tuple) -> None:
         self.arms[d.library].release()
+        d.tries = 0
+        self._emptied(d, then, args)
+
+    def _emptied(self, d: DriveState, then: Callable[..., None], args: tuple) -> None:
+        """``d``'s tape is out of it: shelve it, hand it to a drive waiting for it, go on."""
         tape = d.tape
         d.tape = None
         d.head_mb = 0.0
@@ -898,3 +980,114 @@ class Platform:
             raise ValueError(f"drive {d.id!r} is busy")
         self._occupy(d)
         self._put_away(d, self._free, d)
+
+    # Faults (simulator.faults).
+
+    def _mount_failed(
+        self, d: DriveState, tape: str, then: Callable[..., None], args: tuple
+    ) -> None:
+        """A mount failed: try again after the delay, or give it up (a read's data phase)."""
+        self.arms[d.library].release()
+        self.handling_failures += 1
+        d.tries += 1
+        faults = self.faults
+        assert faults is not None
+        job = d.job
+        if (
+            d.tries < faults.attempts
+            or job is None
+            or not job.stoppable
+            or job.phase >= len(job.plan.phases)
+        ):
+            self.engine.after(faults.retry_delay_s, self._retry_mount, d, tape, then, args)
+            return
+        # Given up: the cartridge stays in its slot; the job stops and is planned again.
+        d.tries = 0
+        self.mounts_given_up += 1
+        d.tape = None
+        del self.where[tape]
+        self.releases += 1
+        job.unavailable.append(tape)
+        job.stopped = job.stopped or f"mount of {tape} failed {faults.attempts} times"
+        waiting = self.waiters.get(tape)
+        if waiting:
+            other, after, after_args = waiting.pop(0)
+            if not waiting:
+                del self.waiters[tape]
+            self._mount(other, tape, after, after_args)
+        then(*args)
+
+    def _retry_mount(
+        self, d: DriveState, tape: str, then: Callable[..., None], args: tuple
+    ) -> None:
+        self.arms[d.library].request(MOUNT, self._arm_mount, d, tape, then, args)
+
+    def _dismount_failed(self, d: DriveState, then: Callable[..., None], args: tuple) -> None:
+        """A dismount failed: try again after the delay; after ``attempts``, the cartridge is
+        stuck and the drive out until repaired, when the tape comes out."""
+        self.arms[d.library].release()
+        self.handling_failures += 1
+        d.tries += 1
+        faults = self.faults
+        assert faults is not None
+        if d.tries < faults.attempts:
+            self.engine.after(faults.retry_delay_s, self._unloaded, d, then, args)
+            return
+        d.tries = 0
+        self.stuck += 1
+        self.engine.after(faults.drive_repair_s, self._emptied, d, then, args)
+
+    def fail_drive(self, drive: int) -> None:
+        """Strike ``drive`` with a failure: out now when idle, else at the end of its step.
+
+        A drive already out or failing is left as it is.
+        """
+        if drive in self.down or drive in self.failing:
+            return
+        d = self.drives[drive]
+        self.drive_failures += 1
+        if d.busy:
+            self.failing.add(drive)
+            return
+        self._occupy(d)
+        self._out(d)
+
+    def _out(self, d: DriveState) -> None:
+        """``d`` (busy) is out for its repair; its tape stays in it meanwhile."""
+        assert self.faults is not None
+        self.down.add(d.index)
+        d.job = None
+        self.engine.after(self.faults.drive_repair_s, self._repaired, d)
+
+    def _repaired(self, d: DriveState) -> None:
+        self.down.discard(d.index)
+        self._free(d)
+
+    def lose(self, loss: TapeLoss) -> None:
+        """Make a tape, or a region of it, unreadable from now on (reads reaching it stop)."""
+        self.unreadable.setdefault(loss.tape, []).append(loss)
+
+    def _lost(self, extent: Extent) -> bool:
+        losses = self.unreadable.get(extent.tape)
+        if not losses:
+            return False
+        end_mb = extent.offset_mb + extent.tape_mb
+        return any(loss.covers(extent.offset_mb, end_mb) for loss in losses)
+
+    def _stop(self, job: Job) -> None:
+        """End ``job`` before its data is done (:attr:`Job.stopped` says why): free its drives
+        as at a job's end and call ``done``."""
+        self.version += 1
+        mover = self.movers[job.mover]
+        if job.phase < len(job.plan.phases):
+            mover.memory_mb -= job.plan.memory_mb
+        mover.streaming_mb_s -= job.stream_mb_s
+        job.phase = len(job.phases)
+        if not self.at_once:
+            for i in job.drives:
+                self._free(self.drives[i])
+            job.done(job)
+            return
+        job.ready = len(job.drives)
+        for i in job.drives:
+            self._put_away(self.drives[i], self._put_away_done, job)

@@ -100,6 +100,11 @@ class RequestRecord:
         Tape mounts made on the platform while it ran (its own and others').
     alone_s
         Expected time alone on an idle platform.
+    restarts
+        Times a fault stopped it and it was started again (faults).
+    rebuilt
+        Whether its read was planned around tapes it could not read: its
+        file rebuilt from the surviving members of its groups.
     """
 
     id: str
@@ -115,6 +120,8 @@ class RequestRecord:
     host_mb: float
     mounts: int
     alone_s: float
+    restarts: int = 0
+    rebuilt: bool = False
 
     @property
     def response_s(self) -> float:
@@ -153,6 +160,30 @@ def record_of(entry: AdmittedRequest, simulation: Simulation) -> RequestRecord:
         host_mb=host,
         mounts=entry.mounts_before,
         alone_s=entry.service_s,
+        restarts=entry.restarts,
+        rebuilt=fr.kind == "read" and bool(entry.unavailable),
+    )
+
+
+@frozen
+class FailedRecord:
+    """A request that could not be served (faults): when it gave up, and why."""
+
+    id: str
+    kind: str
+    file: str
+    size_mb: float
+    arrival_s: float
+    failed_s: float
+    reason: str
+
+
+def failed_record_of(entry: AdmittedRequest) -> FailedRecord:
+    """The record of a failed request."""
+    fr = entry.file_request
+    assert entry.failure is not None and entry.done_s is not None
+    return FailedRecord(
+        fr.id, fr.kind, fr.file.id, fr.file.size_mb, fr.arrival_s, entry.done_s, entry.failure
     )
 
 
@@ -186,6 +217,19 @@ class RunSummary:
     makespan_s: float
     drive_streaming_share_over_makespan: float
     arm_busy_share_over_makespan: float
+    failed: int = 0
+    """Requests that could not be served (faults): ``arrived = completed + failed + backlog``."""
+    handling_failures: int = 0
+    """Mounts and dismounts that failed (tried again or given up)."""
+    mounts_given_up: int = 0
+    stuck_cartridges: int = 0
+    drive_failures: int = 0
+    tapes_lost: int = 0
+    """Tapes, or regions of them, lost in the run."""
+    restarts: int = 0
+    """Starts again of requests a fault stopped."""
+    rebuilt_reads: int = 0
+    """Reads completed from the surviving members of their groups."""
 
     def to_dict(self) -> dict[str, object]:
         """As a JSON-ready mapping."""
@@ -211,7 +255,8 @@ def summarise(
     now = simulation.engine.now_s
     measured = [r for r in records if r.arrival_s >= warmup_s]
     arrived = simulation.arrived
-    backlog = arrived - len(records)
+    failed = len(simulation.failed)
+    backlog = arrived - len(records) - failed
     saturated = is_saturated(backlog, arrived, simulation.midway_backlog)
     platform = simulation.platform
     window = now - warmup_s
@@ -241,6 +286,14 @@ def summarise(
         makespan_s=platform.makespan_s,
         drive_streaming_share_over_makespan=platform.drive_streaming_share_over_makespan(),
         arm_busy_share_over_makespan=platform.arm_busy_share_over_makespan(),
+        failed=failed,
+        handling_failures=platform.handling_failures,
+        mounts_given_up=platform.mounts_given_up,
+        stuck_cartridges=platform.stuck,
+        drive_failures=platform.drive_failures,
+        tapes_lost=len(simulation.lost),
+        restarts=sum(r.restarts for r in records),
+        rebuilt_reads=sum(r.rebuilt for r in records),
     )
 
 

@@ -87,6 +87,15 @@ a platform:
   "cache_mb": 200000}, ..., {"name": "large", "cache_mb": 900000}]}``,
   every class but the last with ``max_file_mb`` (increasing from class to
   class), the last without (it takes every larger file); names differ;
+- ``faults`` (none: nothing fails): what fails and how often
+  (:mod:`simulator.faults`), each key optional: ``handling_failure`` (the
+  paper's 0.01: a mount or dismount failing), ``retry_delay_s`` (60),
+  ``attempts`` (3), ``drive_failures_per_year`` (0, per drive),
+  ``drive_repair_s`` (28800), ``tape_losses_per_year`` (0, per tape-year)
+  and ``tape_losses``, scripted: ``[{"at_s": 3600, "tape": "T000002"},
+  {"at_s": 7200, "tape": "A000010", "from_mb": 0, "to_mb": 5000}]`` (a
+  region ``[from_mb, to_mb)``, or the whole tape); not with the
+  ``golubchik`` scheduler;
 - the whole ``run`` section: ``scheduler`` (``fifo``), ``seed`` (1),
   ``replications`` (1), ``warmup`` (0.1); a scheduler's mount policy
   (none: tapes stay mounted, the platform choosing the drive), given with
@@ -157,6 +166,7 @@ from simulator.archive import MAX_ZIPF_EXPONENT, POPULARITIES, Archive, ArchiveP
 from simulator.bw_main import NAME as BW_MAIN
 from simulator.bw_main import BwMainParams
 from simulator.disk_cache import CacheSpec, ServiceClass, class_bound_problems
+from simulator.faults import PAPER_HANDLING_FAILURE, FaultSpec, TapeLoss
 from simulator.files import FileSpec, Scheme
 from simulator.golubchik import NAME as GOLUBCHIK
 from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
@@ -181,6 +191,7 @@ from toolkit.fields import (
     bandwidth,
     bounded_count,
     bounded_rate,
+    bounded_size,
     bounded_time,
     check,
     checked,
@@ -196,6 +207,7 @@ from toolkit.fields import (
     positive,
     positive_size,
     require,
+    simulated_time,
     text,
 )
 from toolkit.io import JSON, KeyStyle, join_path, read_json
@@ -263,6 +275,8 @@ class Scenario:
     run: RunSettings
     disk_cache: CacheSpec | None = None
     """Service classes with a disk cache each in front of the tapes (``None``: none)."""
+    faults: FaultSpec | None = None
+    """What fails and how often (:mod:`simulator.faults`; ``None``: nothing)."""
 
 
 # --- values of several shapes ------------------------------------------------------------
@@ -628,6 +642,43 @@ class DiskCacheSection:
     classes: tuple[CacheClassEntry, ...] = check(not_empty)
 
 
+_PROBABILITY = number.then("0 <= {v} < 1", "must be within [0, 1), got {v!r}")
+_DEFAULT_FAULTS = FaultSpec()
+
+
+@checked(kw_only=True)
+class TapeLossEntry:
+    """A scripted loss of ``faults.tape_losses``: when, which tape, and which region of it."""
+
+    at_s: float = check(simulated_time, converter=as_float)
+    tape: str = check(nonempty_text)
+    from_mb: float | None = check(optional(bounded_size), default=None, converter=as_float)
+    to_mb: float | None = check(optional(bounded_size), default=None, converter=as_float)
+
+
+@checked(kw_only=True)
+class FaultsSection:
+    """The ``faults`` of a scenario file (:class:`simulator.faults.FaultSpec`, its defaults)."""
+
+    handling_failure: float = check(
+        _PROBABILITY, default=PAPER_HANDLING_FAILURE, converter=as_float
+    )
+    retry_delay_s: float = check(
+        bounded_time, default=_DEFAULT_FAULTS.retry_delay_s, converter=as_float
+    )
+    attempts: int = check(bounded_count, default=_DEFAULT_FAULTS.attempts)
+    drive_failures_per_year: float = check(
+        nonnegative_finite, default=_DEFAULT_FAULTS.drive_failures_per_year, converter=as_float
+    )
+    drive_repair_s: float = check(
+        bounded_time, default=_DEFAULT_FAULTS.drive_repair_s, converter=as_float
+    )
+    tape_losses_per_year: float = check(
+        nonnegative_finite, default=_DEFAULT_FAULTS.tape_losses_per_year, converter=as_float
+    )
+    tape_losses: tuple[TapeLossEntry, ...] = ()
+
+
 @checked(kw_only=True)
 class ScenarioDocument:
     """A scenario file as it is written, each value checked; :func:`scenario_from_dict`
@@ -642,6 +693,7 @@ class ScenarioDocument:
     workload: WorkloadSection
     run: RunSection = RunSection()
     disk_cache: DiskCacheSection | None = None
+    faults: FaultsSection | None = None
 
 
 # --- from the document to the scenario ------------------------------------------------------
@@ -788,6 +840,27 @@ def _disk_cache(section: DiskCacheSection, problems: list[Problem]) -> CacheSpec
     )
 
 
+def _faults(section: FaultsSection, problems: list[Problem]) -> FaultSpec | None:
+    """The fault model of ``faults``, a bad scripted loss named at its path."""
+    losses = []
+    for i, entry in enumerate(section.tape_losses):
+        try:
+            losses.append(TapeLoss(entry.at_s, entry.tape, entry.from_mb, entry.to_mb))
+        except ValueError as exc:
+            problems.append(Problem(f"faults.tape_losses[{i}]", str(exc)))
+    if problems:
+        return None
+    return FaultSpec(
+        handling_failure=section.handling_failure,
+        retry_delay_s=section.retry_delay_s,
+        attempts=section.attempts,
+        drive_failures_per_year=section.drive_failures_per_year,
+        drive_repair_s=section.drive_repair_s,
+        tape_losses_per_year=section.tape_losses_per_year,
+        tape_losses=tuple(losses),
+    )
+
+
 def arrivals_message(rate_per_s: float, duration_s: float) -> str:
     """Why a run of this rate and duration is refused: it would draw too many requests."""
     return (
@@ -816,6 +889,7 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
     workload = _workload(document.workload, problems)
     section = document.disk_cache
     disk_cache = None if section is None else _disk_cache(section, problems)
+    faults = None if document.faults is None else _faults(document.faults, problems)
     if problems or platform is None or workload is None:
         raise InputError(source, problems)
     run = document.run
@@ -840,6 +914,7 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
         workload=workload,
         run=RunSettings(scheduler, run.seed, run.replications, run.warmup, bw_main, mount_policy),
         disk_cache=disk_cache,
+        faults=faults,
     )
     problems = check_runnable(scenario)
     if problems:
@@ -874,6 +949,10 @@ def check_runnable(scenario: Scenario) -> list[Problem]:
                 f"the {scenario.run.scheduler} scheduler manages its drives itself "
                 "and takes no mount policy",
             )
+        )
+    if scenario.run.scheduler == GOLUBCHIK and scenario.faults is not None:
+        problems.append(
+            Problem("faults", f"the {GOLUBCHIK} scheduler's drives one at a time have no faults")
         )
     if scenario.run.scheduler == GOLUBCHIK:
         if scenario.platform.dismount != "at-once":

@@ -81,13 +81,15 @@ from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
+from simulator.archive import TAPE_PREFIX, Archive
 from simulator.bw_main import simulator_scheduler
 from simulator.catalogue import Catalogue
 from simulator.disk_cache import CacheSpec, DiskCache
 from simulator.engine import Engine
+from simulator.faults import YEAR_S, FaultSpec, TapeLoss, fault_rng
 from simulator.files import FileRequest, FileSpec, JobSpec
 from simulator.platform import DriveState, Job, Platform, PlatformSpec
-from simulator.policy import Group, GroupType, Policy, group_type, preload
+from simulator.policy import Group, GroupType, Policy, Unrecoverable, group_type, preload
 from simulator.technology import DriveModel
 from simulator.workload import Workload
 from solvers.online.protocol import Decision, Dismount, Preview, Scheduler, Start
@@ -117,6 +119,7 @@ class AdmittedRequest:
         "data_done_s",
         "done_s",
         "drives",
+        "failure",
         "file_request",
         "group",
         "job",
@@ -127,10 +130,12 @@ class AdmittedRequest:
         "ready_s",
         "request",
         "reserved",
+        "restarts",
         "seq",
         "service_s",
         "start_s",
         "tapes",
+        "unavailable",
         "width",
     )
 
@@ -155,6 +160,12 @@ class AdmittedRequest:
         """When its first phase began to stream (its tapes ready in their drives, located)."""
         self.mounted = False
         """Whether a drive it started on did not hold the tape it first reads (a read)."""
+        self.failure: str | None = None
+        """Why it failed (faults; ``None``: it did not)."""
+        self.unavailable: frozenset[str] = frozenset()
+        """Tapes its read is planned around: lost, or their mount given up (faults)."""
+        self.restarts = 0
+        """Times it was stopped by a fault and started again."""
 
 
 class Simulation:
@@ -187,6 +198,12 @@ class Simulation:
         scheduler (nor the run's requests and records: :attr:`served_from_disk`
         counts them); a write lands on disk and is migrated as before; a
         read from tape makes its file resident once its data is done.
+    faults
+        What fails and how often (:mod:`simulator.faults`; ``None``: nothing).
+        A request stopped by a fault is started again, a read planned
+        around the tapes it could not read (its file rebuilt from its
+        groups' surviving members); one that cannot be served is failed
+        with its reason (:attr:`failed`), never dropped.
     """
 
     def __init__(
@@ -199,8 +216,10 @@ class Simulation:
         record: bool = True,
         log: IO[bytes] | None = None,
         cache: CacheSpec | None = None,
+        faults: FaultSpec | None = None,
     ) -> None:
         self.spec = spec
+        self.faults = faults
         self.cache = None if cache is None else DiskCache(cache)
         """The disk caches of the service classes (``None``: the tapes alone)."""
         self.served_from_disk = 0
@@ -222,6 +241,8 @@ class Simulation:
             record=record,
             home=self._home,
             one_at_a_time=self.one_at_a_time,
+            faults=faults,
+            seed=seed,
         )
         self.pooled = (spec.pass_through_s is not None or spec.complex is not None) and len(
             spec.libraries
@@ -244,6 +265,13 @@ class Simulation:
         none for a write), by rank: :meth:`SimulationState.not_waiting_for_tape` tests each
         set of tapes once, not each request."""
         self.finished: list[AdmittedRequest] = []
+        self.failed: list[AdmittedRequest] = []
+        """Requests that could not be served (faults), each with its ``failure``."""
+        self.lost: list[TapeLoss] = []
+        """Tapes (or regions) lost so far, in order (faults)."""
+        self.found_lost: dict[str, list[TapeLoss]] = {}
+        """Lost tapes a read has found, and what of each is lost: reads are planned around
+        them from then on (a loss is not known before a read meets it)."""
         self.dispatch_state = self.platform.dispatch_state
         """The waiting requests (in admission order) and the idle drives."""
         self.in_use: dict[str, int] = {}
@@ -274,6 +302,8 @@ class Simulation:
         self._wakes: set[float] = set()
         self.state = SimulationState(self)
         self._schedule_next_arrival()
+        if faults is not None:
+            self._schedule_faults(faults, seed)
 
     # Running.
 
@@ -303,8 +333,8 @@ class Simulation:
 
     @property
     def backlog(self) -> int:
-        """Requests arrived and not done."""
-        return self.arrived - len(self.finished)
+        """Requests arrived and neither done nor failed."""
+        return self.arrived - len(self.finished) - len(self.failed)
 
     def _sample(self) -> None:
         self.midway_backlog = self.backlog
@@ -348,17 +378,31 @@ class Simulation:
         self._log("disk-hit", request=file_request.id)
         return True
 
-    def _admit(self, file_request: FileRequest) -> None:
-        entry = AdmittedRequest(file_request)
-        self.entries[file_request.id] = entry
+    def _admit(self, file_request: FileRequest, entry: AdmittedRequest | None = None) -> None:
+        """Make ``file_request`` waiting (``entry``: again, once a fault stopped it)."""
+        if entry is None:
+            entry = AdmittedRequest(file_request)
+            self.entries[file_request.id] = entry
         file = file_request.file
         pieces: tuple[Piece, ...]
         if file_request.kind == "read":
-            plan = self._read_plans.get(file.id)
-            if plan is None:
-                if len(self._read_plans) >= READ_PLANS_KEPT:
-                    self._read_plans.clear()
-                plan = self._read_plans[file.id] = self.policy.plan_read(self.catalogue, file.id)
+            if self.found_lost:
+                entry.unavailable |= self._found_lost_of(file.id)
+            if entry.unavailable:
+                try:
+                    plan = self.policy.plan_read(self.catalogue, file.id, entry.unavailable)
+                except Unrecoverable as exc:
+                    self._fail(entry, str(exc))
+                    return
+            else:
+                kept = self._read_plans.get(file.id)
+                if kept is None:
+                    if len(self._read_plans) >= READ_PLANS_KEPT:
+                        self._read_plans.clear()
+                    kept = self._read_plans[file.id] = self.policy.plan_read(
+                        self.catalogue, file.id
+                    )
+                plan = kept
             entry.plan = plan
             entry.width = plan.width
             first = plan.phases[0]
@@ -589,6 +633,7 @@ class Simulation:
         entry.drives = tuple(columns)
         entry.mounts_before = platform.mounts
         job = Job(fr.id, plan, columns, self._data_done, self._job_done)
+        job.stoppable = fr.kind == "read"
         if self.log is not None:
             self._log("start", request=fr.id, drives=[platform.drives[d].id for d in columns])
         platform.start(job, expected_s=entry.service_s)
@@ -617,7 +662,10 @@ class Simulation:
         self._log("data-done", request=job.key)
         if self.cache is not None and entry.file_request.kind == "read":
             self.cache.staged(entry.file_request.file, self.engine.now_s)
-        file_id = entry.file_request.file.id
+        self._next_of_file(entry.file_request.file.id)
+
+    def _next_of_file(self, file_id: str) -> None:
+        """The file's request in hand is over: admit the next one waiting for the file."""
         queue = self.file_busy[file_id]
         if queue:
             self._admit(queue.popleft())
@@ -626,8 +674,19 @@ class Simulation:
             del self.file_busy[file_id]
 
     def _job_done(self, job: Job) -> None:
+        if job.stopped is not None:
+            self._stopped(job)
+            return
         entry = self.entries.pop(job.key)
         entry.done_s = self.engine.now_s
+        self._let_go(entry)
+        entry.mounts_before = self.platform.mounts - entry.mounts_before
+        self.finished.append(entry)
+        self._log("done", request=job.key)
+        self._retry_reservations()
+
+    def _let_go(self, entry: AdmittedRequest) -> None:
+        """``entry``'s job is over: its tapes are free, its stream idle."""
         for tape in entry.tapes:
             left = self.in_use[tape] - 1
             if left:
@@ -638,12 +697,113 @@ class Simulation:
         if entry.group is not None:
             self.idle_groups.setdefault(entry.group.type, []).append(entry.group)
             self.groups_version += 1
-        entry.mounts_before = self.platform.mounts - entry.mounts_before
-        self.finished.append(entry)
-        self._log("done", request=job.key)
+
+    def _retry_reservations(self) -> None:
         for key, reserved in list(self.reservations.items()):
             if key in self.reservations:
                 self._try_reserved(reserved)
+
+    # Faults (simulator.faults).
+
+    def _stopped(self, job: Job) -> None:
+        """A fault stopped ``job`` before its data was done: its request waits again.
+
+        A read is planned again around the tapes it could not read (a tape
+        found lost is from then on avoided by every read); a write starts
+        over on a stream of its type. A read that cannot be planned fails.
+        """
+        entry = self.entries[job.key]
+        self._let_go(entry)
+        entry.restarts += 1
+        self._log("stopped", request=job.key, reason=job.stopped)
+        for tape in job.unavailable:
+            losses = self.platform.unreadable.get(tape)
+            if losses is not None:
+                self.found_lost[tape] = list(losses)
+                self._read_plans.clear()
+        entry.unavailable |= frozenset(job.unavailable)
+        entry.job = None
+        entry.group = None
+        entry.start_s = None
+        entry.drives = entry.reserved = ()
+        if entry.file_request.kind == "write":
+            entry.plan = None
+        self._admit(entry.file_request, entry)
+        self._retry_reservations()
+        self._poke()
+
+    def _fail(self, entry: AdmittedRequest, reason: str) -> None:
+        """``entry`` cannot be served: it ends failed, with ``reason``."""
+        entry.failure = reason
+        entry.done_s = self.engine.now_s
+        del self.entries[entry.file_request.id]
+        self.failed.append(entry)
+        self._log("failed", request=entry.file_request.id, reason=reason)
+        self._next_of_file(entry.file_request.file.id)
+
+    def _found_lost_of(self, file_id: str) -> frozenset[str]:
+        """The tapes found lost that hold some of the file's layout where it is lost."""
+        lost = self.found_lost
+        tapes = set()
+        for row in self.catalogue.layout(file_id).rows:
+            for member in row.members:
+                for piece in member.pieces:
+                    losses = lost.get(piece.tape)
+                    if losses and any(x.covers(piece.offset_mb, piece.end_mb) for x in losses):
+                        tapes.add(piece.tape)
+        return frozenset(tapes)
+
+    def _has_work(self) -> bool:
+        """Whether requests are still to arrive or not done (faults strike only then)."""
+        arrived = self.arrived + self.served_from_disk
+        return arrived < len(self._requests) or self.backlog > 0
+
+    def _schedule_faults(self, faults: FaultSpec, seed: int) -> None:
+        for loss in sorted(faults.tape_losses, key=lambda x: x.at_s):
+            self.engine.at(loss.at_s, self._lose, loss)
+        if faults.drive_failures_per_year > 0:
+            rng = fault_rng(seed, "drives")
+            rate = faults.drive_failures_per_year / YEAR_S
+            for i in range(len(self.platform.drives)):
+                self.engine.after(rng.expovariate(rate), self._drive_fails, i, rng, rate)
+        if faults.tape_losses_per_year > 0:
+            rng = fault_rng(seed, "tapes")
+            self._tape_loss_next(rng, faults.tape_losses_per_year / YEAR_S)
+
+    def _drive_fails(self, drive: int, rng: random.Random, rate: float) -> None:
+        if not self._has_work():
+            return
+        self.platform.fail_drive(drive)
+        self._log("drive-failed", drive=self.platform.drives[drive].id)
+        self.engine.after(rng.expovariate(rate), self._drive_fails, drive, rng, rate)
+
+    def _data_tapes(self) -> tuple[list[str], int]:
+        """The run's tapes holding data, and the archive's tapes (``A000000, ...``) beside them."""
+        own = [t.id for t in self.catalogue.tapes() if t.used_mb > 0]
+        archive = self.workload.archive
+        return own, archive.tapes_used if isinstance(archive, Archive) else 0
+
+    def _tape_loss_next(self, rng: random.Random, rate: float) -> None:
+        """The next tape lost at ``rate`` per tape-second, among the tapes holding data now."""
+        own, archived = self._data_tapes()
+        count = len(own) + archived
+        if count == 0:
+            return
+        self.engine.after(rng.expovariate(rate * count), self._tape_lost, rng, rate)
+
+    def _tape_lost(self, rng: random.Random, rate: float) -> None:
+        if not self._has_work():
+            return
+        own, archived = self._data_tapes()
+        k = rng.randrange(len(own) + archived)
+        tape = own[k] if k < len(own) else f"{TAPE_PREFIX}{k - len(own):06d}"
+        self._lose(TapeLoss(self.engine.now_s, tape))
+        self._tape_loss_next(rng, rate)
+
+    def _lose(self, loss: TapeLoss) -> None:
+        self.platform.lose(loss)
+        self.lost.append(loss)
+        self._log("tape-lost", tape=loss.tape)
 
     def _freed(self, drive: int) -> None:
         d = self.platform.drives[drive]

@@ -246,10 +246,16 @@ def _finished_simulation(
         makespan_s=now_s - 10.0,
         drive_streaming_share_over_makespan=lambda: 0.25,
         arm_busy_share_over_makespan=lambda: 0.5,
+        handling_failures=0,
+        mounts_given_up=0,
+        stuck=0,
+        drive_failures=0,
     )
     return SimpleNamespace(
         engine=SimpleNamespace(now_s=now_s),
         arrived=arrived,
+        failed=[],
+        lost=[],
         platform=platform,
         midway_backlog=midway_backlog,
     )
