@@ -67,15 +67,6 @@ class Group:
         return (self.policy, self.scheme)
 
 
-class Unrecoverable(ValueError):
-    """A read that cannot be planned: a row of the file has more members unavailable than Y."""
-
-    def __init__(self, file_id: str, row: int, message: str) -> None:
-        super().__init__(message)
-        self.file_id = file_id
-        self.row = row
-
-
 class Policy(Protocol):
     """An archival policy: how a file's data and parity are laid out on tapes."""
 
