@@ -12,6 +12,7 @@ size) goes to the right one.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import ClassVar
 
 from attrs import field, frozen
@@ -72,9 +73,12 @@ class Hetero:
         """That of the policy chosen."""
         return self.chosen(file).stream_disk_mb(file, tape_capacity_mb)
 
-    def plan_read(self, catalogue: Catalogue, file_id: str) -> JobSpec:
-        """The read plan of the policy that wrote the file."""
-        return self._writer(catalogue.writer(file_id)).plan_read(catalogue, file_id)
+    def plan_read(
+        self, catalogue: Catalogue, file_id: str, unavailable: Collection[str] = frozenset()
+    ) -> JobSpec:
+        """The read plan of the policy that wrote the file, degraded as that policy degrades it."""
+        writer = self._writer(catalogue.writer(file_id))
+        return writer.plan_read(catalogue, file_id, unavailable)
 
     def plan_write(
         self, catalogue: Catalogue, file: FileSpec, group: Group | None, library: str

@@ -68,7 +68,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections import defaultdict, deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
 from attrs import field, frozen
@@ -79,6 +79,7 @@ from simulator.catalogue import Catalogue, Chunk, FileLayout, Member, NumberedFi
 from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
 from simulator.groups import HsmPlatform, TapeBatch
 from simulator.parallel import Parallel
+from simulator.policy import without_parity
 from simulator.simulation import Simulation
 from simulator.workload import Workload
 from solvers.online.filtered import FilteredPlatform
@@ -193,13 +194,21 @@ class HsmReads(Parallel):
 
     archive: HsmArchive | None = field(default=None, eq=False)
 
-    def plan_read(self, catalogue: Catalogue, file_id: str) -> JobSpec:
-        """One phase: the file's extent (a reclamation's two)."""
+    def plan_read(
+        self, catalogue: Catalogue, file_id: str, unavailable: Collection[str] = frozenset()
+    ) -> JobSpec:
+        """One phase: the file's extent (a reclamation's two).
+
+        The files have no parity (1+0, a reclamation 2+0): when a tape of
+        one is unavailable the read raises
+        :class:`~simulator.policy.Unrecoverable`.
+        """
         archive = self.archive
         k = None if archive is None else archive.file_number(file_id)
         if archive is None or k is None:
-            return super().plan_read(catalogue, file_id)
+            return super().plan_read(catalogue, file_id, unavailable)
         extents = archive.extents(k)
+        without_parity(file_id, extents, unavailable)
         return JobSpec((extents,), memory_mb=self.block_mb * len(extents), per_block=True)
 
 

@@ -22,12 +22,15 @@ phase). A drive whose tape is not switched continues on the same tape in
 the next phase, contiguously: only the drives that switch reload, but the
 others wait for them at the phase boundary, as the stripe moves in
 lockstep. A read streams the ``X`` data tapes only, a phase per stripe;
-it holds ``X B`` of mover memory. ``blocks`` counts the ``B``-blocks of an
-extent (the platform's per-block cost is for RAIT).
+it holds ``X B`` of mover memory. A degraded read reads a parity member in
+place of each data member on an unavailable tape (:meth:`Parallel.plan_read`).
+``blocks`` counts the ``B``-blocks of an extent (the platform's per-block
+cost is for RAIT).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from functools import cached_property, partial
 from typing import ClassVar
 
@@ -40,9 +43,9 @@ from simulator.policy import (
     Striped,
     append_members,
     blocks_of,
-    extent,
     most_fitting,
     open_tapes,
+    read_phases,
     written_layout,
 )
 
@@ -124,18 +127,23 @@ class Parallel(Striped):
     name: ClassVar[str] = "parallel"
     reads_parity: ClassVar[bool] = False
 
-    def plan_read(self, catalogue: Catalogue, file_id: str) -> JobSpec:
-        """A phase per stripe, each data drive reading its run."""
+    def plan_read(
+        self, catalogue: Catalogue, file_id: str, unavailable: Collection[str] = frozenset()
+    ) -> JobSpec:
+        """A phase per piece of each stripe, each data drive reading its run.
+
+        Degraded (:func:`~simulator.policy.read_phases`): in a stripe where
+        data members lie on unavailable tapes, each is replaced, in its
+        column, by a parity member of the stripe (the first untouched ones,
+        in order), read over the same rows; the decoder rebuilds the lost
+        runs from the ``X`` members read. Each lost data tape costs one
+        extra mount, of a parity tape (more if that parity member spans
+        tapes). The plan keeps its ``X`` columns and its ``X B`` of memory.
+        """
         layout = written_layout(catalogue, file_id, self.name)
         x = layout.file.scheme.data
-        phases: list[Phase] = []
-        for row in layout.rows:
-            data = row.members[:x]
-            for p in range(max(len(m.pieces) for m in data)):
-                phases.append(
-                    tuple(extent(m.pieces[p]) if p < len(m.pieces) else None for m in data)
-                )
-        return JobSpec(tuple(phases), memory_mb=x * self.block_mb)
+        phases = read_phases(layout, lambda row: range(x), unavailable)
+        return JobSpec(phases, memory_mb=x * self.block_mb)
 
     def plan_write(
         self, catalogue: Catalogue, file: FileSpec, group: Group | None, library: str

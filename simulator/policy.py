@@ -13,17 +13,32 @@ closes it when the stream ends.
 The four policies are :mod:`simulator.rait`, :mod:`simulator.parallel`,
 :mod:`simulator.vertical` and :mod:`simulator.hetero`, which import this
 module; :mod:`simulator.policy_registry` names them.
+
+Degraded reads
+    A read may be told tapes that cannot be read now (lost, unreadable, or
+    not mountable). Row by row of the file's layout, a member is *touched*
+    when one of its pieces lies on such a tape. A row with more than ``Y``
+    touched members cannot be rebuilt: the read raises
+    :class:`Unrecoverable`. A row whose members the normal read takes are
+    all untouched is read as usual; otherwise the read takes ``X``
+    untouched members over the row's positions, those the normal read
+    takes first, then the row's other untouched members in member order
+    (data, then parity), and the erasure code rebuilds the rest. Parity
+    held on a mover's disk is untouched and read from disk (no extent).
+    :func:`read_phases` does this for RAIT, PARALLEL and VERTICAL, which
+    differ only in what their normal read takes, hence in the extra mounts
+    a lost tape costs.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import ClassVar, Protocol, TypeVar
 
 from attrs import define, field, frozen
 
-from simulator.catalogue import TOLERANCE_MB, Catalogue, Chunk, FileLayout
+from simulator.catalogue import TOLERANCE_MB, Catalogue, Chunk, FileLayout, Row
 from simulator.files import Extent, FileSpec, JobSpec, Phase, Scheme
 
 GroupType = tuple[str, Scheme]
@@ -98,13 +113,23 @@ class Policy(Protocol):
         """
         ...
 
-    def plan_read(self, catalogue: Catalogue, file_id: str) -> JobSpec:
+    def plan_read(
+        self, catalogue: Catalogue, file_id: str, unavailable: Collection[str] = frozenset()
+    ) -> JobSpec:
         """The extents to read, in order, to get the file back; changes nothing.
+
+        ``unavailable`` are tapes that cannot be read now: the plan reads
+        none of them, and rebuilds what they hold from the surviving members
+        of each row (see "Degraded reads" above). With none of the file's
+        tapes among them, the plan is the normal one.
 
         Raises
         ------
         KeyError
             When the file is not in the catalogue.
+        Unrecoverable
+            When more than ``Y`` members of a row of the file lie on
+            unavailable tapes.
         ValueError
             When another policy wrote it.
         """
@@ -130,6 +155,36 @@ class Policy(Protocol):
     def close(self, catalogue: Catalogue, group: Group) -> JobSpec | None:
         """End a stream: what is left to write (VERTICAL's parity), or None."""
         ...
+
+
+class Unrecoverable(ValueError):
+    """A file that cannot be read: more than ``Y`` members of one of its rows are unavailable.
+
+    Parameters
+    ----------
+    file_id
+        The file.
+    row
+        Index of the first row of the file's layout that cannot be rebuilt.
+    touched
+        Members of that row with a piece on an unavailable tape.
+    parity
+        The scheme's ``Y``: how many members of a row the code rebuilds.
+    """
+
+    def __init__(self, file_id: str, row: int, touched: int, parity: int) -> None:
+        super().__init__(
+            f"file {file_id!r} cannot be read: row {row} has {touched} members on "
+            f"unavailable tapes, more than the {parity} its scheme rebuilds (Y = {parity})"
+        )
+        self.file_id = file_id
+        self.row = row
+        self.touched = touched
+        self.parity = parity
+
+    def __reduce__(self) -> tuple[type[Unrecoverable], tuple[str, int, int, int]]:
+        """Pickle with the constructor's arguments (a run's results cross processes)."""
+        return (type(self), (self.file_id, self.row, self.touched, self.parity))
 
 
 def preload(
@@ -214,6 +269,83 @@ def written_layout(catalogue: Catalogue, file_id: str, policy: str) -> FileLayou
     """The file's layout, once checked to be ``policy``'s (what a read plan starts from)."""
     check_written_by(catalogue, file_id, policy)
     return catalogue.layout(file_id)
+
+
+def read_phases(
+    layout: FileLayout,
+    wanted: Callable[[Row], Sequence[int]],
+    unavailable: Collection[str] = frozenset(),
+) -> tuple[Phase, ...]:
+    """The phases reading ``layout``: members ``wanted(row)`` of each row, around ``unavailable``.
+
+    Column ``i`` of a row's phases reads member ``wanted(row)[i]``, a phase
+    per piece of it (``None`` once a member has no more). A row whose wanted
+    members lie on no unavailable tape is read so, and with no unavailable
+    tape the phases are the policy's normal read. Otherwise (see "Degraded
+    reads" above) the row reads ``X`` untouched members: its untouched
+    wanted members stay in their columns, and the row's other untouched
+    members, in member order, take the touched ones' columns, then new
+    columns, until ``X`` are read (RAIT wants every member: its untouched
+    ones are already at least ``X``, so it only leaves the touched ones
+    out). Every phase is as wide as the widest row; narrower rows read
+    ``None`` in the columns past theirs.
+
+    Raises
+    ------
+    Unrecoverable
+        At the first row with more than ``Y`` members touched.
+    """
+    scheme = layout.file.scheme
+    lost = frozenset(unavailable)
+    rows: list[tuple[Row, list[int | None]]] = []
+    for r, row in enumerate(layout.rows):
+        columns: list[int | None] = list(wanted(row))
+        if lost:
+            touched = {
+                i for i, m in enumerate(row.members) if any(p.tape in lost for p in m.pieces)
+            }
+            if len(touched) > scheme.parity:
+                raise Unrecoverable(layout.file.id, r, len(touched), scheme.parity)
+            if touched.intersection(columns):
+                columns = _rebuilding(columns, touched, scheme.data, len(row.members))
+        rows.append((row, columns))
+    width = max(len(columns) for _, columns in rows)
+    phases: list[Phase] = []
+    for row, columns in rows:
+        members = [None if c is None else row.members[c] for c in columns]
+        members += [None] * (width - len(members))
+        depth = max((len(m.pieces) for m in members if m is not None), default=0)
+        phases.extend(
+            tuple(None if m is None or p >= len(m.pieces) else extent(m.pieces[p]) for m in members)
+            for p in range(depth)
+        )
+    return tuple(phases)
+
+
+def _rebuilding(
+    columns: Sequence[int | None], touched: Collection[int], data: int, members: int
+) -> list[int | None]:
+    """The columns of a row rebuilding its touched wanted members from ``data`` untouched ones."""
+    kept: list[int | None] = [None if c in touched else c for c in columns]
+    need = max(0, data - sum(1 for c in kept if c is not None))
+    spare = iter([i for i in range(members) if i not in touched and i not in columns][:need])
+    for k, c in enumerate(kept):
+        if c is None:
+            kept[k] = next(spare, None)
+    kept.extend(spare)
+    return kept
+
+
+def without_parity(file_id: str, extents: Iterable[Extent], unavailable: Collection[str]) -> None:
+    """Raise :class:`Unrecoverable` when a file with no parity has an extent on an unavailable tape.
+
+    For the plans made straight from a listed archive (a trace's, an
+    HSM's), one row with a data member per extent and ``Y = 0``.
+    """
+    if unavailable:
+        touched = sum(1 for e in extents if e.tape in unavailable)
+        if touched:
+            raise Unrecoverable(file_id, 0, touched, 0)
 
 
 def open_tapes(catalogue: Catalogue, group: Group, library: str, width: int) -> tuple[str, ...]:

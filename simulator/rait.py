@@ -24,28 +24,30 @@ extents: it stands for the drives of a stripe synchronising on every row
 (each waits for the others before the next row is handed out), which is
 what makes a small ``B`` slow, as in the paper's Figure 5. A read streams
 all ``X + Y`` tapes, parity included: with data and parity rotated across
-the tapes, it cannot be skipped.
+the tapes, it cannot be skipped. A degraded read leaves the members on
+unavailable tapes out and mounts nothing more (:meth:`Rait.plan_read`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from functools import partial
 from typing import ClassVar
 
 from attrs import define, frozen
 
-from simulator.catalogue import Catalogue, Kind, RowSpan
+from simulator.catalogue import Catalogue, Kind, Row, RowSpan
 from simulator.files import FileSpec, JobSpec, Phase, Scheme
 from simulator.policy import (
     Group,
     Striped,
     append_members,
     blocks_of,
-    extent,
     fits,
     most_fitting,
     open_tapes,
+    read_phases,
     state_of,
     written_layout,
 )
@@ -100,6 +102,11 @@ class _Rows:
         return data_host / self.data_ratio + ec_host / self.ec_ratio
 
 
+def _every_member(row: Row) -> range:
+    """What a RAIT read takes of a row: every member (parity cannot be bypassed)."""
+    return range(len(row.members))
+
+
 def _kind(data_host: float, ec_host: float, first_member: int, x: int) -> Kind:
     if data_host > 0 and ec_host > 0:
         return "mixed"
@@ -118,13 +125,19 @@ class Rait(Striped):
     reads_parity: ClassVar[bool] = True
     """Parity cannot be bypassed: it is rotated across the tapes with the data."""
 
-    def plan_read(self, catalogue: Catalogue, file_id: str) -> JobSpec:
-        """A phase per run of rows, every drive reading its tape's share (data and parity)."""
+    def plan_read(
+        self, catalogue: Catalogue, file_id: str, unavailable: Collection[str] = frozenset()
+    ) -> JobSpec:
+        """A phase per run of rows, every drive reading its tape's share (data and parity).
+
+        Degraded (:func:`~simulator.policy.read_phases`): a normal read
+        already streams all ``X + Y`` members, so a member on an unavailable
+        tape is simply left out (``None`` in its column) and its blocks are
+        rebuilt from the others in each row; no extra tape is mounted. The
+        plan keeps its ``X + Y`` columns and its ``(X + Y) B`` of memory.
+        """
         layout = written_layout(catalogue, file_id, self.name)
-        phases = tuple(
-            tuple(extent(m.pieces[0]) if m.pieces else None for m in row.members)
-            for row in layout.rows
-        )
+        phases = read_phases(layout, _every_member, unavailable)
         return JobSpec(phases, memory_mb=layout.file.scheme.width * self.block_mb, per_block=True)
 
     def plan_write(

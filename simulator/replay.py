@@ -56,7 +56,7 @@ describe no steady state.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal, cast
 
 from attrs import field, frozen
@@ -67,6 +67,7 @@ from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
 from simulator.library_complex import LibraryComplex, crossing_s
 from simulator.parallel import Parallel
 from simulator.platform import DriveSpec, LibrarySpec, PlatformSpec
+from simulator.policy import without_parity
 from simulator.results import is_saturated
 from simulator.simulation import Simulation
 from simulator.technology import DriveModel, Duration
@@ -435,15 +436,22 @@ class TraceReads(Parallel):
 
     archive: TraceArchive | None = field(default=None, eq=False)
 
-    def plan_read(self, catalogue: Catalogue, file_id: str) -> JobSpec:
-        """One phase, one extent: the file's bytes at the start of its cartridge."""
+    def plan_read(
+        self, catalogue: Catalogue, file_id: str, unavailable: Collection[str] = frozenset()
+    ) -> JobSpec:
+        """One phase, one extent: the file's bytes at the start of its cartridge.
+
+        A trace's file has no parity (1+0): when its cartridge is
+        unavailable the read raises :class:`~simulator.policy.Unrecoverable`.
+        """
         archive = self.archive
         k = None if archive is None else archive.file_number(file_id)
         if archive is None or k is None:
-            return super().plan_read(catalogue, file_id)
+            return super().plan_read(catalogue, file_id, unavailable)
         request = archive.requests[k]
         size_mb = max(request.seconds_in_drive, LEAST_USE_S) * TRACE_RATE_MB_S
         extent = Extent(request.cartridge, 0.0, size_mb, size_mb)
+        without_parity(file_id, (extent,), unavailable)
         return JobSpec(((extent,),), memory_mb=self.block_mb)
 
 

@@ -27,16 +27,19 @@ Plans, all on one drive: a phase per piece. Parity written after the
 file's last data goes in :attr:`~simulator.files.JobSpec.flush` (the request
 is complete, the drive is still busy); parity written when a group fills
 in the middle of a file is in its phases. No mover memory is held: parity
-lives on disk. A read streams the file's own data pieces only.
+lives on disk. A read streams the file's own data pieces only; a degraded
+one rebuilds a window of a lost data tape from ``X`` other members of the
+group on ``X`` drives (:meth:`Vertical.plan_read`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import ClassVar
 
 from attrs import define, frozen
 
-from simulator.catalogue import TOLERANCE_MB, Catalogue, RowSpan
+from simulator.catalogue import TOLERANCE_MB, Catalogue, Row, RowSpan
 from simulator.files import FileSpec, JobSpec, Phase
 from simulator.policy import (
     Group,
@@ -44,6 +47,7 @@ from simulator.policy import (
     extent,
     fits,
     open_tapes,
+    read_phases,
     state_of,
     writable_group,
     written_layout,
@@ -83,6 +87,11 @@ def _state(group: Group) -> VerticalState:
     return state_of(group, VerticalState, "VERTICAL")
 
 
+def _own(row: Row) -> tuple[int, ...]:
+    """What a VERTICAL read takes of a row: the file's own data member."""
+    return row.own
+
+
 @frozen
 class Vertical:
     """VERTICAL."""
@@ -111,13 +120,27 @@ class Vertical:
         uncompressed tapes" (Section 4.3), here ``Y`` times the tape capacity."""
         return file.scheme.parity * tape_capacity_mb
 
-    def plan_read(self, catalogue: Catalogue, file_id: str) -> JobSpec:
-        """The file's data pieces, in order, on one drive."""
+    def plan_read(
+        self, catalogue: Catalogue, file_id: str, unavailable: Collection[str] = frozenset()
+    ) -> JobSpec:
+        """The file's data pieces, in order, on one drive.
+
+        Degraded (:func:`~simulator.policy.read_phases`): when the file's
+        own data tape in a row is unavailable, that row's window (its host
+        positions) is rebuilt from ``X`` untouched members of the parity
+        group over the same positions: the group's other data tapes first,
+        then its parity members, in order. They are read in parallel on
+        ``X`` drives, so the plan is ``X`` wide, with ``None`` in the
+        columns past the first in the rows read as usual. A lost data tape
+        thus costs up to ``X`` extra mounts (``X - 1`` data tapes and a
+        parity tape), where PARALLEL needs one and RAIT none. Another data
+        tape holding nothing at those positions (past its end, zeros), or
+        parity still on a mover's disk, is read with no extent. No mover
+        memory is held (VERTICAL has no block size; the rebuilding is
+        streamed), as in a normal read.
+        """
         layout = written_layout(catalogue, file_id, self.name)
-        phases = tuple(
-            (extent(p),) for row in layout.rows for i in row.own for p in row.members[i].pieces
-        )
-        return JobSpec(phases)
+        return JobSpec(read_phases(layout, _own, unavailable))
 
     def plan_write(
         self, catalogue: Catalogue, file: FileSpec, group: Group | None, library: str
