@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable
 
 from attrs import field, frozen
 
@@ -121,6 +122,10 @@ class TapeLoss:
         return offset_mb < self.to_mb and self.from_mb < end_mb
 
 
+def _losses(losses: Iterable[TapeLoss]) -> tuple[TapeLoss, ...]:
+    return tuple(losses)
+
+
 @frozen
 class FaultSpec:
     """How often each fault strikes a run (see the module docstring).
@@ -149,7 +154,7 @@ class FaultSpec:
     drive_failures_per_year: float = field(default=0.0, validator=_nonnegative)
     drive_repair_s: float = field(default=8 * 3600.0, validator=_nonnegative)
     tape_losses_per_year: float = field(default=0.0, validator=_nonnegative)
-    tape_losses: tuple[TapeLoss, ...] = field(default=(), converter=tuple)
+    tape_losses: tuple[TapeLoss, ...] = field(default=(), converter=_losses)
 
     @property
     def none(self) -> bool:

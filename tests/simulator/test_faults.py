@@ -1,0 +1,226 @@
+"""Faults on the platform: handling failures, drives failing, tapes lost, and what runs survive."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from attrs import evolve
+
+from simulator.experiment import Replication, run_once
+from simulator.faults import NO_FAULTS, FaultSpec, TapeLoss, handling_given_up
+from simulator.files import FileRequest, FileSpec, Scheme
+from simulator.platform import DriveSpec, LibrarySpec, PlatformSpec
+from simulator.scenario import RunSettings, Scenario
+from simulator.technology import DRIVE_MODELS, Duration
+from simulator.workload import Workload, WorkloadParams
+from tests.simulator.test_simulation import small_files, small_platform
+
+HOUR = 3600.0
+
+
+def generated(policy: str, faults: FaultSpec | None, seed: int = 4, hours: float = 6.0):
+    """A small platform under 40 requests an hour of 10 MB to 2 GB files, with ``faults``.
+
+    Tapes are put away at once, so that every request mounts its tapes.
+    """
+    params = small_files(40.0, hours)
+    run = RunSettings(scheduler="fifo", warmup=0.0)
+    platform = evolve(small_platform(20_000.0), dismount="at-once")
+    policy_params = {} if policy == "vertical" else {"block_mb": 64.0}
+    scenario = Scenario("small", "", platform, policy, policy_params, params, run, faults=faults)
+    return run_once(scenario, seed=seed, record=False, to_end=True)
+
+
+def outcome(run: Replication) -> list[tuple[str, float, float, tuple[str, ...]]]:
+    return [(r.id, r.start_s, r.end_s, r.drives) for r in run.records]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"handling_failure": 1.0}, "handling_failure must be within [0, 1)"),
+        ({"handling_failure": -0.1}, "handling_failure must be within [0, 1)"),
+        ({"attempts": 0}, "attempts must be >= 1"),
+        ({"retry_delay_s": -1.0}, "retry_delay_s must be >= 0"),
+        ({"drive_failures_per_year": math.inf}, "drive_failures_per_year must be >= 0"),
+        ({"drive_repair_s": math.nan}, "drive_repair_s must be >= 0"),
+        ({"tape_losses_per_year": -2.0}, "tape_losses_per_year must be >= 0"),
+    ],
+)
+def test_bad_fault_models_are_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace(")", r"\)")):
+        FaultSpec(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((-1.0, "T1"), "at_s must be >= 0"),
+        ((0.0, ""), "tape must be a tape id"),
+        ((0.0, "T1", 5.0, None), "needs from_mb and to_mb, or neither"),
+        ((0.0, "T1", 5.0, 5.0), "0 <= from_mb < to_mb"),
+    ],
+)
+def test_bad_tape_losses_are_refused(args, message):
+    with pytest.raises(ValueError, match=message):
+        TapeLoss(*args)
+
+
+def test_a_lost_region_covers_what_meets_it():
+    region = TapeLoss(0.0, "T1", 100.0, 200.0)
+    assert region.covers(150.0, 160.0) and region.covers(50.0, 101.0)
+    assert not region.covers(0.0, 100.0) and not region.covers(200.0, 300.0)
+    assert TapeLoss(0.0, "T1").covers(0.0, 1.0) and TapeLoss(0.0, "T1").whole
+
+
+@pytest.mark.parametrize("policy", ["vertical", "parallel", "rait"])
+def test_a_run_under_faults_that_never_strike_is_the_run_without_faults(policy):
+    plain = generated(policy, None)
+    never = generated(policy, NO_FAULTS)
+    assert NO_FAULTS.none and not FaultSpec().none
+    assert outcome(never) == outcome(plain)
+    assert never.summary == plain.summary
+
+
+def test_the_same_seed_gives_the_same_faults_and_results():
+    faults = FaultSpec(handling_failure=0.2, drive_failures_per_year=2_000.0, drive_repair_s=600.0)
+    first, second = generated("parallel", faults), generated("parallel", faults)
+    assert outcome(first) == outcome(second)
+    assert first.summary == second.summary
+    assert first.summary.handling_failures > 0 and first.summary.drive_failures > 0
+    other = generated("parallel", faults, seed=5)
+    assert outcome(other) != outcome(first)
+
+
+@pytest.mark.parametrize("policy", ["vertical", "parallel", "rait"])
+def test_handling_failures_cost_mounts_and_time_but_lose_no_request(policy):
+    """One handling in five fails (tried again after 60 s): every request still ends, later."""
+    plain = generated(policy, None)
+    faulty = generated(policy, FaultSpec(handling_failure=0.2, attempts=50))
+    s = faulty.summary
+    assert s.arrived == s.completed + s.failed + s.backlog and s.backlog == 0
+    assert s.failed == 0 and s.mounts_given_up == 0  # 50 tries: given up with odds 0.2^50
+    assert s.handling_failures > 0 and s.mounts > plain.summary.mounts
+    assert s.mean_response_s is not None and plain.summary.mean_response_s is not None
+    assert s.mean_response_s > plain.summary.mean_response_s
+
+
+def test_the_share_of_failed_handlings_is_the_probability():
+    """Each mount and dismount fails with probability p, independently: within 4 sigma."""
+    p = 0.1
+    params = small_files(40.0, 12.0)
+    platform = evolve(small_platform(20_000.0), dismount="at-once")
+    scenario = Scenario(
+        "small", "", platform, "rait", {"block_mb": 64.0}, params,
+        RunSettings(warmup=0.0), faults=FaultSpec(handling_failure=p, attempts=50),
+    )  # fmt: skip
+    run = run_once(scenario, seed=4, record=True, to_end=True)
+    handlings = len(run.simulation.platform.arm_log)  # every try, failed or not
+    failures = run.summary.handling_failures
+    assert handlings > 1000
+    assert abs(failures / handlings - p) <= 4 * math.sqrt(p * (1 - p) / handlings)
+
+
+def test_a_mount_given_up_after_its_attempts_is_rare_as_the_paper_odds_say():
+    assert handling_given_up(0.01, 3) == pytest.approx(1e-6)
+    assert handling_given_up(0.5, 1) == 0.5
+
+
+def one_drive_platform() -> PlatformSpec:
+    return PlatformSpec(
+        libraries=[LibrarySpec("L", 1, Duration(10.0), Duration(10.0))],
+        drives=[DriveSpec("d0", "L", DRIVE_MODELS["ampex"])],
+        tape_capacity_mb=1000.0,
+    )
+
+
+def test_a_failing_drive_stops_its_job_which_starts_again_after_the_repair():
+    """One drive, failing about every 100 s and out 500 s: writes still all end, restarted."""
+    spec = one_drive_platform()
+    files = [FileSpec(f"f{i}", 300.0, Scheme(1, 0)) for i in range(6)]
+    workload = Workload(
+        initial=(),
+        requests=tuple(FileRequest(f"w{i}", 10.0 * i, "write", f) for i, f in enumerate(files)),
+    )
+    params = WorkloadParams(rate_per_s=1.0, duration_s=100.0, min_size_mb=1, max_size_mb=1)
+    faults = FaultSpec(
+        handling_failure=0.0, drive_failures_per_year=365.25 * 864.0, drive_repair_s=500.0
+    )
+    scenario = Scenario(
+        "one", "", spec, "vertical", {}, params, RunSettings(warmup=0.0), faults=faults
+    )
+    run = run_once(scenario, seed=2, workload=workload, to_end=True)
+    s = run.summary
+    assert s.completed == 6 and s.failed == 0 and s.backlog == 0
+    assert s.drive_failures > 0 and s.restarts > 0
+    assert run.simulation.platform.down == set()
+    # A restarted write began again after a repair: its start is 500 s past a failure at least.
+    restarted = [r for r in run.records if r.restarts]
+    assert restarted and all(r.end_s - r.arrival_s >= 500.0 for r in restarted)
+
+
+def test_faults_are_refused_with_drives_one_at_a_time():
+    spec = evolve(one_drive_platform(), dismount="at-once")
+    params = WorkloadParams(rate_per_s=0.01, duration_s=100.0, min_size_mb=1, max_size_mb=1)
+    scenario = Scenario(
+        "g", "", spec, "vertical", {}, params, RunSettings("golubchik"), faults=FaultSpec()
+    )
+    with pytest.raises(ValueError, match="faults are not modelled with drives one at a time"):
+        run_once(scenario, seed=1)
+
+
+def lost_tape_run(lost: list[str], reads: int = 2):
+    """Three 2+1 PARALLEL files at time 0 (one row each, 3 tapes a file), ``lost`` at 0 s,
+    then ``reads`` reads of each file an hour apart on four drives."""
+    spec = PlatformSpec(
+        libraries=[LibrarySpec("L", 2, Duration(10.0), Duration(10.0))],
+        drives=[DriveSpec(f"d{i}", "L", DRIVE_MODELS["ampex"]) for i in range(4)],
+        tape_capacity_mb=1000.0,
+    )
+    files = [FileSpec(f"f{i}", 400.0, Scheme(2, 1)) for i in range(3)]
+    requests = tuple(
+        FileRequest(f"r{k}-{f.id}", 10.0 + 3600.0 * k + i, "read", f)
+        for k in range(reads)
+        for i, f in enumerate(files)
+    )
+    params = WorkloadParams(rate_per_s=1.0, duration_s=100.0, min_size_mb=1, max_size_mb=1)
+    faults = FaultSpec(handling_failure=0.0, tape_losses=[TapeLoss(0.0, t) for t in lost])
+    scenario = Scenario(
+        "lost", "", spec, "parallel", {"block_mb": 100.0}, params,
+        RunSettings(warmup=0.0), faults=faults,
+    )  # fmt: skip
+    workload = Workload(initial=tuple(files), requests=requests, own_tapes=True)
+    return run_once(scenario, seed=1, workload=workload, to_end=True)
+
+
+def test_a_read_meeting_a_lost_data_tape_is_rebuilt_from_parity_and_later_reads_avoid_it():
+    plain = lost_tape_run([])
+    tapes = {f: plain.simulation.catalogue.layout(f).rows[0].tapes for f in ("f0", "f1", "f2")}
+    data, parity = tapes["f0"][0], tapes["f0"][2]
+    run = lost_tape_run([data])
+    by_id = {r.id: r for r in run.records}
+    first, second = by_id["r0-f0"], by_id["r1-f0"]
+    assert first.restarts == 1 and first.rebuilt  # stopped on the lost tape, planned again
+    assert second.restarts == 0 and second.rebuilt  # planned around it from the start
+    for record in (first, second):
+        assert data not in record.tapes and parity in record.tapes
+    assert not by_id["r0-f1"].rebuilt and by_id["r0-f1"].tapes == plain_tapes(plain, "r0-f1")
+    s = run.summary
+    assert s.completed == 6 and s.failed == 0 and s.tapes_lost == 1 and s.rebuilt_reads == 2
+
+
+def plain_tapes(run: Replication, request: str) -> tuple[str, ...]:
+    return next(r.tapes for r in run.records if r.id == request)
+
+
+def test_a_read_of_a_file_with_more_lost_tapes_than_its_parity_fails_with_its_reason():
+    plain = lost_tape_run([])
+    f0 = plain.simulation.catalogue.layout("f0").rows[0].tapes
+    run = lost_tape_run([f0[0], f0[2]])
+    s = run.summary
+    assert s.arrived == 6 and s.completed == 4 and s.failed == 2 and s.backlog == 0
+    failed = {e.file_request.id: e.failure for e in run.simulation.failed}
+    assert set(failed) == {"r0-f0", "r1-f0"}
+    assert all("cannot be read" in reason for reason in failed.values())
+    assert all(r.file != "f0" for r in run.records)
