@@ -17,6 +17,7 @@ from typing import IO
 from attrs import evolve, frozen
 
 from simulator.bw_main import BwMainParams, simulator_scheduler
+from simulator.faults import FaultSpec
 from simulator.policy_registry import make_policy
 from simulator.results import Estimate, RequestRecord, RunSummary, combine, record_of, summarise
 from simulator.scenario import Scenario, make_archive
@@ -48,6 +49,7 @@ def override(
     bw_main: BwMainParams | None = None,
     striping: Sequence[int] | None = None,
     mount_policy: str | None = None,
+    faults: FaultSpec | None = None,
 ) -> Scenario:
     """The scenario with the given settings replaced (``None``: kept).
 
@@ -56,7 +58,8 @@ def override(
     ``bw_main`` the parameters of the ``bw-main`` scheduler; ``striping``
     the stripe width of each request class (:func:`check_striping` says
     whether the platform can run them); ``mount_policy`` a mount policy spec
-    (:mod:`solvers.online.mount_policy`).
+    (:mod:`solvers.online.mount_policy`); ``faults`` a fault model
+    (:mod:`simulator.faults`).
     """
     workload = scenario.workload
     if striping is not None:
@@ -76,7 +79,13 @@ def override(
         run = evolve(run, bw_main=bw_main)
     if mount_policy is not None:
         run = evolve(run, mount_policy=mount_policy)
-    return evolve(scenario, policy=policy or scenario.policy, workload=workload, run=run)
+    return evolve(
+        scenario,
+        policy=policy or scenario.policy,
+        workload=workload,
+        run=run,
+        faults=faults if faults is not None else scenario.faults,
+    )
 
 
 def check_striping(scenario: Scenario, widths: Sequence[int]) -> str | None:

@@ -58,7 +58,8 @@ def export(simulation: Simulation, name: str = "simulated") -> tuple[Instance, S
     Raises
     ------
     ExportError
-        When the platform draws times at random or gives drives one at a time.
+        When the platform draws times at random, gives drives one at a time,
+        moves tapes through a pass-through, or faults struck.
     """
     spec = simulation.spec
     if spec.random:
@@ -72,6 +73,12 @@ def export(simulation: Simulation, name: str = "simulated") -> tuple[Instance, S
             "problem a gang's drives start together and are freed together"
         )
     platform: Platform = simulation.platform
+    struck = platform.handling_failures + platform.drive_failures + len(simulation.lost)
+    if struck:
+        raise ExportError(
+            "cannot export a run in which faults struck: the core problem has no failed "
+            "mount, no drive out and no lost tape"
+        )
     if platform.pass_throughs:
         raise ExportError(
             "cannot export a run in which tapes went through a pass-through port: "

@@ -49,7 +49,7 @@ import math
 import random
 from collections.abc import Iterable
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 PAPER_HANDLING_FAILURE = 0.01
 """The Blue Waters paper's "1 out of 100 tape handling events leads to a job failure"
@@ -169,6 +169,33 @@ class FaultSpec:
 
 NO_FAULTS = FaultSpec(handling_failure=0.0)
 """A fault model under which nothing fails."""
+
+
+def with_rates(
+    faults: FaultSpec | None,
+    *,
+    handling_failure: float | None = None,
+    drive_failures_per_year: float | None = None,
+    tape_losses_per_year: float | None = None,
+) -> FaultSpec | None:
+    """``faults`` with the rates given replaced (``None``: kept).
+
+    A rate given to a run without faults turns them on, every other
+    setting at its default (the paper's handling failure among them).
+    """
+    base = faults if faults is not None else FaultSpec()
+    if all(v is None for v in (handling_failure, drive_failures_per_year, tape_losses_per_year)):
+        return faults
+    return evolve(
+        base,
+        handling_failure=_given(handling_failure, base.handling_failure),
+        drive_failures_per_year=_given(drive_failures_per_year, base.drive_failures_per_year),
+        tape_losses_per_year=_given(tape_losses_per_year, base.tape_losses_per_year),
+    )
+
+
+def _given(value: float | None, kept: float) -> float:
+    return kept if value is None else value
 
 
 def fault_rng(seed: int, what: str) -> random.Random:

@@ -378,8 +378,10 @@ class Simulation:
         self._log("disk-hit", request=file_request.id)
         return True
 
-    def _admit(self, file_request: FileRequest, entry: AdmittedRequest | None = None) -> None:
-        """Make ``file_request`` waiting (``entry``: again, once a fault stopped it)."""
+    def _admit(
+        self, file_request: FileRequest, entry: AdmittedRequest | None = None, cause: str = ""
+    ) -> None:
+        """Make ``file_request`` waiting (``entry``: again, once a fault, ``cause``, stopped it)."""
         if entry is None:
             entry = AdmittedRequest(file_request)
             self.entries[file_request.id] = entry
@@ -392,7 +394,7 @@ class Simulation:
                 try:
                     plan = self.policy.plan_read(self.catalogue, file.id, entry.unavailable)
                 except Unrecoverable as exc:
-                    self._fail(entry, str(exc))
+                    self._fail(entry, f"{cause}; {exc}" if cause else str(exc))
                     return
             else:
                 kept = self._read_plans.get(file.id)
@@ -728,7 +730,7 @@ class Simulation:
         entry.drives = entry.reserved = ()
         if entry.file_request.kind == "write":
             entry.plan = None
-        self._admit(entry.file_request, entry)
+        self._admit(entry.file_request, entry, job.stopped)
         self._retry_reservations()
         self._poke()
 

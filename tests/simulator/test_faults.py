@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -14,6 +15,7 @@ from simulator.platform import DriveSpec, LibrarySpec, PlatformSpec
 from simulator.scenario import RunSettings, Scenario
 from simulator.technology import DRIVE_MODELS, Duration
 from simulator.workload import Workload, WorkloadParams
+from tests.conftest import INSTANCES as INSTANCES_DIR
 from tests.simulator.test_simulation import small_files, small_platform
 
 HOUR = 3600.0
@@ -224,3 +226,94 @@ def test_a_read_of_a_file_with_more_lost_tapes_than_its_parity_fails_with_its_re
     assert set(failed) == {"r0-f0", "r1-f0"}
     assert all("cannot be read" in reason for reason in failed.values())
     assert all(r.file != "f0" for r in run.records)
+
+
+# --- from the command line and the scenario file ----------------------------------------
+
+
+def test_simulate_with_fault_options_reports_what_struck(tmp_path):
+    from click.testing import CliRunner
+
+    from tests.conftest import INSTANCES
+    from toolkit.cli import main
+
+    out = tmp_path / "out"
+    args = [
+        "simulate", str(INSTANCES / "scenarios" / "ampex.json"), "--duration", "6h",
+        "--handling-failure", "0.2", "--drive-failures-per-year", "100", "--out", str(out),
+    ]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "faults, replication 1:" in result.stdout and "handlings failed" in result.stdout
+    assert "no schedule exported: cannot export a run in which faults struck" in result.output
+    doc = json.loads((out / "summary.json").read_text())
+    assert doc["faults"]["handling_failure"] == 0.2
+    assert doc["faults"]["drive_failures_per_year"] == 100.0
+    assert doc["faults"]["tape_losses_per_year"] == 0.0
+    rep = doc["replications"][0]
+    assert rep["handling_failures"] > 0
+    assert rep["arrived"] == rep["completed"] + rep["failed"] + rep["backlog"]
+    # Ampex files have no parity: a mount given up (odds 0.2^3 a mount) fails the read.
+    failed = doc["failed_requests"][0]
+    assert len(failed) == rep["failed"] > 0 and rep["mounts_given_up"] >= rep["failed"]
+    for f in failed:
+        assert f["kind"] == "read" and f["reason"].startswith("mount of ")
+        assert "failed 3 times; file " in f["reason"] and "(Y = 0)" in f["reason"]
+    header = (out / "requests.csv").read_text().splitlines()[0].split(",")
+    assert header[-2:] == ["restarts", "rebuilt"]
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--handling-failure", "1"),
+        ("--handling-failure", "-0.5"),
+        ("--tape-losses-per-year", "-1"),
+        ("--drive-failures-per-year", "inf"),
+    ],
+)
+def test_bad_fault_options_exit_2_naming_the_option(option, value):
+    from click.testing import CliRunner
+
+    from tests.conftest import INSTANCES
+    from toolkit.cli import main
+
+    args = ["simulate", str(INSTANCES / "scenarios" / "ampex.json"), option, value]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and option in result.stderr
+    assert "Traceback" not in result.output
+
+
+def scenario_with(faults: object) -> dict:
+    document = json.loads((INSTANCES_DIR / "scenarios" / "ampex.json").read_text())
+    document["faults"] = faults
+    return document
+
+
+@pytest.mark.parametrize(
+    ("faults", "problem"),
+    [
+        ({"handling_failure": 1.5}, "faults.handling_failure: must be within [0, 1)"),
+        ({"attempts": 0}, "faults.attempts: must be >= 1"),
+        ({"tape_losses": [{"at_s": 1, "tape": "T1", "from_mb": 5}]}, "faults.tape_losses[0]"),
+        ({"tape_losses": [{"tape": "T1"}]}, "faults.tape_losses[0].at_s: missing key"),
+        ({"drive_failures": 3}, "faults.drive_failures"),
+    ],
+)
+def test_bad_faults_sections_are_named_at_their_path(faults, problem):
+    from simulator.scenario import scenario_from_dict
+    from toolkit.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        scenario_from_dict(scenario_with(faults), "ampex.json")
+    assert problem in str(caught.value)
+
+
+def test_a_faults_section_gives_the_fault_model_with_its_defaults():
+    from simulator.scenario import scenario_from_dict
+
+    scenario = scenario_from_dict(
+        scenario_with({"tape_losses": [{"at_s": 60, "tape": "T000001"}]}), "ampex.json"
+    )
+    assert scenario.faults == FaultSpec(tape_losses=(TapeLoss(60.0, "T000001"),))
+    assert scenario.faults.handling_failure == 0.01  # the paper's, by default

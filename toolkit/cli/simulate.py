@@ -42,9 +42,12 @@ if TYPE_CHECKING:
     from simulator.scenario import Scenario
     from solvers.online.protocol import Scheduler
 
+MAX_RATE_PER_YEAR = 1e6
+"""Largest fault rate per year the options take (one a minute is far past any platform)."""
+
 RECORD_COLUMNS = (
     "id", "kind", "file", "size_mb", "arrival_s", "start_s", "end_s", "free_s",
-    "drives", "tapes", "host_mb", "mounts", "alone_s",
+    "drives", "tapes", "host_mb", "mounts", "alone_s", "restarts", "rebuilt",
 )  # fmt: skip
 """Columns of ``requests.csv`` (:class:`simulator.results.RequestRecord` fields)."""
 
@@ -146,7 +149,39 @@ def _document(
         "replications": [r.summary.to_dict() for r in runs],
         "estimates": {name: e.to_dict() for name, e in estimates.items()},
         **_cache_document(runs),
+        **_faults_document(scenario, runs),
     }
+
+
+def _faults_document(scenario: Scenario, runs: Sequence[Replication]) -> dict[str, object]:
+    """``faults``: the fault model, and each replication's failed requests with their reasons."""
+    if scenario.faults is None:
+        return {}
+    from attrs import asdict
+
+    from simulator.results import failed_record_of
+
+    return {
+        "faults": asdict(scenario.faults),
+        "failed_requests": [
+            [asdict(failed_record_of(e)) for e in r.simulation.failed] for r in runs
+        ],
+    }
+
+
+def _print_faults(scenario: Scenario, runs: Sequence[Replication]) -> None:
+    """One line per replication: what struck, what it cost, what failed."""
+    if scenario.faults is None:
+        return
+    for k, r in enumerate(runs):
+        s = r.summary
+        click.echo(
+            f"faults, replication {k + 1}: {s.handling_failures} handlings failed "
+            f"({s.mounts_given_up} mounts given up, {s.stuck_cartridges} cartridges stuck), "
+            f"{s.drive_failures} drives failed, {s.tapes_lost} tapes lost; "
+            f"{s.restarts} restarts, {s.rebuilt_reads} reads rebuilt, "
+            f"{s.failed} of {s.arrived} requests failed"
+        )
 
 
 def _cache_reports(run: Replication) -> list[dict[str, object]]:
@@ -220,6 +255,7 @@ def _print_estimates(
     table.add_row("saturated runs", f"{saturated} of {len(runs)}")
     Console(width=120).print(table)
     _print_cache(runs)
+    _print_faults(scenario, runs)
 
 
 @click.command()
@@ -255,6 +291,29 @@ def _print_estimates(
     metavar="W,W,...",
     help="Stripe width of each request class of the scenario (workload.request_classes), "
     "e.g. 1,2,2: Golubchik's striping vector 122.",
+)
+@click.option(
+    "--handling-failure",
+    type=click.FloatRange(0, 1, max_open=True),
+    default=None,
+    metavar="P",
+    help="Probability that a mount or dismount fails and is tried again (the Blue Waters "
+    "paper's 0.01). Any fault option turns faults on (simulator/faults.py): the scenario's "
+    "faults section, else its defaults, with the rates given replaced.",
+)
+@click.option(
+    "--drive-failures-per-year",
+    type=click.FloatRange(min=0, max=MAX_RATE_PER_YEAR),
+    default=None,
+    metavar="R",
+    help="Failures of each drive per year (repaired in the scenario's drive_repair_s).",
+)
+@click.option(
+    "--tape-losses-per-year",
+    type=click.FloatRange(min=0, max=MAX_RATE_PER_YEAR),
+    default=None,
+    metavar="R",
+    help="Tapes lost per tape-year, among the tapes holding data.",
 )
 @click.option("--rate", type=RateType(), default=None, help="Arrival rate, e.g. 65/h.")
 @click.option("--duration", type=DurationType(), default=None, help="Simulated time, e.g. 30d.")
@@ -293,6 +352,9 @@ def simulate(
     max_imbalance: float | None,
     mount_policy: str | None,
     striping: str | None,
+    handling_failure: float | None,
+    drive_failures_per_year: float | None,
+    tape_losses_per_year: float | None,
     rate: float | None,
     duration: float | None,
     seed: int | None,
@@ -367,8 +429,17 @@ def simulate(
         why = check_striping(scenario, widths)
         if why is not None:
             fail([f"--striping: {why}"])
+    from simulator.faults import with_rates
+
+    faults = with_rates(
+        scenario.faults,
+        handling_failure=handling_failure,
+        drive_failures_per_year=drive_failures_per_year,
+        tape_losses_per_year=tape_losses_per_year,
+    )
     scenario = override(
         scenario,
+        faults=faults,
         striping=widths,
         policy=policy,
         scheduler=scheduler,
@@ -379,7 +450,7 @@ def simulate(
         bw_main=bw_main,
         mount_policy=mount_policy,
     )
-    if policy is not None or scheduler == GOLUBCHIK or mount_policy is not None:
+    if policy is not None or scheduler == GOLUBCHIK or mount_policy is not None or faults:
         unrunnable = check_runnable(scenario)
         given_option = (
             f"--policy {policy}"
