@@ -730,7 +730,7 @@ class Simulation:
         entry.drives = entry.reserved = ()
         if entry.file_request.kind == "write":
             entry.plan = None
-        self._admit(entry.file_request, entry, job.stopped)
+        self._admit(entry.file_request, entry, job.stopped or "")
         self._retry_reservations()
         self._poke()
 
