@@ -29,6 +29,12 @@ The faults
     tape it is putting away): the job on it stops, its phase's data lost,
     and the run starts the request again.
 
+    *Movers*: each mover node fails at exponential times of rate
+    ``mover_failures_per_year`` while the run has work, and is out for
+    ``mover_repair_s``: every drive it serves fails with it (as above, each
+    out until the mover is back). Its memory and disk survive (a node
+    failure, not a disk loss): parity held there is not lost.
+
     *Tapes*: a tape, or a region ``[from_mb, to_mb)`` of it, becomes
     unreadable for good, at times scripted (:class:`TapeLoss`) or at
     ``tape_losses_per_year`` per tape-year (each loss striking a tape drawn
@@ -142,6 +148,10 @@ class FaultSpec:
         Failures of each drive per year while the run has work (0: none).
     drive_repair_s
         Time a failed drive (or one with a stuck cartridge) is out.
+    mover_failures_per_year
+        Failures of each mover node per year while the run has work (0: none).
+    mover_repair_s
+        Time a failed mover, and every drive it serves, is out.
     tape_losses_per_year
         Tapes lost per tape-year, among the tapes holding data (0: none).
     tape_losses
@@ -153,6 +163,8 @@ class FaultSpec:
     attempts: int = field(default=3, validator=_at_least_one)
     drive_failures_per_year: float = field(default=0.0, validator=_nonnegative)
     drive_repair_s: float = field(default=8 * 3600.0, validator=_nonnegative)
+    mover_failures_per_year: float = field(default=0.0, validator=_nonnegative)
+    mover_repair_s: float = field(default=4 * 3600.0, validator=_nonnegative)
     tape_losses_per_year: float = field(default=0.0, validator=_nonnegative)
     tape_losses: tuple[TapeLoss, ...] = field(default=(), converter=_losses)
 
@@ -162,6 +174,7 @@ class FaultSpec:
         return (
             self.handling_failure == 0
             and self.drive_failures_per_year == 0
+            and self.mover_failures_per_year == 0
             and self.tape_losses_per_year == 0
             and not self.tape_losses
         )

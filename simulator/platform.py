@@ -485,7 +485,11 @@ class Platform:
         self.stuck = 0
         """Dismounts failed ``attempts`` times: the drive out until repaired."""
         self.drive_failures = 0
-        """Drives that failed (struck by :meth:`fail_drive`)."""
+        """Drives that failed (struck by :meth:`fail_drive`, a mover's included)."""
+        self.mover_failures = 0
+        """Mover nodes that failed (struck by :meth:`fail_mover`)."""
+        self.repair_s: dict[int, float] = {}
+        """Repair time of drives struck with one of their own (a mover's)."""
         self.failing: set[int] = set()
         """Drives failed while working: out once the step they are in ends."""
         self.down: set[int] = set()
@@ -1037,27 +1041,39 @@ class Platform:
         self.stuck += 1
         self.engine.after(faults.drive_repair_s, self._emptied, d, then, args)
 
-    def fail_drive(self, drive: int) -> None:
+    def fail_drive(self, drive: int, repair_s: float | None = None) -> bool:
         """Strike ``drive`` with a failure: out now when idle, else at the end of its step.
 
-        A drive already out or failing is left as it is.
+        It is out for ``repair_s`` (by default the faults' ``drive_repair_s``).
+        A drive already out or failing is left as it is; whether it was struck.
         """
         if drive in self.down or drive in self.failing:
-            return
+            return False
         d = self.drives[drive]
         self.drive_failures += 1
+        if repair_s is not None:
+            self.repair_s[drive] = repair_s
         if d.busy:
             self.failing.add(drive)
-            return
+            return True
         self._occupy(d)
         self._out(d)
+        return True
+
+    def fail_mover(self, mover: int, repair_s: float) -> None:
+        """Strike a mover node: every drive it serves is out for ``repair_s`` (as a drive
+        failure each: the jobs on them stop); its memory and disk come back with it."""
+        self.mover_failures += 1
+        for drive in self.movers[mover].drives:
+            self.fail_drive(drive, repair_s)
 
     def _out(self, d: DriveState) -> None:
         """``d`` (busy) is out for its repair; its tape stays in it meanwhile."""
         assert self.faults is not None
         self.down.add(d.index)
         d.job = None
-        self.engine.after(self.faults.drive_repair_s, self._repaired, d)
+        repair_s = self.repair_s.pop(d.index, self.faults.drive_repair_s)
+        self.engine.after(repair_s, self._repaired, d)
 
     def _repaired(self, d: DriveState) -> None:
         self.down.discard(d.index)

@@ -224,6 +224,8 @@ class RunSummary:
     mounts_given_up: int = 0
     stuck_cartridges: int = 0
     drive_failures: int = 0
+    """Drives that failed, those of failed movers included."""
+    mover_failures: int = 0
     tapes_lost: int = 0
     """Tapes, or regions of them, lost in the run."""
     restarts: int = 0
@@ -291,6 +293,7 @@ def summarise(
         mounts_given_up=platform.mounts_given_up,
         stuck_cartridges=platform.stuck,
         drive_failures=platform.drive_failures,
+        mover_failures=platform.mover_failures,
         tapes_lost=len(simulation.lost),
         restarts=sum(r.restarts for r in records),
         rebuilt_reads=sum(r.rebuilt for r in records),

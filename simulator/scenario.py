@@ -91,7 +91,8 @@ a platform:
   (:mod:`simulator.faults`), each key optional: ``handling_failure`` (the
   paper's 0.01: a mount or dismount failing), ``retry_delay_s`` (60),
   ``attempts`` (3), ``drive_failures_per_year`` (0, per drive),
-  ``drive_repair_s`` (28800), ``tape_losses_per_year`` (0, per tape-year)
+  ``drive_repair_s`` (28800), ``mover_failures_per_year`` (0, per mover),
+  ``mover_repair_s`` (14400), ``tape_losses_per_year`` (0, per tape-year)
   and ``tape_losses``, scripted: ``[{"at_s": 3600, "tape": "T000002"},
   {"at_s": 7200, "tape": "A000010", "from_mb": 0, "to_mb": 5000}]`` (a
   region ``[from_mb, to_mb)``, or the whole tape); not with the
@@ -673,6 +674,12 @@ class FaultsSection:
     drive_repair_s: float = check(
         bounded_time, default=_DEFAULT_FAULTS.drive_repair_s, converter=as_float
     )
+    mover_failures_per_year: float = check(
+        nonnegative_finite, default=_DEFAULT_FAULTS.mover_failures_per_year, converter=as_float
+    )
+    mover_repair_s: float = check(
+        bounded_time, default=_DEFAULT_FAULTS.mover_repair_s, converter=as_float
+    )
     tape_losses_per_year: float = check(
         nonnegative_finite, default=_DEFAULT_FAULTS.tape_losses_per_year, converter=as_float
     )
@@ -856,6 +863,8 @@ def _faults(section: FaultsSection, problems: list[Problem]) -> FaultSpec | None
         attempts=section.attempts,
         drive_failures_per_year=section.drive_failures_per_year,
         drive_repair_s=section.drive_repair_s,
+        mover_failures_per_year=section.mover_failures_per_year,
+        mover_repair_s=section.mover_repair_s,
         tape_losses_per_year=section.tape_losses_per_year,
         tape_losses=tuple(losses),
     )

@@ -768,6 +768,11 @@ class Simulation:
             rate = faults.drive_failures_per_year / YEAR_S
             for i in range(len(self.platform.drives)):
                 self.engine.after(rng.expovariate(rate), self._drive_fails, i, rng, rate)
+        if faults.mover_failures_per_year > 0:
+            rng = fault_rng(seed, "movers")
+            rate = faults.mover_failures_per_year / YEAR_S
+            for m in range(len(self.platform.movers)):
+                self.engine.after(rng.expovariate(rate), self._mover_fails, m, rng, rate)
         if faults.tape_losses_per_year > 0:
             rng = fault_rng(seed, "tapes")
             self._tape_loss_next(rng, faults.tape_losses_per_year / YEAR_S)
@@ -778,6 +783,14 @@ class Simulation:
         self.platform.fail_drive(drive)
         self._log("drive-failed", drive=self.platform.drives[drive].id)
         self.engine.after(rng.expovariate(rate), self._drive_fails, drive, rng, rate)
+
+    def _mover_fails(self, mover: int, rng: random.Random, rate: float) -> None:
+        if not self._has_work():
+            return
+        assert self.faults is not None
+        self.platform.fail_mover(mover, self.faults.mover_repair_s)
+        self._log("mover-failed", mover=self.platform.movers[mover].spec.id)
+        self.engine.after(rng.expovariate(rate), self._mover_fails, mover, rng, rate)
 
     def _data_tapes(self) -> tuple[list[str], int]:
         """The run's tapes holding data, and the archive's tapes (``A000000, ...``) beside them."""

@@ -317,3 +317,17 @@ def test_a_faults_section_gives_the_fault_model_with_its_defaults():
     )
     assert scenario.faults == FaultSpec(tape_losses=(TapeLoss(60.0, "T000001"),))
     assert scenario.faults.handling_failure == 0.01  # the paper's, by default
+
+
+def test_a_failed_mover_takes_its_drives_out_and_its_requests_start_again():
+    """Movers failing about twice an hour, out 20 min: every request still ends, later."""
+    faults = FaultSpec(
+        handling_failure=0.0, mover_failures_per_year=2 * 8766.0, mover_repair_s=1200
+    )
+    plain, run = generated("parallel", None), generated("parallel", faults)
+    s = run.summary
+    # Six drives a mover; those still out from the mover's last failure are not struck again.
+    assert s.mover_failures > 0 and 6 <= s.drive_failures <= 6 * s.mover_failures
+    assert s.completed == s.arrived and s.restarts > 0
+    assert s.mean_response_s is not None and plain.summary.mean_response_s is not None
+    assert s.mean_response_s > plain.summary.mean_response_s

@@ -250,6 +250,7 @@ def _finished_simulation(
         mounts_given_up=0,
         stuck=0,
         drive_failures=0,
+        mover_failures=0,
     )
     return SimpleNamespace(
         engine=SimpleNamespace(now_s=now_s),

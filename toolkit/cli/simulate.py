@@ -178,7 +178,8 @@ def _print_faults(scenario: Scenario, runs: Sequence[Replication]) -> None:
         click.echo(
             f"faults, replication {k + 1}: {s.handling_failures} handlings failed "
             f"({s.mounts_given_up} mounts given up, {s.stuck_cartridges} cartridges stuck), "
-            f"{s.drive_failures} drives failed, {s.tapes_lost} tapes lost; "
+            f"{s.drive_failures} drives failed ({s.mover_failures} movers), "
+            f"{s.tapes_lost} tapes lost; "
             f"{s.restarts} restarts, {s.rebuilt_reads} reads rebuilt, "
             f"{s.failed} of {s.arrived} requests failed"
         )
