@@ -368,6 +368,18 @@ class Archive:
         set_index = region.first_set + (t - region.first_tape) // region.set_tapes
         return self.libraries[set_index % len(self.libraries)]
 
+    def files_on(self, tape_id: str) -> range:
+        """Archive files of the set ``tape_id`` belongs to: every file that may have bytes
+        (its own, or its group's parity or window) on it; empty for no archive tape."""
+        if self.tape_library(tape_id) is None:
+            return range(0)
+        t = int(tape_id[1:])
+        region = self._regions[bisect_right(self._tape_starts, t) - 1]
+        first = region.first_file + (t - region.first_tape) // region.set_tapes * (
+            region.files_per_set
+        )
+        return range(first, first + region.files_per_set)
+
     def layout(self, k: int) -> tuple[FileLayout, int]:
         """Archive file ``k``'s layout, and the members its rows' parity is shared by."""
         region = self._region(k)

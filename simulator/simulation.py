@@ -80,14 +80,15 @@ from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
 import orjson
+from attrs import evolve
 
-from simulator.archive import TAPE_PREFIX, Archive
+from simulator.archive import FILE_PREFIX, TAPE_PREFIX, Archive
 from simulator.bw_main import simulator_scheduler
 from simulator.catalogue import Catalogue
 from simulator.disk_cache import CacheSpec, DiskCache
 from simulator.engine import Engine
 from simulator.faults import YEAR_S, FaultSpec, TapeLoss, fault_rng
-from simulator.files import FileRequest, FileSpec, JobSpec
+from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Phase, Scheme
 from simulator.platform import DriveState, Job, Platform, PlatformSpec
 from simulator.policy import Group, GroupType, Policy, Unrecoverable, group_type, preload
 from simulator.technology import DriveModel
@@ -128,6 +129,7 @@ class AdmittedRequest:
         "mounts_before",
         "plan",
         "ready_s",
+        "repack",
         "request",
         "reserved",
         "restarts",
@@ -166,6 +168,8 @@ class AdmittedRequest:
         """Tapes its read is planned around: lost, or their mount given up (faults)."""
         self.restarts = 0
         """Times it was stopped by a fault and started again."""
+        self.repack: str | None = None
+        """The lost tape it rebuilds onto a new one (a repack the run made; faults)."""
 
 
 class Simulation:
@@ -272,6 +276,15 @@ class Simulation:
         self.found_lost: dict[str, list[TapeLoss]] = {}
         """Lost tapes a read has found, and what of each is lost: reads are planned around
         them from then on (a loss is not known before a read meets it)."""
+        self.replaced: dict[str, str] = {}
+        """Tapes lost whole and repacked, and the new tape each was rebuilt onto: reads of
+        the old one read the new one."""
+        self.repacks: list[AdmittedRequest] = []
+        """Repacks started (done when their ``done_s`` is set)."""
+        self._repack_to: dict[str, str] = {}
+        """The new tape each repack writes to."""
+        self.lost_files: dict[str, str] = {}
+        """Files a repack found it could not rebuild, and the tape that lost them."""
         self.dispatch_state = self.platform.dispatch_state
         """The waiting requests (in admission order) and the idle drives."""
         self.in_use: dict[str, int] = {}
@@ -387,7 +400,11 @@ class Simulation:
             self.entries[file_request.id] = entry
         file = file_request.file
         pieces: tuple[Piece, ...]
-        if file_request.kind == "read":
+        plan: JobSpec
+        if entry.repack is not None:
+            assert entry.plan is not None
+            plan = entry.plan
+        elif file_request.kind == "read":
             if self.found_lost:
                 entry.unavailable |= self._found_lost_of(file.id)
             if entry.unavailable:
@@ -405,6 +422,9 @@ class Simulation:
                         self.catalogue, file.id
                     )
                 plan = kept
+            if self.replaced:
+                plan = self._renamed(plan)
+        if file_request.kind == "read":
             entry.plan = plan
             entry.width = plan.width
             first = plan.phases[0]
@@ -662,6 +682,8 @@ class Simulation:
         entry.data_done_s = self.engine.now_s
         entry.ready_s = job.first_stream_s
         self._log("data-done", request=job.key)
+        if entry.repack is not None:
+            return
         if self.cache is not None and entry.file_request.kind == "read":
             self.cache.staged(entry.file_request.file, self.engine.now_s)
         self._next_of_file(entry.file_request.file.id)
@@ -683,6 +705,9 @@ class Simulation:
         entry.done_s = self.engine.now_s
         self._let_go(entry)
         entry.mounts_before = self.platform.mounts - entry.mounts_before
+        if entry.repack is not None:
+            self._repacked(entry)
+            return
         self.finished.append(entry)
         self._log("done", request=job.key)
         self._retry_reservations()
@@ -723,6 +748,8 @@ class Simulation:
             if losses is not None:
                 self.found_lost[tape] = list(losses)
                 self._read_plans.clear()
+                if any(loss.whole for loss in losses):
+                    self._repack(tape)
         entry.unavailable |= frozenset(job.unavailable)
         entry.job = None
         entry.group = None
@@ -730,9 +757,104 @@ class Simulation:
         entry.drives = entry.reserved = ()
         if entry.file_request.kind == "write":
             entry.plan = None
+        if entry.repack is not None:
+            # Planned again around the tapes found lost meanwhile (or dropped: nothing left).
+            entry.plan = self._repack_plan(entry.repack)
+            if entry.plan is None:
+                del self.entries[job.key]
+                self.repacks.remove(entry)
+                self._log("repack-dropped", tape=entry.repack)
+                self._poke()
+                return
         self._admit(entry.file_request, entry, job.stopped or "")
         self._retry_reservations()
         self._poke()
+
+    def _repack(self, tape: str) -> None:
+        """Queue the rebuild of ``tape``, found lost whole, onto a new tape of its library.
+
+        The repack is a request the scheduler sees and finds drives for like
+        any read: it reads, for each file with bytes on the tape (its own,
+        its groups' parity or windows), what a read of the file around the
+        tape reads (the surviving members, which also give back the parity),
+        into the mover's disk, then writes the tape's bytes to the new tape
+        in one pass. Files that cannot be rebuilt are lost for good
+        (:attr:`lost_files`). Reads of the tape then read the new one.
+        """
+        if tape in self.replaced or any(e.repack == tape for e in self.repacks):
+            return
+        plan = self._repack_plan(tape)
+        if plan is None:
+            return
+        info = self.catalogue.tape(tape)
+        file = FileSpec(f"repack:{tape}", info.used_mb, Scheme(1, 0))
+        entry = AdmittedRequest(FileRequest(f"repack:{tape}", self.engine.now_s, "read", file))
+        entry.repack = tape
+        entry.plan = plan
+        self.entries[entry.file_request.id] = entry
+        self.repacks.append(entry)
+        self._log("repack", tape=tape)
+        self._admit(entry.file_request, entry)
+
+    def _repack_plan(self, tape: str) -> JobSpec | None:
+        """What rebuilding ``tape`` reads and writes now (``None``: nothing can be rebuilt)."""
+        plans: list[JobSpec] = []
+        for file_id in self._files_on(tape):
+            unavailable = self._found_lost_of(file_id) | {tape}
+            try:
+                plans.append(self.policy.plan_read(self.catalogue, file_id, unavailable))
+            except Unrecoverable:
+                self.lost_files.setdefault(file_id, tape)
+        info = self.catalogue.tape(tape)
+        if not plans or info.used_mb <= 0:
+            return None
+        new = self._repack_to.get(tape)
+        if new is None:
+            new = self._repack_to[tape] = self.catalogue.new_tape(info.library)
+        width = max(p.width for p in plans) + 1
+        phases = [phase + (None,) * (width - len(phase)) for p in plans for phase in p.phases]
+        phases.append((None,) * (width - 1) + (Extent(new, 0.0, info.used_mb, info.used_mb),))
+        return JobSpec(tuple(phases), memory_mb=max(p.memory_mb for p in plans))
+
+    def _repacked(self, entry: AdmittedRequest) -> None:
+        """A repack is done: reads of its tape read the new one."""
+        assert entry.repack is not None and entry.plan is not None
+        new = entry.plan.phases[-1][-1]
+        assert new is not None
+        self.replaced[entry.repack] = new.tape
+        self.found_lost.pop(entry.repack, None)
+        self._read_plans.clear()
+        self._log("repacked", tape=entry.repack, to=new.tape)
+        self._retry_reservations()
+
+    def _renamed(self, plan: JobSpec) -> JobSpec:
+        """``plan`` reading repacked tapes' new tapes in place of the lost ones."""
+        replaced = self.replaced
+
+        def renamed(phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
+            return tuple(
+                tuple(
+                    evolve(e, tape=replaced[e.tape]) if e is not None and e.tape in replaced else e
+                    for e in phase
+                )
+                for phase in phases
+            )
+
+        if not any(e is not None and e.tape in replaced for p in plan.phases for e in p):
+            return plan
+        return evolve(plan, phases=renamed(plan.phases), flush=renamed(plan.flush))
+
+    def _files_on(self, tape: str) -> list[str]:
+        """Files with bytes (their own, or their groups') on ``tape``, in the catalogue's
+        order, then the archive's."""
+        files = list(self.catalogue.files())
+        archive = self.workload.archive
+        if isinstance(archive, Archive):
+            files += [f"{FILE_PREFIX}{k}" for k in archive.files_on(tape)]
+        return [f for f in dict.fromkeys(files) if tape in self._layout_tapes(f)]
+
+    def _layout_tapes(self, file_id: str) -> set[str]:
+        return {t for row in self.catalogue.layout(file_id).rows for t in row.tapes}
 
     def _fail(self, entry: AdmittedRequest, reason: str) -> None:
         """``entry`` cannot be served: it ends failed, with ``reason``."""

@@ -196,20 +196,29 @@ def lost_tape_run(lost: list[str], reads: int = 2):
     return run_once(scenario, seed=1, workload=workload, to_end=True)
 
 
-def test_a_read_meeting_a_lost_data_tape_is_rebuilt_from_parity_and_later_reads_avoid_it():
+def test_a_read_meeting_a_lost_data_tape_is_rebuilt_and_the_tape_repacked_for_later_reads():
     plain = lost_tape_run([])
     tapes = {f: plain.simulation.catalogue.layout(f).rows[0].tapes for f in ("f0", "f1", "f2")}
     data, parity = tapes["f0"][0], tapes["f0"][2]
     run = lost_tape_run([data])
+    sim = run.simulation
     by_id = {r.id: r for r in run.records}
     first, second = by_id["r0-f0"], by_id["r1-f0"]
     assert first.restarts == 1 and first.rebuilt  # stopped on the lost tape, planned again
-    assert second.restarts == 0 and second.rebuilt  # planned around it from the start
-    for record in (first, second):
-        assert data not in record.tapes and parity in record.tapes
+    assert data not in first.tapes and parity in first.tapes
+    # The run repacked the lost tape onto a new one, through the scheduler, from f0's
+    # surviving members (the other data tape and the parity), before the second read.
+    (repack,) = sim.repacks
+    new = sim.replaced[data]
+    assert repack.repack == data and repack.done_s is not None and repack.start_s is not None
+    assert set(repack.tapes) == {tapes["f0"][1], parity, new}
+    assert repack.done_s < second.arrival_s
+    assert second.restarts == 0 and not second.rebuilt
+    assert new in second.tapes and data not in second.tapes and parity not in second.tapes
     assert not by_id["r0-f1"].rebuilt and by_id["r0-f1"].tapes == plain_tapes(plain, "r0-f1")
     s = run.summary
-    assert s.completed == 6 and s.failed == 0 and s.tapes_lost == 1 and s.rebuilt_reads == 2
+    assert s.completed == 6 and s.failed == 0 and s.tapes_lost == 1 and s.rebuilt_reads == 1
+    assert not sim.lost_files
 
 
 def plain_tapes(run: Replication, request: str) -> tuple[str, ...]:
@@ -226,6 +235,9 @@ def test_a_read_of_a_file_with_more_lost_tapes_than_its_parity_fails_with_its_re
     assert set(failed) == {"r0-f0", "r1-f0"}
     assert all("cannot be read" in reason for reason in failed.values())
     assert all(r.file != "f0" for r in run.records)
+    # The repack of the tape found first met the second loss: f0 cannot be rebuilt, and
+    # with nothing else on the tapes there is nothing left to repack.
+    assert set(run.simulation.lost_files) == {"f0"} and not run.simulation.repacks
 
 
 # --- from the command line and the scenario file ----------------------------------------
