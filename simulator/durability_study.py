@@ -8,8 +8,10 @@ written at time zero (:func:`simulator.durability.lay_out`), and each of its
 tapes is lost independently with probability ``q``, ``q`` swept on a log
 scale; the shares of files lost, of files needing a rebuild, of host bytes
 lost and of groups lost are estimated over independent draws
-(:func:`simulator.durability.simulate_losses`), beside the closed form of
-a group's loss (:func:`simulator.durability.group_loss_probability`).
+(:func:`simulator.durability.simulate_losses`), beside the closed forms of
+a group's loss (:func:`simulator.durability.group_loss_probability`) and of
+a file on one tape of its group, VERTICAL's
+(:func:`simulator.durability.one_tape_file_loss_probability`).
 
 The archive (:data:`FULL`, :data:`QUICK`): files of the paper's *small*
 sizes (10 MB to 1 GB, log-uniform), the same files for every policy of a
@@ -53,6 +55,7 @@ from simulator.durability import (
     Proportion,
     group_loss_probability,
     lay_out,
+    one_tape_file_loss_probability,
     proportion,
     simulate_losses,
     tape_loss_rate,
@@ -79,7 +82,11 @@ TAPE_LOSS_X = "tape_loss_probability"
 """The tape-loss panel's x: ``q``, the probability that a tape is lost within the horizon."""
 
 CLOSED_FORM = "closed form"
-"""Series prefix of the closed form's rows in ``results.csv`` (``closed form 4+2``)."""
+"""Series prefix of the closed forms' rows in ``results.csv`` (``closed form 4+2``: a group)."""
+
+ONE_TAPE = "file on one tape"
+"""Suffix of the closed form of a file on one tape of its group (``closed form 4+2, file on
+one tape``: VERTICAL's, :func:`~simulator.durability.one_tape_file_loss_probability`)."""
 
 LIBRARY = "L0"
 
@@ -125,7 +132,7 @@ def log_sweep(low: float, high: float, count: int) -> tuple[float, ...]:
     return tuple(float(f"{low * math.exp(k * step):.3g}") for k in range(count))
 
 
-FULL = DurabilityConfig(q_values=log_sweep(1e-3, 0.2, 12), files=8_000, replications=400)
+FULL = DurabilityConfig(q_values=log_sweep(1e-3, 0.2, 12), files=8_000, replications=1_000)
 QUICK = DurabilityConfig(q_values=log_sweep(1e-3, 0.2, 6), files=2_000, replications=100)
 
 
@@ -173,6 +180,8 @@ class Curve:
         Whether ``results.csv`` gives its value at each x of the panel (a
         row with no interval and ``replications`` 0), or it is only drawn
         as a reference.
+    style
+        Its line's style (matplotlib's: ``"-"``, ``"--"``).
     """
 
     label: str
@@ -180,6 +189,7 @@ class Curve:
     value: Callable[[float], float]
     colour: str = "black"
     tabulated: bool = True
+    style: str = "-"
 
 
 @frozen
@@ -330,6 +340,15 @@ def tape_loss_panel(
         )
         for scheme in config.schemes
         for metric in ("files_lost_share", "groups_lost_share")
+    ) + tuple(
+        Curve(
+            f"{CLOSED_FORM} {scheme}, {ONE_TAPE}",
+            "files_lost_share",
+            partial(one_tape_file_loss_probability, scheme),
+            colours[scheme],
+            style="--",
+        )
+        for scheme in config.schemes
     )
     years = config.horizon_years
     layouts = {
@@ -407,7 +426,8 @@ def results_csv(panels: Sequence[Panel]) -> str:
     """The text of ``results.csv``: a row per panel, point and metric, then the closed forms.
 
     A closed form's row (series ``closed form 4+2``, metric
-    ``groups_lost_share``) has no interval and ``replications`` 0.
+    ``groups_lost_share``; ``closed form 4+2, file on one tape``, metric
+    ``files_lost_share``) has no interval and ``replications`` 0.
     """
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
@@ -516,7 +536,7 @@ def draw_figure(panels: Sequence[Panel], path: Path) -> None:
             for curve in (c for c in panel.curves if c.metric == metric):
                 axes.plot(
                     dense, [curve.value(x) for x in dense], color=curve.colour, linewidth=1,
-                    label=curve.label,
+                    linestyle=curve.style, label=curve.label,
                 )  # fmt: skip
             axes.set_xscale("log")
             if panel.log_y:

@@ -19,6 +19,7 @@ from simulator.durability import (
     draw_lost_tapes,
     group_loss_probability,
     lay_out,
+    one_tape_file_loss_probability,
     proportion,
     simulate_losses,
     tape_groups,
@@ -26,6 +27,7 @@ from simulator.durability import (
     tape_loss_rate,
 )
 from simulator.durability_study import (
+    ONE_TAPE,
     QUICK,
     SCHEMES,
     TAPE_LOSS_X,
@@ -68,6 +70,17 @@ def policy(name: str) -> Policy:
 )
 def test_a_group_is_lost_when_more_than_y_of_its_tapes_are(scheme, q, expected):
     assert group_loss_probability(scheme, q) == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_file_on_one_tape_is_lost_with_its_tape_and_y_others():
+    # 4+1 at 0.1: its tape, and any of the other four: 0.1 (1 - 0.9^4).
+    assert one_tape_file_loss_probability(Scheme(4, 1), 0.1) == pytest.approx(0.1 * 0.3439)
+    # 8+2 at 0.2: its tape, and two or more of the other nine.
+    others = 1 - 0.8**9 - 9 * 0.2 * 0.8**8
+    assert one_tape_file_loss_probability(Scheme(8, 2), 0.2) == pytest.approx(0.2 * others)
+    # Summed over a group's tapes, it is the lost tapes' share of a lost group.
+    for scheme in SCHEMES:
+        assert one_tape_file_loss_probability(scheme, 0.3) < group_loss_probability(scheme, 0.3)
 
 
 def test_a_rate_per_tape_year_and_a_horizon_give_q_and_back():
@@ -252,6 +265,19 @@ def test_the_simulated_share_of_lost_groups_agrees_with_the_binomial_closed_form
     assert not result.groups.covers(group_loss_probability(scheme, q / 1.25))
 
 
+def test_vertical_files_are_lost_at_the_one_tape_closed_form():
+    # Each file fills a data tape: 25 whole 4+1 parity groups, every window over all four.
+    files = [FileSpec(f"f{k}", 250.0, Scheme(4, 1), 1.0, 1.0) for k in range(100)]
+    laid_out = lay_out(Catalogue(250.0, ["L0"]), policy("vertical"), files, "L0")
+    assert len(laid_out.complete_groups) == len(laid_out.groups) == 25
+    q = 0.15
+    files_lost = simulate_losses(laid_out, q, 400, Random(11)).files_lost_share
+    assert files_lost.mean is not None and files_lost.half_width is not None
+    low, high = files_lost.mean - files_lost.half_width, files_lost.mean + files_lost.half_width
+    assert low <= one_tape_file_loss_probability(Scheme(4, 1), q) <= high
+    assert high < group_loss_probability(Scheme(4, 1), q)  # fewer than the groups
+
+
 def test_the_monte_carlo_repeats_with_its_seed_and_its_account_adds_up():
     files = [FileSpec(f"f{k}", 50.0 + 7 * k, Scheme(4, 2), 1.0, 1.0) for k in range(60)]
     laid_out = lay_out(Catalogue(500.0, ["L0"]), policy("vertical"), files, "L0")
@@ -291,13 +317,16 @@ def test_the_quick_experiment_writes_its_files_and_its_rows_say_what_they_should
     printed = run_cli(str(out), "--quick")
     assert sorted(p.name for p in out.iterdir()) == ["figure.png", "results.csv", "summary.json"]
     assert (out / "figure.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "groups: closed form" in printed and "vertical: files lost" in printed
+    assert "closed form" in printed and "vertical rebuilt" in printed
     rows = read_results_csv((out / "results.csv").read_text())
     assert {r.experiment for r in rows} == {"durability"}
     assert {r.x_name for r in rows} == {TAPE_LOSS_X}
     series = {r.series for r in rows}
     expected = {f"{p} {s}" for p in POLICIES for s in SCHEMES}
-    assert series == expected | {f"closed form {s}" for s in SCHEMES}
+    closed = {f"closed form {s}" for s in SCHEMES} | {
+        f"closed form {s}, {ONE_TAPE}" for s in SCHEMES
+    }
+    assert series == expected | closed
     xs = sorted({r.x for r in rows})
     assert xs == sorted(QUICK.q_values) and xs[0] == 0.001 and xs[-1] == 0.2
     cell = {(r.series, r.x, r.metric): r for r in rows}
@@ -305,6 +334,8 @@ def test_the_quick_experiment_writes_its_files_and_its_rows_say_what_they_should
         for q in xs:
             closed = cell[(f"closed form {s}", q, "groups_lost_share")]
             assert closed.mean == group_loss_probability(s, q) and closed.replications == 0
+            one_tape = cell[(f"closed form {s}, {ONE_TAPE}", q, "files_lost_share")]
+            assert one_tape.mean == one_tape_file_loss_probability(s, q)
             for p in POLICIES:
                 lost = cell[(f"{p} {s}", q, "files_lost_share")]
                 rebuilt = cell[(f"{p} {s}", q, "files_rebuilt_share")]
@@ -328,11 +359,8 @@ def test_the_quick_experiment_writes_its_files_and_its_rows_say_what_they_should
 
 
 def test_the_same_seed_gives_the_same_results(tmp_path):
-    small = ("--quick", "--files", "200", "--replications", "5")
-    run_cli(str(tmp_path / "a"), *small)
-    run_cli(str(tmp_path / "b"), *small)
+    run_cli(str(tmp_path / "a"), "--quick", "--files", "200", "--replications", "5")
     text = (tmp_path / "a" / "results.csv").read_text()
-    assert text == (tmp_path / "b" / "results.csv").read_text()
     config = evolve(QUICK, files=200, replications=5)
     assert results_csv([tape_loss_panel(config, 1)]) == text
     assert results_csv([tape_loss_panel(config, 2)]) != text

@@ -33,10 +33,11 @@ OUT_FILES = ("results.csv", "summary.json", "figure.png")
 
 
 def _cell(value: Value) -> str:
-    """A share and its half-width, or ``-`` when nothing was measured."""
+    """A share and its half-width; ``0`` alone when every draw gave 0; ``-`` when nothing was
+    measured."""
     if value.mean is None:
         return "-"
-    if value.half_width is None:
+    if value.half_width is None or value.mean == value.half_width == 0:
         return f"{value.mean:.3g}"
     return f"{value.mean:.3g} ± {value.half_width:.2g}"
 
@@ -52,17 +53,17 @@ def _print_tape_loss_table(panel: Panel, policies: Sequence[str], years: float) 
     from simulator.files import Scheme
 
     table = Table(
-        title=f"{NAME}: shares lost and rebuilt, mean ± 95 % half-width (groups: exact "
-        "binomial, pooled over the policies; files: Student's t over the draws)"
+        title=f"{NAME}: share of groups lost (pooled over the policies, exact binomial interval) "
+        "and of each policy's files lost and rebuilt (t over the draws); mean ± 95 % half-width"
     )
     table.add_column("scheme")
     table.add_column("q", justify="right", no_wrap=True)
-    table.add_column(f"λ /tape-yr, {years:g} y", justify="right", no_wrap=True)
-    table.add_column("groups: closed form", justify="right", no_wrap=True)
+    table.add_column(f"λ/tape-yr ({years:g} y)", justify="right", no_wrap=True)
+    table.add_column("closed form", justify="right", no_wrap=True)
     table.add_column("groups lost", justify="right", no_wrap=True)
     for policy in policies:
-        table.add_column(f"{policy}: files lost", justify="right", no_wrap=True)
-        table.add_column("rebuilt", justify="right", no_wrap=True)
+        table.add_column(f"{policy} lost", justify="right", no_wrap=True)
+        table.add_column(f"{policy} rebuilt", justify="right", no_wrap=True)
     by_key = {(p.series, p.x): p for p in panel.points}
     schemes = list(dict.fromkeys(p.series.split(" ", 1)[1] for p in panel.points))
     xs = sorted({p.x for p in panel.points})
@@ -82,7 +83,7 @@ def _print_tape_loss_table(panel: Panel, policies: Sequence[str], years: float) 
                 cells.append(_cell(point.values["files_lost_share"]))
                 cells.append(_cell(point.values["files_rebuilt_share"]))
             table.add_row(*cells)
-    Console(width=200).print(table)
+    Console(width=220).print(table)
 
 
 @click.command(name=f"experiment {NAME}")
@@ -102,7 +103,7 @@ def _print_tape_loss_table(panel: Panel, policies: Sequence[str], years: float) 
     "--replications",
     type=click.IntRange(min=2, max=1_000_000),
     default=None,
-    help="Independent draws of every tape at each q (default 400, --quick 100).",
+    help="Independent draws of every tape at each q (default 1,000, --quick 100).",
 )
 @click.option(
     "--horizon-years",
