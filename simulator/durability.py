@@ -244,6 +244,8 @@ class LaidOut:
         :func:`tape_groups`.
     exposures
         Each distinct exposure with its files and their host MB.
+    files, total_mb
+        Files in the archive, and their host MB.
     """
 
     policy: str
@@ -251,18 +253,10 @@ class LaidOut:
     tapes: tuple[str, ...]
     groups: tuple[TapeGroup, ...]
     exposures: tuple[tuple[Exposure, int, float], ...]
+    files: int
+    total_mb: float
     _by_tape: dict[str, tuple[int, ...]] = field(eq=False, repr=False)
     _groups_by_tape: dict[str, tuple[int, ...]] = field(eq=False, repr=False)
-
-    @property
-    def files(self) -> int:
-        """Files in the archive."""
-        return sum(n for _, n, _ in self.exposures)
-
-    @property
-    def total_mb(self) -> float:
-        """Host MB in the archive."""
-        return sum(mb for _, _, mb in self.exposures)
 
     @property
     def complete_groups(self) -> tuple[TapeGroup, ...]:
@@ -331,6 +325,8 @@ def lay_out(
         tuple(t.id for t in catalogue.tapes()),
         groups,
         exposures,
+        len(files),
+        sum(f.size_mb for f in files),
         {t: tuple(v) for t, v in by_tape.items()},
         {t: tuple(v) for t, v in groups_by_tape.items()},
     )

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from simulator.archive import Archive, ArchiveParams
 from simulator.catalogue import Catalogue, FileLayout
 from simulator.durability import (
     DataAccount,
@@ -38,6 +39,7 @@ from simulator.files import FileSpec, Scheme
 from simulator.policy import Policy, preload
 from simulator.policy_registry import make_policy
 from simulator.study_report import read_results_csv
+from simulator.workload import SIZE_CLASSES_MB
 from toolkit.cli import main
 
 BLOCK_MB = 16.0
@@ -164,6 +166,35 @@ def test_parity_held_on_a_movers_disk_survives():
     assert cat.file_state("a", {d0}) == "rebuilt"
 
 
+@pytest.mark.parametrize("name", POLICIES)
+def test_the_lazy_archives_files_have_states_too(name):
+    archive = Archive(
+        ArchiveParams(50_000),
+        policy(name),
+        sizes_mb=SIZE_CLASSES_MB["small"],
+        schemes=((Scheme(4, 2), 1.0),),
+        data_ratio=(1.0, 3.0),
+        ec_ratio=None,
+        capacity_mb=1_000_000.0,
+        libraries=("L0",),
+        seed=3,
+    )
+    cat = Catalogue(1_000_000.0, ["L0"], archive)
+    for k in range(0, archive.count, archive.count // 7):
+        file_id = f"a{k}"
+        (row, *_) = cat.layout(file_id).rows
+        own = [row.members[i] for i in row.own]
+        data = [m.tapes[0] for m in own if any(p.data_host_mb > 0 for p in m.pieces)]
+        parity = [m.tapes[0] for m in row.members if m.kind == "ec" and m.pieces]
+        others = [t for t in row.tapes if t != data[0]]
+        assert cat.file_state(file_id, ()) == "readable"
+        assert cat.file_state(file_id, {data[0]}) == "rebuilt"
+        assert cat.file_state(file_id, others[:2]) in ("readable", "rebuilt")
+        assert cat.file_state(file_id, [data[0], *others[:2]]) == "lost"
+        if name != "rait":  # RAIT rotates parity over every tape: none is parity only
+            assert parity and cat.file_state(file_id, parity) == "readable"
+
+
 def test_the_account_counts_and_weighs_each_state():
     files = [FileSpec(f"f{k}", 4 * BLOCK_MB * (k + 1), Scheme(4, 1), 1.0, 1.0) for k in range(3)]
     cat = write("parallel", files, capacity_mb=10_000.0)
@@ -195,6 +226,13 @@ def archives(draw: st.DrawFn) -> tuple[Catalogue, list[FileSpec], frozenset[str]
 @settings(derandomize=True, max_examples=120, deadline=None)
 @given(archives())
 def test_a_file_is_lost_exactly_when_a_row_it_must_rebuild_has_more_than_y_lost_members(case):
+    """Against the layout's rows, read afresh: never readable with a data tape lost, never lost
+    while each row keeps all but Y members, lost once a row with lost data has lost Y + 1.
+
+    "More than Y tapes of one of its groups" is read as more than Y members of a row holding
+    the file's lost data: a VERTICAL file whose own tape is whole, or a RAIT or PARALLEL file of
+    fewer than X blocks whose short row keeps its members, is read whatever else is lost.
+    """
     cat, files, lost = case
     for f in files:
         layout = cat.layout(f.id)
