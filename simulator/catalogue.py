@@ -65,10 +65,10 @@ TOLERANCE_MB = 1e-9
 that fill a tape to its last byte are not refused."""
 
 Kind = Literal["data", "ec", "mixed"]
+KINDS: tuple[Kind, ...] = ("data", "ec", "mixed")
 
 FileState = Literal["readable", "rebuilt", "lost"]
 """What tape losses leave of a file (:meth:`Catalogue.file_state`)."""
-KINDS: tuple[Kind, ...] = ("data", "ec", "mixed")
 
 
 def _nonnegative(_: object, attribute: object, value: float) -> None:
@@ -401,13 +401,14 @@ class Exposure:
     def state(self, lost_tapes: Collection[str]) -> FileState:
         """``"readable"``, ``"rebuilt"`` or ``"lost"`` when ``lost_tapes`` are lost.
 
-        ``"readable"`` when no tape holding the file's own data is lost: a
-        read needs nothing else (lost parity, and the other files' data of
-        a VERTICAL parity group, do not matter to it). ``"lost"`` when a
-        row whose own data is on a lost tape has more than ``Y`` members
-        with a piece on a lost tape: that row cannot be rebuilt.
-        ``"rebuilt"`` otherwise: a read rebuilds the rows whose data is on
-        a lost tape from their surviving members. Parity held on a mover's
+        ``"lost"`` when some row has more than ``Y`` members with a piece
+        on a lost tape: that row cannot be rebuilt, and a read of the file
+        fails (the policies' degraded read plans refuse it too).
+        ``"readable"`` otherwise when no tape holding the file's own data
+        is lost: a read needs nothing else (lost parity, and the other
+        files' data of a VERTICAL parity group, do not matter to it).
+        ``"rebuilt"`` otherwise: a read rebuilds the rows whose data is on a
+        lost tape from their surviving members. Parity held on a mover's
         disk is on no tape and survives (the model has no mover failures).
         """
         lost = lost_tapes if isinstance(lost_tapes, set | frozenset) else frozenset(lost_tapes)
@@ -415,11 +416,9 @@ class Exposure:
             return "readable"
         touched = False
         for row in self.rows:
-            if lost.isdisjoint(row.data_tapes):
-                continue
-            touched = True
             if sum(1 for m in row.members if not lost.isdisjoint(m)) > self.parity:
                 return "lost"
+            touched = touched or not lost.isdisjoint(row.data_tapes)
         return "rebuilt" if touched else "readable"
 
 
@@ -765,11 +764,10 @@ class Catalogue:
         return self.exposure(file_id).state(lost_tapes)
 
     def recoverable(self, file_id: str, lost_tapes: Collection[str]) -> bool:
-        """Whether every byte of the file can be read or rebuilt when ``lost_tapes`` are lost.
+        """Whether every byte of the file can be rebuilt when ``lost_tapes`` are lost.
 
-        :meth:`file_state` is not ``"lost"``: each row holding the file's
-        data on a lost tape has at most ``Y`` members with a piece on a
-        lost tape.
+        A row survives when at most ``Y`` of its members have a piece on a
+        lost tape: :meth:`file_state` is not ``"lost"``.
         """
         return self.file_state(file_id, lost_tapes) != "lost"
 

@@ -66,25 +66,6 @@ def group_loss_probability(scheme: Scheme, q: float) -> float:
     return float(binom.sf(scheme.parity, scheme.width, q))
 
 
-def one_tape_file_loss_probability(scheme: Scheme, q: float) -> float:
-    """Probability that a file on one tape of a lost group is lost: its tape and ``Y`` others.
-
-    A VERTICAL file lies on one data tape and is read from it while it is
-    whole (:meth:`~simulator.catalogue.Exposure.state`); it is lost when
-    its tape is lost and at least ``Y`` of the group's other ``X + Y - 1``
-    tapes are: ``q * P[Binomial(X + Y - 1, q) >= Y]``, below
-    :func:`group_loss_probability` by the share of a lost group's tapes
-    that are lost.
-
-    Examples
-    --------
-    >>> round(one_tape_file_loss_probability(Scheme(1, 1), 0.1), 12)  # both tapes again
-    0.01
-    """
-    _check_q(q)
-    return q * float(binom.sf(scheme.parity - 1, scheme.width - 1, q))
-
-
 def tape_loss_probability(rate_per_tape_year: float, years: float) -> float:
     """``q = 1 - exp(-lambda * years)``: a tape lost at rate ``lambda`` within ``years``."""
     if not (math.isfinite(rate_per_tape_year) and rate_per_tape_year >= 0):
@@ -472,7 +453,6 @@ __all__ = [
     "draw_lost_tapes",
     "group_loss_probability",
     "lay_out",
-    "one_tape_file_loss_probability",
     "proportion",
     "simulate_losses",
     "tape_groups",

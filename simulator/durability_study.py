@@ -8,10 +8,8 @@ written at time zero (:func:`simulator.durability.lay_out`), and each of its
 tapes is lost independently with probability ``q``, ``q`` swept on a log
 scale; the shares of files lost, of files needing a rebuild, of host bytes
 lost and of groups lost are estimated over independent draws
-(:func:`simulator.durability.simulate_losses`), beside the closed forms of
-a group's loss (:func:`simulator.durability.group_loss_probability`) and of
-a file on one tape of its group, VERTICAL's
-(:func:`simulator.durability.one_tape_file_loss_probability`).
+(:func:`simulator.durability.simulate_losses`), beside the closed form of
+a group's loss (:func:`simulator.durability.group_loss_probability`).
 
 The archive (:data:`FULL`, :data:`QUICK`): files of the paper's *small*
 sizes (10 MB to 1 GB, log-uniform), the same files for every policy of a
@@ -55,7 +53,6 @@ from simulator.durability import (
     Proportion,
     group_loss_probability,
     lay_out,
-    one_tape_file_loss_probability,
     proportion,
     simulate_losses,
     tape_loss_rate,
@@ -83,10 +80,6 @@ TAPE_LOSS_X = "tape_loss_probability"
 
 CLOSED_FORM = "closed form"
 """Series prefix of the closed forms' rows in ``results.csv`` (``closed form 4+2``: a group)."""
-
-ONE_TAPE = "file on one tape"
-"""Suffix of the closed form of a file on one tape of its group (``closed form 4+2, file on
-one tape``: VERTICAL's, :func:`~simulator.durability.one_tape_file_loss_probability`)."""
 
 LIBRARY = "L0"
 
@@ -180,8 +173,6 @@ class Curve:
         Whether ``results.csv`` gives its value at each x of the panel (a
         row with no interval and ``replications`` 0), or it is only drawn
         as a reference.
-    style
-        Its line's style (matplotlib's: ``"-"``, ``"--"``).
     """
 
     label: str
@@ -189,7 +180,6 @@ class Curve:
     value: Callable[[float], float]
     colour: str = "black"
     tabulated: bool = True
-    style: str = "-"
 
 
 @frozen
@@ -340,15 +330,6 @@ def tape_loss_panel(
         )
         for scheme in config.schemes
         for metric in ("files_lost_share", "groups_lost_share")
-    ) + tuple(
-        Curve(
-            f"{CLOSED_FORM} {scheme}, {ONE_TAPE}",
-            "files_lost_share",
-            partial(one_tape_file_loss_probability, scheme),
-            colours[scheme],
-            style="--",
-        )
-        for scheme in config.schemes
     )
     years = config.horizon_years
     layouts = {
@@ -426,8 +407,7 @@ def results_csv(panels: Sequence[Panel]) -> str:
     """The text of ``results.csv``: a row per panel, point and metric, then the closed forms.
 
     A closed form's row (series ``closed form 4+2``, metric
-    ``groups_lost_share``; ``closed form 4+2, file on one tape``, metric
-    ``files_lost_share``) has no interval and ``replications`` 0.
+    ``groups_lost_share``) has no interval and ``replications`` 0.
     """
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
@@ -536,7 +516,7 @@ def draw_figure(panels: Sequence[Panel], path: Path) -> None:
             for curve in (c for c in panel.curves if c.metric == metric):
                 axes.plot(
                     dense, [curve.value(x) for x in dense], color=curve.colour, linewidth=1,
-                    linestyle=curve.style, label=curve.label,
+                    label=curve.label,
                 )  # fmt: skip
             axes.set_xscale("log")
             if panel.log_y:

