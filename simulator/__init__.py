@@ -20,4 +20,7 @@
   :mod:`simulator.experiment` and :mod:`simulator.scenario`: what a run
   measured, its schedule for the validator, replications, scenario files.
 - :mod:`simulator.instance_run`: a core-problem instance run as it is.
+- :mod:`simulator.durability` and :mod:`simulator.durability_study`: what
+  tape losses leave of the archive (each file readable, rebuilt or lost),
+  the closed forms, and ``tapesched experiment durability``.
 """

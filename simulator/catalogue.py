@@ -67,6 +67,9 @@ that fill a tape to its last byte are not refused."""
 Kind = Literal["data", "ec", "mixed"]
 KINDS: tuple[Kind, ...] = ("data", "ec", "mixed")
 
+FileState = Literal["readable", "rebuilt", "lost"]
+"""What tape losses leave of a file (:meth:`Catalogue.file_state`)."""
+
 
 def _nonnegative(_: object, attribute: object, value: float) -> None:
     if not (math.isfinite(value) and value >= 0):
@@ -354,6 +357,69 @@ class _Entry:
     file: FileSpec
     policy: str
     spans: tuple[RowSpan, ...]
+
+
+@frozen
+class RowExposure:
+    """The tapes one row of a file depends on.
+
+    Attributes
+    ----------
+    members
+        Per member of the row, the tapes holding a piece of it (empty: all
+        of it is on a mover's disk, or the member holds nothing there).
+    data_tapes
+        The tapes holding the file's own data in the row: a read of the row
+        needs nothing else while they are whole.
+    """
+
+    members: tuple[frozenset[str], ...]
+    data_tapes: frozenset[str]
+
+
+@frozen
+class Exposure:
+    """The tapes a file's layout depends on, and what losing some of them leaves of it.
+
+    Attributes
+    ----------
+    parity
+        ``Y``: members of a row that may be lost with the row still rebuilt.
+    rows
+        The file's rows, each as :class:`RowExposure` (rows on the same
+        tapes given once).
+    """
+
+    parity: int
+    rows: tuple[RowExposure, ...]
+
+    @property
+    def tapes(self) -> frozenset[str]:
+        """Every tape a loss of which changes the file's state."""
+        return frozenset(t for row in self.rows for m in row.members for t in m)
+
+    def state(self, lost_tapes: Collection[str]) -> FileState:
+        """``"readable"``, ``"rebuilt"`` or ``"lost"`` when ``lost_tapes`` are lost.
+
+        ``"lost"`` when some row has more than ``Y`` members with a piece
+        on a lost tape: that row cannot be rebuilt, and a read of the file
+        fails (the policies' degraded read plans refuse it too).
+        ``"readable"`` otherwise when no tape holding the file's own data
+        is lost: a read needs nothing else (lost parity, and the other
+        files' data of a VERTICAL parity group, do not matter to it).
+        ``"rebuilt"`` otherwise: a read rebuilds the rows whose data is on a
+        lost tape from their surviving members. Parity held on a mover's
+        disk is on no tape and survives (the model has no mover failures).
+        """
+        lost = lost_tapes if isinstance(lost_tapes, set | frozenset) else frozenset(lost_tapes)
+        if not lost:
+            return "readable"
+        touched = False
+        for row in self.rows:
+            if sum(1 for m in row.members if not lost.isdisjoint(m)) > self.parity:
+                return "lost"
+            touched = touched or not lost.isdisjoint(row.data_tapes)
+        return "rebuilt" if touched else "readable"
 
 
 class LazyArchive(Protocol):
@@ -676,21 +742,44 @@ class Catalogue:
         file, rows = self._rows(file_id)
         return FileLayout(file, entry.policy, tuple(row for row, _ in rows))
 
+    def exposure(self, file_id: str) -> Exposure:
+        """The tapes the file's current layout depends on, row by row (see :class:`Exposure`)."""
+        file, rows = self._rows(file_id)
+        exposed = []
+        for row, _ in rows:
+            members = tuple(frozenset(p.tape for p in m.pieces) for m in row.members)
+            data = frozenset(
+                p.tape for i in row.own for p in row.members[i].pieces if p.data_host_mb > 0
+            )
+            exposed.append(RowExposure(members, data))
+        return Exposure(file.scheme.parity, tuple(dict.fromkeys(exposed)))
+
+    def file_state(self, file_id: str, lost_tapes: Collection[str]) -> FileState:
+        """What losing ``lost_tapes`` leaves of the file: readable, rebuilt or lost.
+
+        ``"readable"``, ``"rebuilt"`` or ``"lost"``: :meth:`Exposure.state`
+        of the file's :meth:`exposure`; archive files (:class:`LazyArchive`)
+        are answered from their layout like any other.
+        """
+        return self.exposure(file_id).state(lost_tapes)
+
     def recoverable(self, file_id: str, lost_tapes: Collection[str]) -> bool:
         """Whether every byte of the file can be rebuilt when ``lost_tapes`` are lost.
 
         A row survives when at most ``Y`` of its members have a piece on a
-        lost tape. Parity held on a mover's disk is on no tape and survives
-        (the model has no mover failures).
+        lost tape: :meth:`file_state` is not ``"lost"``.
         """
-        file, rows = self._rows(file_id)
-        lost = set(lost_tapes)
-        parity = file.scheme.parity
-        for row, _ in rows:
-            hit = sum(1 for m in row.members if any(p.tape in lost for p in m.pieces))
-            if hit > parity:
-                return False
-        return True
+        return self.file_state(file_id, lost_tapes) != "lost"
+
+    def stripe_tapes(self) -> Iterator[tuple[tuple[str, ...], ...]]:
+        """Each stripe written in the run, in order: the tapes of each of its members.
+
+        A member with nothing on tape yet (parity held on a mover's disk, or
+        a data member no file reached) has no tapes. The lazily laid-out
+        archive's stripes are not listed (its sets are computed per file).
+        """
+        for stripe in self._stripes:
+            yield tuple(tuple(dict.fromkeys(p.tape for p in m.pieces)) for m in stripe.members)
 
     def written_mb(self, file_id: str) -> Written:
         """Host and tape MB of the file's data and parity (share) in its current layout."""

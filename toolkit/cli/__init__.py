@@ -5,7 +5,8 @@ Each command is a module of this package (``check``, ``solve``, ``solvers``,
 ``replay``, ``experiment``, ``plot``, ``stripe``, ``order``, ``plan``, and ``experiment
 online-vs-offline`` in ``online_vs_offline``, ``experiment bnl-coverage`` in
 ``bnl_coverage``, ``experiment ecmwf-defer-dismount`` in ``ecmwf_defer``, ``experiment
-cnaf-bulk-recall`` in ``cnaf_bulk_recall``); :data:`main`
+cnaf-bulk-recall`` in ``cnaf_bulk_recall``, ``experiment durability`` in
+``durability``); :data:`main`
 gathers them into one ``click`` group. This is the only part of :mod:`toolkit` that may import
 :mod:`solvers` and :mod:`simulator`: the core of the toolkit (model, files, validator, metrics,
 generators, strategies) stands below both, and the commands sit above all
@@ -26,6 +27,8 @@ from toolkit.cli.check import check
 from toolkit.cli.cnaf_bulk_recall import NAME as CNAF_BULK_RECALL
 from toolkit.cli.cnaf_bulk_recall import cnaf_bulk_recall
 from toolkit.cli.compare import compare
+from toolkit.cli.durability import NAME as DURABILITY
+from toolkit.cli.durability import durability
 from toolkit.cli.ecmwf_defer import NAME as ECMWF_DEFER
 from toolkit.cli.ecmwf_defer import ecmwf_defer
 from toolkit.cli.experiment import experiment
@@ -65,3 +68,4 @@ main.route("experiment", ONLINE_VS_OFFLINE, online_vs_offline)
 main.route("experiment", BNL_COVERAGE, bnl_coverage)
 main.route("experiment", ECMWF_DEFER, ecmwf_defer)
 main.route("experiment", CNAF_BULK_RECALL, cnaf_bulk_recall)
+main.route("experiment", DURABILITY, durability)

@@ -108,6 +108,11 @@ def _listing() -> None:
         "CNAF's Orchestrator and the offline optimum (Cavalli et al., Table 1)"
     )
     click.echo("  tapesched experiment cnaf-bulk-recall --out DIR [--quick] (see --help)")
+    click.echo(
+        "durability: files and groups lost against the tape-loss probability, per policy and "
+        "scheme, beside the binomial closed form"
+    )
+    click.echo("  tapesched experiment durability --out DIR [--quick] (see --help)")
 
 
 HEADINGS = {

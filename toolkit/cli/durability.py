@@ -1,0 +1,179 @@
+"""``tapesched experiment durability``: files and groups lost against the tape-loss probability.
+
+For each policy (RAIT, PARALLEL, VERTICAL) and scheme (4+1, 4+2, 8+2), an
+archive written at time zero loses each tape independently with
+probability ``q``; the shares of files lost, of groups lost and of files
+read by a rebuild are drawn against ``q`` beside the binomial closed form
+(:mod:`simulator.durability_study`, :mod:`simulator.durability`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import click
+from attrs import evolve
+from rich.console import Console
+from rich.table import Table
+
+from toolkit.cli.common import progress_bar, reports_bad_input
+from toolkit.cli.out_options import dir_out_option
+from toolkit.outputs import DirectoryOutput
+
+if TYPE_CHECKING:
+    from simulator.durability_study import Panel, Value
+
+NAME = "durability"
+"""The experiment's name under ``tapesched experiment``."""
+
+OUT_FILES = ("results.csv", "summary.json", "figure.png")
+"""What the experiment writes to ``--out``; an existing directory holding only these is replaced."""
+
+
+def _cell(value: Value) -> str:
+    """A share and its half-width; ``0`` alone when every draw gave 0; ``-`` when nothing was
+    measured."""
+    if value.mean is None:
+        return "-"
+    if value.half_width is None or value.mean == value.half_width == 0:
+        return f"{value.mean:.3g}"
+    return f"{value.mean:.3g} ± {value.half_width:.2g}"
+
+
+def _print_tape_loss_table(panel: Panel, policies: Sequence[str], years: float) -> None:
+    """A row per scheme and ``q``: the groups lost beside the closed form, each policy's files.
+
+    The groups of the three policies' archives are pooled (every group of
+    every draw is an independent trial at that ``q``); files are per policy.
+    """
+    from simulator.durability import group_loss_probability, tape_loss_rate
+    from simulator.durability_study import Value, pooled_groups, series_name
+    from simulator.files import Scheme
+
+    table = Table(
+        title=f"{NAME}: share of groups lost (pooled over the policies, exact binomial interval) "
+        "and of each policy's files lost and rebuilt (t over the draws); mean ± 95 % half-width"
+    )
+    table.add_column("scheme")
+    table.add_column("q", justify="right", no_wrap=True)
+    table.add_column(f"λ/tape-yr ({years:g} y)", justify="right", no_wrap=True)
+    table.add_column("closed form", justify="right", no_wrap=True)
+    table.add_column("groups lost", justify="right", no_wrap=True)
+    for policy in policies:
+        table.add_column(f"{policy} lost", justify="right", no_wrap=True)
+        table.add_column(f"{policy} rebuilt", justify="right", no_wrap=True)
+    by_key = {(p.series, p.x): p for p in panel.points}
+    schemes = list(dict.fromkeys(p.series.split(" ", 1)[1] for p in panel.points))
+    xs = sorted({p.x for p in panel.points})
+    for name in schemes:
+        scheme = Scheme(*(int(part) for part in name.split("+")))
+        for q in xs:
+            points = [by_key[(series_name(policy, scheme), q)] for policy in policies]
+            pooled = pooled_groups(points)
+            cells = [
+                name,
+                f"{q:g}",
+                f"{tape_loss_rate(q, years):.3g}",
+                f"{group_loss_probability(scheme, q):.3g}",
+                _cell(Value(pooled.share, pooled.half_width)),
+            ]
+            for point in points:
+                cells.append(_cell(point.values["files_lost_share"]))
+                cells.append(_cell(point.values["files_rebuilt_share"]))
+            table.add_row(*cells)
+    Console(width=220).print(table)
+
+
+@click.command(name=f"experiment {NAME}")
+@dir_out_option(OUT_FILES, "Directory to write (results.csv, summary.json, figure.png).")
+@click.option(
+    "--quick",
+    is_flag=True,
+    help="6 values of q, 2,000 files per policy and scheme, 100 draws: seconds.",
+)
+@click.option(
+    "--files",
+    type=click.IntRange(min=1, max=1_000_000),
+    default=None,
+    help="Files written per policy and scheme (default 8,000, --quick 2,000).",
+)
+@click.option(
+    "--replications",
+    type=click.IntRange(min=2, max=1_000_000),
+    default=None,
+    help="Independent draws of every tape at each q (default 1,000, --quick 100).",
+)
+@click.option(
+    "--horizon-years",
+    type=click.FloatRange(min=0, min_open=True),
+    default=5.0,
+    show_default=True,
+    help="The horizon over which q is a tape's loss: the figure's top axis gives the rate "
+    "-ln(1-q)/years per tape-year.",
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="The experiment's seed.")
+@reports_bad_input
+def durability(
+    out: DirectoryOutput | None,
+    quick: bool,
+    files: int | None,
+    replications: int | None,
+    horizon_years: float,
+    seed: int,
+) -> None:
+    """Files and groups lost against the tape-loss probability q, per policy and scheme.
+
+    Each of RAIT, PARALLEL and VERTICAL writes the same files (10 MB to 1 GB,
+    log-uniform, uncompressed) on 10 GB tapes in 4+1, 4+2 and 8+2; every
+    tape is then lost independently with probability q (1e-3 to 0.2, log
+    scale), and the shares of files lost, of groups (X+Y tapes) lost and of
+    files read by a rebuild are estimated over independent draws, beside
+    the closed form (a group is lost when more than Y of its tapes are).
+    Writes to --out results.csv (experiment, series, x_name, x, metric,
+    mean, half_width, replications, saturated; x is q), summary.json and
+    figure.png.
+    """
+    from simulator.durability_study import (
+        FULL,
+        QUICK,
+        draw_figure,
+        results_csv,
+        summary_document,
+        tape_loss_panel,
+    )
+    from toolkit.cli.common import fail
+    from toolkit.io import dumps, write_atomic
+
+    if out is None:
+        fail(["--out: required, and missing"])
+    base = QUICK if quick else FULL
+    config = evolve(
+        base,
+        files=files or base.files,
+        replications=replications or base.replications,
+        horizon_years=horizon_years,
+    )
+    click.echo(
+        f"{NAME}: {config.files:,d} files per policy and scheme on "
+        f"{config.tape_capacity_mb:g} MB tapes; {len(config.q_values)} values of q, "
+        f"{config.replications} draws each"
+    )
+    began = time.perf_counter()
+    with progress_bar() as progress:
+        task = progress.add_task(NAME, total=2 * len(config.policies) * len(config.schemes))
+
+        def advance(what: str) -> None:
+            progress.update(task, advance=1, current=what)
+
+        panel = tape_loss_panel(config, seed, advance)
+    elapsed = time.perf_counter() - began
+    _print_tape_loss_table(panel, config.policies, config.horizon_years)
+    settings: dict[str, object] = {"quick": quick, "seed": seed, "elapsed_s": elapsed}
+    panels = [panel]
+    with out.building() as staging:
+        write_atomic(staging / "results.csv", results_csv(panels))
+        write_atomic(staging / "summary.json", dumps(summary_document(panels, settings)))
+        draw_figure(panels, staging / "figure.png")
+    click.echo(f"ran in {elapsed:.1f} s; wrote {out.given}")
