@@ -247,7 +247,9 @@ class Simulation:
         self.dispatch_state = self.platform.dispatch_state
         """The waiting requests (in admission order) and the idle drives."""
         self.in_use: dict[str, int] = {}
-        self.file_busy: dict[str, deque[FileRequest]] = {}
+        self.file_busy: dict[str, deque[FileRequest] | None] = {}
+        """The files with a request pending, and the requests arrived for each since (``None``:
+        none yet; a queue is made for the few files asked for again meanwhile)."""
         self.idle_groups: dict[GroupType, list[Group]] = {}
         self.reservations: dict[str, AdmittedRequest] = {}
         self.gangs: deque[AdmittedRequest] = deque()
@@ -259,9 +261,11 @@ class Simulation:
         """Read plan of each file read so far, until it is written again (a layout is final)."""
         self._placed: tuple[tuple[int, int, int], list[int] | None] | None = None
         self._nearest_movers: dict[int, list[int]] = {}
+        """The movers of a complex by distance from each level (:meth:`_movers_for`)."""
         self._first_models: dict[int, DriveModel] = {}
         """The model of the first drive of each library (:meth:`_alone_s`)."""
-        """The movers of a complex by distance from each level (:meth:`_movers_for`)."""
+        self._libraries: dict[str, int] = {}
+        """The library index of each tape met so far (:meth:`_home`)."""
         self.arrived = 0
         self.midway_backlog: int | None = None
         """Backlog half-way through the last :meth:`run` to a time (for saturation)."""
@@ -320,13 +324,17 @@ class Simulation:
         if self.cache is not None and self._served_from_disk(file_request):
             return
         self.arrived += 1
-        self._log("arrive", request=file_request.id, kind=file_request.kind)
+        if self.log is not None:
+            self._log("arrive", request=file_request.id, kind=file_request.kind)
         file_id = file_request.file.id
-        queue = self.file_busy.get(file_id)
-        if queue is not None:
+        file_busy = self.file_busy
+        if file_id in file_busy:
+            queue = file_busy[file_id]
+            if queue is None:
+                queue = file_busy[file_id] = deque()
             queue.append(file_request)
             return
-        self.file_busy[file_id] = deque()
+        file_busy[file_id] = None
         self._admit(file_request)
         if self._poked or self._deciding:
             return
@@ -374,7 +382,7 @@ class Simulation:
                 entry.tapes = tuple(
                     sorted({e.tape for phase in plan.phases + plan.flush for e in phase if e})
                 )
-            entry.library = self.platform.library_index[self.catalogue.library(pieces[0].tape)]
+            entry.library = self._home(pieces[0].tape)
         else:
             entry.width = self.policy.write_width(file)
             share = file.size_mb / entry.width
@@ -405,8 +413,12 @@ class Simulation:
             by_tapes[seq] = entry.request
 
     def _home(self, tape: str) -> int:
-        """Index of the library ``tape`` belongs to."""
-        return self.platform.library_index[self.catalogue.library(tape)]
+        """Index of the library ``tape`` belongs to (a tape's library never changes: kept)."""
+        library = self._libraries.get(tape)
+        if library is None:
+            library = self.platform.library_index[self.catalogue.library(tape)]
+            self._libraries[tape] = library
+        return library
 
     def _poke(self) -> None:
         if not self._poked and not self._deciding:
@@ -576,15 +588,16 @@ class Simulation:
             entry.tapes = tuple(
                 sorted({e.tape for phase in plan.phases + plan.flush for e in phase if e})
             )
-        columns = self._columns(plan, drives)
+        columns = drives if len(drives) == 1 else self._columns(plan, drives)
         if fr.kind == "read":
-            first = plan.phases[0]
-            entry.mounted = any(
-                e is not None and platform.drives[d].tape != e.tape
-                for d, e in zip(columns, first, strict=True)
-            )
+            states = platform.drives
+            for d, e in zip(columns, plan.phases[0], strict=True):
+                if e is not None and states[d].tape != e.tape:
+                    entry.mounted = True
+                    break
+        in_use = self.in_use
         for tape in entry.tapes:
-            self.in_use[tape] = self.in_use.get(tape, 0) + 1
+            in_use[tape] = in_use.get(tape, 0) + 1
         entry.start_s = self.engine.now_s
         entry.drives = tuple(columns)
         entry.mounts_before = platform.mounts
@@ -614,7 +627,8 @@ class Simulation:
         entry = self.entries[job.key]
         entry.data_done_s = self.engine.now_s
         entry.ready_s = job.first_stream_s
-        self._log("data-done", request=job.key)
+        if self.log is not None:
+            self._log("data-done", request=job.key)
         if self.cache is not None and entry.file_request.kind == "read":
             self.cache.staged(entry.file_request.file, self.engine.now_s)
         file_id = entry.file_request.file.id
@@ -640,10 +654,12 @@ class Simulation:
             self.groups_version += 1
         entry.mounts_before = self.platform.mounts - entry.mounts_before
         self.finished.append(entry)
-        self._log("done", request=job.key)
-        for key, reserved in list(self.reservations.items()):
-            if key in self.reservations:
-                self._try_reserved(reserved)
+        if self.log is not None:
+            self._log("done", request=job.key)
+        if self.reservations:
+            for key, reserved in list(self.reservations.items()):
+                if key in self.reservations:
+                    self._try_reserved(reserved)
 
     def _freed(self, drive: int) -> None:
         d = self.platform.drives[drive]
@@ -777,7 +793,10 @@ class Simulation:
             return self._fits(m, width, room)
 
         chosen = None
-        for m in sorted(held, key=lambda m: (-held[m], -movers[m].idle, m)):
+        ranked = (
+            held if len(held) < 2 else sorted(held, key=lambda m: (-held[m], -movers[m].idle, m))
+        )
+        for m in ranked:
             if fits(m):
                 chosen = m
                 break
@@ -848,8 +867,10 @@ class Simulation:
 
     def expected_free_s(self, d: DriveState) -> float:
         """When ``d`` is expected free: its job's expected end, then its reservations' services."""
-        ahead = sum(self.reservations[key].service_s for key in d.reserved)
-        return (d.expected_free_s if d.busy else self.engine.now_s) + ahead
+        free_s = d.expected_free_s if d.busy else self.engine.now_s
+        if not d.reserved:
+            return free_s
+        return free_s + sum(self.reservations[key].service_s for key in d.reserved)
 
     def _movers_for(self, entry: AdmittedRequest) -> list[int]:
         """Movers that may run ``entry``: its library's, then, with pass-through, the others."""
@@ -909,19 +930,15 @@ class Simulation:
         total = max(entry.width * mount / lib.arms, mount) + model.load_s.mean_s
         if entry.plan is None:
             return total + entry.file_request.file.size_mb / entry.width / model.rate_mb_s
+        capacity_mb, per_block = platform.spec.tape_capacity_mb, entry.plan.per_block
         for k, phase in enumerate(entry.plan.phases):
             longest = 0.0
             for extent in phase:
                 if extent is not None:
-                    locate = (
-                        model.locate_s(0.0, extent.offset_mb, platform.spec.tape_capacity_mb)
-                        if k == 0
-                        else 0.0
-                    )
-                    stream = (
-                        platform.stream_mb(model, extent, entry.plan.per_block) / model.rate_mb_s
-                    )
-                    longest = max(longest, locate + stream)
+                    locate = model.locate_s(0.0, extent.offset_mb, capacity_mb) if k == 0 else 0.0
+                    took = locate + platform.stream_mb(model, extent, per_block) / model.rate_mb_s
+                    if took > longest:
+                        longest = took
             total += longest
         return total
 
@@ -1051,9 +1068,13 @@ class SimulationState:
 
     def available_s(self, drive: str) -> float:
         """When ``drive`` is expected free: now if idle, else from mean durations."""
-        d = self._drive(drive)
-        if d.index in self._trial:
-            return self._trial[d.index]
+        return self._available_s(self._drive(drive))
+
+    def _available_s(self, d: DriveState) -> float:
+        """:meth:`available_s` of a drive's state."""
+        trial = self._trial
+        if d.index in trial:
+            return trial[d.index]
         return self._sim.expected_free_s(d)
 
     def holder(self, tape: str) -> str | None:
@@ -1076,19 +1097,20 @@ class SimulationState:
 
     def waits_for_tape(self, request: Request) -> bool:
         """Whether one of the tapes a read needs is in use (writes never wait for tapes)."""
-        entry = self._sim.entries.get(request.id)
-        if entry is None:
-            raise ValueError(f"request {request.id!r} is not in the run")
+        return self._waits(self._entry(request))
+
+    def _waits(self, entry: AdmittedRequest) -> bool:
+        """:meth:`waits_for_tape` of an admitted request."""
         if entry.file_request.kind == "write":
             return False
         in_use = self._sim.in_use
         p = self._platform
-        where = p.where
+        where, trial = p.where, self._trial
         for tape in entry.tapes:
             if tape in in_use:
                 return True
             d = where.get(tape)
-            if d is not None and (p.drives[d].busy or d in self._trial):
+            if d is not None and (p.drives[d].busy or d in trial):
                 return True
         return False
 
@@ -1113,9 +1135,10 @@ class SimulationState:
         if releases != self._releases:
             self._releases = releases
             blocked.clear()
-        by_tapes = sim.waiting_by_tapes
         found: list[tuple[int, Request]] = []
-        for tapes in by_tapes.keys() - blocked if blocked else by_tapes:
+        for tapes, requests in sim.waiting_by_tapes.items():
+            if tapes in blocked:
+                continue
             for tape in tapes:
                 if tape in in_use:
                     break
@@ -1123,7 +1146,7 @@ class SimulationState:
                 if d is not None and drives[d].busy:
                     break
             else:
-                found.extend(by_tapes[tapes].items())
+                found.extend(requests.items())
                 continue
             blocked.add(tapes)
         if len(found) > 1:
@@ -1132,12 +1155,20 @@ class SimulationState:
 
     def can_start(self, request: Request) -> bool:
         """Whether ``request`` can start now on idle drives of one mover."""
-        if self._trial or self.waits_for_tape(request):
+        if self._trial:
             return False
-        entry = self._entry(request)
-        if self.idle_counts()[self.library_number(request)] < entry.width:
+        sim = self._sim
+        entry = sim.entries.get(request.id)
+        if entry is None:
+            raise ValueError(f"request {request.id!r} is not in the run")
+        if self._waits(entry):
             return False
-        return self._sim.placement(entry) is not None
+        # The idle drives of its library (of all, pooled), as idle_counts() outside a trial.
+        state = self._state
+        idle = len(state.idle_set) if sim.pooled else state.idle_count[entry.library]
+        if idle < entry.width:
+            return False
+        return sim.placement(entry) is not None
 
     def loaded(self, request: Request) -> bool:
         """Whether every tape ``request`` shows is held by an idle drive, and it can start.
@@ -1146,11 +1177,11 @@ class SimulationState:
         drives holding its tapes may still be on several movers, or a mover
         short of memory, so that is checked too.
         """
-        p = self._platform
-        idle = self._state.idle
+        where = self._platform.where
+        idle, trial = self._state.idle, self._trial
         for piece in request.pieces:
-            d = p.where.get(piece.tape)
-            if d is None or not idle[d] or d in self._trial:
+            d = where.get(piece.tape)
+            if d is None or not idle[d] or d in trial:
                 return False
         return self.can_start(request)
 
@@ -1187,10 +1218,15 @@ class SimulationState:
         else:
             placed = None if self._trial else sim.placement(entry)
             if placed is None:
-                placed = sim.queue_drives(entry, lambda d: self.available_s(d.id))
+                placed = sim.queue_drives(entry, self._available_s)
             chosen = placed
-        ready = max([self.now] + [self.available_s(p.drives[d].id) for d in chosen])
-        return Preview(tuple(p.drives[d].id for d in chosen), ready, ready + entry.service_s)
+        states = p.drives
+        ready = sim.engine.now_s
+        for d in chosen:
+            available = self._available_s(states[d])
+            if available > ready:
+                ready = available
+        return Preview(tuple(states[d].id for d in chosen), ready, ready + entry.service_s)
 
     # Questions of the simulator's own schedulers (simulator.bw_main), beyond the protocol.
 
