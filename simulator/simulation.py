@@ -469,14 +469,14 @@ class Simulation:
                     f"request {entry.request.id!r} needs {entry.width} drives, "
                     f"the scheduler gave {len(drives)}"
                 )
-            blocked = self.state.waits_for_tape(entry.request)
+            blocked = self.state._waits(entry)
             if not blocked and all(self.platform.is_idle(d) for d in drives):
                 self._start(entry, drives)
             else:
                 self._reserve(entry, drives)
             return
         # A read whose tape is in use queues (it starts once the tape is free).
-        placed = None if self.state.waits_for_tape(entry.request) else self.placement(entry)
+        placed = None if self.state._waits(entry) else self.placement(entry)
         if placed is not None:
             self._start(entry, placed)
         elif decision.queue:
@@ -778,54 +778,57 @@ class Simulation:
         platform = self.platform
         width = entry.width
         wanted = self._wanted_tapes(entry)
+        where, drives, movers = platform.where, platform.drives, platform.movers
+        is_idle = platform.dispatch_state.idle
         held: dict[int, int] = {}
         for tape in wanted:
-            d = platform.where.get(tape)
-            if d is not None and platform.is_idle(d):
-                m = platform.drives[d].mover
+            d = where.get(tape)
+            if d is not None and is_idle[d]:
+                m = drives[d].mover
                 held[m] = held.get(m, 0) + 1
-        movers = platform.movers
         room = self._room(entry)
         for m in room[2]:
             held[m] = held.get(m, 0) + 1
-
-        def fits(m: int) -> bool:
-            return self._fits(m, width, room)
+        fits = self._fits
 
         chosen = None
         ranked = (
             held if len(held) < 2 else sorted(held, key=lambda m: (-held[m], -movers[m].idle, m))
         )
         for m in ranked:
-            if fits(m):
+            if fits(m, width, room):
                 chosen = m
                 break
         if chosen is None and platform.complex is not None:
             # A complex: the nearest level with an empty idle drive, else the nearest with
             # an idle drive (whose tape the mount then evicts).
             nearest = self._movers_for(entry)
-            chosen = next((m for m in nearest if movers[m].empty_idle and fits(m)), None)
-            if chosen is None:
-                chosen = next((m for m in nearest if movers[m].idle and fits(m)), None)
+            for m in nearest:
+                if movers[m].empty_idle and fits(m, width, room):
+                    chosen = m
+                    break
+            else:
+                for m in nearest:
+                    if movers[m].idle and fits(m, width, room):
+                        chosen = m
+                        break
         if chosen is None:
             most = -1
             for m in self._movers_for(entry):
                 idle = movers[m].idle
-                if idle > most and fits(m):
+                if idle > most and fits(m, width, room):
                     chosen, most = m, idle
                     if idle == len(movers[m].drives):
                         break
         if chosen is None:
             return None
-        is_idle = platform.dispatch_state.idle
-        where, drives = platform.where, platform.drives
         # The holders (idle drives of the mover holding its tapes), then the empty idle
         # drives, then the other idle ones, each in platform order, the first ``width``.
-        holders = [
-            d
-            for t in wanted
-            if (d := where.get(t)) is not None and is_idle[d] and drives[d].mover == chosen
-        ]
+        holders: list[int] = []
+        for tape in wanted:
+            d = where.get(tape)
+            if d is not None and is_idle[d] and drives[d].mover == chosen:
+                holders.append(d)
         placed = holders[:width]
         for empty in (True, False):
             if len(placed) == width:
@@ -898,7 +901,8 @@ class Simulation:
 
     def _wanted_tapes(self, entry: AdmittedRequest) -> list[str]:
         if entry.file_request.kind == "read":
-            return [p.tape for p in entry.request.pieces]
+            pieces = entry.request.pieces
+            return [pieces[0].tape] if len(pieces) == 1 else [p.tape for p in pieces]
         file = entry.file_request.file
         if self._stream_disk_mb(file) > 0:
             return [t for g in self._free_groups(file) for t in g.tapes]
@@ -1130,10 +1134,9 @@ class SimulationState:
         in_use, where, drives = sim.in_use, p.where, p.drives
         # Sets of tapes found blocked stay blocked until a tape is released (a drive freed, a
         # tape put away, a tape no job uses): they are not tested again until then.
-        releases = (sim.releases, p.releases)
         blocked = self._blocked
-        if releases != self._releases:
-            self._releases = releases
+        if sim.releases != self._releases[0] or p.releases != self._releases[1]:
+            self._releases = (sim.releases, p.releases)
             blocked.clear()
         found: list[tuple[int, Request]] = []
         for tapes, requests in sim.waiting_by_tapes.items():
@@ -1149,8 +1152,9 @@ class SimulationState:
                 found.extend(requests.items())
                 continue
             blocked.add(tapes)
-        if len(found) > 1:
-            found.sort(key=_rank)
+        if len(found) < 2:
+            return [found[0][1]] if found else []
+        found.sort(key=_rank)
         return [request for _, request in found]
 
     def can_start(self, request: Request) -> bool:
