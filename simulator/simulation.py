@@ -1064,11 +1064,13 @@ class SimulationState:
 
     def tape_in(self, drive: str) -> str | None:
         """The tape ``drive`` holds (or is getting)."""
-        return self._drive(drive).tape
+        p = self._platform
+        return p.drives[p.drive_index[drive]].tape
 
     def head_mb(self, drive: str) -> float:
         """Head offset of ``drive``."""
-        return self._drive(drive).head_mb
+        p = self._platform
+        return p.drives[p.drive_index[drive]].head_mb
 
     def available_s(self, drive: str) -> float:
         """When ``drive`` is expected free: now if idle, else from mean durations."""
