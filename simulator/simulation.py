@@ -368,7 +368,6 @@ class Simulation:
                     self._read_plans.clear()
                 plan = self._read_plans[file.id] = self.policy.plan_read(self.catalogue, file.id)
             entry.plan = plan
-            entry.width = plan.width
             first = plan.phases[0]
             e = first[0] if len(plan.phases) == 1 and not plan.flush and len(first) == 1 else None
             if e is not None:
@@ -376,6 +375,7 @@ class Simulation:
                 pieces = (Piece(e.tape, e.offset_mb, e.tape_mb),)
                 entry.tapes = (e.tape,)
             else:
+                entry.width = plan.width
                 pieces = tuple(
                     Piece(e.tape, e.offset_mb, e.tape_mb) for e in first if e is not None
                 )

@@ -107,7 +107,10 @@ def first_startable(requests: Iterable[Request], platform: PlatformState) -> Req
     library. ``requests`` is read lazily, and no further than needed.
     """
     idle_count = platform.idle_counts()
-    open_libraries = sum(1 for count in idle_count if count > 0)
+    open_libraries = 0
+    for count in idle_count:
+        if count > 0:
+            open_libraries += 1
     if not open_libraries:
         return None
     blocked: set[int] = set()
