@@ -621,6 +621,8 @@ class MountPolicied:
 
     def wake_s(self, now: float) -> float | None:
         """The next time a dismount or a criterion falls due, after ``now`` (or ``None``)."""
+        if not self._idle_since and not self._held:
+            return None
         times: list[float] = []
         for tape, since in self._idle_since.values():
             due = self.policy.dismount_s(tape, since)
