@@ -590,24 +590,28 @@ class Platform:
     def start(self, job: Job, expected_s: float = 0.0) -> None:
         """Carry ``job`` out on its drives, which must be idle and on one mover."""
         drives = [self.drives[i] for i in job.drives]
-        movers = {d.mover for d in drives}
-        if len(movers) != 1 or any(
-            d.busy or (d.reserved and d.reserved[0] != job.key) for d in drives
-        ):
-            raise ValueError(f"job {job.key!r}: drives must be idle and on one mover")
+        key = job.key
+        number = drives[0].mover if drives else -1
+        stream_mb_s = 0.0
+        for d in drives:
+            if d.mover != number or d.busy or (d.reserved and d.reserved[0] != key):
+                raise ValueError(f"job {key!r}: drives must be idle and on one mover")
+            stream_mb_s += d.model.rate_mb_s
+        if not drives:
+            raise ValueError(f"job {key!r}: drives must be idle and on one mover")
         for d in drives:
             if d.reserved:
                 d.reserved.popleft()
-        job.mover = movers.pop()
-        mover = self.movers[job.mover]
-        job.stream_mb_s = sum(d.model.rate_mb_s for d in drives)
+        job.mover = number
+        mover = self.movers[number]
+        job.stream_mb_s = stream_mb_s
         mover.memory_mb += job.plan.memory_mb
-        mover.streaming_mb_s += job.stream_mb_s
-        now = self.engine.now_s
+        mover.streaming_mb_s += stream_mb_s
+        free_s = self.engine.now_s + expected_s
         for d in drives:
             self._occupy(d)
             d.job = job
-            d.expected_free_s = now + expected_s
+            d.expected_free_s = free_s
         job.held = len(drives)
         self._prepare(job)
 
@@ -647,13 +651,18 @@ class Platform:
 
     def _prepare(self, job: Job) -> None:
         phase = job.phases[job.phase]
-        job.ready = sum(1 for extent in phase if extent is not None)
-        if job.ready == 0:
+        ready = 0
+        for extent in phase:
+            if extent is not None:
+                ready += 1
+        job.ready = ready
+        if ready == 0:
             self._phase_done(job)
             return
+        drives, job_drives = self.drives, job.drives
         for i, extent in enumerate(phase):
             if extent is not None:
-                self._get_ready(job, self.drives[job.drives[i]], extent)
+                self._get_ready(job, drives[job_drives[i]], extent)
 
     def _get_ready(self, job: Job, d: DriveState, extent: Extent) -> None:
         if self.unreadable and job.stoppable and self._lost(extent):
@@ -689,49 +698,56 @@ class Platform:
         now = self.engine.now_s
         if job.first_stream_s is None:
             job.first_stream_s = now
+        drives, job_drives, per_block = self.drives, job.drives, job.plan.per_block
         columns: list[int] = []
-        extents: list[Extent] = []
         streamed: list[float] = []
         took: list[float] = []
         for i, extent in enumerate(phase):
             if extent is None:
                 continue
-            d = self.drives[job.drives[i]]
-            stream = self.stream_mb(d.model, extent, job.plan.per_block)
+            d = drives[job_drives[i]]
+            model = d.model
+            stream = self.stream_mb(model, extent, per_block)
             d.head_mb = extent.offset_mb + stream
-            took.append(stream / d.model.rate_mb_s)
+            took.append(stream / model.rate_mb_s)
             columns.append(d.index)
-            extents.append(extent)
             streamed.append(stream)
-        if took and self.drives[columns[0]].model.transfer == "exponential":
+        if took and drives[columns[0]].model.transfer == "exponential":
             # The drives of a phase stream in lockstep: one draw scales all their times.
             factor = self.rng.expovariate(1.0)
             took = [t * factor for t in took]
-        longest = max(took, default=0.0)
+        longest = 0.0
+        for t in took:
+            if t > longest:
+                longest = t
         end_s = now + longest
         last = self.one_at_a_time and job.phase == len(job.phases) - 1
-        for c, s in zip(columns, took, strict=True):
-            self.drives[c].streaming_until_s = now + s if last else end_s
-        self.streamed_drive_s += sum(took) if last else longest * len(columns)
         if last:
+            for c, s in zip(columns, took, strict=True):
+                drives[c].streaming_until_s = now + s
+            self.streamed_drive_s += sum(took)
             # Golubchik: each drive puts its tape away as soon as its own transfer ends.
             for i in job.drives:
                 if i not in columns:
-                    self._let_go(job, self.drives[i])
+                    self._let_go(job, drives[i])
             for c, s in zip(columns, took, strict=True):
-                self.engine.after(s, self._let_go, job, self.drives[c])
+                self.engine.after(s, self._let_go, job, drives[c])
+        else:
+            for c in columns:
+                drives[c].streaming_until_s = end_s
+            self.streamed_drive_s += longest * len(columns)
         if end_s > self.last_transfer_end_s:
             self.last_transfer_end_s = end_s
         if self.record:
-            drives = tuple(self.drives[d].id for d in columns)
+            ids = tuple(drives[d].id for d in columns)
             flush = job.phase >= len(job.plan.phases)
             self.transfers.append(
                 Transfer(
                     job.key,
                     job.phase,
                     flush,
-                    drives,
-                    tuple(extents),
+                    ids,
+                    tuple(extent for extent in phase if extent is not None),
                     tuple(streamed),
                     now,
                     end_s,

@@ -288,7 +288,9 @@ class Simulation:
         self.dispatch_state = self.platform.dispatch_state
         """The waiting requests (in admission order) and the idle drives."""
         self.in_use: dict[str, int] = {}
-        self.file_busy: dict[str, deque[FileRequest]] = {}
+        self.file_busy: dict[str, deque[FileRequest] | None] = {}
+        """The files with a request pending, and the requests arrived for each since (``None``:
+        none yet; a queue is made for the few files asked for again meanwhile)."""
         self.idle_groups: dict[GroupType, list[Group]] = {}
         self.reservations: dict[str, AdmittedRequest] = {}
         self.gangs: deque[AdmittedRequest] = deque()
@@ -300,9 +302,11 @@ class Simulation:
         """Read plan of each file read so far, until it is written again (a layout is final)."""
         self._placed: tuple[tuple[int, int, int], list[int] | None] | None = None
         self._nearest_movers: dict[int, list[int]] = {}
+        """The movers of a complex by distance from each level (:meth:`_movers_for`)."""
         self._first_models: dict[int, DriveModel] = {}
         """The model of the first drive of each library (:meth:`_alone_s`)."""
-        """The movers of a complex by distance from each level (:meth:`_movers_for`)."""
+        self._libraries: dict[str, int] = {}
+        """The library index of each tape met so far (:meth:`_home`)."""
         self.arrived = 0
         self.midway_backlog: int | None = None
         """Backlog half-way through the last :meth:`run` to a time (for saturation)."""
@@ -363,13 +367,17 @@ class Simulation:
         if self.cache is not None and self._served_from_disk(file_request):
             return
         self.arrived += 1
-        self._log("arrive", request=file_request.id, kind=file_request.kind)
+        if self.log is not None:
+            self._log("arrive", request=file_request.id, kind=file_request.kind)
         file_id = file_request.file.id
-        queue = self.file_busy.get(file_id)
-        if queue is not None:
+        file_busy = self.file_busy
+        if file_id in file_busy:
+            queue = file_busy[file_id]
+            if queue is None:
+                queue = file_busy[file_id] = deque()
             queue.append(file_request)
             return
-        self.file_busy[file_id] = deque()
+        file_busy[file_id] = None
         self._admit(file_request)
         if self._poked or self._deciding:
             return
@@ -426,21 +434,22 @@ class Simulation:
                 plan = self._renamed(plan)
         if file_request.kind == "read":
             entry.plan = plan
-            entry.width = plan.width
             first = plan.phases[0]
             e = first[0] if len(plan.phases) == 1 and not plan.flush and len(first) == 1 else None
             if e is not None:
                 # One extent (a trace's read, say): what the general case below gives.
                 pieces = (Piece(e.tape, e.offset_mb, e.tape_mb),)
                 entry.tapes = (e.tape,)
+                entry.width = 1  # (a request planned again may have been wider)
             else:
+                entry.width = plan.width
                 pieces = tuple(
                     Piece(e.tape, e.offset_mb, e.tape_mb) for e in first if e is not None
                 )
                 entry.tapes = tuple(
                     sorted({e.tape for phase in plan.phases + plan.flush for e in phase if e})
                 )
-            entry.library = self.platform.library_index[self.catalogue.library(pieces[0].tape)]
+            entry.library = self._home(pieces[0].tape)
         else:
             entry.width = self.policy.write_width(file)
             share = file.size_mb / entry.width
@@ -471,8 +480,12 @@ class Simulation:
             by_tapes[seq] = entry.request
 
     def _home(self, tape: str) -> int:
-        """Index of the library ``tape`` belongs to."""
-        return self.platform.library_index[self.catalogue.library(tape)]
+        """Index of the library ``tape`` belongs to (a tape's library never changes: kept)."""
+        library = self._libraries.get(tape)
+        if library is None:
+            library = self.platform.library_index[self.catalogue.library(tape)]
+            self._libraries[tape] = library
+        return library
 
     def _poke(self) -> None:
         if not self._poked and not self._deciding:
@@ -523,14 +536,14 @@ class Simulation:
                     f"request {entry.request.id!r} needs {entry.width} drives, "
                     f"the scheduler gave {len(drives)}"
                 )
-            blocked = self.state.waits_for_tape(entry.request)
+            blocked = self.state._waits(entry)
             if not blocked and all(self.platform.is_idle(d) for d in drives):
                 self._start(entry, drives)
             else:
                 self._reserve(entry, drives)
             return
         # A read whose tape is in use queues (it starts once the tape is free).
-        placed = None if self.state.waits_for_tape(entry.request) else self.placement(entry)
+        placed = None if self.state._waits(entry) else self.placement(entry)
         if placed is not None:
             self._start(entry, placed)
         elif decision.queue:
@@ -642,15 +655,16 @@ class Simulation:
             entry.tapes = tuple(
                 sorted({e.tape for phase in plan.phases + plan.flush for e in phase if e})
             )
-        columns = self._columns(plan, drives)
+        columns = drives if len(drives) == 1 else self._columns(plan, drives)
         if fr.kind == "read":
-            first = plan.phases[0]
-            entry.mounted = any(
-                e is not None and platform.drives[d].tape != e.tape
-                for d, e in zip(columns, first, strict=True)
-            )
+            states = platform.drives
+            for d, e in zip(columns, plan.phases[0], strict=True):
+                if e is not None and states[d].tape != e.tape:
+                    entry.mounted = True
+                    break
+        in_use = self.in_use
         for tape in entry.tapes:
-            self.in_use[tape] = self.in_use.get(tape, 0) + 1
+            in_use[tape] = in_use.get(tape, 0) + 1
         entry.start_s = self.engine.now_s
         entry.drives = tuple(columns)
         entry.mounts_before = platform.mounts
@@ -681,7 +695,8 @@ class Simulation:
         entry = self.entries[job.key]
         entry.data_done_s = self.engine.now_s
         entry.ready_s = job.first_stream_s
-        self._log("data-done", request=job.key)
+        if self.log is not None:
+            self._log("data-done", request=job.key)
         if entry.repack is not None:
             return
         if self.cache is not None and entry.file_request.kind == "read":
@@ -709,7 +724,8 @@ class Simulation:
             self._repacked(entry)
             return
         self.finished.append(entry)
-        self._log("done", request=job.key)
+        if self.log is not None:
+            self._log("done", request=job.key)
         self._retry_reservations()
 
     def _let_go(self, entry: AdmittedRequest) -> None:
@@ -726,9 +742,10 @@ class Simulation:
             self.groups_version += 1
 
     def _retry_reservations(self) -> None:
-        for key, reserved in list(self.reservations.items()):
-            if key in self.reservations:
-                self._try_reserved(reserved)
+        if self.reservations:
+            for key, reserved in list(self.reservations.items()):
+                if key in self.reservations:
+                    self._try_reserved(reserved)
 
     # Faults (simulator.faults).
 
@@ -1059,51 +1076,57 @@ class Simulation:
         platform = self.platform
         width = entry.width
         wanted = self._wanted_tapes(entry)
+        where, drives, movers = platform.where, platform.drives, platform.movers
+        is_idle = platform.dispatch_state.idle
         held: dict[int, int] = {}
         for tape in wanted:
-            d = platform.where.get(tape)
-            if d is not None and platform.is_idle(d):
-                m = platform.drives[d].mover
+            d = where.get(tape)
+            if d is not None and is_idle[d]:
+                m = drives[d].mover
                 held[m] = held.get(m, 0) + 1
-        movers = platform.movers
         room = self._room(entry)
         for m in room[2]:
             held[m] = held.get(m, 0) + 1
-
-        def fits(m: int) -> bool:
-            return self._fits(m, width, room)
+        fits = self._fits
 
         chosen = None
-        for m in sorted(held, key=lambda m: (-held[m], -movers[m].idle, m)):
-            if fits(m):
+        ranked = (
+            held if len(held) < 2 else sorted(held, key=lambda m: (-held[m], -movers[m].idle, m))
+        )
+        for m in ranked:
+            if fits(m, width, room):
                 chosen = m
                 break
         if chosen is None and platform.complex is not None:
             # A complex: the nearest level with an empty idle drive, else the nearest with
             # an idle drive (whose tape the mount then evicts).
             nearest = self._movers_for(entry)
-            chosen = next((m for m in nearest if movers[m].empty_idle and fits(m)), None)
-            if chosen is None:
-                chosen = next((m for m in nearest if movers[m].idle and fits(m)), None)
+            for m in nearest:
+                if movers[m].empty_idle and fits(m, width, room):
+                    chosen = m
+                    break
+            else:
+                for m in nearest:
+                    if movers[m].idle and fits(m, width, room):
+                        chosen = m
+                        break
         if chosen is None:
             most = -1
             for m in self._movers_for(entry):
                 idle = movers[m].idle
-                if idle > most and fits(m):
+                if idle > most and fits(m, width, room):
                     chosen, most = m, idle
                     if idle == len(movers[m].drives):
                         break
         if chosen is None:
             return None
-        is_idle = platform.dispatch_state.idle
-        where, drives = platform.where, platform.drives
         # The holders (idle drives of the mover holding its tapes), then the empty idle
         # drives, then the other idle ones, each in platform order, the first ``width``.
-        holders = [
-            d
-            for t in wanted
-            if (d := where.get(t)) is not None and is_idle[d] and drives[d].mover == chosen
-        ]
+        holders: list[int] = []
+        for tape in wanted:
+            d = where.get(tape)
+            if d is not None and is_idle[d] and drives[d].mover == chosen:
+                holders.append(d)
         placed = holders[:width]
         for empty in (True, False):
             if len(placed) == width:
@@ -1145,8 +1168,10 @@ class Simulation:
 
     def expected_free_s(self, d: DriveState) -> float:
         """When ``d`` is expected free: its job's expected end, then its reservations' services."""
-        ahead = sum(self.reservations[key].service_s for key in d.reserved)
-        return (d.expected_free_s if d.busy else self.engine.now_s) + ahead
+        free_s = d.expected_free_s if d.busy else self.engine.now_s
+        if not d.reserved:
+            return free_s
+        return free_s + sum(self.reservations[key].service_s for key in d.reserved)
 
     def _movers_for(self, entry: AdmittedRequest) -> list[int]:
         """Movers that may run ``entry``: its library's, then, with pass-through, the others."""
@@ -1174,7 +1199,8 @@ class Simulation:
 
     def _wanted_tapes(self, entry: AdmittedRequest) -> list[str]:
         if entry.file_request.kind == "read":
-            return [p.tape for p in entry.request.pieces]
+            pieces = entry.request.pieces
+            return [pieces[0].tape] if len(pieces) == 1 else [p.tape for p in pieces]
         file = entry.file_request.file
         if self._stream_disk_mb(file) > 0:
             return [t for g in self._free_groups(file) for t in g.tapes]
@@ -1206,19 +1232,15 @@ class Simulation:
         total = max(entry.width * mount / lib.arms, mount) + model.load_s.mean_s
         if entry.plan is None:
             return total + entry.file_request.file.size_mb / entry.width / model.rate_mb_s
+        capacity_mb, per_block = platform.spec.tape_capacity_mb, entry.plan.per_block
         for k, phase in enumerate(entry.plan.phases):
             longest = 0.0
             for extent in phase:
                 if extent is not None:
-                    locate = (
-                        model.locate_s(0.0, extent.offset_mb, platform.spec.tape_capacity_mb)
-                        if k == 0
-                        else 0.0
-                    )
-                    stream = (
-                        platform.stream_mb(model, extent, entry.plan.per_block) / model.rate_mb_s
-                    )
-                    longest = max(longest, locate + stream)
+                    locate = model.locate_s(0.0, extent.offset_mb, capacity_mb) if k == 0 else 0.0
+                    took = locate + platform.stream_mb(model, extent, per_block) / model.rate_mb_s
+                    if took > longest:
+                        longest = took
             total += longest
         return total
 
@@ -1340,17 +1362,23 @@ class SimulationState:
 
     def tape_in(self, drive: str) -> str | None:
         """The tape ``drive`` holds (or is getting)."""
-        return self._drive(drive).tape
+        p = self._platform
+        return p.drives[p.drive_index[drive]].tape
 
     def head_mb(self, drive: str) -> float:
         """Head offset of ``drive``."""
-        return self._drive(drive).head_mb
+        p = self._platform
+        return p.drives[p.drive_index[drive]].head_mb
 
     def available_s(self, drive: str) -> float:
         """When ``drive`` is expected free: now if idle, else from mean durations."""
-        d = self._drive(drive)
-        if d.index in self._trial:
-            return self._trial[d.index]
+        return self._available_s(self._drive(drive))
+
+    def _available_s(self, d: DriveState) -> float:
+        """:meth:`available_s` of a drive's state."""
+        trial = self._trial
+        if d.index in trial:
+            return trial[d.index]
         return self._sim.expected_free_s(d)
 
     def holder(self, tape: str) -> str | None:
@@ -1373,19 +1401,20 @@ class SimulationState:
 
     def waits_for_tape(self, request: Request) -> bool:
         """Whether one of the tapes a read needs is in use (writes never wait for tapes)."""
-        entry = self._sim.entries.get(request.id)
-        if entry is None:
-            raise ValueError(f"request {request.id!r} is not in the run")
+        return self._waits(self._entry(request))
+
+    def _waits(self, entry: AdmittedRequest) -> bool:
+        """:meth:`waits_for_tape` of an admitted request."""
         if entry.file_request.kind == "write":
             return False
         in_use = self._sim.in_use
         p = self._platform
-        where = p.where
+        where, trial = p.where, self._trial
         for tape in entry.tapes:
             if tape in in_use:
                 return True
             d = where.get(tape)
-            if d is not None and (p.drives[d].busy or d in self._trial):
+            if d is not None and (p.drives[d].busy or d in trial):
                 return True
         return False
 
@@ -1405,14 +1434,14 @@ class SimulationState:
         in_use, where, drives = sim.in_use, p.where, p.drives
         # Sets of tapes found blocked stay blocked until a tape is released (a drive freed, a
         # tape put away, a tape no job uses): they are not tested again until then.
-        releases = (sim.releases, p.releases)
         blocked = self._blocked
-        if releases != self._releases:
-            self._releases = releases
+        if sim.releases != self._releases[0] or p.releases != self._releases[1]:
+            self._releases = (sim.releases, p.releases)
             blocked.clear()
-        by_tapes = sim.waiting_by_tapes
         found: list[tuple[int, Request]] = []
-        for tapes in by_tapes.keys() - blocked if blocked else by_tapes:
+        for tapes, requests in sim.waiting_by_tapes.items():
+            if tapes in blocked:
+                continue
             for tape in tapes:
                 if tape in in_use:
                     break
@@ -1420,21 +1449,30 @@ class SimulationState:
                 if d is not None and drives[d].busy:
                     break
             else:
-                found.extend(by_tapes[tapes].items())
+                found.extend(requests.items())
                 continue
             blocked.add(tapes)
-        if len(found) > 1:
-            found.sort(key=_rank)
+        if len(found) < 2:
+            return [found[0][1]] if found else []
+        found.sort(key=_rank)
         return [request for _, request in found]
 
     def can_start(self, request: Request) -> bool:
         """Whether ``request`` can start now on idle drives of one mover."""
-        if self._trial or self.waits_for_tape(request):
+        if self._trial:
             return False
-        entry = self._entry(request)
-        if self.idle_counts()[self.library_number(request)] < entry.width:
+        sim = self._sim
+        entry = sim.entries.get(request.id)
+        if entry is None:
+            raise ValueError(f"request {request.id!r} is not in the run")
+        if self._waits(entry):
             return False
-        return self._sim.placement(entry) is not None
+        # The idle drives of its library (of all, pooled), as idle_counts() outside a trial.
+        state = self._state
+        idle = len(state.idle_set) if sim.pooled else state.idle_count[entry.library]
+        if idle < entry.width:
+            return False
+        return sim.placement(entry) is not None
 
     def loaded(self, request: Request) -> bool:
         """Whether every tape ``request`` shows is held by an idle drive, and it can start.
@@ -1443,11 +1481,11 @@ class SimulationState:
         drives holding its tapes may still be on several movers, or a mover
         short of memory, so that is checked too.
         """
-        p = self._platform
-        idle = self._state.idle
+        where = self._platform.where
+        idle, trial = self._state.idle, self._trial
         for piece in request.pieces:
-            d = p.where.get(piece.tape)
-            if d is None or not idle[d] or d in self._trial:
+            d = where.get(piece.tape)
+            if d is None or not idle[d] or d in trial:
                 return False
         return self.can_start(request)
 
@@ -1484,10 +1522,15 @@ class SimulationState:
         else:
             placed = None if self._trial else sim.placement(entry)
             if placed is None:
-                placed = sim.queue_drives(entry, lambda d: self.available_s(d.id))
+                placed = sim.queue_drives(entry, self._available_s)
             chosen = placed
-        ready = max([self.now] + [self.available_s(p.drives[d].id) for d in chosen])
-        return Preview(tuple(p.drives[d].id for d in chosen), ready, ready + entry.service_s)
+        states = p.drives
+        ready = sim.engine.now_s
+        for d in chosen:
+            available = self._available_s(states[d])
+            if available > ready:
+                ready = available
+        return Preview(tuple(states[d].id for d in chosen), ready, ready + entry.service_s)
 
     # Questions of the simulator's own schedulers (simulator.bw_main), beyond the protocol.
 

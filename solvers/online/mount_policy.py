@@ -216,7 +216,17 @@ class _ByUse(ABC):
         platform: PlatformState,
     ) -> str:
         """The candidate whose tape's use ranks lowest."""
-        return min(candidates, key=lambda d: self.rank(uses.get(_tape(platform, d), NO_USE)))
+        rank, tape_in = self.rank, platform.tape_in
+        chosen, lowest = None, None
+        for drive in candidates:
+            tape = tape_in(drive)
+            assert tape is not None, f"drive {drive!r} holds no tape"
+            key = rank(uses.get(tape, NO_USE))
+            if lowest is None or key < lowest:
+                chosen, lowest = drive, key
+        if chosen is None:
+            raise ValueError("no candidate to evict")
+        return chosen
 
 
 @frozen
@@ -611,6 +621,8 @@ class MountPolicied:
 
     def wake_s(self, now: float) -> float | None:
         """The next time a dismount or a criterion falls due, after ``now`` (or ``None``)."""
+        if not self._idle_since and not self._held:
+            return None
         times: list[float] = []
         for tape, since in self._idle_since.values():
             due = self.policy.dismount_s(tape, since)
@@ -664,7 +676,11 @@ class MountPolicied:
             return decision
         request = decision.request
         tapes = {piece.tape for piece in request.pieces}
-        if all(platform.holder(tape) is not None for tape in tapes):
+        holder = platform.holder
+        for tape in tapes:
+            if holder(tape) is None:
+                break
+        else:
             return decision
         preview = platform.plan(request)
         drives = list(preview.drives)
@@ -704,7 +720,8 @@ class MountPolicied:
         """Note ``request``'s start (before it is carried out): a use of each of its tapes, a
         mount of those no drive holds; it is no longer shown."""
         uses = self.uses
-        for tape in {piece.tape for piece in request.pieces}:
+        pieces = request.pieces
+        for tape in (pieces[0].tape,) if len(pieces) == 1 else {piece.tape for piece in pieces}:
             use = uses.get(tape, NO_USE)
             if platform.holder(tape) is None:
                 use = TapeUse(now, now, 1)

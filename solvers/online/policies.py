@@ -107,7 +107,10 @@ def first_startable(requests: Iterable[Request], platform: PlatformState) -> Req
     library. ``requests`` is read lazily, and no further than needed.
     """
     idle_count = platform.idle_counts()
-    open_libraries = sum(1 for count in idle_count if count > 0)
+    open_libraries = 0
+    for count in idle_count:
+        if count > 0:
+            open_libraries += 1
     if not open_libraries:
         return None
     blocked: set[int] = set()
@@ -261,21 +264,22 @@ class Stretch:
         return None if chosen is None else Start(chosen)
 
 
-def _loaded(waiting: Sequence[Request], platform: PlatformState) -> Iterator[Request]:
+def _loaded(waiting: Sequence[Request], platform: PlatformState) -> list[Request]:
     """The waiting requests whose tapes are all held by idle drives (in no set order).
 
     Found from the waiting list or from the idle drives' tapes, whichever
     is shorter.
     """
     if len(waiting) <= platform.idle_holding_count():
-        yield from (request for request in waiting if platform.loaded(request))
-        return
+        return [request for request in waiting if platform.loaded(request)]
     seen: set[str] = set()
+    found: list[Request] = []
     for tape in platform.idle_held_tapes():
         for request in platform.waiting_on(tape):
             if request.id not in seen and platform.loaded(request):
                 seen.add(request.id)
-                yield request
+                found.append(request)
+    return found
 
 
 def _loaded_first(
@@ -295,12 +299,14 @@ def _loaded_first(
     waiting = unblocked(waiting, platform)
     if not waiting:
         return None
-    loaded: Iterable[Request] = _loaded(waiting, platform)
-    if reads is not None:
-        loaded = reads.firsts(loaded, platform)
-    best = min(((key(r), platform.arrival(r), r) for r in loaded), default=None)
-    if best is not None:
-        return Start(best[2])
+    loaded = _loaded(waiting, platform)
+    if len(loaded) == 1:
+        # Alone: its own first read (ReadOrder.firsts) and the least of one.
+        return Start(loaded[0])
+    if loaded:
+        if reads is not None:
+            loaded = reads.firsts(loaded, platform)
+        return Start(min((key(r), platform.arrival(r), r) for r in loaded)[2])
     request = first_startable(waiting, platform)
     return None if request is None else Start(request)
 
