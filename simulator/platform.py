@@ -330,7 +330,7 @@ class Job:
         planned again around the tape); otherwise its mounts are tried until they succeed."""
         self.stopped: str | None = None
         """Why it stopped before its data was done (faults): ``done`` is then called early."""
-        self.unavailable: list[str] = []
+        self.unavailable: tuple[str, ...] = ()
         """Tapes it could not read: a mount given up, or a tape found unreadable."""
 
 
@@ -667,7 +667,7 @@ class Platform:
     def _get_ready(self, job: Job, d: DriveState, extent: Extent) -> None:
         if self.unreadable and job.stoppable and self._lost(extent):
             # Found unreadable: the job stops once its other drives are ready (or stopped).
-            job.unavailable.append(extent.tape)
+            job.unavailable += (extent.tape,)
             job.stopped = job.stopped or f"tape {extent.tape} unreadable"
             self._ready(job)
             return
@@ -1027,7 +1027,7 @@ class Platform:
         d.tape = None
         del self.where[tape]
         self.releases += 1
-        job.unavailable.append(tape)
+        job.unavailable += (tape,)
         job.stopped = job.stopped or f"mount of {tape} failed {faults.attempts} times"
         waiting = self.waiters.get(tape)
         if waiting:

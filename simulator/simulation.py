@@ -104,6 +104,9 @@ READ_PLANS_KEPT = 65_536
 """Read plans kept for files read again (a plan is recomputed, equal, once dropped): reads
 spread over an archive of millions of files would otherwise keep one for each."""
 
+NOTHING_UNAVAILABLE: frozenset[str] = frozenset()
+"""One empty set shared by every request (an empty frozenset is an object of 216 bytes)."""
+
 NEW_TAPE = "new:"
 """Prefix of the tape ids a waiting write shows (tapes that do not exist yet)."""
 
@@ -164,7 +167,7 @@ class AdmittedRequest:
         """Whether a drive it started on did not hold the tape it first reads (a read)."""
         self.failure: str | None = None
         """Why it failed (faults; ``None``: it did not)."""
-        self.unavailable: frozenset[str] = frozenset()
+        self.unavailable: frozenset[str] = NOTHING_UNAVAILABLE
         """Tapes its read is planned around: lost, or their mount given up (faults)."""
         self.restarts = 0
         """Times it was stopped by a fault and started again."""
