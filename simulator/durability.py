@@ -30,13 +30,14 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from random import Random
 
-from attrs import field, fields, frozen
+from attrs import field, frozen
 from scipy.stats import beta, binom
 
 from simulator.catalogue import Catalogue, Exposure
+from simulator.data_account import ACCOUNT_FIELDS, DataAccount, account
 from simulator.files import FileSpec, Scheme
 from simulator.policy import Policy, preload
 from simulator.results import Estimate, estimate
@@ -81,70 +82,6 @@ def tape_loss_rate(q: float, years: float) -> float:
     if not (math.isfinite(years) and years > 0):
         raise ValueError(f"years must be > 0, got {years!r}")
     return math.inf if q == 1.0 else -math.log1p(-q) / years
-
-
-@frozen
-class DataAccount:
-    """Files and host MB readable, readable after a rebuild, and lost.
-
-    Attributes
-    ----------
-    files_readable, files_rebuilt, files_lost
-        Files in each state.
-    readable_mb, rebuilt_mb, lost_mb
-        Their host MB (sizes before compression).
-    """
-
-    files_readable: int = 0
-    files_rebuilt: int = 0
-    files_lost: int = 0
-    readable_mb: float = 0.0
-    rebuilt_mb: float = 0.0
-    lost_mb: float = 0.0
-
-    @property
-    def files(self) -> int:
-        """Files accounted for."""
-        return self.files_readable + self.files_rebuilt + self.files_lost
-
-    @property
-    def total_mb(self) -> float:
-        """Host MB accounted for."""
-        return self.readable_mb + self.rebuilt_mb + self.lost_mb
-
-
-ACCOUNT_FIELDS = tuple(a.name for a in fields(DataAccount))
-"""The counts and sizes of a :class:`DataAccount`, in order."""
-
-
-def account(
-    catalogue: Catalogue, file_ids: Iterable[str], lost_tapes: Iterable[str]
-) -> DataAccount:
-    """The state of each of ``file_ids`` when ``lost_tapes`` are lost, counted and weighed.
-
-    Examples
-    --------
-    >>> from simulator.catalogue import RowSpan
-    >>> cat = Catalogue(100.0, ["L0"])
-    >>> a, b = cat.new_tape("L0"), cat.new_tape("L0")
-    >>> s = cat.open_stripe(Scheme(1, 1))
-    >>> _ = cat.append(s, 0, a, data_host_mb=20.0, data_tape_mb=20.0)
-    >>> _ = cat.append(s, 1, b, ec_host_mb=20.0, ec_tape_mb=20.0)
-    >>> cat.record(FileSpec("f", 20.0, Scheme(1, 1), 1.0, 1.0), "demo", [RowSpan(s, (0, 1))])
-    >>> account(cat, ["f"], {a}).rebuilt_mb
-    20.0
-    """
-    lost = frozenset(lost_tapes)
-    counts = {"readable": 0, "rebuilt": 0, "lost": 0}
-    sizes = {"readable": 0.0, "rebuilt": 0.0, "lost": 0.0}
-    for file_id in file_ids:
-        state = catalogue.file_state(file_id, lost)
-        counts[state] += 1
-        sizes[state] += catalogue.file(file_id).size_mb
-    return DataAccount(
-        counts["readable"], counts["rebuilt"], counts["lost"],
-        sizes["readable"], sizes["rebuilt"], sizes["lost"],
-    )  # fmt: skip
 
 
 @frozen

@@ -46,9 +46,11 @@ import math
 import statistics
 from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
 from attrs import asdict, frozen
 
+from simulator.data_account import data_account
 from simulator.simulation import AdmittedRequest, Simulation
 
 SATURATION_FLOOR = 20
@@ -232,6 +234,13 @@ class RunSummary:
     """Starts again of requests a fault stopped."""
     rebuilt_reads: int = 0
     """Reads completed from the surviving members of their groups."""
+    files_rebuilt: int = 0
+    """Files (:func:`simulator.data_account.data_account`) with bytes lost on a tape and
+    rebuilt or rebuildable."""
+    files_lost: int = 0
+    """Files (:func:`simulator.data_account.data_account`) that cannot be rebuilt."""
+    rebuilt_mb: float = 0.0
+    lost_mb: float = 0.0
 
     def to_dict(self) -> dict[str, object]:
         """As a JSON-ready mapping."""
@@ -297,7 +306,21 @@ def summarise(
         tapes_lost=len(simulation.lost),
         restarts=sum(r.restarts for r in records),
         rebuilt_reads=sum(r.rebuilt for r in records),
+        **_losses(simulation),
     )
+
+
+def _losses(simulation: Simulation) -> dict[str, Any]:
+    """The data account's rebuilt and lost files and MB, when the run lost tapes."""
+    if not simulation.lost:
+        return {}
+    data = data_account(simulation)
+    return {
+        "files_rebuilt": data.files_rebuilt,
+        "files_lost": data.files_lost,
+        "rebuilt_mb": data.rebuilt_mb,
+        "lost_mb": data.lost_mb,
+    }
 
 
 @frozen

@@ -86,7 +86,7 @@ from simulator.archive import FILE_PREFIX, TAPE_PREFIX, Archive
 from simulator.bw_main import simulator_scheduler
 from simulator.catalogue import Catalogue
 from simulator.disk_cache import CacheSpec, DiskCache
-from simulator.engine import Engine
+from simulator.engine import Engine, Event
 from simulator.faults import YEAR_S, FaultSpec, TapeLoss, fault_rng
 from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Phase, Scheme
 from simulator.platform import DriveState, Job, Platform, PlatformSpec
@@ -274,6 +274,7 @@ class Simulation:
         self.finished: list[AdmittedRequest] = []
         self.failed: list[AdmittedRequest] = []
         """Requests that could not be served (faults), each with its ``failure``."""
+        self._fault_events: dict[tuple[str, int], Event] = {}
         self.lost: list[TapeLoss] = []
         """Tapes (or regions) lost so far, in order (faults)."""
         self.found_lost: dict[str, list[TapeLoss]] = {}
@@ -286,6 +287,9 @@ class Simulation:
         """Repacks started (done when their ``done_s`` is set)."""
         self._repack_to: dict[str, str] = {}
         """The new tape each repack writes to."""
+        self._repack_files: dict[str, frozenset[str]] = {}
+        self.restored: dict[str, frozenset[str]] = {}
+        """The files whose bytes each repacked tape's new tape holds again."""
         self.lost_files: dict[str, str] = {}
         """Files a repack found it could not rebuild, and the tape that lost them."""
         self.dispatch_state = self.platform.dispatch_state
@@ -437,6 +441,9 @@ class Simulation:
                 plan = self._renamed(plan)
         if file_request.kind == "read":
             entry.plan = plan
+            if not plan.phases:
+                self._from_disk_alone(entry)
+                return
             first = plan.phases[0]
             e = first[0] if len(plan.phases) == 1 and not plan.flush and len(first) == 1 else None
             if e is not None:
@@ -730,6 +737,8 @@ class Simulation:
         if self.log is not None:
             self._log("done", request=job.key)
         self._retry_reservations()
+        if self._fault_events:
+            self._work_ended()
 
     def _let_go(self, entry: AdmittedRequest) -> None:
         """``entry``'s job is over: its tapes are free, its stream idle."""
@@ -798,7 +807,8 @@ class Simulation:
         its groups' parity or windows), what a read of the file around the
         tape reads (the surviving members, which also give back the parity),
         into the mover's disk, then writes the tape's bytes to the new tape
-        in one pass. Files that cannot be rebuilt are lost for good
+        in one pass on its first drive (as wide as the widest of those reads,
+        so that it fits a mover). Files that cannot be rebuilt are lost for good
         (:attr:`lost_files`). Reads of the tape then read the new one.
         """
         if tape in self.replaced or any(e.repack == tape for e in self.repacks):
@@ -819,29 +829,33 @@ class Simulation:
     def _repack_plan(self, tape: str) -> JobSpec | None:
         """What rebuilding ``tape`` reads and writes now (``None``: nothing can be rebuilt)."""
         plans: list[JobSpec] = []
+        covered = []
         for file_id in self._files_on(tape):
             unavailable = self._found_lost_of(file_id) | {tape}
             try:
                 plans.append(self.policy.plan_read(self.catalogue, file_id, unavailable))
+                covered.append(file_id)
             except Unrecoverable:
                 self.lost_files.setdefault(file_id, tape)
+        self._repack_files[tape] = frozenset(covered)
         info = self.catalogue.tape(tape)
         if not plans or info.used_mb <= 0:
             return None
         new = self._repack_to.get(tape)
         if new is None:
             new = self._repack_to[tape] = self.catalogue.new_tape(info.library)
-        width = max(p.width for p in plans) + 1
+        width = max(p.width for p in plans)
         phases = [phase + (None,) * (width - len(phase)) for p in plans for phase in p.phases]
-        phases.append((None,) * (width - 1) + (Extent(new, 0.0, info.used_mb, info.used_mb),))
+        phases.append((Extent(new, 0.0, info.used_mb, info.used_mb),) + (None,) * (width - 1))
         return JobSpec(tuple(phases), memory_mb=max(p.memory_mb for p in plans))
 
     def _repacked(self, entry: AdmittedRequest) -> None:
         """A repack is done: reads of its tape read the new one."""
         assert entry.repack is not None and entry.plan is not None
-        new = entry.plan.phases[-1][-1]
+        new = entry.plan.phases[-1][0]
         assert new is not None
         self.replaced[entry.repack] = new.tape
+        self.restored[entry.repack] = self._repack_files.pop(entry.repack)
         self.found_lost.pop(entry.repack, None)
         self._read_plans.clear()
         self._log("repacked", tape=entry.repack, to=new.tape)
@@ -876,6 +890,19 @@ class Simulation:
     def _layout_tapes(self, file_id: str) -> set[str]:
         return {t for row in self.catalogue.layout(file_id).rows for t in row.tapes}
 
+    def _from_disk_alone(self, entry: AdmittedRequest) -> None:
+        """A read rebuilt from what the mover's disk holds alone (VERTICAL parity not yet
+        on tape, the group's other data tapes shorter than the file's window): done now."""
+        now = self.engine.now_s
+        entry.start_s = entry.data_done_s = entry.done_s = now
+        entry.tapes = entry.drives = ()
+        entry.mounts_before = 0
+        del self.entries[entry.file_request.id]
+        self.finished.append(entry)
+        self._log("done", request=entry.file_request.id, from_disk=True)
+        self._next_of_file(entry.file_request.file.id)
+        self._work_ended()
+
     def _fail(self, entry: AdmittedRequest, reason: str) -> None:
         """``entry`` cannot be served: it ends failed, with ``reason``."""
         entry.failure = reason
@@ -884,6 +911,7 @@ class Simulation:
         self.failed.append(entry)
         self._log("failed", request=entry.file_request.id, reason=reason)
         self._next_of_file(entry.file_request.file.id)
+        self._work_ended()
 
     def _found_lost_of(self, file_id: str) -> frozenset[str]:
         """The tapes found lost that hold some of the file's layout where it is lost."""
@@ -909,22 +937,42 @@ class Simulation:
             rng = fault_rng(seed, "drives")
             rate = faults.drive_failures_per_year / YEAR_S
             for i in range(len(self.platform.drives)):
-                self.engine.after(rng.expovariate(rate), self._drive_fails, i, rng, rate)
+                self._fault_after(
+                    ("drive", i), rng.expovariate(rate), self._drive_fails, i, rng, rate
+                )
         if faults.mover_failures_per_year > 0:
             rng = fault_rng(seed, "movers")
             rate = faults.mover_failures_per_year / YEAR_S
             for m in range(len(self.platform.movers)):
-                self.engine.after(rng.expovariate(rate), self._mover_fails, m, rng, rate)
+                self._fault_after(
+                    ("mover", m), rng.expovariate(rate), self._mover_fails, m, rng, rate
+                )
         if faults.tape_losses_per_year > 0:
             rng = fault_rng(seed, "tapes")
             self._tape_loss_next(rng, faults.tape_losses_per_year / YEAR_S)
+
+    def _fault_after(
+        self, key: tuple[str, int], delay_s: float, strike: Callable[..., None], *args: object
+    ) -> None:
+        """The next fault of a process (``key``), kept to be called off once the work ends."""
+        self._fault_events[key] = self.engine.after(delay_s, strike, *args)
+
+    def _work_ended(self) -> None:
+        """Call off the faults to come once nothing is left to arrive or to serve, so that a
+        run to its end ends with its last request, not with a fault striking no one."""
+        if self._fault_events and not self._has_work():
+            for event in self._fault_events.values():
+                self.engine.cancel(event)
+            self._fault_events.clear()
 
     def _drive_fails(self, drive: int, rng: random.Random, rate: float) -> None:
         if not self._has_work():
             return
         self.platform.fail_drive(drive)
         self._log("drive-failed", drive=self.platform.drives[drive].id)
-        self.engine.after(rng.expovariate(rate), self._drive_fails, drive, rng, rate)
+        self._fault_after(
+            ("drive", drive), rng.expovariate(rate), self._drive_fails, drive, rng, rate
+        )
 
     def _mover_fails(self, mover: int, rng: random.Random, rate: float) -> None:
         if not self._has_work():
@@ -932,7 +980,9 @@ class Simulation:
         assert self.faults is not None
         self.platform.fail_mover(mover, self.faults.mover_repair_s)
         self._log("mover-failed", mover=self.platform.movers[mover].spec.id)
-        self.engine.after(rng.expovariate(rate), self._mover_fails, mover, rng, rate)
+        self._fault_after(
+            ("mover", mover), rng.expovariate(rate), self._mover_fails, mover, rng, rate
+        )
 
     def _data_tapes(self) -> tuple[list[str], int]:
         """The run's tapes holding data, and the archive's tapes (``A000000, ...``) beside them."""
@@ -946,7 +996,7 @@ class Simulation:
         count = len(own) + archived
         if count == 0:
             return
-        self.engine.after(rng.expovariate(rate * count), self._tape_lost, rng, rate)
+        self._fault_after(("tape", 0), rng.expovariate(rate * count), self._tape_lost, rng, rate)
 
     def _tape_lost(self, rng: random.Random, rate: float) -> None:
         if not self._has_work():
@@ -958,6 +1008,12 @@ class Simulation:
         self._tape_loss_next(rng, rate)
 
     def _lose(self, loss: TapeLoss) -> None:
+        """Strike ``loss``; a tape that holds no data yet (or does not exist) loses nothing."""
+        try:
+            if self.catalogue.tape(loss.tape).used_mb <= 0:
+                return
+        except KeyError:
+            return
         self.platform.lose(loss)
         self.lost.append(loss)
         self._log("tape-lost", tape=loss.tape)

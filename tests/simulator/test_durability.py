@@ -14,9 +14,8 @@ from hypothesis import strategies as st
 
 from simulator.archive import Archive, ArchiveParams
 from simulator.catalogue import Catalogue, FileLayout
+from simulator.data_account import DataAccount, account
 from simulator.durability import (
-    DataAccount,
-    account,
     draw_lost_tapes,
     group_loss_probability,
     lay_out,

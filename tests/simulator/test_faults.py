@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import pytest
 from attrs import evolve
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
+from simulator.data_account import data_account, file_state_in_run, lost_tapes_of
 from simulator.experiment import Replication, run_once
 from simulator.faults import NO_FAULTS, FaultSpec, TapeLoss, handling_given_up
 from simulator.files import FileRequest, FileSpec, Scheme
@@ -343,3 +347,66 @@ def test_a_failed_mover_takes_its_drives_out_and_its_requests_start_again():
     assert s.completed == s.arrived and s.restarts > 0
     assert s.mean_response_s is not None and plain.summary.mean_response_s is not None
     assert s.mean_response_s > plain.summary.mean_response_s
+
+
+# --- random fault scripts -----------------------------------------------------------------
+
+
+def rows_beyond_repair(run: Replication, file_id: str, lost: frozenset[str]) -> bool:
+    """Whether some row of the file has more than ``Y`` members with a piece on ``lost``
+    (computed here from the layout, apart from the catalogue's own rule)."""
+    layout = run.simulation.catalogue.layout(file_id)
+    y = layout.file.scheme.parity
+    return any(
+        sum(any(p.tape in lost for p in m.pieces) for m in row.members) > y for row in layout.rows
+    )
+
+
+@settings(
+    max_examples=int(os.environ.get("TAPESCHED_FAULT_EXAMPLES", "20")),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    policy=st.sampled_from(["vertical", "parallel", "rait"]),
+    seed=st.integers(0, 1_000),
+    handling=st.floats(0.0, 0.3),
+    attempts=st.integers(1, 3),
+    drives_per_year=st.sampled_from([0.0, 300.0]),
+    losses=st.lists(st.tuples(st.floats(0.0, 3 * HOUR), st.integers(1, 40)), max_size=8),
+)
+def test_under_random_fault_scripts_no_request_vanishes_and_no_file_is_misreported(
+    policy, seed, handling, attempts, drives_per_year, losses
+):
+    script = [TapeLoss(at_s, f"T{k:06d}") for at_s, k in losses]
+    faults = FaultSpec(
+        handling_failure=handling,
+        attempts=attempts,
+        drive_failures_per_year=drives_per_year,
+        drive_repair_s=900.0,
+        tape_losses=script,
+    )
+    run = generated(policy, faults, seed=seed, hours=3.0)
+    sim, s = run.simulation, run.summary
+    # Every request ends, completed or failed with its reason; none is dropped.
+    assert s.backlog == 0 and s.arrived == s.completed + s.failed
+    assert len({r.id for r in run.records} | {e.file_request.id for e in sim.failed}) == s.arrived
+    assert all(e.failure for e in sim.failed)
+    # No read started after a tape was lost read it (it was stopped and planned around it).
+    # A loss scripted for a tape holding no data yet struck nothing.
+    assert all(x in script for x in sim.lost)
+    for r in run.records:
+        if r.kind == "read":
+            assert not any(x.tape in r.tapes and x.at_s <= r.start_s for x in sim.lost)
+    # Each file readable, rebuilt or lost as its rows say, with the still-lost tapes.
+    for file_id in sim.catalogue.files():
+        hit, still = lost_tapes_of(sim, file_id)
+        state = file_state_in_run(sim, file_id)
+        assert (state == "lost") == rows_beyond_repair(run, file_id, still)
+        assert (state == "readable") == (not hit)
+    account = data_account(sim)
+    assert account.files == len(list(sim.catalogue.files()))
+    if sim.lost:
+        assert (account.files_lost, account.lost_mb) == (s.files_lost, s.lost_mb)
+    event(f"files rebuilt: {account.files_rebuilt > 0}, lost: {account.files_lost > 0}")
