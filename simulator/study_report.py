@@ -444,14 +444,16 @@ def read_results_csv(text: str, source: str = "<results>") -> tuple[ResultRow, .
     """The rows of a ``results.csv``, every value checked.
 
     Columns may come in any order, and others are ignored; an empty ``mean``
-    or ``half_width`` is none. One file holds one experiment over one x.
+    or ``half_width`` is none. One file holds one experiment, each metric over
+    one x (a study of several sweeps, ``durability``'s panels, has a metric
+    per sweep).
 
     Raises
     ------
     InputError
         A missing column (at ``line 1``), a line of the wrong length, a bad
         value (``line N.x: expected a finite number, got 'abc'``), a second
-        experiment or x in one file, or no rows at all.
+        experiment in one file, a metric over a second x, or no rows at all.
     """
     lines = csv.reader(io.StringIO(text))
     columns = next(lines, [])
@@ -461,6 +463,7 @@ def read_results_csv(text: str, source: str = "<results>") -> tuple[ResultRow, .
     read_row = TEXT.reader(ResultRow, path="line {}")
     problems: list[Problem] = []
     rows: list[ResultRow] = []
+    x_of: dict[str, str] = {}
     for number, values in enumerate(lines, 2):
         if not values:
             continue
@@ -473,13 +476,23 @@ def read_results_csv(text: str, source: str = "<results>") -> tuple[ResultRow, .
         if row is None:
             problems.extend(bad)
             continue
-        if rows and (row.experiment, row.x_name) != (rows[0].experiment, rows[0].x_name):
+        if rows and row.experiment != rows[0].experiment:
             first = f"{rows[0].experiment!r} over {rows[0].x_name!r}"
             problems.append(
                 Problem(
                     f"line {number}",
                     f"experiment {row.experiment!r} over {row.x_name!r}, the file's first row "
                     f"{first}: one experiment a file",
+                )
+            )
+            continue
+        x_name = x_of.setdefault(row.metric, row.x_name)
+        if row.x_name != x_name:
+            problems.append(
+                Problem(
+                    f"line {number}",
+                    f"metric {row.metric!r} over {row.x_name!r}, its first row over "
+                    f"{x_name!r}: one x a metric",
                 )
             )
             continue
@@ -534,6 +547,6 @@ def results_figure(rows: Sequence[ResultRow], metric: str = PRIMARY_METRIC) -> F
     if not points:
         held = ", ".join(dict.fromkeys(r.metric for r in rows))
         raise ValueError(f"{metric!r} is not a metric of the file (it holds {held})")
-    first = rows[0]
+    first = next(r for r in rows if r.metric == metric)
     study = _known_studies().get(first.experiment)
     return figure_of(study, points, metric, experiment=first.experiment, x_name=first.x_name)

@@ -213,9 +213,14 @@ def test_an_unknown_metric_is_one_line_naming_those_of_the_file(tiny_run, tmp_pa
                 "'rate_per_h': one experiment a file"
             ],
         ),
+        (
+            HEADER
+            + "e,a,rate_per_h,1,m,1.5,,2,false\ne,a,q,2,n,1,,2,false\ne,a,q,2,m,1,,2,false\n",
+            ["line 4: metric 'm' over 'q', its first row over 'rate_per_h': one x a metric"],
+        ),
         (HEADER, ["no rows below the header"]),
     ],
-    ids=["missing column", "bad values", "short line", "two experiments", "no rows"],
+    ids=["missing column", "bad values", "short line", "two experiments", "two xs", "no rows"],
 )
 def test_a_bad_results_csv_is_one_line_per_problem_and_exit_2(tmp_path, text, lines):
     results = tmp_path / "results.csv"
