@@ -197,3 +197,31 @@ class JobSpec:
         """Number of drives the plan runs on."""
         first = self.phases[0] if self.phases else (self.flush[0] if self.flush else ())
         return len(first)
+
+    def folded(self, width: int) -> JobSpec:
+        """The plan on at most ``width`` drives: a phase with more extents is read as phases of
+        ``width`` of them, one after another, in column order.
+
+        A degraded read that needs more members than its request holds drives
+        (a VERTICAL file rebuilt from ``X`` tapes, on its one drive) reads
+        them in turn; what is read is unchanged.
+
+        >>> e = [Extent(t, 0.0, 1.0, 1.0) for t in "abc"]
+        >>> JobSpec(((e[0], None, e[1], e[2]),)).folded(2).phases == ((e[0], e[1]), (e[2], None))
+        True
+        """
+        if width < 1:
+            raise ValueError(f"a plan needs at least one drive, got {width}")
+        if self.width <= width:
+            return self
+
+        def fold(phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
+            out: list[Phase] = []
+            for phase in phases:
+                extents = [e for e in phase if e is not None]
+                for k in range(0, max(len(extents), 1), width):
+                    part = extents[k : k + width]
+                    out.append(tuple(part) + (None,) * (width - len(part)))
+            return tuple(out)
+
+        return JobSpec(fold(self.phases), self.memory_mb, fold(self.flush), self.per_block)

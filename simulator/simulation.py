@@ -88,7 +88,7 @@ from simulator.catalogue import Catalogue
 from simulator.disk_cache import CacheSpec, DiskCache
 from simulator.engine import Engine, Event
 from simulator.faults import YEAR_S, FaultSpec, TapeLoss, fault_rng
-from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Phase, Scheme
+from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Phase
 from simulator.platform import DriveState, Job, Platform, PlatformSpec
 from simulator.policy import Group, GroupType, Policy, Unrecoverable, group_type, preload
 from simulator.technology import DriveModel
@@ -287,7 +287,7 @@ class Simulation:
         """Repacks started (done when their ``done_s`` is set)."""
         self._repack_to: dict[str, str] = {}
         """The new tape each repack writes to."""
-        self._repack_files: dict[str, frozenset[str]] = {}
+        self._repack_files: dict[str, tuple[str, ...]] = {}
         self.restored: dict[str, frozenset[str]] = {}
         """The files whose bytes each repacked tape's new tape holds again."""
         self.lost_files: dict[str, str] = {}
@@ -428,6 +428,8 @@ class Simulation:
                 except Unrecoverable as exc:
                     self._fail(entry, f"{cause}; {exc}" if cause else str(exc))
                     return
+                # Read on no more drives than a write of the file holds (a process of its type).
+                plan = plan.folded(self.policy.write_width(file))
             else:
                 kept = self._read_plans.get(file.id)
                 if kept is None:
@@ -817,7 +819,10 @@ class Simulation:
         if plan is None:
             return
         info = self.catalogue.tape(tape)
-        file = FileSpec(f"repack:{tape}", info.used_mb, Scheme(1, 0))
+        # Of the type of the first file on the tape: a scheduler binding drives by type (the
+        # paper's I/O processes) finds it drives as for those files.
+        first = self.catalogue.file(self._repack_files[tape][0])
+        file = evolve(first, id=f"repack:{tape}", size_mb=info.used_mb)
         entry = AdmittedRequest(FileRequest(f"repack:{tape}", self.engine.now_s, "read", file))
         entry.repack = tape
         entry.plan = plan
@@ -837,7 +842,7 @@ class Simulation:
                 covered.append(file_id)
             except Unrecoverable:
                 self.lost_files.setdefault(file_id, tape)
-        self._repack_files[tape] = frozenset(covered)
+        self._repack_files[tape] = tuple(covered)
         info = self.catalogue.tape(tape)
         if not plans or info.used_mb <= 0:
             return None
@@ -847,7 +852,8 @@ class Simulation:
         width = max(p.width for p in plans)
         phases = [phase + (None,) * (width - len(phase)) for p in plans for phase in p.phases]
         phases.append((Extent(new, 0.0, info.used_mb, info.used_mb),) + (None,) * (width - 1))
-        return JobSpec(tuple(phases), memory_mb=max(p.memory_mb for p in plans))
+        plan = JobSpec(tuple(phases), memory_mb=max(p.memory_mb for p in plans))
+        return plan.folded(self.policy.write_width(self.catalogue.file(covered[0])))
 
     def _repacked(self, entry: AdmittedRequest) -> None:
         """A repack is done: reads of its tape read the new one."""
@@ -855,7 +861,7 @@ class Simulation:
         new = entry.plan.phases[-1][0]
         assert new is not None
         self.replaced[entry.repack] = new.tape
-        self.restored[entry.repack] = self._repack_files.pop(entry.repack)
+        self.restored[entry.repack] = frozenset(self._repack_files.pop(entry.repack))
         self.found_lost.pop(entry.repack, None)
         self._read_plans.clear()
         self._log("repacked", tape=entry.repack, to=new.tape)
