@@ -1,4 +1,5 @@
-"""``tapesched experiment durability``: what each policy loses when tapes are lost.
+"""``tapesched experiment durability``: what each policy loses when tapes are lost, and what
+failed tape handling costs it.
 
 The study is a list of *panels*, each a sweep over its own x axis drawn as a
 row of the figure (:class:`Panel`). The tape-loss panel
@@ -10,6 +11,13 @@ scale; the shares of files lost, of files needing a rebuild, of host bytes
 lost and of groups lost are estimated over independent draws
 (:func:`simulator.durability.simulate_losses`), beside the closed form of
 a group's loss (:func:`simulator.durability.group_loss_probability`).
+
+The handling panel (:func:`handling_panel`, :data:`FULL_HANDLING`,
+:data:`QUICK_HANDLING`): each policy runs the Blue Waters workload at 65
+requests an hour (as ``bw-fig10`` does) on the simulator with mounts and
+dismounts failing with probability ``p`` (:mod:`simulator.faults`), tried
+three times a minute apart; its response times, mounts per request and
+requests failed against ``p``.
 
 The archive (:data:`FULL`, :data:`QUICK`): files of the paper's *small*
 sizes (10 MB to 1 GB, log-uniform), the same files for every policy of a
@@ -57,9 +65,13 @@ from simulator.durability import (
     simulate_losses,
     tape_loss_rate,
 )
+from simulator.experiment import override, run_once
+from simulator.faults import FaultSpec
 from simulator.files import FileSpec, Scheme
 from simulator.policy_registry import make_policy
-from simulator.results import Estimate
+from simulator.results import Estimate, estimate
+from simulator.scenario import Scenario, load_scenario
+from simulator.studies import SCENARIO_FILE, STUDIES, base_of
 from simulator.study_report import COLUMNS, csv_number
 from toolkit.figures import new_figure, render
 
@@ -215,6 +227,8 @@ class Panel:
         A second scale on top of the x axis (``None``: none).
     log_y
         Whether the metrics are drawn on a log scale.
+    log_x
+        Whether x is drawn on a log scale.
     settings
         This sweep's settings, for ``summary.json``.
     """
@@ -230,6 +244,7 @@ class Panel:
     second_x: SecondAxis | None = None
     log_y: bool = True
     settings: Mapping[str, object] = field(factory=dict)
+    log_x: bool = True
 
     @property
     def series(self) -> tuple[str, ...]:
@@ -377,6 +392,127 @@ def tape_loss_panel(
     )
 
 
+HANDLING_X = "handling_failure"
+"""The handling panel's x: the probability that a mount or a dismount fails."""
+
+HANDLING_METRICS = ("mean_response_s", "mean_weighted_response_s_per_gb", "mounts_per_request")
+"""Drawn, a column of the handling panel each (``failed_share`` is in the files only)."""
+
+HANDLING_LABELS = {
+    "mean_response_s": "mean response time (s)",
+    "mean_weighted_response_s_per_gb": "mean weighted response time (s/GB)",
+    "mounts_per_request": "mounts per request (tries included)",
+    "failed_share": "share of requests failed",
+}
+
+
+@frozen
+class HandlingConfig:
+    """The handling panel's settings: the Blue Waters workload at 65 requests an hour.
+
+    Attributes
+    ----------
+    p_values
+        Probabilities that a mount or dismount fails, swept (0: no fault).
+    days
+        Simulated days of one run.
+    replications
+        Runs per point, seeds ``seed, seed + 1, ...``.
+    attempts, retry_delay_s
+        Tries of a handling, and the wait between them (:class:`~simulator.faults.FaultSpec`).
+    policies
+        What is compared.
+    """
+
+    p_values: tuple[float, ...]
+    days: float
+    replications: int
+    attempts: int = 3
+    retry_delay_s: float = 60.0
+    policies: tuple[str, ...] = POLICIES
+
+
+FULL_HANDLING = HandlingConfig(p_values=(0.0, 0.005, 0.01, 0.02, 0.05, 0.1), days=8, replications=3)
+QUICK_HANDLING = HandlingConfig(p_values=(0.0, 0.05, 0.1), days=1, replications=2)
+
+
+def blue_waters_at_65(days: float) -> Scenario:
+    """The Blue Waters scenario as ``bw-fig10`` runs it (files of 1 GB to 1 TB at 65 an hour,
+    ``B`` = 192 MB, the paper's MAIN-SCHEDULER and LOAD-BALANCER), for ``days``."""
+    base = base_of(STUDIES["bw-fig10"], load_scenario(SCENARIO_FILE), quick=True)
+    return override(base, duration_s=days * 86_400.0)
+
+
+def handling_panel(
+    config: HandlingConfig, seed: int, advance: Callable[[str], None] | None = None
+) -> Panel:
+    """Each policy's response time and mounts against the handling-failure probability.
+
+    Every point runs the simulator (:func:`simulator.experiment.run_once`)
+    on :func:`blue_waters_at_65` with handling failures of probability
+    ``p`` tried ``attempts`` times (:mod:`simulator.faults`), the same
+    seeds for every ``p`` and policy; the means get Student's t over the
+    replications.
+    """
+    base = blue_waters_at_65(config.days)
+    points = []
+    for name in config.policies:
+        for p in config.p_values:
+            faults = FaultSpec(
+                handling_failure=p, attempts=config.attempts, retry_delay_s=config.retry_delay_s
+            )
+            scenario = override(base, policy=name, faults=faults)
+            runs = [
+                run_once(scenario, seed + k, record=False).summary
+                for k in range(config.replications)
+            ]
+            saturated = any(r.saturated for r in runs)
+            values = {
+                "mean_response_s": _t_value(estimate([r.mean_response_s for r in runs])),
+                "mean_weighted_response_s_per_gb": _t_value(
+                    estimate([r.mean_weighted_response_s_per_gb for r in runs])
+                ),
+                "mounts_per_request": _t_value(
+                    estimate([r.mounts / max(r.arrived, 1) for r in runs])
+                ),
+                "failed_share": _t_value(estimate([r.failed / max(r.arrived, 1) for r in runs])),
+            }
+            detail: dict[str, object] = {
+                "saturated": saturated,
+                "arrived": [r.arrived for r in runs],
+                "failed": [r.failed for r in runs],
+                "handling_failures": [r.handling_failures for r in runs],
+                "mounts_given_up": [r.mounts_given_up for r in runs],
+                "restarts": [r.restarts for r in runs],
+                "rebuilt_reads": [r.rebuilt_reads for r in runs],
+            }
+            points.append(PanelPoint(name, p, config.replications, values, detail))
+            if advance is not None:
+                advance(f"ran {name} at p = {p:g}")
+    return Panel(
+        name="handling failures",
+        x_name=HANDLING_X,
+        x_label="p, probability that a mount or dismount fails",
+        metrics=HANDLING_METRICS,
+        labels=HANDLING_LABELS,
+        points=tuple(points),
+        log_y=False,
+        log_x=False,
+        settings={
+            "x_name": HANDLING_X,
+            "p_values": list(config.p_values),
+            "attempts": config.attempts,
+            "retry_delay_s": config.retry_delay_s,
+            "days": config.days,
+            "replications": config.replications,
+            "rate_per_h": 65,
+            "scenario": "blue-waters.json as bw-fig10 runs it: 1 GB-1 TB, B = 192 MB, bw-main",
+            "policies": list(config.policies),
+            "intervals": "Student's t over the replications",
+        },
+    )
+
+
 def _rate_of(q: ArrayLike, years: float) -> NDArray[np.float64]:
     """:func:`~simulator.durability.tape_loss_rate` over an array (the figure's top axis)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -418,7 +554,8 @@ def results_csv(panels: Sequence[Panel]) -> str:
                 writer.writerow(
                     [
                         EXPERIMENT, p.series, panel.x_name, repr(p.x), metric,
-                        csv_number(v.mean), csv_number(v.half_width), p.replications, "false",
+                        csv_number(v.mean), csv_number(v.half_width), p.replications,
+                        "true" if p.detail.get("saturated") else "false",
                     ]
                 )  # fmt: skip
         xs = sorted({p.x for p in panel.points})
@@ -493,7 +630,10 @@ def draw_figure(panels: Sequence[Panel], path: Path) -> None:
             markers.setdefault(prefix, MARKERS[len(markers) % len(MARKERS)])
         nudges = {m: 1.0 + 0.06 * (k - (len(markers) - 1) / 2) for k, m in enumerate(markers)}
         lo, hi = min(p.x for p in panel.points), max(p.x for p in panel.points)
-        dense = log_sweep(lo, hi, 60) if 0 < lo < hi else (lo, hi)
+        if not panel.log_x:
+            dense = tuple(lo + (hi - lo) * k / 59 for k in range(60))
+        else:
+            dense = log_sweep(lo, hi, 60) if 0 < lo < hi else (lo, hi)
         for axes, metric in zip(row, panel.metrics, strict=False):
             for k, name in enumerate(panel.series):
                 prefix = name.split(" ")[0]
@@ -505,7 +645,7 @@ def draw_figure(panels: Sequence[Panel], path: Path) -> None:
                 ]
                 if panel.log_y:
                     mine = [p for p in mine if (p.values[metric].mean or 0.0) > 0]
-                xs = [p.x * (nudges[prefix] if panel.log_y else 1.0) for p in mine]
+                xs = [p.x * (nudges[prefix] if panel.log_x else 1.0) for p in mine]
                 ys = [p.values[metric].mean or 0.0 for p in mine]
                 lows = [y - (p.values[metric].low or y) for y, p in zip(ys, mine, strict=True)]
                 highs = [(p.values[metric].high or y) - y for y, p in zip(ys, mine, strict=True)]
@@ -518,7 +658,8 @@ def draw_figure(panels: Sequence[Panel], path: Path) -> None:
                     dense, [curve.value(x) for x in dense], color=curve.colour, linewidth=1,
                     label=curve.label,
                 )  # fmt: skip
-            axes.set_xscale("log")
+            if panel.log_x:
+                axes.set_xscale("log")
             if panel.log_y:
                 axes.set_yscale("log")
             axes.set_xlabel(panel.x_label, fontsize=8)

@@ -26,9 +26,13 @@ from simulator.durability import (
     tape_loss_rate,
 )
 from simulator.durability_study import (
+    HANDLING_X,
     QUICK,
+    QUICK_HANDLING,
     SCHEMES,
     TAPE_LOSS_X,
+    HandlingConfig,
+    handling_panel,
     results_csv,
     tape_loss_panel,
 )
@@ -339,9 +343,10 @@ def test_the_quick_experiment_writes_its_files_and_its_rows_say_what_they_should
     assert sorted(p.name for p in out.iterdir()) == ["figure.png", "results.csv", "summary.json"]
     assert (out / "figure.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "closed form" in printed and "vertical rebuilt" in printed
-    rows = read_results_csv((out / "results.csv").read_text())
-    assert {r.experiment for r in rows} == {"durability"}
-    assert {r.x_name for r in rows} == {TAPE_LOSS_X}
+    everything = read_results_csv((out / "results.csv").read_text())
+    assert {r.experiment for r in everything} == {"durability"}
+    assert {r.x_name for r in everything} == {TAPE_LOSS_X, HANDLING_X}
+    rows = [r for r in everything if r.x_name == TAPE_LOSS_X]
     series = {r.series for r in rows}
     expected = {f"{p} {s}" for p in POLICIES for s in SCHEMES}
     assert series == expected | {f"closed form {s}" for s in SCHEMES}
@@ -372,11 +377,34 @@ def test_the_quick_experiment_writes_its_files_and_its_rows_say_what_they_should
     assert point["x"] == 0.2 and point["closed_form"] == group_loss_probability(Scheme(4, 2), 0.2)
     low, high = point["groups_lost_interval_95"]
     assert low <= point["groups_lost_share"]["mean"] <= high
+    # The handling sweep: each policy on the simulator at each p, the tries' cost in mounts.
+    assert "mounts/request" in printed
+    handled = {(r.series, r.x, r.metric): r for r in everything if r.x_name == HANDLING_X}
+    ps = QUICK_HANDLING.p_values
+    assert {(s, x) for s, x, _ in handled} == {(p, x) for p in POLICIES for x in ps}
+    for p in POLICIES:
+        mounts = [handled[(p, x, "mounts_per_request")].mean or 0.0 for x in ps]
+        assert mounts[0] > 0 and mounts[-1] > mounts[0]
+        assert handled[(p, ps[0], "failed_share")].mean == 0.0
+    costs = summary["panels"]["handling failures"]
+    assert costs["settings"]["p_values"] == list(ps)
+    assert costs["series"]["rait"][0]["handling_failures"] == [0] * QUICK_HANDLING.replications
+    assert min(costs["series"]["rait"][-1]["handling_failures"]) > 0
 
 
 def test_the_same_seed_gives_the_same_results(tmp_path):
-    run_cli(str(tmp_path / "a"), "--quick", "--files", "200", "--replications", "5")
+    run_cli(
+        str(tmp_path / "a"), "--quick", "--files", "200", "--replications", "5",
+        "--panel", "tape-loss",
+    )  # fmt: skip
     text = (tmp_path / "a" / "results.csv").read_text()
     config = evolve(QUICK, files=200, replications=5)
     assert results_csv([tape_loss_panel(config, 1)]) == text
     assert results_csv([tape_loss_panel(config, 2)]) != text
+
+
+def test_the_handling_sweep_is_the_same_from_the_same_seed():
+    config = HandlingConfig(p_values=(0.0, 0.1), days=0.25, replications=2, policies=("parallel",))
+    first = handling_panel(config, 3)
+    assert handling_panel(config, 3) == first
+    assert results_csv([first]) != results_csv([handling_panel(config, 4)])

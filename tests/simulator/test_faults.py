@@ -410,3 +410,16 @@ def test_under_random_fault_scripts_no_request_vanishes_and_no_file_is_misreport
     if sim.lost:
         assert (account.files_lost, account.lost_mb) == (s.files_lost, s.lost_mb)
     event(f"files rebuilt: {account.files_rebuilt > 0}, lost: {account.files_lost > 0}")
+
+
+def test_a_plan_folded_to_fewer_drives_reads_the_same_extents_in_turn():
+    from simulator.files import Extent, JobSpec
+
+    a, b, c, d = (Extent(t, 0.0, 1.0, 1.0) for t in "abcd")
+    plan = JobSpec(((a, None, b, c), (None, d, None, None)), memory_mb=5.0, per_block=True)
+    folded = plan.folded(2)
+    assert folded.phases == ((a, b), (c, None), (d, None))
+    assert (folded.width, folded.memory_mb, folded.per_block) == (2, 5.0, True)
+    assert plan.folded(4) is plan and plan.folded(1).phases == ((a,), (b,), (c,), (d,))
+    with pytest.raises(ValueError, match="at least one drive"):
+        plan.folded(0)

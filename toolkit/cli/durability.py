@@ -1,4 +1,4 @@
-"""``tapesched experiment durability``: files and groups lost against the tape-loss probability.
+"""``tapesched experiment durability``: files lost against tape losses, time lost to handling.
 
 For each policy (RAIT, PARALLEL, VERTICAL) and scheme (4+1, 4+2, 8+2), an
 archive written at time zero loses each tape independently with
@@ -29,6 +29,9 @@ NAME = "durability"
 """The experiment's name under ``tapesched experiment``."""
 
 OUT_FILES = ("results.csv", "summary.json", "figure.png")
+
+PANELS = ("tape-loss", "handling")
+"""The sweeps ``--panel`` may pick."""
 """What the experiment writes to ``--out``; an existing directory holding only these is replaced."""
 
 
@@ -86,12 +89,30 @@ def _print_tape_loss_table(panel: Panel, policies: Sequence[str], years: float) 
     Console(width=220).print(table)
 
 
+def _print_handling_table(panel: Panel) -> None:
+    """A row per policy and ``p``: response times, mounts per request, requests failed."""
+    table = Table(
+        title=f"{NAME}: the Blue Waters workload at 65/h with mounts and dismounts failing "
+        "with probability p (3 tries, 60 s apart); mean ± 95 % half-width (t)"
+    )
+    for column in ("policy", "p", "response s", "weighted s/GB", "mounts/request", "failed"):
+        table.add_column(column, justify="left" if column == "policy" else "right", no_wrap=True)
+    for p in panel.points:
+        table.add_row(
+            p.series,
+            f"{p.x:g}",
+            *(_cell(p.values[m]) for m in (*panel.metrics, "failed_share")),
+        )
+    Console(width=160).print(table)
+
+
 @click.command(name=f"experiment {NAME}")
 @dir_out_option(OUT_FILES, "Directory to write (results.csv, summary.json, figure.png).")
 @click.option(
     "--quick",
     is_flag=True,
-    help="6 values of q, 2,000 files per policy and scheme, 100 draws: seconds.",
+    help="6 values of q, 2,000 files per policy and scheme, 100 draws; 3 values of p, "
+    "a day, 2 runs each: under a minute.",
 )
 @click.option(
     "--files",
@@ -114,6 +135,14 @@ def _print_tape_loss_table(panel: Panel, policies: Sequence[str], years: float) 
     "-ln(1-q)/years per tape-year.",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="The experiment's seed.")
+@click.option(
+    "--panel",
+    "only",
+    type=click.Choice(PANELS),
+    default=None,
+    help="Run one sweep only: the tape losses (seconds) or the handling failures (the "
+    "simulator's runs: minutes). Default: both.",
+)
 @reports_bad_input
 def durability(
     out: DirectoryOutput | None,
@@ -122,6 +151,7 @@ def durability(
     replications: int | None,
     horizon_years: float,
     seed: int,
+    only: str | None,
 ) -> None:
     """Files and groups lost against the tape-loss probability q, per policy and scheme.
 
@@ -133,12 +163,19 @@ def durability(
     the closed form (a group is lost when more than Y of its tapes are).
     Writes to --out results.csv (experiment, series, x_name, x, metric,
     mean, half_width, replications, saturated; x is q), summary.json and
-    figure.png.
+    figure.png. A second sweep runs the Blue Waters workload at 65/h on the
+    simulator with mounts and dismounts failing with probability p (0 to
+    0.1; x is handling_failure): each policy's response time, mounts per
+    request and requests failed.
     """
     from simulator.durability_study import (
         FULL,
+        FULL_HANDLING,
         QUICK,
+        QUICK_HANDLING,
+        TAPE_LOSS_X,
         draw_figure,
+        handling_panel,
         results_csv,
         summary_document,
         tape_loss_panel,
@@ -161,17 +198,34 @@ def durability(
         f"{config.replications} draws each"
     )
     began = time.perf_counter()
+    handling = QUICK_HANDLING if quick else FULL_HANDLING
+    wanted = PANELS if only is None else (only,)
+    panels: list[Panel] = []
     with progress_bar() as progress:
-        task = progress.add_task(NAME, total=2 * len(config.policies) * len(config.schemes))
+        steps = 2 * len(config.policies) * len(config.schemes) if "tape-loss" in wanted else 0
+        if "handling" in wanted:
+            steps += len(handling.policies) * len(handling.p_values)
+        task = progress.add_task(NAME, total=steps)
 
         def advance(what: str) -> None:
             progress.update(task, advance=1, current=what)
 
-        panel = tape_loss_panel(config, seed, advance)
+        if "tape-loss" in wanted:
+            panels.append(tape_loss_panel(config, seed, advance))
+        if "handling" in wanted:
+            panels.append(handling_panel(handling, seed, advance))
     elapsed = time.perf_counter() - began
-    _print_tape_loss_table(panel, config.policies, config.horizon_years)
-    settings: dict[str, object] = {"quick": quick, "seed": seed, "elapsed_s": elapsed}
-    panels = [panel]
+    for panel in panels:
+        if panel.x_name == TAPE_LOSS_X:
+            _print_tape_loss_table(panel, config.policies, config.horizon_years)
+        else:
+            _print_handling_table(panel)
+    settings: dict[str, object] = {
+        "quick": quick,
+        "seed": seed,
+        "elapsed_s": elapsed,
+        "panels": list(wanted),
+    }
     with out.building() as staging:
         write_atomic(staging / "results.csv", results_csv(panels))
         write_atomic(staging / "summary.json", dumps(summary_document(panels, settings)))
