@@ -18,6 +18,7 @@ from attrs import fields, frozen
 
 from simulator.archive import FILE_PREFIX, Archive
 from simulator.catalogue import Catalogue, FileState
+from simulator.faults import tapes_meeting
 from simulator.simulation import Simulation
 
 
@@ -92,14 +93,7 @@ def tally(states: Iterable[tuple[FileState, float]]) -> DataAccount:
 def lost_tapes_of(simulation: Simulation, file_id: str) -> tuple[frozenset[str], frozenset[str]]:
     """The tapes where the file's layout met a loss, and of those the ones still lost: not
     repacked, or repacked without this file's bytes (it could not be rebuilt then)."""
-    unreadable = simulation.platform.unreadable
-    hit = set()
-    for row in simulation.catalogue.layout(file_id).rows:
-        for member in row.members:
-            for piece in member.pieces:
-                losses = unreadable.get(piece.tape)
-                if losses and any(x.covers(piece.offset_mb, piece.end_mb) for x in losses):
-                    hit.add(piece.tape)
+    hit = tapes_meeting(simulation.catalogue.layout(file_id), simulation.platform.unreadable)
     restored = simulation.restored
     still = {t for t in hit if t not in restored or file_id not in restored[t]}
     return frozenset(hit), frozenset(still)

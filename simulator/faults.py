@@ -53,9 +53,11 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 from attrs import evolve, field, frozen
+
+from simulator.catalogue import FileLayout
 
 PAPER_HANDLING_FAILURE = 0.01
 """The Blue Waters paper's "1 out of 100 tape handling events leads to a job failure"
@@ -209,6 +211,18 @@ def with_rates(
 
 def _given(value: float | None, kept: float) -> float:
     return kept if value is None else value
+
+
+def tapes_meeting(layout: FileLayout, losses: Mapping[str, Sequence[TapeLoss]]) -> set[str]:
+    """The tapes where a piece of ``layout`` (its own, its group's) meets one of ``losses``."""
+    tapes = set()
+    for row in layout.rows:
+        for member in row.members:
+            for piece in member.pieces:
+                lost = losses.get(piece.tape)
+                if lost and any(x.covers(piece.offset_mb, piece.end_mb) for x in lost):
+                    tapes.add(piece.tape)
+    return tapes
 
 
 def fault_rng(seed: int, what: str) -> random.Random:

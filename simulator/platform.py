@@ -785,6 +785,10 @@ class Platform:
             if job.held == 0:
                 job.done(job)
             return
+        self._end(job)
+
+    def _end(self, job: Job) -> None:
+        """Free a job's drives (its tapes put away first with ``at-once``) and call ``done``."""
         if not self.at_once:
             for i in job.drives:
                 self._free(self.drives[i])
@@ -1115,11 +1119,4 @@ class Platform:
             mover.memory_mb -= job.plan.memory_mb
         mover.streaming_mb_s -= job.stream_mb_s
         job.phase = len(job.phases)
-        if not self.at_once:
-            for i in job.drives:
-                self._free(self.drives[i])
-            job.done(job)
-            return
-        job.ready = len(job.drives)
-        for i in job.drives:
-            self._put_away(self.drives[i], self._put_away_done, job)
+        self._end(job)

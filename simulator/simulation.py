@@ -87,7 +87,7 @@ from simulator.bw_main import simulator_scheduler
 from simulator.catalogue import Catalogue
 from simulator.disk_cache import CacheSpec, DiskCache
 from simulator.engine import Engine, Event
-from simulator.faults import YEAR_S, FaultSpec, TapeLoss, fault_rng
+from simulator.faults import YEAR_S, FaultSpec, TapeLoss, fault_rng, tapes_meeting
 from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Phase
 from simulator.platform import DriveState, Job, Platform, PlatformSpec
 from simulator.policy import Group, GroupType, Policy, Unrecoverable, group_type, preload
@@ -921,15 +921,7 @@ class Simulation:
 
     def _found_lost_of(self, file_id: str) -> frozenset[str]:
         """The tapes found lost that hold some of the file's layout where it is lost."""
-        lost = self.found_lost
-        tapes = set()
-        for row in self.catalogue.layout(file_id).rows:
-            for member in row.members:
-                for piece in member.pieces:
-                    losses = lost.get(piece.tape)
-                    if losses and any(x.covers(piece.offset_mb, piece.end_mb) for x in losses):
-                        tapes.add(piece.tape)
-        return frozenset(tapes)
+        return frozenset(tapes_meeting(self.catalogue.layout(file_id), self.found_lost))
 
     def _has_work(self) -> bool:
         """Whether requests are still to arrive or not done (faults strike only then)."""
@@ -939,20 +931,16 @@ class Simulation:
     def _schedule_faults(self, faults: FaultSpec, seed: int) -> None:
         for loss in sorted(faults.tape_losses, key=lambda x: x.at_s):
             self.engine.at(loss.at_s, self._lose, loss)
-        if faults.drive_failures_per_year > 0:
-            rng = fault_rng(seed, "drives")
-            rate = faults.drive_failures_per_year / YEAR_S
-            for i in range(len(self.platform.drives)):
-                self._fault_after(
-                    ("drive", i), rng.expovariate(rate), self._drive_fails, i, rng, rate
-                )
-        if faults.mover_failures_per_year > 0:
-            rng = fault_rng(seed, "movers")
-            rate = faults.mover_failures_per_year / YEAR_S
-            for m in range(len(self.platform.movers)):
-                self._fault_after(
-                    ("mover", m), rng.expovariate(rate), self._mover_fails, m, rng, rate
-                )
+        processes = (
+            ("drive", len(self.platform.drives), faults.drive_failures_per_year, self._drive_fails),
+            ("mover", len(self.platform.movers), faults.mover_failures_per_year, self._mover_fails),
+        )
+        for kind, count, per_year, strike in processes:
+            if per_year > 0:
+                rng = fault_rng(seed, f"{kind}s")
+                rate = per_year / YEAR_S
+                for i in range(count):
+                    self._fault_after((kind, i), rng.expovariate(rate), strike, i, rng, rate)
         if faults.tape_losses_per_year > 0:
             rng = fault_rng(seed, "tapes")
             self._tape_loss_next(rng, faults.tape_losses_per_year / YEAR_S)

@@ -423,3 +423,13 @@ def test_a_plan_folded_to_fewer_drives_reads_the_same_extents_in_turn():
     assert plan.folded(4) is plan and plan.folded(1).phases == ((a,), (b,), (c,), (d,))
     with pytest.raises(ValueError, match="at least one drive"):
         plan.folded(0)
+
+
+def test_the_blue_waters_65h_scenario_has_the_papers_handling_failures():
+    from simulator.scenario import load_scenario
+
+    scenario = load_scenario(INSTANCES_DIR / "scenarios" / "blue-waters-65h.json")
+    assert scenario.faults == FaultSpec(handling_failure=0.01, tape_losses_per_year=0.01)
+    assert scenario.workload.rate_per_s * 3600 == pytest.approx(65.0)
+    assert (scenario.workload.min_size_mb, scenario.workload.max_size_mb) == (1e3, 1e6)
+    assert scenario.run.scheduler == "bw-main" and scenario.policy_params["block_mb"] == 192

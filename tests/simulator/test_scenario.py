@@ -54,6 +54,7 @@ def test_shipped_scenarios_are_the_documented_ones():
         "ampex-window",
         "blue-waters",
         "blue-waters-3-libraries",
+        "blue-waters-65h",
         "exabyte",
     ]
 

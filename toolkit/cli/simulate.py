@@ -5,9 +5,9 @@ from __future__ import annotations
 import csv
 import io
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import redirect_stdout
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.console import Console
@@ -42,8 +42,17 @@ if TYPE_CHECKING:
     from simulator.scenario import Scenario
     from solvers.online.protocol import Scheduler
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 MAX_RATE_PER_YEAR = 1e6
 """Largest fault rate per year the options take (one a minute is far past any platform)."""
+
+
+def per_year_option(name: str, text: str) -> Callable[[F], F]:
+    """A fault rate per year: a finite number from 0 to :data:`MAX_RATE_PER_YEAR`."""
+    kind = click.FloatRange(min=0, max=MAX_RATE_PER_YEAR)
+    return click.option(name, type=kind, default=None, metavar="R", help=text)
+
 
 RECORD_COLUMNS = (
     "id", "kind", "file", "size_mb", "arrival_s", "start_s", "end_s", "free_s",
@@ -302,19 +311,12 @@ def _print_estimates(
     "paper's 0.01). Any fault option turns faults on (simulator/faults.py): the scenario's "
     "faults section, else its defaults, with the rates given replaced.",
 )
-@click.option(
+@per_year_option(
     "--drive-failures-per-year",
-    type=click.FloatRange(min=0, max=MAX_RATE_PER_YEAR),
-    default=None,
-    metavar="R",
-    help="Failures of each drive per year (repaired in the scenario's drive_repair_s).",
+    "Failures of each drive per year (repaired in the scenario's drive_repair_s).",
 )
-@click.option(
-    "--tape-losses-per-year",
-    type=click.FloatRange(min=0, max=MAX_RATE_PER_YEAR),
-    default=None,
-    metavar="R",
-    help="Tapes lost per tape-year, among the tapes holding data.",
+@per_year_option(
+    "--tape-losses-per-year", "Tapes lost per tape-year, among the tapes holding data."
 )
 @click.option("--rate", type=RateType(), default=None, help="Arrival rate, e.g. 65/h.")
 @click.option("--duration", type=DurationType(), default=None, help="Simulated time, e.g. 30d.")
