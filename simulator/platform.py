@@ -987,15 +987,19 @@ class Platform:
         if tape is not None and self.complex is not None:
             self._shelve(tape, d.library)
         if tape is not None and self.where.get(tape) == d.index:
-            del self.where[tape]
-            self.releases += 1
-            waiting = self.waiters.get(tape)
-            if waiting:
-                other, after, after_args = waiting.pop(0)
-                if not waiting:
-                    del self.waiters[tape]
-                self._mount(other, tape, after, after_args)
+            self._out_of_drive(tape)
         then(*args)
+
+    def _out_of_drive(self, tape: str) -> None:
+        """``tape`` is in no drive now: the first drive waiting for it mounts it."""
+        del self.where[tape]
+        self.releases += 1
+        waiting = self.waiters.get(tape)
+        if waiting:
+            other, after, after_args = waiting.pop(0)
+            if not waiting:
+                del self.waiters[tape]
+            self._mount(other, tape, after, after_args)
 
     def dismount(self, drive: int) -> None:
         """Put the tape of an idle drive away now; the drive is busy meanwhile."""
@@ -1029,16 +1033,9 @@ class Platform:
         d.tries = 0
         self.mounts_given_up += 1
         d.tape = None
-        del self.where[tape]
-        self.releases += 1
         job.unavailable += (tape,)
         job.stopped = job.stopped or f"mount of {tape} failed {faults.attempts} times"
-        waiting = self.waiters.get(tape)
-        if waiting:
-            other, after, after_args = waiting.pop(0)
-            if not waiting:
-                del self.waiters[tape]
-            self._mount(other, tape, after, after_args)
+        self._out_of_drive(tape)
         then(*args)
 
     def _retry_mount(
