@@ -192,6 +192,7 @@ def with_rates(
     handling_failure: float | None = None,
     drive_failures_per_year: float | None = None,
     tape_losses_per_year: float | None = None,
+    mover_failures_per_year: float | None = None,
 ) -> FaultSpec | None:
     """``faults`` with the rates given replaced (``None``: kept).
 
@@ -199,13 +200,20 @@ def with_rates(
     setting at its default (the paper's handling failure among them).
     """
     base = faults if faults is not None else FaultSpec()
-    if all(v is None for v in (handling_failure, drive_failures_per_year, tape_losses_per_year)):
+    given = (
+        handling_failure,
+        drive_failures_per_year,
+        tape_losses_per_year,
+        mover_failures_per_year,
+    )
+    if all(v is None for v in given):
         return faults
     return evolve(
         base,
         handling_failure=_given(handling_failure, base.handling_failure),
         drive_failures_per_year=_given(drive_failures_per_year, base.drive_failures_per_year),
         tape_losses_per_year=_given(tape_losses_per_year, base.tape_losses_per_year),
+        mover_failures_per_year=_given(mover_failures_per_year, base.mover_failures_per_year),
     )
 
 

@@ -256,7 +256,8 @@ def test_simulate_with_fault_options_reports_what_struck(tmp_path):
     out = tmp_path / "out"
     args = [
         "simulate", str(INSTANCES / "scenarios" / "ampex.json"), "--duration", "6h",
-        "--handling-failure", "0.2", "--drive-failures-per-year", "100", "--out", str(out),
+        "--handling-failure", "0.2", "--drive-failures-per-year", "100",
+        "--mover-failures-per-year", "50", "--out", str(out),
     ]  # fmt: skip
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
@@ -266,6 +267,7 @@ def test_simulate_with_fault_options_reports_what_struck(tmp_path):
     assert doc["faults"]["handling_failure"] == 0.2
     assert doc["faults"]["drive_failures_per_year"] == 100.0
     assert doc["faults"]["tape_losses_per_year"] == 0.0
+    assert doc["faults"]["mover_failures_per_year"] == 50.0
     rep = doc["replications"][0]
     assert rep["handling_failures"] > 0
     assert rep["arrived"] == rep["completed"] + rep["failed"] + rep["backlog"]
@@ -286,6 +288,7 @@ def test_simulate_with_fault_options_reports_what_struck(tmp_path):
         ("--handling-failure", "-0.5"),
         ("--tape-losses-per-year", "-1"),
         ("--drive-failures-per-year", "inf"),
+        ("--mover-failures-per-year", "-3"),
     ],
 )
 def test_bad_fault_options_exit_2_naming_the_option(option, value):

@@ -316,6 +316,10 @@ def _print_estimates(
     "Failures of each drive per year (repaired in the scenario's drive_repair_s).",
 )
 @per_year_option(
+    "--mover-failures-per-year",
+    "Failures of each mover node per year (its drives out for the scenario's mover_repair_s).",
+)
+@per_year_option(
     "--tape-losses-per-year", "Tapes lost per tape-year, among the tapes holding data."
 )
 @click.option("--rate", type=RateType(), default=None, help="Arrival rate, e.g. 65/h.")
@@ -357,6 +361,7 @@ def simulate(
     striping: str | None,
     handling_failure: float | None,
     drive_failures_per_year: float | None,
+    mover_failures_per_year: float | None,
     tape_losses_per_year: float | None,
     rate: float | None,
     duration: float | None,
@@ -439,6 +444,7 @@ def simulate(
         handling_failure=handling_failure,
         drive_failures_per_year=drive_failures_per_year,
         tape_losses_per_year=tape_losses_per_year,
+        mover_failures_per_year=mover_failures_per_year,
     )
     scenario = override(
         scenario,
