@@ -66,7 +66,7 @@ from simulator.durability import (
     tape_loss_rate,
 )
 from simulator.experiment import override, run_once
-from simulator.faults import FaultSpec
+from simulator.faults import FaultSpec, handling_given_up
 from simulator.files import FileSpec, Scheme
 from simulator.policy_registry import make_policy
 from simulator.results import Estimate, estimate
@@ -479,6 +479,7 @@ def handling_panel(
             }
             detail: dict[str, object] = {
                 "saturated": saturated,
+                "mount_given_up_probability": handling_given_up(p, config.attempts),
                 "arrived": [r.arrived for r in runs],
                 "failed": [r.failed for r in runs],
                 "handling_failures": [r.handling_failures for r in runs],

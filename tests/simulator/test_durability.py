@@ -390,6 +390,7 @@ def test_the_quick_experiment_writes_its_files_and_its_rows_say_what_they_should
     assert costs["settings"]["p_values"] == list(ps)
     assert costs["series"]["rait"][0]["handling_failures"] == [0] * QUICK_HANDLING.replications
     assert min(costs["series"]["rait"][-1]["handling_failures"]) > 0
+    assert costs["series"]["rait"][-1]["mount_given_up_probability"] == pytest.approx(0.1**3)
 
 
 def test_the_same_seed_gives_the_same_results(tmp_path):
