@@ -162,6 +162,12 @@ class Load:
         return self.drive.half_tape_locate_s
 
 
+def drives_for(busy_s: float) -> int:
+    """Drives that give ``busy_s`` of drive time in a day: whole drives, rounded up (a sum
+    that is a whole number up to rounding is not one drive more)."""
+    return math.ceil(busy_s / DAY_S - 1e-9)
+
+
 @frozen
 class ClassSizing:
     """What the arithmetic gives for one class (per average day unless said).
@@ -212,12 +218,12 @@ class ClassSizing:
     @property
     def drives_average(self) -> int:
         """Drives needed on an average day (at least one when the class has tape work)."""
-        return math.ceil(self.drives_busy - 1e-9)
+        return drives_for(self.busy_s)
 
     @property
     def drives_peak(self) -> int:
         """Drives needed on the peak day (``peak_factor`` times the average day's work)."""
-        return math.ceil(self.drives_busy * self.peak_factor - 1e-9)
+        return drives_for(self.busy_s * self.peak_factor)
 
     @property
     def streaming_share(self) -> float | None:
@@ -279,12 +285,12 @@ class Sizing:
     @property
     def drives_average(self) -> int:
         """Drives needed on an average day, the classes sharing them."""
-        return math.ceil(self.drives_busy - 1e-9)
+        return drives_for(self.busy_s)
 
     @property
     def drives_peak(self) -> int:
         """Drives needed on a peak day, the classes sharing them."""
-        return math.ceil(self.drives_busy * self.load.peak_factor - 1e-9)
+        return drives_for(self.busy_s * self.load.peak_factor)
 
     @property
     def drives_every_class_at_peak(self) -> int:
