@@ -12,10 +12,11 @@ files, half the cache).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import click
 
-from toolkit.cli.common import reports_bad_input
+from toolkit.cli.common import F, reports_bad_input
 
 
 def _days(value: float | None) -> str:
@@ -24,6 +25,12 @@ def _days(value: float | None) -> str:
 
 def _share(value: float | None) -> str:
     return "-" if value is None else f"{value:.1%}"
+
+
+def scale_option(name: str, text: str) -> Callable[[F], F]:
+    """A factor on every class's figures: above 0, at most a million, 1 by default."""
+    kind = click.FloatRange(min=0, min_open=True, max=1e6)
+    return click.option(name, type=kind, default=1.0, show_default=True, help=text)
 
 
 @click.command()
@@ -43,26 +50,15 @@ def _share(value: float | None) -> str:
     show_default=True,
     help="Days simulated by --check (more for a load of few, large files).",
 )
-@click.option(
-    "--bytes-scale",
-    type=click.FloatRange(min=0, min_open=True, max=1e6),
-    default=1.0,
-    show_default=True,
-    help="Multiply every class's daily bytes (the paper's 40 times the load).",
+@scale_option(
+    "--bytes-scale", "Multiply every class's daily bytes (the paper's 40 times the load)."
 )
-@click.option(
-    "--file-scale",
-    type=click.FloatRange(min=0, min_open=True, max=1e6),
-    default=1.0,
-    show_default=True,
-    help="Multiply every class's file size (the paper's 40 times larger data sets).",
+@scale_option(
+    "--file-scale", "Multiply every class's file size (the paper's 40 times larger data sets)."
 )
-@click.option(
+@scale_option(
     "--cache-scale",
-    type=click.FloatRange(min=0, min_open=True, max=1e6),
-    default=1.0,
-    show_default=True,
-    help="Multiply every class's disk; the miss rate follows the disk per byte of load.",
+    "Multiply every class's disk; the miss rate follows the disk per byte of load.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @reports_bad_input

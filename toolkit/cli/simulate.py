@@ -7,7 +7,7 @@ import io
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import redirect_stdout
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -21,6 +21,7 @@ from toolkit.cli.bw_main_options import BW_MAIN_OPTIONS, bw_main_options, given_
 from toolkit.cli.common import (
     EXIT_INFEASIBLE,
     DurationType,
+    F,
     RateType,
     RegistryChoice,
     check_scenario_scheduler,
@@ -41,8 +42,6 @@ if TYPE_CHECKING:
     from simulator.results import Estimate
     from simulator.scenario import Scenario
     from solvers.online.protocol import Scheduler
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 MAX_RATE_PER_YEAR = 1e6
 """Largest fault rate per year the options take (one a minute is far past any platform)."""
