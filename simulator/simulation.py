@@ -280,6 +280,8 @@ class Simulation:
         self.found_lost: dict[str, list[TapeLoss]] = {}
         """Lost tapes a read has found, and what of each is lost: reads are planned around
         them from then on (a loss is not known before a read meets it)."""
+        self.ever_found_lost: set[str] = set()
+        """Every tape a read has found lost, repacked since or not: no stream appends to it."""
         self.replaced: dict[str, str] = {}
         """Tapes lost whole and repacked, and the new tape each was rebuilt onto: reads of
         the old one read the new one."""
@@ -751,9 +753,23 @@ class Simulation:
             else:
                 del self.in_use[tape]
                 self.releases += 1
-        if entry.group is not None:
-            self.idle_groups.setdefault(entry.group.type, []).append(entry.group)
+        group = entry.group
+        if group is not None and not (self.ever_found_lost and self._writes_a_lost_tape(group)):
+            self.idle_groups.setdefault(group.type, []).append(group)
             self.groups_version += 1
+
+    def _writes_a_lost_tape(self, group: Group) -> bool:
+        """Whether ``group`` appends to a tape found lost (it is retired: no write goes to
+        it again, and the next write of its type opens new tapes)."""
+        return any(t in self.ever_found_lost for t in group.tapes)
+
+    def _retire_streams(self, tape: str) -> None:
+        """Retire the idle streams appending to ``tape``, found lost."""
+        for groups in self.idle_groups.values():
+            kept = [g for g in groups if tape not in g.tapes]
+            if len(kept) < len(groups):
+                groups[:] = kept
+                self.groups_version += 1
 
     def _retry_reservations(self) -> None:
         if self.reservations:
@@ -778,6 +794,8 @@ class Simulation:
             losses = self.platform.unreadable.get(tape)
             if losses is not None:
                 self.found_lost[tape] = list(losses)
+                self.ever_found_lost.add(tape)
+                self._retire_streams(tape)
                 self._read_plans.clear()
                 if any(loss.whole for loss in losses):
                     self._repack(tape)

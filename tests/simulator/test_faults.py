@@ -436,3 +436,40 @@ def test_the_blue_waters_65h_scenario_has_the_papers_handling_failures():
     assert scenario.workload.rate_per_s * 3600 == pytest.approx(65.0)
     assert (scenario.workload.min_size_mb, scenario.workload.max_size_mb) == (1e3, 1e6)
     assert scenario.run.scheduler == "bw-main" and scenario.policy_params["block_mb"] == 192
+
+
+def test_a_stream_appending_to_a_tape_found_lost_is_retired():
+    """w1 and w3 are writes of one type, r2 reads w1's file once its first tape is lost.
+
+    Without the loss, w3 appends to w1's tapes; with it, the read finds the tape
+    lost and w3 opens new tapes: no write goes to a tape found lost.
+    """
+    spec = PlatformSpec(
+        libraries=[LibrarySpec("L", 2, Duration(10.0), Duration(10.0))],
+        drives=[DriveSpec(f"d{i}", "L", DRIVE_MODELS["ampex"]) for i in range(3)],
+        tape_capacity_mb=10_000.0,
+    )
+    f, g = FileSpec("f", 400.0, Scheme(2, 1)), FileSpec("g", 400.0, Scheme(2, 1))
+    requests = (
+        FileRequest("w1", 0.0, "write", f),
+        FileRequest("r2", 2000.0, "read", f),
+        FileRequest("w3", 4000.0, "write", g),
+    )
+    params = WorkloadParams(rate_per_s=1.0, duration_s=100.0, min_size_mb=1, max_size_mb=1)
+
+    def run(lost: list[TapeLoss]) -> Replication:
+        faults = FaultSpec(handling_failure=0.0, tape_losses=lost)
+        scenario = Scenario(
+            "stream", "", spec, "parallel", {"block_mb": 100.0}, params,
+            RunSettings(warmup=0.0), faults=faults,
+        )  # fmt: skip
+        return run_once(scenario, seed=1, workload=Workload((), requests), to_end=True)
+
+    plain = run([])
+    tapes = {r.id: r.tapes for r in plain.records}
+    assert tapes["w3"] == tapes["w1"]  # one stream: the second write appends to the first's
+    lost = run([TapeLoss(1000.0, tapes["w1"][0])])
+    moved = {r.id: r for r in lost.records}
+    assert moved["r2"].rebuilt and moved["r2"].restarts == 1
+    assert not set(moved["w3"].tapes) & set(tapes["w1"])  # new tapes for the next write
+    assert lost.summary.completed == 3 and lost.summary.failed == 0
