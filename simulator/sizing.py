@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import math
 import os
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -168,8 +169,41 @@ def drives_for(busy_s: float) -> int:
     return math.ceil(busy_s / DAY_S - 1e-9)
 
 
+class DailyDriveWork(ABC):
+    """The drives a day's drive time asks for, for a class or the archive as a whole.
+
+    A subclass gives ``busy_s`` (drive time on an average day) and
+    ``peak_factor`` (the peak day's work over the average day's).
+    """
+
+    @property
+    @abstractmethod
+    def busy_s(self) -> float:
+        """Drive time on an average day."""
+
+    @property
+    @abstractmethod
+    def peak_factor(self) -> float:
+        """The peak day's work over the average day's."""
+
+    @property
+    def drives_busy(self) -> float:
+        """Drives busy on an average day."""
+        return self.busy_s / DAY_S
+
+    @property
+    def drives_average(self) -> int:
+        """Drives needed on an average day (at least one when there is tape work)."""
+        return drives_for(self.busy_s)
+
+    @property
+    def drives_peak(self) -> int:
+        """Drives needed on the peak day (``peak_factor`` times the average day's work)."""
+        return drives_for(self.busy_s * self.peak_factor)
+
+
 @frozen
-class ClassSizing:
+class ClassSizing(DailyDriveWork):
     """What the arithmetic gives for one class (per average day unless said).
 
     Attributes
@@ -209,21 +243,6 @@ class ClassSizing:
     def busy_s(self) -> float:
         """Drive time a day: streaming and positioning."""
         return self.streaming_s + self.positioning_s
-
-    @property
-    def drives_busy(self) -> float:
-        """Drives busy on an average day."""
-        return self.busy_s / DAY_S
-
-    @property
-    def drives_average(self) -> int:
-        """Drives needed on an average day (at least one when the class has tape work)."""
-        return drives_for(self.busy_s)
-
-    @property
-    def drives_peak(self) -> int:
-        """Drives needed on the peak day (``peak_factor`` times the average day's work)."""
-        return drives_for(self.busy_s * self.peak_factor)
 
     @property
     def streaming_share(self) -> float | None:
@@ -266,7 +285,7 @@ class ClassSizing:
 
 
 @frozen
-class Sizing:
+class Sizing(DailyDriveWork):
     """The plan of a load: each class's, and the archive's as a whole."""
 
     load: Load
@@ -278,19 +297,9 @@ class Sizing:
         return sum(c.busy_s for c in self.classes)
 
     @property
-    def drives_busy(self) -> float:
-        """Drives busy on an average day, every class sharing them."""
-        return self.busy_s / DAY_S
-
-    @property
-    def drives_average(self) -> int:
-        """Drives needed on an average day, the classes sharing them."""
-        return drives_for(self.busy_s)
-
-    @property
-    def drives_peak(self) -> int:
-        """Drives needed on a peak day, the classes sharing them."""
-        return drives_for(self.busy_s * self.load.peak_factor)
+    def peak_factor(self) -> float:
+        """The load's peak day over its average day (every class shares the drives)."""
+        return self.load.peak_factor
 
     @property
     def drives_every_class_at_peak(self) -> int:
