@@ -40,6 +40,25 @@ def assert_validated(instance: Instance, result: Result) -> None:
     assert counts == Counter(r.id for r in instance.requests)
 
 
+def validated_objective(instance: Instance, result: Result) -> float:
+    """The validator accepts ``result``'s schedule with the objective it reports; that value.
+
+    Lighter than :func:`assert_validated` (no check of warnings or of every request
+    present), for the exact backends' tests that compare objectives across backends.
+    """
+    assert result.schedule is not None, result.solver
+    report = validate(instance, result.schedule)
+    assert report.feasible, (result.solver, [str(v) for v in report.violations])
+    assert report.objective is not None
+    assert result.objective == pytest.approx(report.objective, rel=1e-9, abs=1e-9)
+    return report.objective
+
+
+def tolerance(value: float) -> float:
+    """The slack allowed when two backends' objectives of ``value`` are compared."""
+    return 1e-6 * max(1.0, abs(value))
+
+
 def scheduled(result: Result) -> dict[str, tuple[tuple[str, ...], float, float]]:
     """Drives, start and end of every request, by id."""
     assert result.schedule is not None

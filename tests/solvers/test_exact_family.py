@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 
 import solvers
 from solvers.bounds import lower_bound
-from toolkit.model import Instance
+from tests.builders import tolerance, validated_objective
 from toolkit.validator import validate
 
 from .exact_enumeration import exact_optimum
@@ -45,19 +45,6 @@ SHORT_LIMIT_S = 5.0
 """Time limit of a backend that may stop at a bound."""
 
 
-def _tol(value: float) -> float:
-    return 1e-6 * max(1.0, abs(value))
-
-
-def _objective(instance: Instance, result: solvers.Result) -> float:
-    assert result.schedule is not None, result.solver
-    report = validate(instance, result.schedule)
-    assert report.feasible, (result.solver, [str(v) for v in report.violations])
-    assert report.objective is not None
-    assert result.objective == pytest.approx(report.objective, rel=1e-9, abs=1e-9)
-    return report.objective
-
-
 @settings(
     max_examples=25,
     deadline=None,
@@ -69,15 +56,15 @@ def test_exact_backends_agree_with_the_enumerator_and_bracket_the_heuristics(ins
     optimum, schedule = exact_optimum(instance)
     assert schedule is not None
     assert validate(instance, schedule).objective == pytest.approx(optimum, rel=1e-9, abs=1e-9)
-    assert lower_bound(instance) <= optimum + _tol(optimum)
+    assert lower_bound(instance) <= optimum + tolerance(optimum)
 
     for name in EXACT:
         must_prove = len(instance.requests) <= MUST_PROVE[name]
         limit = LIMIT_S if must_prove else SHORT_LIMIT_S
         result = solvers.solve(instance, solver=name, time_limit_s=limit, seed=0)
-        value = _objective(instance, result)
-        assert value >= optimum - _tol(optimum), name
-        assert result.bound is not None and result.bound <= optimum + _tol(optimum), name
+        value = validated_objective(instance, result)
+        assert value >= optimum - tolerance(optimum), name
+        assert result.bound is not None and result.bound <= optimum + tolerance(optimum), name
         if must_prove:
             assert result.status is solvers.Status.OPTIMAL, name
         if result.status is solvers.Status.OPTIMAL:
@@ -85,5 +72,5 @@ def test_exact_backends_agree_with_the_enumerator_and_bracket_the_heuristics(ins
 
     for name in HEURISTICS:
         result = solvers.solve(instance, solver=name, time_limit_s=5.0, seed=0)
-        assert _objective(instance, result) >= optimum - _tol(optimum), name
-        assert result.bound is not None and result.bound <= optimum + _tol(optimum), name
+        assert validated_objective(instance, result) >= optimum - tolerance(optimum), name
+        assert result.bound is not None and result.bound <= optimum + tolerance(optimum), name

@@ -32,6 +32,7 @@ from solvers.cpsat.constraints import earliest_start
 from solvers.cpsat.data import CpsatData
 from solvers.formulation import Formulation
 from solvers.milp.data import MilpData, _drive_gap_s
+from tests.builders import tolerance, validated_objective
 from toolkit.io import load_instance
 from toolkit.model import (
     Drive,
@@ -74,20 +75,6 @@ def rounding_slack(instance: Instance, tick_s: float = 1e-3) -> float:
     if instance.objective == "max-weighted-flow":
         return chain_s * max(weights) + 1e-6
     return chain_s + 1e-6
-
-
-def _tol(value: float) -> float:
-    return 1e-6 * max(1.0, abs(value))
-
-
-def accepted(instance: Instance, result: solvers.Result) -> float:
-    """The validator accepts ``result``'s schedule with the objective it reports; that value."""
-    assert result.schedule is not None, result.solver
-    report = validate(instance, result.schedule)
-    assert report.feasible, (result.solver, [str(v) for v in report.violations])
-    assert report.objective is not None
-    assert result.objective == pytest.approx(report.objective, rel=1e-9, abs=1e-9)
-    return report.objective
 
 
 def serpentine_instance(
@@ -178,13 +165,13 @@ def test_every_exact_backend_proves_the_enumerators_optimum(model, name):
     for solver in EXACT:
         result = solvers.solve(instance, solver=solver, time_limit_s=20.0, seed=0)
         assert result.status is solvers.Status.OPTIMAL, solver
-        value = accepted(instance, result)
-        assert value >= optimum - _tol(optimum), solver
-        slack = rounding_slack(instance) if solver == "cpsat" else _tol(optimum)
+        value = validated_objective(instance, result)
+        assert value >= optimum - tolerance(optimum), solver
+        slack = rounding_slack(instance) if solver == "cpsat" else tolerance(optimum)
         assert value <= optimum + slack, solver
-        assert result.bound is not None and result.bound <= optimum + _tol(optimum), solver
+        assert result.bound is not None and result.bound <= optimum + tolerance(optimum), solver
     result = solvers.solve(instance, solver="lns", seed=0, iterations=3)
-    assert accepted(instance, result) >= optimum - _tol(optimum)
+    assert validated_objective(instance, result) >= optimum - tolerance(optimum)
 
 
 def test_the_serpentine_order_is_not_the_offset_order():
@@ -201,7 +188,7 @@ def test_the_serpentine_order_is_not_the_offset_order():
     in_offset_order = solvers.solve(linear, solver="cpsat", time_limit_s=20.0, seed=0)
     assert in_offset_order.schedule is not None
     replayed = validate(instance, in_offset_order.schedule)
-    assert not replayed.feasible or replayed.objective > accepted(instance, result)
+    assert not replayed.feasible or replayed.objective > validated_objective(instance, result)
 
 
 def assert_floors_hold(instance: Instance, schedule: Schedule) -> None:
@@ -245,16 +232,16 @@ def test_cpsat_is_no_worse_than_any_heuristic_and_every_floor_holds(instance):
     assert_floors_hold(instance, optimal)
     result = solvers.solve(instance, solver="cpsat", time_limit_s=20.0, seed=0)
     assert result.status is solvers.Status.OPTIMAL
-    value = accepted(instance, result)
+    value = validated_objective(instance, result)
     slack = rounding_slack(instance)
-    assert optimum - _tol(optimum) <= value <= optimum + slack
-    assert result.bound is not None and result.bound <= optimum + _tol(optimum)
+    assert optimum - tolerance(optimum) <= value <= optimum + slack
+    assert result.bound is not None and result.bound <= optimum + tolerance(optimum)
     assert result.schedule is not None
     assert_floors_hold(instance, result.schedule)
     for name in HEURISTICS:
         limit = 0.2 if name == "local-search" else None  # it searches to its limit
         heuristic = solvers.solve(instance, solver=name, time_limit_s=limit, seed=0)
-        assert value <= accepted(instance, heuristic) + slack, name
+        assert value <= validated_objective(instance, heuristic) + slack, name
         assert heuristic.schedule is not None
         assert_floors_hold(instance, heuristic.schedule)
 
@@ -264,11 +251,13 @@ def test_the_spec_example_on_lto7_solves_to_the_optimum_no_worse_than_local_sear
     assert instance.locate_paths
     result = solvers.solve(instance, solver="cpsat", time_limit_s=20.0, seed=0)
     assert result.status is solvers.Status.OPTIMAL
-    value = accepted(instance, result)
+    value = validated_objective(instance, result)
     assert value <= LOCAL_SEARCH_LTO7 + 1e-4
     highs = solvers.solve(instance, solver="milp-highs", time_limit_s=20.0, seed=0)
     assert highs.status is solvers.Status.OPTIMAL
-    assert accepted(instance, highs) == pytest.approx(value, abs=rounding_slack(instance))
+    assert validated_objective(instance, highs) == pytest.approx(
+        value, abs=rounding_slack(instance)
+    )
 
 
 def test_drives_of_other_locate_models_or_busy_times_are_no_twins():
