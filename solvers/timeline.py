@@ -357,10 +357,8 @@ class Timeline:
             request's library per piece, or no drive left for a piece.
         """
         mark = self._begin()
-        try:
+        with self._undone(mark):
             return self.place(request, earliest=earliest, drives=drives, idle_at=idle_at)
-        finally:
-            self._undo(mark)
 
     def commit(self, plan: Placement) -> None:
         """Apply ``plan``, which must have been made against the current state."""
@@ -453,11 +451,8 @@ class Timeline:
         placement), as :meth:`plan` does. Plans made before the block are
         valid again after it.
         """
-        mark = self._begin()
-        try:
+        with self._undone(self._begin()):
             yield
-        finally:
-            self._undo(mark)
 
     # Exporting.
 
@@ -902,6 +897,22 @@ class Timeline:
             self._arm_log = []
         self._depth += 1
         return (len(self._log), len(self._arm_log), len(self.operations), self._stamp)
+
+    @contextmanager
+    def _undone(self, mark: _Mark) -> Iterator[None]:
+        """Undo to ``mark`` when the block ends, normally or by an error.
+
+        Not when an interrupt (Ctrl-C, SIGTERM: a :class:`BaseException`
+        that is no :class:`Exception`) ends it: it may have come between
+        logging a change and making it, so the undo could fail and hide it;
+        the timeline is abandoned with the run.
+        """
+        try:
+            yield
+        except Exception:
+            self._undo(mark)
+            raise
+        self._undo(mark)
 
     def _undo(self, mark: _Mark) -> None:
         """Restore the state at ``mark``: values, arm lanes, operations, heap entries."""

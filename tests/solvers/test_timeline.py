@@ -139,6 +139,29 @@ def test_a_stale_plan_is_refused_and_a_trial_keeps_plans_valid(spec_instance):
         timeline.commit(stale)
 
 
+def test_an_interrupt_inside_a_trial_is_not_turned_into_an_undo_error(spec_instance, monkeypatch):
+    # Ctrl-C may come between logging an arm slot and reserving it; undoing
+    # then would fail ("not busy on lane 0") and hide the interrupt.
+    timeline = Timeline(spec_instance)
+    d0 = timeline.drive_index["d0"]
+    arms = timeline.arms[timeline.library_of[d0]]
+
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(type(arms), "reserve", interrupted)
+    with pytest.raises(KeyboardInterrupt), timeline.trial():
+        timeline.dismount(d0)
+
+
+def test_an_error_inside_a_trial_undoes_it(spec_instance):
+    timeline = Timeline(spec_instance)
+    with pytest.raises(RuntimeError), timeline.trial():
+        timeline.place("r1")
+        raise RuntimeError
+    assert timeline.schedule() == Timeline(spec_instance).schedule()
+
+
 def test_dismount_unloads_then_takes_an_arm(spec_instance):
     timeline = Timeline(spec_instance, online=True)
     d0 = timeline.drive_index["d0"]
