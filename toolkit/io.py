@@ -41,8 +41,8 @@ from cattrs.errors import (
 )
 from cattrs.gen import make_dict_structure_fn, override
 
-from toolkit.errors import InputError, Problem, ValueProblems
-from toolkit.fields import InvalidFields, Rule, shown
+from toolkit.errors import InputError, Problem, ValueProblems, shown
+from toolkit.fields import InvalidFields, Rule
 from toolkit.gc_pause import paused_gc
 from toolkit.instance_checks import check_instance, is_consistent
 from toolkit.model import (

@@ -26,7 +26,13 @@ from rich.table import Table
 
 from simulator.bw_main import NAME as BW_MAIN
 from toolkit.cli.bw_main_options import BW_MAIN_OPTIONS, bw_main_options, given_bw_main
-from toolkit.cli.common import check_scenario_scheduler, fail, progress_bar, reports_bad_input
+from toolkit.cli.common import (
+    NumberType,
+    check_scenario_scheduler,
+    fail,
+    progress_bar,
+    reports_bad_input,
+)
 from toolkit.cli.out_options import dir_out_option
 from toolkit.outputs import DirectoryOutput
 from toolkit.units import MAX_REPLICATIONS
@@ -201,7 +207,7 @@ def _print_table(study: Study, results: Sequence[PointResult]) -> None:
 @click.option("--seed", type=int, default=1, help="The experiment's seed.")
 @click.option(
     "--precision",
-    type=click.FloatRange(min=0, max=1, min_open=True),
+    type=NumberType(min=0, max=1, min_open=True),
     default=0.05,
     help="Replicate each point until its 95 %% interval is within this share of the mean.",
 )

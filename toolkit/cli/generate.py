@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import click
 
-from toolkit.cli.common import RateType, SpanType, describe, fail, reports_bad_input
+from toolkit.cli.common import NumberType, RateType, SpanType, describe, fail, reports_bad_input
 from toolkit.cli.out_options import file_out_option
 from toolkit.generators import (
     TECHNOLOGIES,
@@ -118,10 +118,14 @@ _OBJECTIVE = click.option(
 @click.option("--requests", "n_requests", type=_COUNT, default=20, show_default=True)
 @click.option("--libraries", "n_libraries", type=_COUNT, default=1, show_default=True)
 @click.option(
-    "--drives", type=SpanType(int), default="2:4", show_default=True, help="Drives per library."
+    "--drives",
+    type=SpanType(click.INT),
+    default="2:4",
+    show_default=True,
+    help="Drives per library.",
 )
 @click.option(
-    "--arms", type=SpanType(int), default="1:2", show_default=True, help="Arms per library."
+    "--arms", type=SpanType(click.INT), default="1:2", show_default=True, help="Arms per library."
 )
 @click.option("--tapes", type=_COUNT, default=12, show_default=True, help="Tapes per library.")
 @click.option(
@@ -133,14 +137,14 @@ _OBJECTIVE = click.option(
 )
 @click.option(
     "--size-mb",
-    type=SpanType(float),
+    type=SpanType(NumberType()),
     default="100:100000",
     show_default=True,
     help="Request sizes, drawn log-uniformly.",
 )
 @click.option(
     "--initial-fraction",
-    type=click.FloatRange(0, 1),
+    type=NumberType(0, 1),
     default=0.5,
     show_default=True,
     help="Share of drives holding a tape at time 0.",
@@ -148,7 +152,7 @@ _OBJECTIVE = click.option(
 @click.option(
     "--horizon",
     "horizon_s",
-    type=click.FloatRange(min=0, max=MAX_TIME_S),
+    type=NumberType(min=0, max=MAX_TIME_S),
     default=3600.0,
     show_default=True,
     help="Releases uniform in [0, horizon] seconds.",

@@ -1,0 +1,133 @@
+"""Hostile values (issue 24, round three): NaN in float options, megabytes quoted back in
+messages, a replication cache trusted as written, and command-line papercuts.
+
+Each refusal is one line on standard error naming the option or the file, exit
+code 2, no traceback and nothing on standard output. The cheap cases run in
+this process (click's runner); those where memory or a hang is at stake (a
+value of 50 MB, a cache entry linked to ``/dev/zero``) run in a capped child
+(:func:`tests.hostile.bounded`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import click
+import pytest
+
+from tests.conftest import INSTANCES
+from tests.simulator.test_cli_simulate import run
+from toolkit.cli import main
+from toolkit.cli.common import NumberType, SpanType
+
+AMPEX = str(INSTANCES / "scenarios" / "ampex.json")
+LOAD = str(INSTANCES / "plan" / "sdsc-1998.json")
+RECALL = str(INSTANCES / "recall" / "lto7-files.json")
+
+
+def refused(*args: str) -> str:
+    """The one line of a refusal of ``tapesched args`` (exit 2, nothing on stdout)."""
+    code, stdout, err = run(*args)
+    assert (code, stdout) == (2, ""), (code, stdout, err)
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+# --- Group 4: one float option type, refusing NaN and the infinities -------------------------
+
+
+def _commands() -> Iterator[tuple[str, click.Command]]:
+    """Every command of ``tapesched``, the routed ones (``experiment online-vs-offline``)
+    included, with its command line."""
+
+    def walk(command: click.Command, path: str) -> Iterator[tuple[str, click.Command]]:
+        yield path, command
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                yield from walk(sub, f"{path} {name}")
+
+    yield from walk(main, "tapesched")
+    for (command, first), target in main.routes.items():
+        yield f"tapesched {command} {first}", target
+
+
+def _reads_a_float(kind: click.ParamType, param: click.Parameter) -> bool:
+    try:
+        value = kind.convert("1", param, None)
+    except click.BadParameter:
+        return False
+    return isinstance(value, float) or (
+        isinstance(value, tuple) and any(isinstance(v, float) for v in value)
+    )
+
+
+PARAMETERS = [
+    pytest.param(command, param, id=f"{path} {param.name}")
+    for path, command in _commands()
+    for param in command.params
+]
+
+
+@pytest.mark.parametrize(("command", "param"), PARAMETERS)
+def test_every_float_option_is_the_one_number_type(command, param):
+    kinds = [param.type, *([param.type.kind] if isinstance(param.type, SpanType) else [])]
+    for kind in kinds:
+        if isinstance(kind, click.types.FloatParamType):
+            assert isinstance(kind, NumberType), f"{param.name}: {kind!r} lets NaN through"
+    if _reads_a_float(param.type, param):
+        for bad in ("nan", "inf", "-inf", "NaN", "1:nan"):
+            with pytest.raises(click.BadParameter):
+                param.type.convert(bad, param, None)
+
+
+def test_the_walk_sees_the_float_options_of_the_issue():
+    names = {(path, p.name) for path, command in _commands() for p in command.params}
+    for wanted in [
+        ("tapesched experiment", "precision"),
+        ("tapesched experiment cnaf-bulk-recall", "scale"),
+        ("tapesched experiment durability", "horizon_years"),
+        ("tapesched plan", "days"),
+        ("tapesched simulate", "handling_failure"),
+        ("tapesched order", "time_limit"),
+    ]:
+        assert wanted in names
+
+
+NAN_CASES = [
+    (["experiment", "gol-fig8", "--precision", "nan"], "--precision: 'nan' is not a finite number"),
+    (["experiment", "cnaf-bulk-recall", "--scale", "nan"], "--scale: 'nan' is not a finite number"),
+    (["experiment", "durability", "--horizon-years", "nan"],
+     "--horizon-years: 'nan' is not a finite number"),
+    (["experiment", "durability", "--horizon-years", "inf"],
+     "--horizon-years: 'inf' is not a finite number"),
+    (["plan", LOAD, "--check", "--days", "nan"], "--days: 'nan' is not a finite number"),
+    (["plan", LOAD, "--check", "--bytes-scale", "nan"],
+     "--bytes-scale: 'nan' is not a finite number"),
+    (["plan", LOAD, "--check", "--cache-scale", "nan"],
+     "--cache-scale: 'nan' is not a finite number"),
+    (["plan", LOAD, "--check", "--file-scale", "-inf"],
+     "--file-scale: '-inf' is not a finite number"),
+    (["simulate", AMPEX, "--handling-failure", "nan"],
+     "--handling-failure: 'nan' is not a finite number"),
+    (["simulate", AMPEX, "--drive-failures-per-year", "nan"],
+     "--drive-failures-per-year: 'nan' is not a finite number"),
+    (["simulate", AMPEX, "--mover-failures-per-year", "nan"],
+     "--mover-failures-per-year: 'nan' is not a finite number"),
+    (["simulate", AMPEX, "--tape-losses-per-year", "nan"],
+     "--tape-losses-per-year: 'nan' is not a finite number"),
+    (["simulate", AMPEX, "--scheduler", "bw-main", "--max-imbalance", "inf"],
+     "--max-imbalance: 'inf' is not a finite number"),
+    (["order", RECALL, "--time-limit", "nan"], "--time-limit: 'nan' is not a finite number"),
+    (["order", RECALL, "--time-limit", "0"], "--time-limit: 0.0 is not in the range"),
+    (["generate", "random", "--seed", "1", "--size-mb", "1:nan"],
+     "--size-mb: 'nan' is not a finite number"),
+    (["generate", "random", "--seed", "1", "--horizon", "inf"],
+     "--horizon: 'inf' is not a finite number"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("args", "line"), NAN_CASES, ids=[" ".join(c[0]) for c in NAN_CASES])
+def test_nan_and_infinities_in_float_options_are_refused_in_one_line(args, line):
+    assert refused(*args).startswith(line)
