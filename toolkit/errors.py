@@ -43,10 +43,17 @@ def shown(value: Any, most: int = MOST_SHOWN) -> str:
 
 
 def one_line(text: str, most: int = MAX_LINE) -> str:
-    """``text`` if it has at most ``most`` characters, else its start and how long it was."""
+    """``text`` if it has at most ``most`` characters, else cut in the middle to about ``most``.
+
+    The start (the file and the path) and the end (what is wrong) are kept
+    around how long the line was.
+    """
     if len(text) <= most:
         return text
-    return f"{text[: most - 30]}... ({len(text):,} characters)"
+    cut = f"...({len(text):,} characters)..."
+    head = (most - len(cut)) * 2 // 3
+    tail = most - len(cut) - head
+    return f"{text[:head]}{cut}{text[len(text) - tail :]}"
 
 
 @frozen

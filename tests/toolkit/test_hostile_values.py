@@ -10,15 +10,21 @@ value of 50 MB, a cache entry linked to ``/dev/zero``) run in a capped child
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
 
 import click
 import pytest
 
 from tests.conftest import INSTANCES
+from tests.hostile import bounded
 from tests.simulator.test_cli_simulate import run
 from toolkit.cli import main
 from toolkit.cli.common import NumberType, SpanType
+from toolkit.errors import MAX_LINE
 
 AMPEX = str(INSTANCES / "scenarios" / "ampex.json")
 LOAD = str(INSTANCES / "plan" / "sdsc-1998.json")
@@ -131,3 +137,98 @@ NAN_CASES = [
 @pytest.mark.parametrize(("args", "line"), NAN_CASES, ids=[" ".join(c[0]) for c in NAN_CASES])
 def test_nan_and_infinities_in_float_options_are_refused_in_one_line(args, line):
     assert refused(*args).startswith(line)
+
+
+# --- Group 6: messages quote a few dozen characters of a bad value, never megabytes ---------
+
+BIG = "x" * (50 * 2**20)
+"""A 50 MB string, where a number (or a name) belongs."""
+
+QUOTED = "'xxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxx' (52,428,800 characters)"
+"""How :func:`toolkit.errors.shown` quotes :data:`BIG`."""
+
+
+def _with(path: Path, setting: Callable[[Any], None]) -> Callable[[Path], str]:
+    """A builder of the JSON file ``path`` with ``setting`` applied to its document."""
+
+    def build(tmp: Path) -> str:
+        document = json.loads(path.read_text())
+        setting(document)
+        out = tmp / f"big-{path.name}"
+        out.write_text(json.dumps(document))
+        return str(out)
+
+    return build
+
+
+def _homes(homes_map: dict[str, Any], tmp: Path) -> list[str]:
+    trace = tmp / "trace.csv"
+    trace.write_text("CB1;20110819T000000;100\n")
+    layout = tmp / "layout.json"
+    level = {"libraries": {"L1": {}}, "drives": {"D1": {}}, "robots": 1}
+    layout.write_text(json.dumps({"level": {"0": level}}))
+    homes = tmp / "homes.json"
+    homes.write_text(json.dumps(homes_map))
+    return ["replay", str(trace), str(layout), "--drives", "1", "--homes", str(homes)]
+
+
+def _set(*path: str | int) -> Callable[[Any], None]:
+    def setting(document: Any) -> None:
+        for key in path[:-1]:
+            document = document[key]
+        document[path[-1]] = BIG
+
+    return setting
+
+
+def _unknown_key(document: Any) -> None:
+    document[BIG] = 1
+
+
+SPEC = INSTANCES / "spec-example.json"
+
+BIG_CASES: list[tuple[str, Callable[[Path], list[str]], str]] = [
+    ("check", lambda t: ["check", _with(SPEC, _set("requests", 0, "release_s"))(t)],
+     f"requests[0].release_s: expected a number, got {QUOTED}"),
+    ("verify", lambda t: ["verify", _with(SPEC, _set("requests", 0, "release_s"))(t),
+                          str(INSTANCES / "spec-example.optimum.json")],
+     f"requests[0].release_s: expected a number, got {QUOTED}"),
+    ("simulate",
+     lambda t: ["simulate", _with(Path(AMPEX), _set("platform", "tape_capacity_mb"))(t)],
+     f"platform.tape_capacity_mb: expected a number, got {QUOTED}"),
+    ("plan", lambda t: ["plan", _with(Path(LOAD), _set("mount_s"))(t)],
+     f"mount_s: expected a number, got {QUOTED}"),
+    ("order", lambda t: ["order", _with(Path(RECALL), _set("files", 0, "block"))(t)],
+     f"files[0].block: must be an integer, got {QUOTED}"),
+    ("replay --homes", partial(_homes, {"CB1": BIG}), f"CB1: expected an integer, got {QUOTED}"),
+    ("a 50 MB unknown key", lambda t: ["check", _with(SPEC, _unknown_key)(t)],
+     f"unknown key {QUOTED}"),
+    ("a 50 MB unknown key of a scenario",
+     lambda t: ["check", _with(Path(AMPEX), lambda d: _unknown_key(d["workload"]))(t)],
+     f"workload.{QUOTED}: unknown key (known: data_ratio, "),
+    # No message quotes the cartridge id: the last defence cuts the line in the middle.
+    ("a 50 MB cartridge id in --homes", partial(_homes, {BIG: 1}),
+     "xxxx: level 1 is not in the layout (levels 0-0)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("build", "problem"), [c[1:] for c in BIG_CASES], ids=[c[0] for c in BIG_CASES]
+)
+def test_a_value_of_50_mb_is_quoted_in_a_short_line(tmp_path, build, problem):
+    args = build(tmp_path)
+    ended = bounded(args, cwd=tmp_path)
+    ended.assert_refused()
+    assert ended.stdout == ""
+    line = ended.lines()[0]
+    assert len(line) <= MAX_LINE
+    assert line.startswith(str(tmp_path)) and problem in line, line
+
+
+def test_check_prints_a_50_mb_name_back_in_a_few_dozen_characters(tmp_path):
+    instance = _with(SPEC, _set("name"))(tmp_path)
+    ended = bounded(["check", instance], cwd=tmp_path)
+    assert (ended.code, ended.stderr) == (0, ""), ended.stderr[-500:]
+    assert ended.stdout.startswith("ok: instance 'xxxxxxxxxx")
+    assert "(52,428,800 characters): 1 libraries (1 arms), 2 drives" in ended.stdout
+    assert len(ended.stdout) < 400

@@ -71,11 +71,15 @@ def instance_summary(instance: Instance) -> dict[str, object]:
     }
 
 
+NAME_SHOWN = 80
+"""The most characters of a file's name (its ``name`` key) that ``check`` prints back."""
+
+
 def describe(instance: Instance) -> str:
     """One line saying what an instance holds (``check`` and ``generate`` print it)."""
     n = instance_summary(instance)
     return (
-        f"instance {n['name']!r}: {n['libraries']} libraries ({n['arms']} arms), "
+        f"instance {shown(n['name'], NAME_SHOWN)}: {n['libraries']} libraries ({n['arms']} arms), "
         f"{n['drives']} drives, {n['tapes']} tapes "
         f"({n['initial']} mounted at time 0), {n['requests']} requests "
         f"({n['gangs']} gangs, widest {n['widest']}), objective {n['objective']}"

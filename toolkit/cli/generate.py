@@ -8,6 +8,7 @@ import click
 
 from toolkit.cli.common import NumberType, RateType, SpanType, describe, fail, reports_bad_input
 from toolkit.cli.out_options import file_out_option
+from toolkit.errors import shown
 from toolkit.generators import (
     TECHNOLOGIES,
     WEIGHT_RULES,
@@ -228,7 +229,7 @@ def _classes(text: str) -> tuple[list[float], list[int], list[float]]:
         parts = item.split(":")
         if len(parts) not in (2, 3):
             raise click.BadParameter(
-                f"{item!r} is not SIZE_GB:WIDTH[:SHARE]", param_hint="--classes"
+                f"{shown(item)} is not SIZE_GB:WIDTH[:SHARE]", param_hint="--classes"
             )
         try:
             sizes.append(float(parts[0]))
@@ -236,7 +237,7 @@ def _classes(text: str) -> tuple[list[float], list[int], list[float]]:
             shares.append(float(parts[2]) if len(parts) == 3 else 1.0)
         except ValueError:
             raise click.BadParameter(
-                f"{item!r} is not SIZE_GB:WIDTH[:SHARE]", param_hint="--classes"
+                f"{shown(item)} is not SIZE_GB:WIDTH[:SHARE]", param_hint="--classes"
             ) from None
     return sizes, widths, shares
 
