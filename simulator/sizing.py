@@ -476,7 +476,7 @@ class LoadClassEntry:
 class LoadDocument:
     """A load file as written."""
 
-    format: str = check(Rule(("{v} == {f}", "expected {f!r}, got {v!r}"), f=FORMAT), default=FORMAT)
+    format: str = check(Rule(("{v} == {f}", "expected {f!r}, got {v!r}"), f=FORMAT))
     name: str = check(text, default="load")
     description: str = check(text, default="")
     sources: tuple[str, ...] = ()

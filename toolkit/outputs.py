@@ -15,8 +15,9 @@ Files
     that is replaced keeps its permission bits, as with ``>`` and ``cp``
     (its owner, ACLs and hard links are not carried over: it is a new file).
     A file that the user may not write (``chmod a-w``) is refused, as ``>``
-    refuses it. Missing parent directories are created, and removed again
-    when the write fails.
+    refuses it, and so is one that no one may write, to the superuser too
+    (whom the system would let replace it). Missing parent directories are
+    created, and removed again when the write fails.
 
 Refusals
     A directory, a character or block device (``/dev/null`` included), a
@@ -122,6 +123,13 @@ def _check_room(target: str, directory: Path, option: str | None) -> None:
         raise _refusal(target, f"cannot write in {directory}: permission denied", option)
 
 
+def _writable(real: Path, status: os.stat_result) -> bool:
+    """Whether the user may write the file: its access, and a write bit for someone, so that a
+    file made read-only (``chmod a-w``) is kept even from the superuser, whom ``access``
+    lets write anything."""
+    return os.access(real, os.W_OK) and bool(status.st_mode & 0o222)
+
+
 def _checked_file(target: str, option: str | None) -> Path:
     """The real path a file target writes to; refuses what a file must not replace."""
     if target.endswith(os.sep):
@@ -131,7 +139,7 @@ def _checked_file(target: str, option: str | None) -> Path:
     if status is not None:
         if not stat.S_ISREG(status.st_mode):
             raise _refusal(target, _is(target, status.st_mode), option)
-        if not os.access(real, os.W_OK):
+        if not _writable(real, status):
             raise _refusal(target, "cannot write: permission denied", option)
     _check_room(target, real.parent, option)
     return real

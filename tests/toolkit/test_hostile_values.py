@@ -232,3 +232,57 @@ def test_check_prints_a_50_mb_name_back_in_a_few_dozen_characters(tmp_path):
     assert ended.stdout.startswith("ok: instance 'xxxxxxxxxx")
     assert "(52,428,800 characters): 1 libraries (1 arms), 2 drives" in ended.stdout
     assert len(ended.stdout) < 400
+
+
+# --- Group 8: papercuts of the command line -----------------------------------------------
+
+
+def test_a_load_file_without_format_is_refused_like_every_other_file(tmp_path):
+    document = json.loads(Path(LOAD).read_text())
+    del document["format"]
+    path = tmp_path / "load.json"
+    path.write_text(json.dumps(document))
+    assert refused("plan", str(path)) == f"{path}: format: missing key"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["plot", "gantt", str(SPEC), str(INSTANCES / "spec-example.optimum.json")],
+        ["solve", str(SPEC)],
+        ["generate", "random", "--seed", "1"],
+    ],
+    ids=["plot gantt", "solve", "generate"],
+)
+def test_a_read_only_output_file_is_refused_and_kept(tmp_path, command):
+    out = tmp_path / "out.png"
+    out.write_text("kept")
+    out.chmod(0o444)
+    assert refused(*command, "--out", str(out)) == f"--out: {out}: cannot write: permission denied"
+    assert out.read_text() == "kept"
+
+
+def test_an_empty_solver_list_is_refused_not_taken_for_the_defaults(tmp_path):
+    window = str(INSTANCES / "scenarios" / "ampex-window.json")
+    line = "--solvers: names no solver (give one or more, separated by commas)"
+    out = tmp_path / "out"
+    args = [window, "--window", "6", "--out", str(out)]
+    assert refused("experiment", "online-vs-offline", *args, "--solvers", "") == line
+    assert refused("experiment", "online-vs-offline", *args, "--solvers", " , ") == line
+    assert refused("compare", str(SPEC), "--solvers", "") == line
+    assert not out.exists()
+
+
+def test_an_unknown_experiment_lists_every_experiment():
+    line = refused("experiment", "bw-fig99", "--out", "x")
+    listed = line.removeprefix("unknown experiment 'bw-fig99'; known: ").split(", ")
+    assert listed == [
+        *(f"bw-fig{n}" for n in (5, 6, 7, 8, 9, 10, 11)),
+        *(f"gol-fig{n}" for n in (8, 10, 12, 14)),
+        *("online-vs-offline", "bnl-coverage", "ecmwf-defer-dismount", "cnaf-bulk-recall"),
+        "durability",
+    ]
+    # Each name listed runs: the routed ones are commands of their own.
+    for name in listed:
+        code, stdout, _ = run("experiment", name, "--help")
+        assert code == 0 and stdout.startswith("Usage: "), name

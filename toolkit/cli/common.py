@@ -141,12 +141,15 @@ NO_PREFETCH_HELP = (
 
 
 def checked_solvers(text: str, option: str = "--solvers") -> list[str]:
-    """The comma-separated solver names of ``option``, each checked; exits 2 naming the bad ones."""
+    """The comma-separated solver names of ``option``, each checked; exits 2 naming the bad ones,
+    or when it names none (``--solvers ''``)."""
     from solvers.plugins import find_solver
 
     names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        fail([f"{option}: names no solver (give one or more, separated by commas)"])
     problems = []
-    for name in names or ["(none)"]:
+    for name in names:
         try:
             find_solver(name)
         except LoadError as exc:

@@ -68,11 +68,12 @@ def all_studies() -> dict[str, Study]:
     return {**STUDIES, **GOLUBCHIK_STUDIES}
 
 
-def _family(name: str, known: Sequence[str]) -> list[str]:
-    """The experiments of ``name``'s family (``bw-``, ``gol-``), or all when none matches."""
-    prefix = name.partition("-")[0] + "-"
-    family = [k for k in known if k.startswith(prefix)]
-    return family or list(known)
+def experiment_names(ctx: click.Context) -> list[str]:
+    """Every experiment's name: the swept ones (:func:`all_studies`), then those that are
+    commands of their own (routed by ``tapesched``'s group, such as ``online-vs-offline``)."""
+    routes = getattr(ctx.find_root().command, "routes", {})
+    routed = [first for command, first in routes if command == ctx.info_name]
+    return [*all_studies(), *routed]
 
 
 def _listing() -> None:
@@ -276,7 +277,7 @@ def experiment(
     studies = all_studies()
     study = studies.get(name)
     if study is None:
-        fail([unknown_message("experiment", name, _family(name, list(studies)))])
+        fail([unknown_message("experiment", name, experiment_names(click.get_current_context()))])
     if scheduler is not None:
         check_scenario_scheduler(scheduler)
     running = scheduler or study.scheduler
