@@ -46,6 +46,13 @@ Directories
     is replaced); a regular file, a device, a FIFO, a socket or a link to
     any of these, or a dangling link, is refused.
 
+Kept directories
+    A directory that files are kept in from run to run (``experiment``'s
+    cache of replications, :func:`kept_directory`) is an existing directory
+    the user may write in, or one that can be made; a regular file, a device
+    (``/dev/null``), a FIFO, a socket, a link to any of these or a dangling
+    link is refused before any work starts.
+
 Temporary files and directories are removed on any exception,
 ``KeyboardInterrupt`` and ``SystemExit`` included. Targets are checked when
 the output is named (:func:`file_output`, :func:`directory_output`, before
@@ -418,6 +425,28 @@ def _move_into_place(staging: Path, real: Path) -> None:
             os.rename(aside, real)
             raise
         shutil.rmtree(aside, ignore_errors=True)
+
+
+def kept_directory(target: str, option: str | None = None) -> Path:
+    """Check a directory files are kept in from run to run (a cache): the path to keep them in.
+
+    Raises
+    ------
+    InputError
+        One problem, when ``target`` is not a directory the user may write
+        in, nor one that can be made there.
+    """
+    real = Path(os.path.realpath(target))
+    status = _stat(target, real, option)
+    if status is None:
+        if os.path.islink(target):
+            raise _refusal(target, f"is a dangling symbolic link (to {real})", option)
+        _check_room(target, real.parent, option)
+    elif not stat.S_ISDIR(status.st_mode):
+        raise _refusal(target, _is(target, status.st_mode), option)
+    elif not os.access(real, os.W_OK | os.X_OK):
+        raise _refusal(target, "cannot write in it: permission denied", option)
+    return real
 
 
 def directory_output(

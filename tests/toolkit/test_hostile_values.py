@@ -11,17 +11,25 @@ value of 50 MB, a cache entry linked to ``/dev/zero``) run in a capped child
 from __future__ import annotations
 
 import json
+import math
+import os
+import shutil
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import click
 import pytest
+from attrs import evolve
 
+from simulator import studies
+from simulator.sweep import entry_digest
 from tests.conftest import INSTANCES
 from tests.hostile import bounded
 from tests.simulator.test_cli_simulate import run
+from tests.simulator.test_sweep import TINY
 from toolkit.cli import main
 from toolkit.cli.common import NumberType, SpanType
 from toolkit.errors import MAX_LINE
@@ -286,3 +294,215 @@ def test_an_unknown_experiment_lists_every_experiment():
     for name in listed:
         code, stdout, _ = run("experiment", name, "--help")
         assert code == 0 and stdout.startswith("Usage: "), name
+
+
+# --- Group 5: the replication cache, read as any input -------------------------------------
+
+ONE = evolve(
+    TINY,
+    name="one",
+    x_values=(60.0,),
+    quick_x_values=(60.0,),
+    series=("vertical",),
+    quick_duration_s=2 * 3600.0,
+)
+"""An experiment of one point, two replications of a moment each."""
+
+SITE = """from simulator import studies
+from tests.toolkit.test_hostile_values import ONE
+
+studies.STUDIES["one"] = ONE
+"""
+"""A ``sitecustomize`` registering :data:`ONE` in a child (:func:`tests.hostile.bounded`)."""
+
+
+@pytest.fixture
+def one(monkeypatch, tmp_path):
+    """The command line of :data:`ONE` writing ``tmp_path/one``, registered in this process and
+    in children started with ``env=one.env``."""
+    monkeypatch.setitem(studies.STUDIES, "one", ONE)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SITE)
+    args = ["experiment", "one", "--scenario", AMPEX, "--quick", "--workers", "1",
+            "--max-replications", "2", "--out", str(tmp_path / "one")]  # fmt: skip
+    return SimpleNamespace(args=args, env={"PYTHONPATH": str(site)}, out=tmp_path / "one")
+
+
+def _entries(cache: Path) -> list[Path]:
+    return sorted(cache.glob("*.json"))
+
+
+def _first_run(one: SimpleNamespace) -> tuple[str, list[Path]]:
+    """Run :data:`ONE` once: its results.csv and its cache entries."""
+    code, stdout, err = run(*one.args)
+    assert (code, err) == (0, ""), err
+    assert "2 replications run, 0 from the cache" in stdout
+    return (one.out / "results.csv").read_text(), _entries(Path(f"{one.out}.cache"))
+
+
+def _edit(
+    change: Callable[[dict[str, Any]], None], *, seal: bool = False
+) -> Callable[[Path], None]:
+    """A corruption of an entry: ``change`` applied to its document (its digest recomputed
+    with ``seal``, as one who knows the format would)."""
+
+    def corrupt(entry: Path) -> None:
+        document = json.loads(entry.read_text())
+        change(document)
+        if seal:
+            document["digest"] = entry_digest(document["key"], document["summary"])
+        entry.write_text(json.dumps(document))
+
+    return corrupt
+
+
+def _bare(document: dict[str, Any]) -> None:
+    """The entry as it was written before entries had a format: the summary alone."""
+    summary = document.pop("summary")
+    document.clear()
+    document.update(summary)
+
+
+def _summary(**values: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda document: document["summary"].update(values)
+
+
+def _replace(text: str) -> Callable[[Path], None]:
+    return lambda entry: entry.write_text(text)
+
+
+def _link(target: str) -> Callable[[Path], None]:
+    def corrupt(entry: Path) -> None:
+        entry.unlink()
+        entry.symlink_to(target)
+
+    return corrupt
+
+
+def _link_to_a_copy(entry: Path) -> None:
+    copy = entry.with_suffix(".copy")
+    entry.rename(copy)
+    entry.symlink_to(copy)
+
+
+def _fifo(entry: Path) -> None:
+    entry.unlink()
+    os.mkfifo(entry)
+
+
+def _other_key(entry: Path) -> None:
+    others = [e for e in _entries(entry.parent) if e != entry]
+    shutil.copyfile(others[0], entry)
+
+
+BAD_ENTRIES: list[tuple[str, Callable[[Path], None], str]] = [
+    ("a string for a count", _edit(_summary(arrived="12"), seal=True),
+     "summary.arrived: expected an integer, got '12'"),
+    ("a string for a measure", _edit(_summary(makespan_s="long"), seal=True),
+     "summary.makespan_s: expected a number, got 'long'"),
+    ("NaN for a mean", _edit(_summary(mean_response_s=math.nan), seal=True),
+     "summary.mean_response_s: expected a number, got nan"),
+    ("infinity for a share", _edit(_summary(drive_busy_share_over_horizon=math.inf), seal=True),
+     "summary.drive_busy_share_over_horizon: expected a finite number, got inf"),
+    ("a list for the summary", _edit(lambda d: d.update(summary=[1, 2])),
+     "summary: expected an object, got [1, 2]"),
+    ("saturated: true, edited", _edit(_summary(saturated=True)),
+     "digest: does not match the key and summary (changed since kept)"),
+    ("saturated: true, resealed", _edit(_summary(saturated=True), seal=True),
+     "summary.saturated: true with a backlog of "),
+    ("a response of a saturated run", _edit(_summary(measured=0), seal=True),
+     "summary.mean_weighted_response_s_per_gb: given for a run with 0 measured, saturated false"),
+    ("the counts not adding up", _edit(_summary(completed=10**6), seal=True),
+     "summary.arrived: "),
+    ("another seed", _edit(_summary(seed=7), seal=True),
+     "summary.seed: 7 is not the replication's seed "),
+    ("another replication's entry", _other_key, "key: expected '"),
+    ("a missing key", _edit(lambda d: d["summary"].pop("mounts"), seal=True),
+     "summary.mounts: missing key"),
+    ("the old format, a bare summary", _edit(_bare),
+     "digest: missing key"),
+    ("truncated JSON", _replace('{"format": "tapesched.replication/1", "key'), "not JSON: "),
+    ("not UTF-8", lambda entry: entry.write_bytes(b"\xff\xfe{}"),
+     "not JSON: 'utf-8' codec can't decode byte 0xff in position 0"),
+    ("an entry of 100 KB", _replace(" " * 100_000),
+     "100,000 bytes, more than the 65,536 bytes of an entry"),
+    ("a link to /dev/zero", _link("/dev/zero"), "not a regular file"),
+    ("a link to a good entry", _link_to_a_copy, "not a regular file"),
+    ("a FIFO", _fifo, "not a regular file"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("corrupt", "problem"), [c[1:] for c in BAD_ENTRIES], ids=[c[0] for c in BAD_ENTRIES]
+)
+def test_a_bad_cache_entry_is_recomputed_with_a_one_line_warning(one, corrupt, problem):
+    results, entries = _first_run(one)
+    bad = entries[0]
+    corrupt(bad)
+    code, stdout, err = run(*one.args)
+    assert code == 0, err
+    assert err.splitlines() == [err.rstrip("\n")], err
+    assert err.startswith(f"warning: {bad}: {problem}"), err
+    assert err.rstrip().endswith("; the replication is run again"), err
+    assert "1 replications run, 1 from the cache" in stdout
+    assert (one.out / "results.csv").read_text() == results
+    # The entry was replaced by a good one: the next run takes both from the cache.
+    assert bad.is_file() and not bad.is_symlink()
+    code, stdout, err = run(*one.args)
+    assert (code, err) == (0, "") and "0 replications run, 2 from the cache" in stdout
+
+
+def test_a_cache_entry_linked_to_dev_zero_is_not_read_in_a_bounded_child(one):
+    results, entries = _first_run(one)
+    entries[0].unlink()
+    entries[0].symlink_to("/dev/zero")
+    ended = bounded(one.args, env=one.env, deadline_s=60)
+    assert ended.code == 0 and not ended.killed_at_deadline, ended.stderr[-2000:]
+    assert ended.peak_rss_mb < 1024
+    assert ended.lines() == [
+        f"warning: {entries[0]}: not a regular file (a link, a directory or a device); "
+        "the replication is run again"
+    ]
+    assert "1 replications run, 1 from the cache" in ended.stdout
+    assert (one.out / "results.csv").read_text() == results
+
+
+def _regular_file(tmp: Path) -> str:
+    path = tmp / "file"
+    path.write_text("a file")
+    return str(path)
+
+
+def _dangling(tmp: Path) -> str:
+    path = tmp / "dangling"
+    path.symlink_to(tmp / "nowhere")
+    return str(path)
+
+
+def _file_beside_out(tmp: Path) -> list[str]:
+    """No option: a file where the cache beside ``--out`` goes."""
+    (tmp / "one.cache").write_text("a file")
+    return []
+
+
+BAD_CACHES: list[tuple[str, Callable[[Path], list[str]], str]] = [
+    ("--cache /dev/null", lambda t: ["--cache", "/dev/null"],
+     "--cache: /dev/null: is a character device"),
+    ("--cache a file", lambda t: ["--cache", _regular_file(t)],
+     "--cache: {tmp}/file: is a regular file"),
+    ("--cache below a file", lambda t: ["--cache", f"{_regular_file(t)}/cache"],
+     "--cache: {tmp}/file/cache: Not a directory"),
+    ("--cache a dangling link", lambda t: ["--cache", _dangling(t)],
+     "--cache: {tmp}/dangling: is a dangling symbolic link (to {tmp}/nowhere)"),
+    ("DIR.cache a file", _file_beside_out,
+     "{tmp}/one.cache: is a regular file (the cache of --out; give another with --cache)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("options", "line"), [c[1:] for c in BAD_CACHES], ids=[c[0] for c in BAD_CACHES]
+)
+def test_a_cache_that_cannot_be_one_is_refused_before_any_work(one, tmp_path, options, line):
+    assert refused(*one.args, *options(tmp_path)) == line.format(tmp=tmp_path)
+    assert not one.out.exists()

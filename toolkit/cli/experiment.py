@@ -34,12 +34,13 @@ from toolkit.cli.common import (
     reports_bad_input,
 )
 from toolkit.cli.out_options import dir_out_option
-from toolkit.outputs import DirectoryOutput
+from toolkit.errors import InputError
+from toolkit.outputs import DirectoryOutput, kept_directory
 from toolkit.units import MAX_REPLICATIONS
 
 if TYPE_CHECKING:
     from simulator.studies import Study
-    from simulator.sweep import Point, PointResult
+    from simulator.sweep import Cache, Point, PointResult
     from solvers.plugins import SchedulerSpec
 
 OUT_FILES = ("results.csv", "summary.json", "figure.png")
@@ -222,7 +223,7 @@ def _print_table(study: Study, results: Sequence[PointResult]) -> None:
 @click.option(
     "--cache",
     "cache_dir",
-    type=click.Path(file_okay=False),
+    type=click.Path(),
     default=None,
     help="Where replications are kept for a rerun to resume from (default: DIR.cache).",
 )
@@ -288,6 +289,7 @@ def experiment(
         fail(["--out: required, and missing"])
     if dask_address is not None and workers is not None:
         fail(["--workers: not with --dask (the cluster's workers run the points)"])
+    cache = _cache(cache_dir, out)
     given = scenario_file or str(study.scenario_file)
     scenario = load_scenario(given)
     if study.axis.setting == "min_lb_interval_s" and min_lb_interval is not None:
@@ -311,7 +313,21 @@ def experiment(
     if problems:
         fail([f"{given}: {p} (in {name})" for p in sorted(problems)])
     _run(study, swept, out, quick, workers, dask_address, seed, precision, max_replications,
-         cache_dir, given, running)  # fmt: skip
+         cache, given, running)  # fmt: skip
+
+
+def _cache(cache_dir: str | None, out: DirectoryOutput) -> Cache:
+    """The cache of replications: ``--cache``, else ``DIR.cache`` beside ``--out``, checked
+    before any work (:func:`toolkit.outputs.kept_directory`); its warnings go to stderr."""
+    from simulator.sweep import Cache
+
+    directory = cache_dir or str(Path(out.given).with_name(Path(out.given).name + ".cache"))
+    try:
+        kept_directory(directory, "--cache" if cache_dir is not None else None)
+    except InputError as exc:
+        hint = "" if cache_dir is not None else " (the cache of --out; give another with --cache)"
+        fail([line + hint for line in exc.lines()])
+    return Cache(directory, warn=lambda line: click.echo(line, err=True))
 
 
 def _run(
@@ -324,20 +340,19 @@ def _run(
     seed: int,
     share: float,
     max_replications: int | None,
-    cache_dir: str | None,
+    cache: Cache,
     scenario_file: str,
     scheduler: SchedulerSpec,
 ) -> None:
     """Sweep the points, print the table, write the directory."""
     from simulator.study_report import draw_figure, results_csv, summary_document
-    from simulator.sweep import Cache, ClusterUnreachable, Precision, executor, run_sweep
+    from simulator.sweep import ClusterUnreachable, Precision, executor, run_sweep
     from toolkit.io import dumps, write_atomic
 
     cap = max_replications or (QUICK_MAX_REPLICATIONS if quick else FULL_MAX_REPLICATIONS)
     precision = Precision(
         share=share, min_replications=min(2, cap), max_replications=cap, metric=study.metrics[0]
     )
-    cache = Cache(cache_dir or Path(out.given).with_name(Path(out.given).name + ".cache"))
     count = workers or _local_workers()
     where = f"the Dask cluster at {dask_address}" if dask_address else f"{count} worker(s)"
     click.echo(f"{study.name}: {len(swept)} points on {where}; cache {cache.directory}")
