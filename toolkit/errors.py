@@ -24,7 +24,7 @@ def shown(value: Any, most: int = MOST_SHOWN) -> str:
     """``value`` as a message quotes it: its ``repr``, or about ``most`` characters of it.
 
     A longer string keeps its start and end around ``...`` and gives its
-    length (``'xxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxx' (52,428,800 characters)``); a
+    length (``'xxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxx' (52,428,800 characters)``); a
     longer list or object shows its first items and is cut at the end. The
     value is never written out whole, so a file holding megabytes where a
     number belongs gives a message of one short line, at the cost of the

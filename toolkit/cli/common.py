@@ -72,7 +72,8 @@ def instance_summary(instance: Instance) -> dict[str, object]:
 
 
 NAME_SHOWN = 80
-"""The most characters of a file's name (its ``name`` key) that ``check`` prints back."""
+"""The most characters of a file's name (its ``name`` key) that :func:`describe` and
+``check`` print back (:func:`~toolkit.errors.shown`)."""
 
 
 def describe(instance: Instance) -> str:
