@@ -298,20 +298,24 @@ def test_an_unknown_experiment_lists_every_experiment():
 
 # --- Group 5: the replication cache, read as any input -------------------------------------
 
-ONE = evolve(
-    TINY,
-    name="one",
-    x_values=(60.0,),
-    quick_x_values=(60.0,),
-    series=("vertical",),
-    quick_duration_s=2 * 3600.0,
-)
+ONE_CHANGES: dict[str, Any] = {
+    "name": "one",
+    "x_values": (60.0,),
+    "quick_x_values": (60.0,),
+    "series": ("vertical",),
+    "quick_duration_s": 2 * 3600.0,
+}
+"""The tiny sweep of :mod:`tests.simulator.test_sweep` cut to one point."""
+
+ONE = evolve(TINY, **ONE_CHANGES)
 """An experiment of one point, two replications of a moment each."""
 
-SITE = """from simulator import studies
-from tests.toolkit.test_hostile_values import ONE
+SITE = f"""from attrs import evolve
 
-studies.STUDIES["one"] = ONE
+from simulator import studies
+from tests.simulator.test_sweep import TINY
+
+studies.STUDIES["one"] = evolve(TINY, **{ONE_CHANGES!r})
 """
 """A ``sitecustomize`` registering :data:`ONE` in a child (:func:`tests.hostile.bounded`)."""
 
