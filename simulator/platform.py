@@ -68,6 +68,7 @@ from simulator.library_complex import LibraryComplex
 from simulator.resource import Resource
 from simulator.technology import DriveModel, Duration
 from solvers.online.state import DispatchState
+from toolkit.errors import shown
 from toolkit.metrics import share
 
 
@@ -100,7 +101,7 @@ class LibrarySpec:
 
     def __attrs_post_init__(self) -> None:
         if self.arms < 1:
-            raise ValueError(f"library {self.id!r}: arms must be >= 1, got {self.arms!r}")
+            raise ValueError(f"library {shown(self.id)}: arms must be >= 1, got {shown(self.arms)}")
 
 
 @frozen
@@ -185,13 +186,13 @@ class PlatformSpec:
             raise ValueError("drives must be at least one, with distinct ids")
         for d in self.drives:
             if d.library not in libraries:
-                raise ValueError(f"drive {d.id!r}: unknown library {d.library!r}")
+                raise ValueError(f"drive {shown(d.id)}: unknown library {shown(d.library)}")
             if d.mover is not None and d.mover not in movers:
-                raise ValueError(f"drive {d.id!r}: unknown mover {d.mover!r}")
+                raise ValueError(f"drive {shown(d.id)}: unknown mover {shown(d.mover)}")
             if (d.mover is None) != (not self.movers):
                 raise ValueError(f"drive {d.id!r}: every drive has a mover, or none does")
         if self.dismount not in ("on-demand", "at-once"):
-            raise ValueError(f"dismount is on-demand or at-once, got {self.dismount!r}")
+            raise ValueError(f"dismount is on-demand or at-once, got {shown(self.dismount)}")
         if not self.tape_capacity_mb > 0:
             raise ValueError("tape_capacity_mb must be > 0")
 

@@ -77,18 +77,19 @@ from simulator.workload import Workload
 from solvers.online.mount_policy import parse_mount_policy, with_mount_policy
 from solvers.online.protocol import Scheduler
 from solvers.plugins import SchedulerSpec, resolve_scheduler
+from toolkit.errors import shown
 from toolkit.metrics import share
 from toolkit.technology import LIBRARIES, required
 
 
 def _time(_: object, attribute: Any, value: float) -> None:
     if not 0 <= value < math.inf:
-        raise ValueError(f"{attribute.name} must be finite and >= 0, got {value!r}")
+        raise ValueError(f"{attribute.name} must be finite and >= 0, got {shown(value)}")
 
 
 def _positive_int(_: object, attribute: Any, value: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{attribute.name} must be an integer >= 1, got {value!r}")
+        raise ValueError(f"{attribute.name} must be an integer >= 1, got {shown(value)}")
 
 
 _SL8500 = LIBRARIES["SL8500"]
@@ -606,13 +607,15 @@ def replay(
         homes = home_levels(names, layout, seed)
     missing = sorted(names - homes.keys())
     if missing:
-        raise ValueError(f"{len(missing)} cartridges have no home level, e.g. {missing[0]!r}")
+        raise ValueError(f"{len(missing)} cartridges have no home level, e.g. {shown(missing[0])}")
     slots = {lv.id: lv.slots for lv in layout.levels}
     placed = {name: homes[name] for name in sorted(homes)}
     counts: dict[int, int] = {}
     for name, level in placed.items():
         if level not in slots:
-            raise ValueError(f"cartridge {name!r}: home level {level!r} is not in the layout")
+            raise ValueError(
+                f"cartridge {shown(name)}: home level {shown(level)} is not in the layout"
+            )
         counts[level] = counts.get(level, 0) + 1
     for level, count in sorted(counts.items()):
         if count > slots[level]:

@@ -183,7 +183,7 @@ from simulator.workload import (
 )
 from solvers.online.mount_policy import MountPolicyError, parse_mount_policy
 from solvers.plugins import SchedulerSpec, SchedulerSpecError, resolve_scheduler
-from toolkit.errors import InputError, Problem, ValueProblems
+from toolkit.errors import InputError, Problem, ValueProblems, shown
 from toolkit.fields import (
     Rule,
     as_float,
@@ -285,7 +285,7 @@ class Scenario:
 
 def _known(value: Any, table: Mapping[str, Any], what: str) -> Any:
     if value not in table:
-        raise ValueError(f"unknown {what} {value!r} (known: {', '.join(table)})")
+        raise ValueError(f"unknown {what} {shown(value)} (known: {', '.join(table)})")
     return table[value]
 
 
@@ -304,7 +304,7 @@ def _override(key: str, rule: Rule) -> Callable[[Any], float]:
 def _transfer(value: Any) -> str:
     """How a drive model's transfer time is drawn: ``fixed`` or ``exponential``."""
     if value not in DISTRIBUTIONS:
-        raise ValueError(f"transfer is fixed or exponential, got {value!r}")
+        raise ValueError(f"transfer is fixed or exponential, got {shown(value)}")
     return value  # type: ignore[no-any-return]
 
 
@@ -343,7 +343,7 @@ def _model(value: Any) -> DriveModel:
     for key, raw in value.items():
         try:
             if key != "base" and key not in _MODEL_FIELDS:
-                raise ValueError(f"unknown drive model field {key!r}")
+                raise ValueError(f"unknown drive model field {shown(key)}")
             if key != "base":
                 changes[key] = _MODEL_FIELDS[key](raw)
         except ValueProblems as exc:
@@ -731,7 +731,7 @@ def _platform(p: PlatformSection, problems: list[Problem]) -> PlatformSpec | Non
             break
         library = group.library
         if library not in known:
-            problems.append(Problem(f"{path}.library", f"unknown library {library!r}"))
+            problems.append(Problem(f"{path}.library", f"unknown library {shown(library)}"))
             continue
         first = drives_of.get(library, 0)
         for k in range(group.count):

@@ -61,7 +61,7 @@ from typing import Any
 from attrs import evolve, frozen
 
 from simulator.disk_cache import class_bound_problems
-from toolkit.errors import InputError, Problem, ValueProblems
+from toolkit.errors import InputError, Problem, ValueProblems, shown
 from toolkit.fields import (
     Rule,
     as_float,
@@ -383,7 +383,7 @@ def what_if(
     """
     for name, value in (("bytes", bytes_scale), ("file", file_scale), ("cache", cache_scale)):
         if not (0 < value < math.inf):
-            raise ValueError(f"{name} scale must be > 0, got {value!r}")
+            raise ValueError(f"{name} scale must be > 0, got {shown(value)}")
     classes = []
     for c in load.classes:
         miss = min(1.0, (1.0 - c.hit_rate) * bytes_scale / cache_scale)
@@ -425,7 +425,7 @@ def _drive(value: Any) -> DriveTechnology:
     """A drive of :data:`toolkit.technology.DRIVES`, by name or ``{"base": NAME, ...}``."""
     if type(value) is str:
         if value not in DRIVES:
-            raise ValueError(f"unknown drive {value!r} (known: {', '.join(DRIVES)})")
+            raise ValueError(f"unknown drive {shown(value)} (known: {', '.join(DRIVES)})")
         return DRIVES[value]
     if type(value) is not dict or "base" not in value:
         raise ValueError("a drive is a name of the technology table or an object with a base name")
@@ -476,7 +476,7 @@ class LoadClassEntry:
 class LoadDocument:
     """A load file as written."""
 
-    format: str = check(Rule(("{v} == {f}", "expected {f!r}, got {v!r}"), f=FORMAT), default=FORMAT)
+    format: str = check(Rule(("{v} == {f}", "expected {f!r}, got {v!r}"), f=FORMAT))
     name: str = check(text, default="load")
     description: str = check(text, default="")
     sources: tuple[str, ...] = ()

@@ -41,6 +41,17 @@ Cache
     is done (a callback of its future), and written atomically
     (:func:`toolkit.outputs.write_file`), so that an interrupt leaves none
     half written.
+
+Cache entries
+    An entry (:data:`ENTRY_FORMAT`) holds the key it was computed for, the
+    summary, and a digest of both (:func:`entry_digest`). It is read as any
+    input (:func:`read_entry`, the one reader of entries): a regular file of
+    at most :data:`MAX_ENTRY_BYTES`, checked before a byte is read (a link to
+    ``/dev/zero`` is not followed), JSON of the format, the key asked for, the
+    digest matching, every number finite and of its type, and the summary
+    consistent (its seed the replication's; the counts adding up; saturated
+    only with the backlog that calls it so). An entry that is not is
+    recomputed, with a one-line warning, and replaced.
 """
 
 from __future__ import annotations
@@ -50,19 +61,33 @@ import json
 import math
 import multiprocessing
 import os
+import stat
 import statistics
+import sys
+import typing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+import attrs
 from attrs import evolve, frozen
 
 from simulator.experiment import run_once
-from simulator.results import Estimate, RunSummary, combine, t95
+from simulator.results import (
+    SATURATION_FLOOR,
+    SATURATION_SHARE,
+    Estimate,
+    RunSummary,
+    combine,
+    t95,
+)
 from simulator.scenario import Scenario
+from toolkit.errors import InputError, Problem, shown
+from toolkit.fields import Rule, natural, nonnegative_finite, optional
+from toolkit.io import join_path
 from toolkit.outputs import write_file
 
 PRIMARY_METRIC = "mean_weighted_response_s_per_gb"
@@ -177,26 +202,211 @@ def run_replication(scenario: Scenario, seed: int) -> RunSummary:
     return run_once(scenario, seed, record=False).summary
 
 
-class Cache:
-    """Replication summaries on disk, one JSON file per key (see the module's docstring)."""
+ENTRY_FORMAT = "tapesched.replication/1"
+"""The format of a cache entry: one replication's summary under the key it was computed for."""
 
-    def __init__(self, directory: str | os.PathLike[str]) -> None:
+MAX_ENTRY_BYTES = 65_536
+"""The largest cache entry read (one is about 1.5 KB); a larger one is recomputed unread."""
+
+_ENTRY_KEYS = ("digest", "format", "key", "summary")
+
+_BOOLEAN = Rule(("type({v}) is bool", "expected true or false, got {v!r}"))
+
+_SUMMARY_RULES: dict[str, Rule] = {
+    f.name: {
+        int: natural,
+        float: nonnegative_finite,
+        bool: _BOOLEAN,
+        float | None: optional(nonnegative_finite),
+    }[typing.get_type_hints(RunSummary)[f.name]]
+    for f in attrs.fields(RunSummary)
+}
+"""What each field of a kept summary must be: every count and measure is >= 0 and finite."""
+
+_RESPONSES = ("mean_weighted_response_s_per_gb", "mean_response_s", "mean_stretch")
+"""The summary's means over the measured requests: none when saturated or none measured."""
+
+
+def entry_digest(key: str, summary: dict[str, object]) -> str:
+    """The digest an entry carries: of its key and its summary as written (sorted keys)."""
+    text = f"{ENTRY_FORMAT}\n{key}\n{json.dumps(summary, sort_keys=True)}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _entry_bytes(path: Path) -> bytes:
+    """The bytes of the entry at ``path``, read only when it is a small regular file.
+
+    Raises
+    ------
+    FileNotFoundError
+        When there is no entry.
+    ValueError
+        Saying why the entry is not read (a link, a device, too large, unreadable).
+    """
+    try:
+        status = os.lstat(path)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise ValueError(f"cannot read: {exc.strerror or exc}") from None
+    too_large = f"more than the {MAX_ENTRY_BYTES:,} bytes of an entry"
+    if not stat.S_ISREG(status.st_mode):
+        raise ValueError("not a regular file (a link, a directory or a device)")
+    if status.st_size > MAX_ENTRY_BYTES:
+        raise ValueError(f"{status.st_size:,} bytes, {too_large}")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise ValueError("not a regular file (a link, a directory or a device)")
+            data = handle.read(MAX_ENTRY_BYTES + 1)
+    except OSError as exc:
+        raise ValueError(f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_ENTRY_BYTES:
+        raise ValueError(too_large)
+    return data
+
+
+def _summary_problems(summary: dict[str, typing.Any]) -> list[Problem]:
+    """What is wrong with a kept summary as written: keys, and each value against its rule."""
+    problems = [Problem(f"summary.{k}", "missing key") for k in _SUMMARY_RULES if k not in summary]
+    problems += [
+        Problem(join_path("summary", k), "unknown key") for k in summary if k not in _SUMMARY_RULES
+    ]
+    for name, rule in _SUMMARY_RULES.items():
+        reason = rule(summary[name]) if name in summary else None
+        if reason is not None:
+            problems.append(Problem(f"summary.{name}", reason))
+    return problems
+
+
+def _inconsistencies(summary: RunSummary, seed: int) -> list[Problem]:
+    """How a summary that reads well contradicts itself or the replication it is kept for."""
+    s = summary
+    problems = []
+    if s.seed != seed:
+        problems.append(Problem("summary.seed", f"{s.seed} is not the replication's seed {seed}"))
+    if s.arrived != s.completed + s.failed + s.backlog:
+        problems.append(
+            Problem("summary.arrived", f"{s.arrived} is not completed + failed + backlog")
+        )
+    if s.measured > s.completed:
+        problems.append(Problem("summary.measured", f"{s.measured} is more than completed"))
+    if s.saturated and s.backlog <= max(SATURATION_FLOOR, SATURATION_SHARE * s.arrived):
+        problems.append(
+            Problem("summary.saturated", f"true with a backlog of {s.backlog}, too few for that")
+        )
+    means = s.measured > 0 and not s.saturated
+    run = f"a run with {s.measured} measured, saturated {str(s.saturated).lower()}"
+    for name in _RESPONSES:
+        if (getattr(s, name) is not None) != means:
+            problems.append(
+                Problem(f"summary.{name}", f"{'missing' if means else 'given'} for {run}")
+            )
+    return problems
+
+
+def read_entry(path: str | os.PathLike[str], key: str, seed: int) -> RunSummary:
+    """The summary kept in the cache entry at ``path`` for the replication ``key`` of ``seed``.
+
+    Raises
+    ------
+    FileNotFoundError
+        When there is no entry.
+    InputError
+        Naming the entry and the first of what is wrong with it (see Cache entries in the
+        module's docstring).
+    """
+    source = os.fspath(path)
+
+    def bad(problems: list[Problem]) -> InputError:
+        return InputError(source, problems)
+
+    try:
+        data = _entry_bytes(Path(source))
+    except ValueError as exc:
+        raise bad([Problem("", str(exc))]) from None
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except ValueError as exc:
+        raise bad([Problem("", f"not JSON: {exc}")]) from None
+    if type(document) is not dict:
+        raise bad([Problem("", f"expected an object, got {shown(document)}")])
+    problems = [Problem(k, "missing key") for k in _ENTRY_KEYS if k not in document]
+    problems += [Problem("", f"unknown key {shown(k)}") for k in document if k not in _ENTRY_KEYS]
+    if problems:
+        raise bad(problems)
+    for name, wanted in (("format", ENTRY_FORMAT), ("key", key)):
+        if document[name] != wanted:
+            problems.append(Problem(name, f"expected {wanted!r}, got {shown(document[name])}"))
+    summary = document["summary"]
+    if type(summary) is not dict:
+        problems.append(Problem("summary", f"expected an object, got {shown(summary)}"))
+    else:
+        problems += _summary_problems(summary)
+    if problems:
+        raise bad(problems)
+    if document["digest"] != entry_digest(key, summary):
+        raise bad([Problem("digest", "does not match the key and summary (changed since kept)")])
+    kept = RunSummary(**summary)
+    problems = _inconsistencies(kept, seed)
+    if problems:
+        raise bad(problems)
+    return kept
+
+
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+class Cache:
+    """Replication summaries on disk, one JSON file per key (see the module's docstring).
+
+    ``warn`` is given each one-line warning: an entry that is bad (recomputed) or a
+    summary that cannot be kept (standard error by default).
+    """
+
+    def __init__(
+        self, directory: str | os.PathLike[str], warn: Callable[[str], None] = _to_stderr
+    ) -> None:
         self.directory = Path(directory)
+        self.warn = warn
 
     def _path(self, key: str) -> Path:
         return self.directory / f"{key}.json"
 
-    def get(self, key: str) -> RunSummary | None:
-        """The summary kept under ``key``, or ``None`` (a file that cannot be read is none)."""
+    def get(self, key: str, seed: int) -> RunSummary | None:
+        """The summary kept under ``key`` for the replication of ``seed``, or ``None`` when
+        there is none or it is bad (:func:`read_entry`; a warning then: it is run again)."""
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
-            return RunSummary(**data)
-        except (OSError, ValueError, TypeError):
+            return read_entry(self._path(key), key, seed)
+        except FileNotFoundError:
+            return None
+        except InputError as exc:
+            self.warn(f"warning: {exc.lines()[0]}; the replication is run again")
             return None
 
     def put(self, key: str, summary: RunSummary) -> None:
-        """Keep ``summary`` under ``key``."""
-        write_file(self._path(key), json.dumps(summary.to_dict(), sort_keys=True))
+        """Keep ``summary`` under ``key``, replacing what is there (a symbolic link, a FIFO or
+        a device itself, not what it leads to); a warning when it cannot be kept."""
+        path = self._path(key)
+        data = summary.to_dict()
+        document = {
+            "digest": entry_digest(key, data),
+            "format": ENTRY_FORMAT,
+            "key": key,
+            "summary": data,
+        }
+        try:
+            with suppress(FileNotFoundError):
+                mode = os.lstat(path).st_mode
+                if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                    path.unlink()
+            write_file(path, json.dumps(document, sort_keys=True))
+        except (InputError, OSError) as exc:
+            why = exc.lines()[0] if isinstance(exc, InputError) else f"{path}: {exc}"
+            self.warn(f"warning: {why}; the replication is not kept")
 
 
 def _keep(cache: Cache, key: str, future: Future[RunSummary]) -> None:
@@ -338,7 +548,7 @@ def run_sweep(
                 s = replication_seed(seed, point.x, k)
                 key = replication_key(point.scenario, s, k)
                 seeds[i].append(s)
-                kept = cache.get(key) if cache is not None else None
+                kept = cache.get(key, s) if cache is not None else None
                 if kept is not None:
                     counts["cached"] += 1
                     runs[i].append(kept)

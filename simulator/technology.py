@@ -24,6 +24,7 @@ from typing import Literal
 
 from attrs import frozen
 
+from toolkit.errors import shown
 from toolkit.model import Locate, locate_time_s
 from toolkit.technology import DRIVES, DriveTechnology
 from toolkit.units import MAX_TIME_S
@@ -40,9 +41,9 @@ class Duration:
 
     def __attrs_post_init__(self) -> None:
         if not self.mean_s >= 0:
-            raise ValueError(f"a duration must be >= 0 s, got {self.mean_s!r}")
+            raise ValueError(f"a duration must be >= 0 s, got {shown(self.mean_s)}")
         if self.kind not in DISTRIBUTIONS:
-            raise ValueError(f"a duration is fixed or exponential, got {self.kind!r}")
+            raise ValueError(f"a duration is fixed or exponential, got {shown(self.kind)}")
 
     def draw(self, rng: random.Random) -> float:
         """One duration, from ``rng`` when exponential (no draw when fixed or zero)."""
@@ -72,21 +73,21 @@ class Duration:
             For any other shape.
         """
         if isinstance(value, bool):
-            raise ValueError(f"a duration is a number or {{mean_s, dist}}, got {value!r}")
+            raise ValueError(f"a duration is a number or {{mean_s, dist}}, got {shown(value)}")
         if isinstance(value, int | float):
             return cls(_bounded(value))
         if isinstance(value, Mapping) and set(value) <= {"mean_s", "dist"} and "mean_s" in value:
             mean = value["mean_s"]
             if isinstance(mean, bool) or not isinstance(mean, int | float):
-                raise ValueError(f"mean_s must be a number, got {mean!r}")
+                raise ValueError(f"mean_s must be a number, got {shown(mean)}")
             return cls(_bounded(mean), value.get("dist", "fixed"))
-        raise ValueError(f"a duration is a number or {{mean_s, dist}}, got {value!r}")
+        raise ValueError(f"a duration is a number or {{mean_s, dist}}, got {shown(value)}")
 
 
 def _bounded(seconds: float) -> float:
     """A time read from a file: at most :data:`~toolkit.units.MAX_TIME_S`."""
     if seconds > MAX_TIME_S:
-        raise ValueError(f"a duration must be <= {MAX_TIME_S:g} s, got {seconds!r}")
+        raise ValueError(f"a duration must be <= {MAX_TIME_S:g} s, got {shown(seconds)}")
     return float(seconds)
 
 

@@ -46,7 +46,7 @@ from typing import Annotated, Any
 import orjson
 from attrs import field, frozen
 
-from toolkit.errors import MAX_SHOWN, InputError, Problem, ValueProblems, capped
+from toolkit.errors import MAX_SHOWN, InputError, Problem, ValueProblems, capped, shown
 from toolkit.fields import (
     Rule,
     at_least_one,
@@ -200,14 +200,14 @@ def _timestamp(text: str) -> datetime:
     """A time ``YYYYMMDDTHHMMSS`` of a trace line."""
     stamp = text.strip()
     if not _TIMESTAMP.fullmatch(stamp):
-        raise ValueError(f"expected YYYYMMDDTHHMMSS, got {stamp!r}")
+        raise ValueError(f"expected YYYYMMDDTHHMMSS, got {shown(stamp)}")
     try:
         return datetime(
             int(stamp[:4]), int(stamp[4:6]), int(stamp[6:8]),
             int(stamp[9:11]), int(stamp[11:13]), int(stamp[13:]),
         )  # fmt: skip
     except ValueError:
-        raise ValueError(f"no such date or time: {stamp!r}") from None
+        raise ValueError(f"no such date or time: {shown(stamp)}") from None
 
 
 @checked
@@ -418,7 +418,8 @@ def homes_from_dict(data: Any, layout: LibraryLayout, source: str = "<homes>") -
     for key, level in document.items():
         cartridge = key.replace("/", "")
         if cartridge in keys:
-            problems.append(Problem(key, f"cartridge {cartridge!r} also at {keys[cartridge]!r}"))
+            also = f"cartridge {shown(cartridge)} also at {shown(keys[cartridge])}"
+            problems.append(Problem(key, also))
             continue
         keys[cartridge] = key
         if level not in levels:

@@ -52,6 +52,7 @@ from attrs import evolve, field, frozen
 
 from simulator.archive import Archive, ArchiveParams
 from simulator.files import FileRequest, FileSpec, Scheme
+from toolkit.errors import shown
 from toolkit.units import parse_duration, parse_rate
 
 TABLE_1: Mapping[Scheme, float] = MappingProxyType(
@@ -100,12 +101,12 @@ _MAX_SHARE_ERROR = 1e-9
 
 def _positive_finite(_: object, attribute: Any, value: float) -> None:
     if not 0 < value < math.inf:
-        raise ValueError(f"{attribute.name} must be finite and > 0, got {value!r}")
+        raise ValueError(f"{attribute.name} must be finite and > 0, got {shown(value)}")
 
 
 def _share(_: object, attribute: Any, value: float) -> None:
     if not 0 <= value <= 1:
-        raise ValueError(f"{attribute.name} must be within [0, 1], got {value!r}")
+        raise ValueError(f"{attribute.name} must be within [0, 1], got {shown(value)}")
 
 
 def _scheme_table(
@@ -141,7 +142,7 @@ class RequestClass:
 
     def __attrs_post_init__(self) -> None:
         if isinstance(self.width, bool) or not isinstance(self.width, int) or self.width < 1:
-            raise ValueError(f"width must be an integer >= 1, got {self.width!r}")
+            raise ValueError(f"width must be an integer >= 1, got {shown(self.width)}")
 
     @property
     def scheme(self) -> Scheme:
@@ -253,9 +254,9 @@ class WorkloadParams:
                 f"ec_ratio must be within [1, lowest data ratio {lo!r}], got {self.ec_ratio!r}"
             )
         if isinstance(self.initial_files, bool) or not isinstance(self.initial_files, int):
-            raise ValueError(f"initial_files must be an integer, got {self.initial_files!r}")
+            raise ValueError(f"initial_files must be an integer, got {shown(self.initial_files)}")
         if self.initial_files < 0:
-            raise ValueError(f"initial_files must be >= 0, got {self.initial_files!r}")
+            raise ValueError(f"initial_files must be >= 0, got {shown(self.initial_files)}")
         if self.classes:
             self._check_classes()
         targets_existing = self.read_share > 0 or self.new_file_share < 1
@@ -311,7 +312,7 @@ class WorkloadParams:
         """
         if name not in SIZE_CLASSES_MB:
             known = ", ".join(SIZE_CLASSES_MB)
-            raise ValueError(f"unknown size class {name!r}; known: {known}")
+            raise ValueError(f"unknown size class {shown(name)}; known: {known}")
         lo, hi = SIZE_CLASSES_MB[name]
         return cls(
             rate_per_s=rate_per_s,
@@ -377,7 +378,8 @@ def parse_striping(text: str) -> tuple[int, ...]:
         part = part.strip()
         if not part.isdigit() or int(part) < 1:
             raise ValueError(
-                f"{text!r} is not a striping vector: widths >= 1 joined by commas, such as 1,2,2"
+                f"{shown(text)} is not a striping vector: widths >= 1 joined by commas, "
+                "such as 1,2,2"
             )
         widths.append(int(part))
     return tuple(widths)

@@ -2,7 +2,58 @@
 
 from __future__ import annotations
 
+import reprlib
+from typing import Any
+
 from attrs import frozen
+
+MOST_SHOWN = 40
+"""About the most characters of a bad value a message quotes (:func:`shown`)."""
+
+MAX_LINE = 400
+"""The most characters of one line of a bad-input report (:func:`one_line`): the last
+defence against a message that quotes a value whole."""
+
+_CUT = reprlib.Repr()
+_CUT.maxlevel, _CUT.maxdict, _CUT.maxlist, _CUT.maxtuple = 2, 3, 4, 4
+_CUT.maxset = _CUT.maxfrozenset = _CUT.maxdeque = _CUT.maxarray = 4
+_CUT.maxstring = _CUT.maxlong = _CUT.maxother = MOST_SHOWN
+
+
+def shown(value: Any, most: int = MOST_SHOWN) -> str:
+    """``value`` as a message quotes it: its ``repr``, or about ``most`` characters of it.
+
+    A longer string keeps its start and end around ``...`` and gives its
+    length (``'xxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxx' (52,428,800 characters)``); a
+    longer list or object shows its first items and is cut at the end. The
+    value is never written out whole, so a file holding megabytes where a
+    number belongs gives a message of one short line, at the cost of the
+    few characters kept.
+    """
+    if isinstance(value, str):
+        text = repr(value[: most + 1])
+        if len(text) <= most:
+            return text
+        head = (most - 3) // 2
+        tail = most - 3 - head
+        text = repr(value[:head] + value[len(value) - tail :])
+        return f"{text[:head]}...{text[len(text) - tail :]} ({len(value):,} characters)"
+    text = _CUT.repr(value)
+    return text if len(text) <= most else f"{text[: most - 3]}..."
+
+
+def one_line(text: str, most: int = MAX_LINE) -> str:
+    """``text`` if it has at most ``most`` characters, else cut in the middle to about ``most``.
+
+    The start (the file and the path) and the end (what is wrong) are kept
+    around how long the line was.
+    """
+    if len(text) <= most:
+        return text
+    cut = f"...({len(text):,} characters)..."
+    head = (most - len(cut)) * 2 // 3
+    tail = most - len(cut) - head
+    return f"{text[:head]}{cut}{text[len(text) - tail :]}"
 
 
 @frozen
@@ -37,8 +88,9 @@ class InputError(Exception):
         super().__init__("\n".join(self.lines()))
 
     def lines(self) -> list[str]:
-        """One line per problem, each naming the source, the path and what is wrong."""
-        return [f"{self.source}: {p}" for p in self.problems]
+        """One line per problem, each naming the source, the path and what is wrong, each
+        at most :data:`MAX_LINE` characters."""
+        return [one_line(f"{self.source}: {p}") for p in self.problems]
 
 
 class ValueProblems(ValueError):

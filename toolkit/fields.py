@@ -35,6 +35,7 @@ from typing import Any, dataclass_transform
 import attrs
 from attrs import field, frozen
 
+from toolkit.errors import shown
 from toolkit.units import (
     MAX_COUNT,
     MAX_RATE_MB_S,
@@ -72,16 +73,17 @@ class InvalidFields(ValueError):
         self.errors = errors
 
 
-class _AsWritten:
-    """A value shown in a message as it was written in a text file (``'1e300'``, not ``1e+300``)."""
+class _Shown:
+    """A value as a message quotes it (``{v!r}``): :func:`toolkit.errors.shown`, at most a few
+    dozen characters of it."""
 
-    __slots__ = ("text",)
+    __slots__ = ("value",)
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
     def __repr__(self) -> str:
-        return repr(self.text)
+        return shown(self.value)
 
 
 class Rule:
@@ -125,17 +127,17 @@ class Rule:
 
     def __call__(self, value: Any) -> str | None:
         """What is wrong with ``value``, or ``None``."""
-        return None if self.accepts(value) else self._reason(value, value)
+        return None if self.accepts(value) else self._reason(value, _Shown(value))
 
     def as_written(self, value: Any, text: str) -> str | None:
         """What is wrong with ``value``, read from ``text``, showing ``text`` in the message
         (a CSV cell ``1e300`` as ``'1e300'``, not ``1e+300``)."""
-        return None if self.accepts(value) else self._reason(value, _AsWritten(text))
+        return None if self.accepts(value) else self._reason(value, _Shown(text))
 
-    def _reason(self, value: Any, shown: Any) -> str | None:
+    def _reason(self, value: Any, quoted: _Shown) -> str | None:
         for test, (_, message) in zip(self._tests, self.clauses, strict=True):
             if not test(value):
-                return message.format(v=shown, **self.constants)
+                return message.format(v=quoted, **self.constants)
         return None
 
 
@@ -162,12 +164,6 @@ def require(rule: Rule, value: Any) -> Any:
 def as_float(value: Any) -> Any:
     """An integer as a float, anything else as it is (for the field's rule to judge)."""
     return float(value) if type(value) is int else value
-
-
-def shown(value: Any, most: int = 60) -> str:
-    """``value`` for a message: its ``repr``, cut to ``most`` characters."""
-    text = repr(value)
-    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 # --- the rules ---------------------------------------------------------------------------

@@ -41,8 +41,8 @@ from cattrs.errors import (
 )
 from cattrs.gen import make_dict_structure_fn, override
 
-from toolkit.errors import InputError, Problem, ValueProblems
-from toolkit.fields import InvalidFields, Rule, shown
+from toolkit.errors import MOST_SHOWN, InputError, Problem, ValueProblems, shown
+from toolkit.fields import InvalidFields, Rule
 from toolkit.gc_pause import paused_gc
 from toolkit.instance_checks import check_instance, is_consistent
 from toolkit.model import (
@@ -360,7 +360,7 @@ def _scalar_hook(read: Callable[[Any], Any], detailed: bool) -> Callable[[Any, A
             return read(value)
         except ValueError:
             what = _SCALAR_NAMES.get(type_, type_.__name__)
-            raise ValueError(f"expected {what}, got {value!r}") from None
+            raise ValueError(f"expected {what}, got {shown(value)}") from None
 
     return careful if detailed else fast
 
@@ -467,8 +467,9 @@ _UNSTRUCTURE = cattrs.Converter()
 
 
 def join_path(path: str, key: str) -> str:
-    """The path of ``key`` inside the object at ``path`` (``""`` shown as ``'""'``)."""
-    key = key or '""'
+    """The path of ``key`` inside the object at ``path`` (``""`` shown as ``'""'``, a key longer
+    than a message quotes as :func:`~toolkit.errors.shown` quotes it)."""
+    key = shown(key) if len(key) > MOST_SHOWN else key or '""'
     return f"{path}.{key}" if path else key
 
 
@@ -507,7 +508,7 @@ def _problems_of(exc: BaseException, path: str, keys: KeyStyle) -> list[Problem]
             elif keys.missing_at_key:
                 out.append(Problem(join_path(path, missing), "missing key"))
             else:
-                out.append(Problem(path, f"missing key {missing!r}"))
+                out.append(Problem(path, f"missing key {shown(missing)}"))
         return out
     if isinstance(exc, TypeError | ValueError) and str(exc):
         return [Problem(path, str(exc))]
@@ -519,11 +520,11 @@ def _problems_of(exc: BaseException, path: str, keys: KeyStyle) -> list[Problem]
 def _unknown_keys(exc: ForbiddenExtraKeysError, path: str, keys: KeyStyle) -> list[Problem]:
     unknown = sorted(exc.extra_fields)
     if not keys.unknown_at_key:
-        return [Problem(path, f"unknown key {k!r}") for k in unknown]
+        return [Problem(path, f"unknown key {shown(k)}") for k in unknown]
     if keys.list_known:
         known = ", ".join(sorted(a.name for a in attrs.fields(exc.cl)))
         return [Problem(join_path(path, k), f"unknown key (known: {known})") for k in unknown]
-    return [Problem(join_path(path, k), f"unknown key {k!r}") for k in unknown]
+    return [Problem(join_path(path, k), f"unknown key {shown(k)}") for k in unknown]
 
 
 def _structure(data: Any, cls: type[T], skip: str) -> tuple[T | None, list[Problem]]:

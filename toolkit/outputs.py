@@ -15,8 +15,9 @@ Files
     that is replaced keeps its permission bits, as with ``>`` and ``cp``
     (its owner, ACLs and hard links are not carried over: it is a new file).
     A file that the user may not write (``chmod a-w``) is refused, as ``>``
-    refuses it. Missing parent directories are created, and removed again
-    when the write fails.
+    refuses it, and so is one that no one may write, to the superuser too
+    (whom the system would let replace it). Missing parent directories are
+    created, and removed again when the write fails.
 
 Refusals
     A directory, a character or block device (``/dev/null`` included), a
@@ -44,6 +45,13 @@ Directories
     a directory is followed (the link is kept, the directory it points to
     is replaced); a regular file, a device, a FIFO, a socket or a link to
     any of these, or a dangling link, is refused.
+
+Kept directories
+    A directory that files are kept in from run to run (``experiment``'s
+    cache of replications, :func:`kept_directory`) is an existing directory
+    the user may write in, or one that can be made; a regular file, a device
+    (``/dev/null``), a FIFO, a socket, a link to any of these or a dangling
+    link is refused before any work starts.
 
 Temporary files and directories are removed on any exception,
 ``KeyboardInterrupt`` and ``SystemExit`` included. Targets are checked when
@@ -122,6 +130,13 @@ def _check_room(target: str, directory: Path, option: str | None) -> None:
         raise _refusal(target, f"cannot write in {directory}: permission denied", option)
 
 
+def _writable(real: Path, status: os.stat_result) -> bool:
+    """Whether the user may write the file: its access, and a write bit for someone, so that a
+    file made read-only (``chmod a-w``) is kept even from the superuser, whom ``access``
+    lets write anything."""
+    return os.access(real, os.W_OK) and bool(status.st_mode & 0o222)
+
+
 def _checked_file(target: str, option: str | None) -> Path:
     """The real path a file target writes to; refuses what a file must not replace."""
     if target.endswith(os.sep):
@@ -131,7 +146,7 @@ def _checked_file(target: str, option: str | None) -> Path:
     if status is not None:
         if not stat.S_ISREG(status.st_mode):
             raise _refusal(target, _is(target, status.st_mode), option)
-        if not os.access(real, os.W_OK):
+        if not _writable(real, status):
             raise _refusal(target, "cannot write: permission denied", option)
     _check_room(target, real.parent, option)
     return real
@@ -410,6 +425,28 @@ def _move_into_place(staging: Path, real: Path) -> None:
             os.rename(aside, real)
             raise
         shutil.rmtree(aside, ignore_errors=True)
+
+
+def kept_directory(target: str, option: str | None = None) -> Path:
+    """Check a directory files are kept in from run to run (a cache): the path to keep them in.
+
+    Raises
+    ------
+    InputError
+        One problem, when ``target`` is not a directory the user may write
+        in, nor one that can be made there.
+    """
+    real = Path(os.path.realpath(target))
+    status = _stat(target, real, option)
+    if status is None:
+        if os.path.islink(target):
+            raise _refusal(target, f"is a dangling symbolic link (to {real})", option)
+        _check_room(target, real.parent, option)
+    elif not stat.S_ISDIR(status.st_mode):
+        raise _refusal(target, _is(target, status.st_mode), option)
+    elif not os.access(real, os.W_OK | os.X_OK):
+        raise _refusal(target, "cannot write in it: permission denied", option)
+    return real
 
 
 def directory_output(

@@ -25,7 +25,7 @@ from typing import Any
 
 from attrs import frozen
 
-from toolkit.errors import InputError, Problem, capped
+from toolkit.errors import InputError, Problem, capped, shown
 from toolkit.io import read_json
 from toolkit.tape_geometry import SerpentineTape, TapeFile
 from toolkit.technology import TAPE_FORMATS
@@ -63,7 +63,7 @@ def _int(data: dict[str, Any], key: str, path: str, problems: list[Problem], lea
     if key not in data:
         problems.append(Problem(path, "missing"))
     elif not _is_int(value):
-        problems.append(Problem(path, f"must be an integer, got {value!r}"))
+        problems.append(Problem(path, f"must be an integer, got {shown(value)}"))
     elif value < least:
         problems.append(Problem(path, f"must be >= {least}, got {value}"))
     else:
@@ -76,7 +76,7 @@ def _tape(data: dict[str, Any], problems: list[Problem]) -> SerpentineTape | Non
         name = data["technology"]
         if name not in TAPE_FORMATS:
             known = ", ".join(TAPE_FORMATS)
-            problems.append(Problem("technology", f"unknown {name!r}; one of {known}"))
+            problems.append(Problem("technology", f"unknown {shown(name)}; one of {known}"))
             return None
         for key in CTA_KEYS:
             if key in data:
@@ -91,7 +91,7 @@ def _tape(data: dict[str, Any], problems: list[Problem]) -> SerpentineTape | Non
     if "rate_mb_s" not in data:
         problems.append(Problem("rate_mb_s", "missing (the drive's streaming rate)"))
     elif type(rate) not in (int, float) or not 0 < rate < float("inf"):
-        problems.append(Problem("rate_mb_s", f"must be a positive number, got {rate!r}"))
+        problems.append(Problem("rate_mb_s", f"must be a positive number, got {shown(rate)}"))
     eow: Any = data.get("end_of_wrap_blocks")
     if "end_of_wrap_blocks" not in data:
         problems.append(Problem("end_of_wrap_blocks", "missing"))
@@ -101,7 +101,7 @@ def _tape(data: dict[str, Any], problems: list[Problem]) -> SerpentineTape | Non
         for k, block in enumerate(eow):
             path = f"end_of_wrap_blocks[{k}]"
             if not _is_int(block) or block < 1:
-                problems.append(Problem(path, f"must be a positive integer, got {block!r}"))
+                problems.append(Problem(path, f"must be a positive integer, got {shown(block)}"))
             elif k and _is_int(eow[k - 1]) and block <= eow[k - 1]:
                 problems.append(Problem(path, f"must be above the wrap before ({eow[k - 1]})"))
     if len(problems) > before:
@@ -141,7 +141,7 @@ def _files(
     for k, item in enumerate(files):
         path = f"files[{k}]"
         if type(item) is not dict:
-            problems.append(Problem(path, f"must be an object, got {item!r}"))
+            problems.append(Problem(path, f"must be an object, got {shown(item)}"))
             continue
         for key in sorted(set(item) - {"id", start, "size_bytes"}):
             problems.append(Problem(f"{path}.{key}", f"unknown key (a file has id, {start}, "
@@ -149,9 +149,10 @@ def _files(
         before = len(problems)
         ident = item.get("id")
         if type(ident) is not str or not ident:
-            problems.append(Problem(f"{path}.id", f"must be a non-empty string, got {ident!r}"))
+            wrong = f"must be a non-empty string, got {shown(ident)}"
+            problems.append(Problem(f"{path}.id", wrong))
         elif ident in seen:
-            problems.append(Problem(f"{path}.id", f"{ident!r} given twice"))
+            problems.append(Problem(f"{path}.id", f"{shown(ident)} given twice"))
         seen.add(ident)
         block = _int(item, start, f"{path}.{start}", problems, 0)
         size = _int(item, "size_bytes", f"{path}.size_bytes", problems, 0)

@@ -58,6 +58,8 @@ from typing import Any, TypeVar
 
 from attrs import define, field, frozen
 
+from toolkit.errors import shown
+
 T = TypeVar("T")
 
 
@@ -105,7 +107,7 @@ def unknown_message(
     then ``hint`` as it is (``"; or give module.path:Attr"``).
     """
     listing = ", ".join(repr(n) if quoted else n for n in known) or "none"
-    return f"unknown {kind} {name!r}; known: {listing}{hint}"
+    return f"unknown {kind} {shown(name)}; known: {listing}{hint}"
 
 
 def _split(target: str) -> tuple[str, str]:

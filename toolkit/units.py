@@ -46,6 +46,8 @@ from __future__ import annotations
 import math
 import re
 
+from toolkit.errors import shown
+
 MAX_TIME_S = 1e9
 """Longest time a file or an option may give, in seconds (about 31.7 years).
 
@@ -134,16 +136,16 @@ def parse_duration(text: str, *, unit_required: bool = False, most_s: float = MA
     example = "45s, 30min, 12h, 30d or 2w" if unit_required else "90, 45s, 30min, 12h, 30d or 2w"
     match = _DURATION.fullmatch(text)
     if match is None:
-        raise ValueError(f"{text!r} is not a duration such as {example}")
+        raise ValueError(f"{shown(text)} is not a duration such as {example}")
     number, unit = match.groups()
     if not unit and unit_required:
-        raise ValueError(f"{text!r} is ambiguous: give a unit, such as 90s, 2min or 30d")
+        raise ValueError(f"{shown(text)} is ambiguous: give a unit, such as 90s, 2min or 30d")
     per_unit = _seconds_in(unit or "s")
     if per_unit is None:
-        raise ValueError(f"{text!r}: unknown unit {unit!r}; {_UNIT_HINT}")
+        raise ValueError(f"{shown(text)}: unknown unit {shown(unit)}; {_UNIT_HINT}")
     seconds = float(number) * per_unit
     if not 0 < seconds < math.inf:
-        raise ValueError(f"{text!r} must be a positive finite duration")
+        raise ValueError(f"{shown(text)} must be a positive finite duration")
     return bounded_duration(seconds, most_s, text)
 
 
@@ -181,9 +183,10 @@ def parse_rate(text: str) -> float:
     per_unit = None if match is None else _seconds_in(match.group(2) or "s", RATE_UNITS_S)
     if match is None or per_unit is None:
         raise ValueError(
-            f"{text!r} is not a rate such as 0.005, 0.3/min or 65/h (65/hour, 2/day, 65 per hour)"
+            f"{shown(text)} is not a rate such as 0.005, 0.3/min or 65/h "
+            "(65/hour, 2/day, 65 per hour)"
         )
     rate = float(match.group(1)) / per_unit
     if not 0 < rate < math.inf:
-        raise ValueError(f"{text!r} must be a positive finite rate")
+        raise ValueError(f"{shown(text)} must be a positive finite rate")
     return rate

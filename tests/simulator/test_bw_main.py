@@ -356,7 +356,7 @@ def test_simulate_with_bw_main_and_its_parameters_exports_a_schedule_the_validat
         (["--scheduler", "bw-main", "--min-lb-interval", "6"],
          "--min-lb-interval: '6' is ambiguous: give a unit, such as 90s, 2min or 30d"),
         (["--scheduler", "bw-main", "--max-imbalance", "-1"],
-         "--max-imbalance: must be a finite number >= 0, got '-1'"),
+         "--max-imbalance: -1.0 is not in the range x>=0."),
         (["--scheduler", "fifo", "--max-req-count", "5"],
          "--max-req-count: only the bw-main scheduler takes it; the scheduler is 'fifo'"),
     ],

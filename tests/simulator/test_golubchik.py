@@ -253,7 +253,7 @@ def test_a_map_row_is_the_best_vector_at_each_rate(fig8):
     )
 
 
-def test_the_listing_names_the_striping_experiments_and_an_unknown_one_its_family():
+def test_the_listing_names_the_striping_experiments_and_an_unknown_one_every_experiment():
     runner = CliRunner()
     listing = runner.invoke(main, ["experiment", "--list"])
     assert listing.exit_code == 0
@@ -263,5 +263,7 @@ def test_the_listing_names_the_striping_experiments_and_an_unknown_one_its_famil
     unknown = runner.invoke(main, ["experiment", "gol-fig9", "--out", "x"])
     assert unknown.exit_code == 2
     assert unknown.stderr.splitlines() == [
-        "unknown experiment 'gol-fig9'; known: gol-fig8, gol-fig10, gol-fig12, gol-fig14"
+        "unknown experiment 'gol-fig9'; known: bw-fig5, bw-fig6, bw-fig7, bw-fig8, bw-fig9, "
+        "bw-fig10, bw-fig11, gol-fig8, gol-fig10, gol-fig12, gol-fig14, online-vs-offline, "
+        "bnl-coverage, ecmwf-defer-dismount, cnaf-bulk-recall, durability"
     ]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from simulator.bw_main import NAME as BW_MAIN
-from toolkit.cli.common import DurationType, ParsedType, fail
+from toolkit.cli.common import DurationType, NumberType, fail
 from toolkit.units import MAX_COUNT
 
 if TYPE_CHECKING:
@@ -31,17 +31,6 @@ BW_MAIN_OPTIONS = {
 """bw-main's parameters (simulator.bw_main.BwMainParams fields) and their options."""
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _nonnegative(text: str) -> float:
-    """A finite number >= 0 (``--max-imbalance``)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{text!r} is not a number") from None
-    if not 0 <= value < float("inf"):
-        raise ValueError(f"must be a finite number >= 0, got {text!r}")
-    return value
 
 
 def bw_main_options(command: F) -> F:
@@ -74,7 +63,7 @@ def bw_main_options(command: F) -> F:
         ),
         click.option(
             "--max-imbalance",
-            type=ParsedType("NUMBER", _nonnegative),
+            type=NumberType(min=0),
             default=None,
             help="bw-main's MAXIMBALANCE: the balancer runs once the types' loads differ more.",
         ),

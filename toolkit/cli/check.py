@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolkit.cli.common import describe, fail, instance_summary, reports_bad_input
+from toolkit.cli.common import NAME_SHOWN, describe, fail, instance_summary, reports_bad_input
+from toolkit.errors import shown
 from toolkit.gc_pause import paused_gc
 from toolkit.io import instance_from_dict, kind_of, read_json
 from toolkit.model import SCHEDULE_FORMAT
@@ -51,7 +52,7 @@ def describe_scenario(scenario: Scenario) -> str:
     params = ", ".join(f"{k} {v:g}" for k, v in sorted(scenario.policy_params.items()))
     schemes = ", ".join(f"{s} {share:g}" for s, share in w.schemes)
     return (
-        f"scenario {scenario.name!r}: policy {scenario.policy}"
+        f"scenario {shown(scenario.name, NAME_SHOWN)}: policy {scenario.policy}"
         + (f" ({params})" if params else "")
         + f", scheduler {scenario.run.scheduler}, {len(p.libraries)} libraries ({arms} arms), "
         f"{len(p.drives)} drives ({f'{len(p.movers)} movers' if p.movers else 'no movers'}), "

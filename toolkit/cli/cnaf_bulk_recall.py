@@ -16,7 +16,7 @@ from attrs import evolve
 from rich.console import Console
 from rich.table import Table
 
-from toolkit.cli.common import progress_bar, reports_bad_input
+from toolkit.cli.common import NumberType, progress_bar, reports_bad_input
 from toolkit.cli.out_options import dir_out_option
 from toolkit.outputs import DirectoryOutput
 
@@ -47,7 +47,7 @@ HEADINGS = {
 )
 @click.option(
     "--scale",
-    type=click.FloatRange(min=0.001, max=1.0),
+    type=NumberType(min=0.001, max=1.0),
     default=None,
     help="Share of the recall and of the horizon (default 1, --quick 0.1).",
 )

@@ -9,6 +9,7 @@ file is written.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, NoReturn, TypeVar
@@ -17,7 +18,7 @@ import click
 from rich.console import Console
 from rich.progress import Progress, TextColumn
 
-from toolkit.errors import InputError
+from toolkit.errors import InputError, one_line, shown
 from toolkit.io import load_instance, load_schedule
 from toolkit.model import Instance, Schedule
 from toolkit.registry import LoadError, Registry
@@ -31,9 +32,13 @@ EXIT_BAD_INPUT = 2
 
 
 def fail(lines: list[str]) -> NoReturn:
-    """Print each line of a bad-input report on standard error and exit with code 2."""
+    """Print each line of a bad-input report on standard error and exit with code 2.
+
+    A line longer than :data:`~toolkit.errors.MAX_LINE` is cut: a value quoted
+    whole never floods the terminal.
+    """
     for line in lines:
-        click.echo(line, err=True)
+        click.echo(one_line(line), err=True)
     raise SystemExit(EXIT_BAD_INPUT)
 
 
@@ -66,11 +71,16 @@ def instance_summary(instance: Instance) -> dict[str, object]:
     }
 
 
+NAME_SHOWN = 80
+"""The most characters of a file's name (its ``name`` key) that :func:`describe` and
+``check`` print back (:func:`~toolkit.errors.shown`)."""
+
+
 def describe(instance: Instance) -> str:
     """One line saying what an instance holds (``check`` and ``generate`` print it)."""
     n = instance_summary(instance)
     return (
-        f"instance {n['name']!r}: {n['libraries']} libraries ({n['arms']} arms), "
+        f"instance {shown(n['name'], NAME_SHOWN)}: {n['libraries']} libraries ({n['arms']} arms), "
         f"{n['drives']} drives, {n['tapes']} tapes "
         f"({n['initial']} mounted at time 0), {n['requests']} requests "
         f"({n['gangs']} gangs, widest {n['widest']}), objective {n['objective']}"
@@ -132,12 +142,15 @@ NO_PREFETCH_HELP = (
 
 
 def checked_solvers(text: str, option: str = "--solvers") -> list[str]:
-    """The comma-separated solver names of ``option``, each checked; exits 2 naming the bad ones."""
+    """The comma-separated solver names of ``option``, each checked; exits 2 naming the bad ones,
+    or when it names none (``--solvers ''``)."""
     from solvers.plugins import find_solver
 
     names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        fail([f"{option}: names no solver (give one or more, separated by commas)"])
     problems = []
-    for name in names or ["(none)"]:
+    for name in names:
         try:
             find_solver(name)
         except LoadError as exc:
@@ -199,23 +212,41 @@ def TimeLimitType() -> ParsedType:
     return ParsedType("DURATION", parse_duration)
 
 
+class NumberType(click.FloatRange):
+    """A finite number, within bounds given as :class:`click.FloatRange` takes them.
+
+    The one type of every option that takes a plain number: ``float`` and
+    :class:`click.FloatRange` take ``nan``, which every comparison with a
+    bound lets through, and ``inf`` where no maximum is given; neither means
+    anything as an option's value, so both are refused here, before any bound
+    is checked.
+    """
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{shown(value)} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{shown(value)} is not a finite number", param, ctx)
+        return super().convert(number, param, ctx)  # type: ignore[no-any-return]
+
+
 class SpanType(click.ParamType):
-    """A range ``LO:HI`` or a single value ``V`` (meaning ``V:V``)."""
+    """A range ``LO:HI`` or a single value ``V`` (meaning ``V:V``), each read by ``kind``."""
 
     name = "LO:HI"
 
-    def __init__(self, kind: type) -> None:
+    def __init__(self, kind: click.ParamType) -> None:
         self.kind = kind
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, tuple):
             return value
         lo, _, hi = str(value).partition(":")
-        try:
-            pair = (self.kind(lo), self.kind(hi or lo))
-        except ValueError:
-            self.fail(f"{value!r} is not a value or a LO:HI range", param, ctx)
-        return pair
+        return (self.kind.convert(lo, param, ctx), self.kind.convert(hi or lo, param, ctx))
 
 
 class RegistryChoice(click.Choice[str]):

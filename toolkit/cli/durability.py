@@ -18,7 +18,7 @@ from attrs import evolve
 from rich.console import Console
 from rich.table import Table
 
-from toolkit.cli.common import progress_bar, reports_bad_input
+from toolkit.cli.common import NumberType, progress_bar, reports_bad_input
 from toolkit.cli.out_options import dir_out_option
 from toolkit.outputs import DirectoryOutput
 
@@ -128,7 +128,7 @@ def _print_handling_table(panel: Panel) -> None:
 )
 @click.option(
     "--horizon-years",
-    type=click.FloatRange(min=0, min_open=True),
+    type=NumberType(min=0, min_open=True),
     default=5.0,
     show_default=True,
     help="The horizon over which q is a tape's loss: the figure's top axis gives the rate "

@@ -26,14 +26,21 @@ from rich.table import Table
 
 from simulator.bw_main import NAME as BW_MAIN
 from toolkit.cli.bw_main_options import BW_MAIN_OPTIONS, bw_main_options, given_bw_main
-from toolkit.cli.common import check_scenario_scheduler, fail, progress_bar, reports_bad_input
+from toolkit.cli.common import (
+    NumberType,
+    check_scenario_scheduler,
+    fail,
+    progress_bar,
+    reports_bad_input,
+)
 from toolkit.cli.out_options import dir_out_option
-from toolkit.outputs import DirectoryOutput
+from toolkit.errors import InputError
+from toolkit.outputs import DirectoryOutput, kept_directory
 from toolkit.units import MAX_REPLICATIONS
 
 if TYPE_CHECKING:
     from simulator.studies import Study
-    from simulator.sweep import Point, PointResult
+    from simulator.sweep import Cache, Point, PointResult
     from solvers.plugins import SchedulerSpec
 
 OUT_FILES = ("results.csv", "summary.json", "figure.png")
@@ -62,11 +69,12 @@ def all_studies() -> dict[str, Study]:
     return {**STUDIES, **GOLUBCHIK_STUDIES}
 
 
-def _family(name: str, known: Sequence[str]) -> list[str]:
-    """The experiments of ``name``'s family (``bw-``, ``gol-``), or all when none matches."""
-    prefix = name.partition("-")[0] + "-"
-    family = [k for k in known if k.startswith(prefix)]
-    return family or list(known)
+def experiment_names(ctx: click.Context) -> list[str]:
+    """Every experiment's name: the swept ones (:func:`all_studies`), then those that are
+    commands of their own (routed by ``tapesched``'s group, such as ``online-vs-offline``)."""
+    routes = getattr(ctx.find_root().command, "routes", {})
+    routed = [first for command, first in routes if command == ctx.info_name]
+    return [*all_studies(), *routed]
 
 
 def _listing() -> None:
@@ -201,7 +209,7 @@ def _print_table(study: Study, results: Sequence[PointResult]) -> None:
 @click.option("--seed", type=int, default=1, help="The experiment's seed.")
 @click.option(
     "--precision",
-    type=click.FloatRange(min=0, max=1, min_open=True),
+    type=NumberType(min=0, max=1, min_open=True),
     default=0.05,
     help="Replicate each point until its 95 %% interval is within this share of the mean.",
 )
@@ -215,7 +223,7 @@ def _print_table(study: Study, results: Sequence[PointResult]) -> None:
 @click.option(
     "--cache",
     "cache_dir",
-    type=click.Path(file_okay=False),
+    type=click.Path(),
     default=None,
     help="Where replications are kept for a rerun to resume from (default: DIR.cache).",
 )
@@ -270,7 +278,7 @@ def experiment(
     studies = all_studies()
     study = studies.get(name)
     if study is None:
-        fail([unknown_message("experiment", name, _family(name, list(studies)))])
+        fail([unknown_message("experiment", name, experiment_names(click.get_current_context()))])
     if scheduler is not None:
         check_scenario_scheduler(scheduler)
     running = scheduler or study.scheduler
@@ -281,6 +289,7 @@ def experiment(
         fail(["--out: required, and missing"])
     if dask_address is not None and workers is not None:
         fail(["--workers: not with --dask (the cluster's workers run the points)"])
+    cache = _cache(cache_dir, out)
     given = scenario_file or str(study.scenario_file)
     scenario = load_scenario(given)
     if study.axis.setting == "min_lb_interval_s" and min_lb_interval is not None:
@@ -304,7 +313,21 @@ def experiment(
     if problems:
         fail([f"{given}: {p} (in {name})" for p in sorted(problems)])
     _run(study, swept, out, quick, workers, dask_address, seed, precision, max_replications,
-         cache_dir, given, running)  # fmt: skip
+         cache, given, running)  # fmt: skip
+
+
+def _cache(cache_dir: str | None, out: DirectoryOutput) -> Cache:
+    """The cache of replications: ``--cache``, else ``DIR.cache`` beside ``--out``, checked
+    before any work (:func:`toolkit.outputs.kept_directory`); its warnings go to stderr."""
+    from simulator.sweep import Cache
+
+    directory = cache_dir or str(Path(out.given).with_name(Path(out.given).name + ".cache"))
+    try:
+        kept_directory(directory, "--cache" if cache_dir is not None else None)
+    except InputError as exc:
+        hint = "" if cache_dir is not None else " (the cache of --out; give another with --cache)"
+        fail([line + hint for line in exc.lines()])
+    return Cache(directory, warn=lambda line: click.echo(line, err=True))
 
 
 def _run(
@@ -317,20 +340,19 @@ def _run(
     seed: int,
     share: float,
     max_replications: int | None,
-    cache_dir: str | None,
+    cache: Cache,
     scenario_file: str,
     scheduler: SchedulerSpec,
 ) -> None:
     """Sweep the points, print the table, write the directory."""
     from simulator.study_report import draw_figure, results_csv, summary_document
-    from simulator.sweep import Cache, ClusterUnreachable, Precision, executor, run_sweep
+    from simulator.sweep import ClusterUnreachable, Precision, executor, run_sweep
     from toolkit.io import dumps, write_atomic
 
     cap = max_replications or (QUICK_MAX_REPLICATIONS if quick else FULL_MAX_REPLICATIONS)
     precision = Precision(
         share=share, min_replications=min(2, cap), max_replications=cap, metric=study.metrics[0]
     )
-    cache = Cache(cache_dir or Path(out.given).with_name(Path(out.given).name + ".cache"))
     count = workers or _local_workers()
     where = f"the Dask cluster at {dask_address}" if dask_address else f"{count} worker(s)"
     click.echo(f"{study.name}: {len(swept)} points on {where}; cache {cache.directory}")

@@ -6,8 +6,9 @@ from collections.abc import Callable
 
 import click
 
-from toolkit.cli.common import RateType, SpanType, describe, fail, reports_bad_input
+from toolkit.cli.common import NumberType, RateType, SpanType, describe, fail, reports_bad_input
 from toolkit.cli.out_options import file_out_option
+from toolkit.errors import shown
 from toolkit.generators import (
     TECHNOLOGIES,
     WEIGHT_RULES,
@@ -118,10 +119,14 @@ _OBJECTIVE = click.option(
 @click.option("--requests", "n_requests", type=_COUNT, default=20, show_default=True)
 @click.option("--libraries", "n_libraries", type=_COUNT, default=1, show_default=True)
 @click.option(
-    "--drives", type=SpanType(int), default="2:4", show_default=True, help="Drives per library."
+    "--drives",
+    type=SpanType(click.INT),
+    default="2:4",
+    show_default=True,
+    help="Drives per library.",
 )
 @click.option(
-    "--arms", type=SpanType(int), default="1:2", show_default=True, help="Arms per library."
+    "--arms", type=SpanType(click.INT), default="1:2", show_default=True, help="Arms per library."
 )
 @click.option("--tapes", type=_COUNT, default=12, show_default=True, help="Tapes per library.")
 @click.option(
@@ -133,14 +138,14 @@ _OBJECTIVE = click.option(
 )
 @click.option(
     "--size-mb",
-    type=SpanType(float),
+    type=SpanType(NumberType()),
     default="100:100000",
     show_default=True,
     help="Request sizes, drawn log-uniformly.",
 )
 @click.option(
     "--initial-fraction",
-    type=click.FloatRange(0, 1),
+    type=NumberType(0, 1),
     default=0.5,
     show_default=True,
     help="Share of drives holding a tape at time 0.",
@@ -148,7 +153,7 @@ _OBJECTIVE = click.option(
 @click.option(
     "--horizon",
     "horizon_s",
-    type=click.FloatRange(min=0, max=MAX_TIME_S),
+    type=NumberType(min=0, max=MAX_TIME_S),
     default=3600.0,
     show_default=True,
     help="Releases uniform in [0, horizon] seconds.",
@@ -224,7 +229,7 @@ def _classes(text: str) -> tuple[list[float], list[int], list[float]]:
         parts = item.split(":")
         if len(parts) not in (2, 3):
             raise click.BadParameter(
-                f"{item!r} is not SIZE_GB:WIDTH[:SHARE]", param_hint="--classes"
+                f"{shown(item)} is not SIZE_GB:WIDTH[:SHARE]", param_hint="--classes"
             )
         try:
             sizes.append(float(parts[0]))
@@ -232,7 +237,7 @@ def _classes(text: str) -> tuple[list[float], list[int], list[float]]:
             shares.append(float(parts[2]) if len(parts) == 3 else 1.0)
         except ValueError:
             raise click.BadParameter(
-                f"{item!r} is not SIZE_GB:WIDTH[:SHARE]", param_hint="--classes"
+                f"{shown(item)} is not SIZE_GB:WIDTH[:SHARE]", param_hint="--classes"
             ) from None
     return sizes, widths, shares
 

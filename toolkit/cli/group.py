@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from toolkit.cli.common import EXIT_BAD_INPUT
+from toolkit.cli.common import fail
 from toolkit.cli.interrupts import (
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
@@ -67,8 +67,7 @@ class CommandGroup(click.Group):
             try:
                 return super().invoke(ctx)
             except click.UsageError as error:
-                click.echo(usage_line(error), err=True)
-                raise SystemExit(EXIT_BAD_INPUT) from None
+                fail([usage_line(error)])
             except KeyboardInterrupt:
                 raise stop("interrupted", EXIT_INTERRUPTED) from None
             except Terminated:

@@ -166,7 +166,7 @@ def online_vs_offline(
     from simulator.scenario import check_runnable, load_scenario
     from simulator.windows import is_exact, is_online, scenario_windows, solve_window
 
-    names = checked_solvers(solver_text or _default_solvers())
+    names = checked_solvers(_default_solvers() if solver_text is None else solver_text)
     online = [n for n in names if is_online(n)]
     offline = [n for n in names if not is_online(n)]
     if not online:

@@ -13,7 +13,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from toolkit.cli.common import fail, reports_bad_input
+from toolkit.cli.common import NumberType, fail, reports_bad_input
 from toolkit.io import dumps
 from toolkit.recall_file import RecallFile, load_recall
 from toolkit.tape_geometry import (
@@ -77,7 +77,7 @@ def _steps(
 )
 @click.option(
     "--time-limit",
-    type=click.FloatRange(min=0.01, max=86400.0),
+    type=NumberType(min=0.01, max=86400.0),
     default=10.0,
     show_default=True,
     help="Seconds the exact orderer may search.",

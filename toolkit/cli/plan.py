@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import click
 
-from toolkit.cli.common import F, reports_bad_input
+from toolkit.cli.common import F, NumberType, reports_bad_input
 
 
 def _days(value: float | None) -> str:
@@ -29,7 +29,7 @@ def _share(value: float | None) -> str:
 
 def scale_option(name: str, text: str) -> Callable[[F], F]:
     """A factor on every class's figures: above 0, at most a million, 1 by default."""
-    kind = click.FloatRange(min=0, min_open=True, max=1e6)
+    kind = NumberType(min=0, min_open=True, max=1e6)
     return click.option(name, type=kind, default=1.0, show_default=True, help=text)
 
 
@@ -45,7 +45,7 @@ def scale_option(name: str, text: str) -> Callable[[F], F]:
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the simulated day.")
 @click.option(
     "--days",
-    type=click.FloatRange(min=0.01, max=30),
+    type=NumberType(min=0.01, max=30),
     default=1.0,
     show_default=True,
     help="Days simulated by --check (more for a load of few, large files).",

@@ -22,6 +22,7 @@ from toolkit.cli.common import (
     EXIT_INFEASIBLE,
     DurationType,
     F,
+    NumberType,
     RateType,
     RegistryChoice,
     check_scenario_scheduler,
@@ -49,7 +50,7 @@ MAX_RATE_PER_YEAR = 1e6
 
 def per_year_option(name: str, text: str) -> Callable[[F], F]:
     """A fault rate per year: a finite number from 0 to :data:`MAX_RATE_PER_YEAR`."""
-    kind = click.FloatRange(min=0, max=MAX_RATE_PER_YEAR)
+    kind = NumberType(min=0, max=MAX_RATE_PER_YEAR)
     return click.option(name, type=kind, default=None, metavar="R", help=text)
 
 
@@ -303,7 +304,7 @@ def _print_estimates(
 )
 @click.option(
     "--handling-failure",
-    type=click.FloatRange(0, 1, max_open=True),
+    type=NumberType(0, 1, max_open=True),
     default=None,
     metavar="P",
     help="Probability that a mount or dismount fails and is tried again (the Blue Waters "
