@@ -24,6 +24,8 @@ from toolkit.cli.common import (
     F,
     RateType,
     RegistryChoice,
+    allow_plugins_option,
+    check_named_code,
     check_scenario_scheduler,
     echo_verdict,
     fail,
@@ -346,6 +348,7 @@ def _print_estimates(
     default=None,
     help="A CSV trace of file requests to run to its end instead of the scenario's workload.",
 )
+@allow_plugins_option
 @reports_bad_input
 def simulate(
     scenario_file: str,
@@ -370,6 +373,7 @@ def simulate(
     log: bool,
     workload_file: str | None,
     as_json: bool,
+    allow_plugins: bool,
 ) -> None:
     """Simulate SCENARIO_FILE (a scenario, or a core-problem instance run as given).
 
@@ -402,6 +406,9 @@ def simulate(
 
     if scheduler is not None:
         check_scenario_scheduler(scheduler)
+    check_named_code(
+        scenario, scenario_file, allow_plugins, scheduler=scheduler, mount_policy=mount_policy
+    )
     if mount_policy is not None:
         from solvers.online.mount_policy import MountPolicyError, parse_mount_policy
 
