@@ -25,7 +25,7 @@ from simulator.simulation import Simulation
 from simulator.workload import Workload, generate, with_striping
 from solvers.online.mount_policy import parse_mount_policy, with_mount_policy
 from solvers.online.protocol import Scheduler
-from solvers.plugins import SchedulerSpec, resolve_scheduler
+from solvers.plugins import SchedulerSpec, resolve_scheduler, with_plugins
 
 
 @frozen
@@ -146,7 +146,7 @@ def scheduler_of(scenario: Scenario) -> SchedulerSpec:
         policy = parse_mount_policy(mount_policy, capacity_mb=lambda tape: capacity_mb)
         return with_mount_policy(plugged.make(), policy)
 
-    return under_mount_policy
+    return with_plugins(plugged, under_mount_policy, mount_policy)
 
 
 def run_once(

@@ -18,7 +18,7 @@ import orjson
 
 from simulator.engine import Engine
 from solvers.online.dispatcher import Dispatcher
-from solvers.plugins import SchedulerSpec, make_scheduler
+from solvers.plugins import SchedulerSpec, plug_scheduler
 from toolkit.model import Instance, Schedule
 
 
@@ -51,7 +51,8 @@ def simulate_instance(
         (a ``ValueError``) for a spec that gives no scheduler; an unknown
         name is a ``KeyError`` too.
     """
-    dispatcher = Dispatcher(instance, make_scheduler(scheduler))
+    plugged = plug_scheduler(scheduler)
+    dispatcher = Dispatcher(instance, plugged.make())
     engine = Engine()
 
     def step() -> None:
@@ -67,5 +68,6 @@ def simulate_instance(
             engine.at(max(t, engine.now_s), step)
 
     plan_next()
-    engine.run()
+    with plugged.guard():
+        engine.run()
     return dispatcher.timeline.schedule(), engine.events_run

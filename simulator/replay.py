@@ -56,7 +56,7 @@ describe no steady state.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal, cast
 
 from attrs import field, frozen
@@ -76,7 +76,7 @@ from simulator.trace import LibraryLayout, TraceRequest, home_levels
 from simulator.workload import Workload
 from solvers.online.mount_policy import parse_mount_policy, with_mount_policy
 from solvers.online.protocol import Scheduler
-from solvers.plugins import SchedulerSpec, resolve_scheduler
+from solvers.plugins import PluggedScheduler, SchedulerSpec, resolve_scheduler, with_plugins
 from toolkit.metrics import share
 from toolkit.technology import LIBRARIES, required
 
@@ -529,7 +529,7 @@ def future_uses(requests: Sequence[TraceRequest]) -> dict[str, list[float]]:
 
 def trace_scheduler(
     scheduler: SchedulerSpec, mount_policy: str | None, requests: Sequence[TraceRequest]
-) -> Callable[[], Scheduler]:
+) -> PluggedScheduler:
     """A factory of ``scheduler`` under ``mount_policy`` (Belady reads the trace's future)."""
     plugged = resolve_scheduler(simulator_scheduler(scheduler))
     future = future_uses(requests) if mount_policy and "belady" in mount_policy else None
@@ -538,7 +538,7 @@ def trace_scheduler(
         policy = None if mount_policy is None else parse_mount_policy(mount_policy, future=future)
         return with_mount_policy(plugged.make(), policy)
 
-    return make
+    return with_plugins(plugged, make, mount_policy)
 
 
 def replay(

@@ -53,14 +53,16 @@ installation (the module only has to be importable).
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TypeAlias, cast
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 from solvers.online.dispatcher import solve_online
+from solvers.online.mount_policy import is_plugged
 from solvers.online.protocol import Scheduler
 from solvers.registry import (
     ENTRY_POINT_GROUP,
@@ -91,13 +93,11 @@ __all__ = [
     "plugin_entries",
     "resolve_scheduler",
     "scheduler_entry",
+    "with_plugins",
 ]
 
 SchedulerFactory: TypeAlias = Callable[[], Scheduler]
 """A class or function making a fresh scheduler from no arguments."""
-
-SchedulerSpec: TypeAlias = str | Scheduler | SchedulerFactory
-"""What names a scheduler: a name, ``module.path:Attr``, an entry point, or the object itself."""
 
 
 @frozen
@@ -150,6 +150,25 @@ class PluggedScheduler:
         return _checked(made, self.name)
 
 
+SchedulerSpec: TypeAlias = str | Scheduler | SchedulerFactory | PluggedScheduler
+"""What names a scheduler: a name, ``module.path:Attr``, an entry point, the object itself,
+or a spec resolved already."""
+
+
+def with_plugins(
+    plugged: PluggedScheduler, factory: Callable[[], object], *mount_policies: str | None
+) -> PluggedScheduler:
+    """``plugged`` making its schedulers with ``factory`` (its own, wrapped: under a mount
+    policy), the plug-ins among ``mount_policies`` (specs, ``module.path:Attr`` for one's own)
+    named beside its own, so that :meth:`~PluggedScheduler.guard` blames whichever fails."""
+    plugins = [*plugged.plugins]
+    for spec in mount_policies:
+        if spec is not None and is_plugged(spec):
+            found = Plugin.of(spec.strip(), spec.strip().partition(":")[0])
+            plugins += [] if found is None else [found]
+    return evolve(plugged, factory=factory, plugins=tuple(plugins))
+
+
 def _checked(made: object, name: str) -> Scheduler:
     """``made``, once it is seen to have ``decide(now, waiting, platform)``."""
     decide = getattr(made, "decide", None)
@@ -188,7 +207,8 @@ def _copier(obj: object, name: str) -> Callable[[], object]:
 
 def _plugged(obj: object, name: str, origin: str) -> PluggedScheduler:
     """The scheduler ``obj`` names: a class or factory to call, or a scheduler to copy."""
-    found = None if origin == "registry" else Plugin.of(name, qualified_name(obj).partition(":")[0])
+    defined = obj.func if isinstance(obj, functools.partial) else obj
+    found = None if origin == "registry" else Plugin.of(name, qualified_name(defined).split(":")[0])
     plugins = () if found is None else (found,)
     if inspect.isclass(obj):
         return PluggedScheduler(name, origin, obj, plugins=plugins)

@@ -72,6 +72,18 @@ class PluginFault(Exception):
         super().__init__(message)
         self.call = call
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled as its class, call and message (a run in a worker process raises it)."""
+        return _fault, (type(self), self.call, str(self))
+
+
+def _fault(kind: type[PluginFault], call: str, message: str) -> PluginFault:
+    """A :class:`PluginFault` of class ``kind`` as it was pickled, whatever its ``__init__``."""
+    fault = kind.__new__(kind)
+    Exception.__init__(fault, message)
+    fault.call = call
+    return fault
+
 
 class PluginError(Exception):
     """A plug-in failed: which one, in which call, and what it raised.
@@ -91,13 +103,34 @@ class PluginError(Exception):
         self.plugin = plugin
         self.call = call
         self.error = error
-        super().__init__(str(self))
+        if isinstance(error, PluginFault):
+            what = " ".join(str(error).split())
+            self.line = f"plug-in {plugin}: {call} {what}"
+        else:
+            raised = error.text if isinstance(error, _Raised) else one_line(error)
+            self.line = f"plug-in {plugin}: {call} raised {raised}"
+        super().__init__(self.line)
 
     def __str__(self) -> str:
-        if isinstance(self.error, PluginFault):
-            what = " ".join(str(self.error).split())
-            return f"plug-in {self.plugin}: {self.call} {what}"
-        return f"plug-in {self.plugin}: {self.call} raised {one_line(self.error)}"
+        return self.line
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled as its plug-in, call and the exception's class and message, which is what
+        it says (the exception itself may not pickle): a run in a worker process raises it."""
+        error = self.error
+        kept = error if isinstance(error, PluginFault | _Raised) else _Raised(error)
+        return PluginError, (self.plugin, self.call, kept)
+
+
+class _Raised(Exception):
+    """What a plug-in raised, in another process: its one line (:func:`one_line`) only."""
+
+    def __init__(self, error: BaseException | str) -> None:
+        self.text = error if isinstance(error, str) else one_line(error)
+        super().__init__(self.text)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return _Raised, (self.text,)
 
 
 @frozen

@@ -92,16 +92,19 @@ def _simulate_instance(
             parse_mount_policy,
             with_mount_policy,
         )
-        from solvers.plugins import make_scheduler
+        from solvers.plugins import plug_scheduler, with_plugins
 
         try:
             parse_mount_policy(mount_policy, instance=instance)
         except MountPolicyError as exc:
             fail([f"--mount-policy: {exc}"])
+        plugged = plug_scheduler(scheduler)
 
-        def spec() -> Scheduler:  # the run's own scheduler under its own mount policy
+        def under_mount_policy() -> Scheduler:  # the run's own scheduler, its own mount policy
             policy = parse_mount_policy(mount_policy, instance=instance)
-            return with_mount_policy(make_scheduler(scheduler), policy)
+            return with_mount_policy(plugged.make(), policy)
+
+        spec = with_plugins(plugged, under_mount_policy, mount_policy)
 
     events = io.BytesIO() if log else None
     schedule, _ = simulate_instance(instance, spec, log=events)
