@@ -65,6 +65,7 @@ from simulator.bw_main import simulator_scheduler
 from simulator.catalogue import Catalogue, Chunk, FileLayout, Member, NumberedFiles, Row
 from simulator.experiment import without_cyclic_gc
 from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
+from simulator.golubchik import NAME as GOLUBCHIK
 from simulator.library_complex import LibraryComplex, crossing_s
 from simulator.parallel import Parallel
 from simulator.platform import DriveSpec, LibrarySpec, PlatformSpec
@@ -527,6 +528,24 @@ def future_uses(requests: Sequence[TraceRequest]) -> dict[str, list[float]]:
     return uses
 
 
+def unreplayable(scheduler: SchedulerSpec) -> str | None:
+    """Why ``scheduler`` cannot replay a trace (one line), or ``None`` when it can.
+
+    ``golubchik`` gives each drive back as soon as its transfer ends (the
+    platform's ``at-once`` dismount) and manages its drives itself, taking no
+    mount policy; a replay keeps cartridges mounted under a mount policy
+    (``lru``, or ``at-once`` with ``keep_mounted`` false), which it would
+    silently ignore.
+    """
+    if scheduler == GOLUBCHIK:
+        return (
+            f"{GOLUBCHIK} runs scenarios only (tapesched simulate): it needs each drive to "
+            "put its tape away as soon as its transfer ends and takes no mount policy, "
+            "and a replay runs its scheduler under one"
+        )
+    return None
+
+
 def trace_scheduler(
     scheduler: SchedulerSpec, mount_policy: str | None, requests: Sequence[TraceRequest]
 ) -> PluggedScheduler:
@@ -594,9 +613,13 @@ def replay(
     ------
     ValueError
         For no request, a drive count out of range, a cartridge without a
-        home, a home that is not a level of the layout, or more cartridges
-        on a level than it has slots.
+        home, a home that is not a level of the layout, more cartridges
+        on a level than it has slots, or a scheduler that cannot replay a
+        trace (:func:`unreplayable`).
     """
+    why = unreplayable(scheduler)
+    if why is not None:
+        raise ValueError(why)
     if not requests:
         raise ValueError("no request to replay")
     timings = SL8500Timings() if timings is None else timings
