@@ -18,6 +18,7 @@ import orjson
 
 from simulator.engine import Engine
 from solvers.online.dispatcher import Dispatcher
+from solvers.online.state import LeftWaiting
 from solvers.plugins import SchedulerSpec, plug_scheduler
 from toolkit.model import Instance, Schedule
 
@@ -50,6 +51,11 @@ def simulate_instance(
     solvers.plugins.SchedulerSpecError
         (a ``ValueError``) for a spec that gives no scheduler; an unknown
         name is a ``KeyError`` too.
+    solvers.online.state.LeftWaiting
+        (a ``RuntimeError``) when the scheduler leaves requests waiting with
+        nothing left to wait for.
+    toolkit.plugin_calls.PluginError
+        When a plug-in fails (:meth:`solvers.plugins.PluggedScheduler.guard`).
     """
     plugged = plug_scheduler(scheduler)
     dispatcher = Dispatcher(instance, plugged.make())
@@ -70,4 +76,6 @@ def simulate_instance(
     plan_next()
     with plugged.guard():
         engine.run()
+        if dispatcher.waiting:  # the scheduler waited with nothing left to wait for
+            raise LeftWaiting(len(dispatcher.waiting), dispatcher.now)
     return dispatcher.timeline.schedule(), engine.events_run
