@@ -175,7 +175,7 @@ from simulator.files import FileSpec, Scheme
 from simulator.golubchik import NAME as GOLUBCHIK
 from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
 from simulator.policy import Policy
-from simulator.policy_registry import POLICIES, make_policy, required_params
+from simulator.policy_registry import POLICIES, make_policy, policy_guard, required_params
 from simulator.technology import DISTRIBUTIONS, DRIVE_MODELS, DriveModel, Duration
 from simulator.workload import (
     DEFAULT_INITIAL_FILES,
@@ -976,6 +976,12 @@ def check_runnable(scenario: Scenario) -> list[Problem]:
             for k in missing
         ]
     policy = make_policy(scenario.policy, **scenario.policy_params)
+    with policy_guard(policy):
+        return _unrunnable(scenario, policy)
+
+
+def _unrunnable(scenario: Scenario, policy: Policy) -> list[Problem]:
+    """What :func:`check_runnable` finds once the policy is made."""
     w = scenario.workload
     problems = []
     if scenario.run.mount_policy is not None and scenario.run.scheduler in (BW_MAIN, GOLUBCHIK):

@@ -72,6 +72,7 @@ Where requests run
 
 from __future__ import annotations
 
+import functools
 import gc
 import random
 from collections import deque
@@ -91,12 +92,14 @@ from simulator.faults import YEAR_S, FaultSpec, TapeLoss, fault_rng, tapes_meeti
 from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Phase
 from simulator.platform import DriveState, Job, Platform, PlatformSpec
 from simulator.policy import Group, GroupType, Policy, Unrecoverable, group_type, preload
+from simulator.policy_registry import policy_plugins
 from simulator.technology import DriveModel
 from simulator.workload import Workload
 from solvers.online.protocol import Decision, Dismount, Preview, Scheduler, Start
 from solvers.online.state import MAX_IDLE_WAKES, LeftWaiting
 from solvers.plugins import SchedulerSpec, plug_scheduler
 from toolkit.model import Piece, Request
+from toolkit.plugin_calls import guarded
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
     from toolkit.tape_geometry import LocateModel, SerpentineTape
@@ -236,11 +239,12 @@ class Simulation:
         plugged = plug_scheduler(simulator_scheduler(scheduler))
         self.scheduler: Scheduler = plugged.make()
         """The run's own scheduler."""
-        self._guard = plugged.guard
+        self._guard = functools.partial(guarded, (*plugged.plugins, *policy_plugins(policy)))
         self._idle_wakes = 0
         """Wake-ups in a row at which nothing else was left to happen (:data:`MAX_IDLE_WAKES`)."""
-        """Wraps :meth:`run`: a plug-in's failure is one
-        :class:`~toolkit.plugin_calls.PluginError` (no cost per decision)."""
+        """Wraps :meth:`run`: a plug-in's failure (the scheduler's, its mount policy's, an
+        installed package's archival policy's) is one :class:`~toolkit.plugin_calls.PluginError`
+        (no cost per decision)."""
         self.workload = workload
         self.engine = Engine()
         self.rng = random.Random(seed)

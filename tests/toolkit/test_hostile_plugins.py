@@ -24,8 +24,9 @@ from typing import Any
 
 import pytest
 
+from simulator.policy_registry import ENTRY_POINT_GROUP as POLICY_GROUP
 from simulator.scenario import load_scenario
-from tests.conftest import INSTANCES
+from tests.conftest import INSTANCES, dist_info
 from tests.hostile import Ended, bounded
 from tests.toolkit.test_hostile_inputs import SCENARIO, TRACE
 from toolkit.errors import InputError
@@ -258,6 +259,41 @@ def test_debug_prints_the_plugins_traceback_then_the_line(plugs):
     assert "Traceback" in ended.stderr and 'raise RuntimeError("boom in decide")' in ended.stderr
     line = "plug-in hostile_plugs:Raises: Raises.decide raised RuntimeError: boom in decide"
     assert ended.lines()[-1] == line
+
+
+POLICIES = textwrap.dedent(
+    """
+    from simulator.parallel import Parallel
+
+
+    class Planless(Parallel):
+        def plan_write(self, *args, **kwargs):
+            raise RuntimeError("no plan today")
+
+
+    def unmade(block_mb):
+        raise ValueError("cannot build")
+    """
+)
+"""Archival policies of an installed package that fail (module ``broken_policies``)."""
+
+
+@pytest.mark.parametrize(
+    ("name", "line"),
+    [
+        ("planless", "plug-in broken_policies:Planless: Planless.plan_write raised RuntimeError: "
+         "no plan today"),
+        ("unmade", "plug-in unmade: make raised ValueError: cannot build"),
+    ],
+)  # fmt: skip
+def test_an_installed_policy_that_fails_is_one_line(plugs, name, line):
+    (plugs / "broken_policies.py").write_text(POLICIES)
+    entries = {"planless": "broken_policies:Planless", "unmade": "broken_policies:unmade"}
+    dist_info(plugs, "broken-policies", POLICY_GROUP, entries)
+    scenario = _scenario(plugs, "fifo")
+    ended = _run(plugs, ["simulate", scenario, "--policy", name, "--out", str(plugs / "out")])
+    ended.assert_refused()
+    assert ended.lines() == [line] and not (plugs / "out").exists()
 
 
 # --- group 8 ----------------------------------------------------------------------------------
