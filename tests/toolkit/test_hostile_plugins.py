@@ -176,6 +176,25 @@ def test_a_run_imports_what_a_file_names_only_with_allow_plugins(plugs, schedule
     assert (plugs / "marker").read_text() == "imported" and (out / "summary.json").exists()
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["simulate", "{file}"],
+        ["stripe", "{file}", "--rate", "0.1"],
+        ["experiment", "bw-fig9", "--quick", "--scenario", "{file}", "--out", "{out}"],
+        ["experiment", "online-vs-offline", "{file}", "--window", "5", "--out", "{out}"],
+    ],
+    ids=["simulate", "stripe", "experiment", "online-vs-offline"],
+)
+def test_every_command_running_a_scenario_refuses_its_code_without_allow_plugins(plugs, command):
+    scenario = _scenario(plugs, {"name": "fifo", "mount_policy": "marked_plug:Policy"})
+    out = plugs / "out"
+    ended = _run(plugs, [a.format(file=scenario, out=out) for a in command])
+    ended.assert_refused()
+    assert ended.lines()[0].startswith(f"{scenario}: run.scheduler.mount_policy: marked_plug:")
+    assert not (plugs / "marker").exists() and not out.exists()
+
+
 def test_loading_a_scenario_leaves_its_plugin_unimported(plugs, monkeypatch):
     monkeypatch.syspath_prepend(str(plugs))
     monkeypatch.setenv("TAPESCHED_TEST_MARKER", str(plugs / "marker"))
