@@ -76,7 +76,7 @@ def make_policy(name: str, **params: float) -> Policy:
 
 def policy_plugins(policy: object) -> tuple[Plugin, ...]:
     """``policy`` as a plug-in named ``module:Class`` when an installed package's, else ``()``."""
-    own = Plugin.of(qualified_name(policy), type(policy).__module__)
+    own = Plugin.of(qualified_name(policy), type(policy).__module__, decides=False)
     return () if own is None else (own,)
 
 

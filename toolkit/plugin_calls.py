@@ -135,17 +135,23 @@ class _Raised(Exception):
 
 @frozen
 class Plugin:
-    """A plug-in of a run: the name it was given by, and the module its code is in."""
+    """A plug-in of a run: the name it was given by, and the module its code is in.
+
+    ``decides`` is whether it takes part in the decisions (a scheduler, a
+    mount policy): a :class:`PluginFault` of the protocol is the first such
+    plug-in's, never that of a plug-in which only serves (an archival policy).
+    """
 
     name: str
     module: str
+    decides: bool = True
 
     @classmethod
-    def of(cls, name: str, module: str | None) -> Plugin | None:
+    def of(cls, name: str, module: str | None, *, decides: bool = True) -> Plugin | None:
         """The plug-in ``name`` whose code is in ``module``; ``None`` for the project's own."""
         if not module or module.partition(".")[0] in PROJECT_PACKAGES:
             return None
-        return cls(name, module)
+        return cls(name, module, decides)
 
     def owns(self, module: object) -> bool:
         """Whether code of ``module`` (a module's ``__name__``) is this plug-in's."""
@@ -197,7 +203,10 @@ def guarded(plugins: Sequence[Plugin]) -> Iterator[None]:
     except PluginError:
         raise
     except PluginFault as fault:
-        raise PluginError(plugins[0].name, fault.call, fault) from fault
+        deciders = [p for p in plugins if p.decides]
+        if not deciders:
+            raise
+        raise PluginError(deciders[0].name, fault.call, fault) from fault
     except FAULTS as exc:
         found = _culprit(exc.__traceback__, plugins)
         if found is None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import json
+import pickle
 import sys
 import textwrap
 from pathlib import Path
@@ -26,10 +27,12 @@ import pytest
 
 from simulator.policy_registry import ENTRY_POINT_GROUP as POLICY_GROUP
 from simulator.scenario import load_scenario
+from solvers.online.state import LeftWaiting
 from tests.conftest import INSTANCES, dist_info
 from tests.hostile import Ended, bounded
 from tests.toolkit.test_hostile_inputs import SCENARIO, TRACE
 from toolkit.errors import InputError
+from toolkit.plugin_calls import Plugin, PluginError, guarded
 
 SPEC = str(INSTANCES / "spec-example.json")
 
@@ -313,6 +316,27 @@ def test_an_installed_policy_that_fails_is_one_line(plugs, name, line):
     ended = _run(plugs, ["simulate", scenario, "--policy", name, "--out", str(plugs / "out")])
     ended.assert_refused()
     assert ended.lines() == [line] and not (plugs / "out").exists()
+
+
+def test_a_broken_protocol_is_blamed_on_a_plugin_that_decides_only():
+    policy, scheduler = Plugin("p:P", "p", decides=False), Plugin("s:S", "s")
+    with pytest.raises(LeftWaiting), guarded((policy,)):
+        raise LeftWaiting(1, 0.0)
+    with pytest.raises(PluginError, match=r"^plug-in s:S: decide left 1 requests"):
+        with guarded((policy, scheduler)):
+            raise LeftWaiting(1, 0.0)
+
+
+class _Unpicklable(Exception):
+    def __init__(self, message: str, handle: object) -> None:
+        super().__init__(message)
+        self.handle = handle
+
+
+def test_a_plugin_error_crosses_processes_as_the_line_it_says():
+    for error in (_Unpicklable("boom", lambda: None), LeftWaiting(2, 5.0)):
+        sent = PluginError("m:X", "X.decide", error)
+        assert str(pickle.loads(pickle.dumps(sent))) == str(sent)
 
 
 # --- group 8 ----------------------------------------------------------------------------------
