@@ -18,14 +18,14 @@ from attrs import evolve, frozen
 
 from simulator.bw_main import BwMainParams, simulator_scheduler
 from simulator.faults import FaultSpec
-from simulator.policy_registry import make_policy
+from simulator.policy_registry import make_policy, policy_guard
 from simulator.results import Estimate, RequestRecord, RunSummary, combine, record_of, summarise
 from simulator.scenario import Scenario, make_archive
 from simulator.simulation import Simulation
 from simulator.workload import Workload, generate, with_striping
 from solvers.online.mount_policy import parse_mount_policy, with_mount_policy
 from solvers.online.protocol import Scheduler
-from solvers.plugins import SchedulerSpec, resolve_scheduler
+from solvers.plugins import SchedulerSpec, resolve_scheduler, with_plugins
 
 
 @frozen
@@ -146,7 +146,7 @@ def scheduler_of(scenario: Scenario) -> SchedulerSpec:
         policy = parse_mount_policy(mount_policy, capacity_mb=lambda tape: capacity_mb)
         return with_mount_policy(plugged.make(), policy)
 
-    return under_mount_policy
+    return with_plugins(plugged, under_mount_policy, mount_policy)
 
 
 def run_once(
@@ -175,23 +175,24 @@ def run_once(
     """
     with without_cyclic_gc():
         policy = make_policy(scenario.policy, **scenario.policy_params)
-        if workload is None:
-            workload = generate(scenario.workload, seed, make_archive(scenario, seed, policy))
-        simulation = Simulation(
-            scenario.platform,
-            policy,
-            scheduler_of(scenario),
-            workload,
-            seed=seed,
-            record=record,
-            log=log,
-            cache=scenario.disk_cache,
-            faults=scenario.faults,
-        )
-        duration = scenario.workload.duration_s
-        simulation.run(None if to_end else duration, progress)
-        records = tuple(record_of(e, simulation) for e in simulation.finished)
-        summary = summarise(simulation, records, seed, scenario.run.warmup * duration)
+        with policy_guard(policy):
+            if workload is None:
+                workload = generate(scenario.workload, seed, make_archive(scenario, seed, policy))
+            simulation = Simulation(
+                scenario.platform,
+                policy,
+                scheduler_of(scenario),
+                workload,
+                seed=seed,
+                record=record,
+                log=log,
+                cache=scenario.disk_cache,
+                faults=scenario.faults,
+            )
+            duration = scenario.workload.duration_s
+            simulation.run(None if to_end else duration, progress)
+            records = tuple(record_of(e, simulation) for e in simulation.finished)
+            summary = summarise(simulation, records, seed, scenario.run.warmup * duration)
     return Replication(records, summary, simulation)
 
 

@@ -85,7 +85,7 @@ from simulator.workload import Workload
 from solvers.online.filtered import FilteredPlatform
 from solvers.online.mount_policy import parse_mount_policy, with_mount_policy
 from solvers.online.protocol import Decision, PlatformState, Scheduler, Start
-from solvers.plugins import SchedulerSpec, resolve_scheduler
+from solvers.plugins import SchedulerSpec, resolve_scheduler, with_plugins
 from toolkit.model import Request
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
@@ -710,7 +710,7 @@ def run_hsm(
     simulation = Simulation(
         platform.platform_spec(),
         HsmReads(block_mb=1.0, archive=archive),
-        make,
+        with_plugins(plugged, make, mount_policy),
         workload,
         record=False,
     )

@@ -18,7 +18,8 @@ import orjson
 
 from simulator.engine import Engine
 from solvers.online.dispatcher import Dispatcher
-from solvers.plugins import SchedulerSpec, make_scheduler
+from solvers.online.state import LeftWaiting
+from solvers.plugins import SchedulerSpec, plug_scheduler
 from toolkit.model import Instance, Schedule
 
 
@@ -50,8 +51,14 @@ def simulate_instance(
     solvers.plugins.SchedulerSpecError
         (a ``ValueError``) for a spec that gives no scheduler; an unknown
         name is a ``KeyError`` too.
+    solvers.online.state.LeftWaiting
+        (a ``RuntimeError``) when the scheduler leaves requests waiting with
+        nothing left to wait for.
+    toolkit.plugin_calls.PluginError
+        When a plug-in fails (:meth:`solvers.plugins.PluggedScheduler.guard`).
     """
-    dispatcher = Dispatcher(instance, make_scheduler(scheduler))
+    plugged = plug_scheduler(scheduler)
+    dispatcher = Dispatcher(instance, plugged.make())
     engine = Engine()
 
     def step() -> None:
@@ -67,5 +74,8 @@ def simulate_instance(
             engine.at(max(t, engine.now_s), step)
 
     plan_next()
-    engine.run()
+    with plugged.guard():
+        engine.run()
+        if dispatcher.waiting:  # the scheduler waited with nothing left to wait for
+            raise LeftWaiting(len(dispatcher.waiting), dispatcher.now)
     return dispatcher.timeline.schedule(), engine.events_run

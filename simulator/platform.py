@@ -1003,10 +1003,19 @@ class Platform:
             self._mount(other, tape, after, after_args)
 
     def dismount(self, drive: int) -> None:
-        """Put the tape of an idle drive away now; the drive is busy meanwhile."""
+        """Put the tape of an idle drive away now; the drive is busy meanwhile.
+
+        Raises
+        ------
+        ValueError
+            For a busy drive, or one that holds no tape (a scheduler asking
+            that again and again would never let the run move on).
+        """
         d = self.drives[drive]
         if d.busy:
             raise ValueError(f"drive {d.id!r} is busy")
+        if d.tape is None:
+            raise ValueError(f"drive {d.id!r} holds no tape")
         self._occupy(d)
         self._put_away(d, self._free, d)
 

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
-from toolkit.registry import Registry, UnknownNameError
+from toolkit.plugin_calls import Plugin, call_plugin, guarded
+from toolkit.registry import Registry, UnknownNameError, qualified_name
 
 if TYPE_CHECKING:
     from simulator.policy import Policy
@@ -61,10 +63,27 @@ def make_policy(name: str, **params: float) -> Policy:
     ------
     toolkit.registry.UnknownNameError
         (a ``ValueError``) for an unknown policy name, listing the known ones.
+    toolkit.plugin_calls.PluginError
+        When an installed package's policy fails to be made.
     """
     factory = POLICIES.load(name)
     accepted = inspect.signature(factory).parameters
-    return factory(**{k: v for k, v in params.items() if k in accepted})
+    given = {k: v for k, v in params.items() if k in accepted}
+    if POLICIES.entry(name).plugin is None:
+        return factory(**given)
+    return call_plugin(name, "make", lambda: factory(**given))
+
+
+def policy_plugins(policy: object) -> tuple[Plugin, ...]:
+    """``policy`` as a plug-in named ``module:Class`` when an installed package's, else ``()``."""
+    own = Plugin.of(qualified_name(policy), type(policy).__module__, decides=False)
+    return () if own is None else (own,)
+
+
+def policy_guard(policy: object) -> AbstractContextManager[None]:
+    """Wraps the calls of ``policy``: when it is an installed package's and fails, the failure
+    is one :class:`~toolkit.plugin_calls.PluginError` naming it (the project's pass as they are)."""
+    return guarded(policy_plugins(policy))
 
 
 def required_params(name: str) -> tuple[str, ...]:

@@ -56,7 +56,7 @@ describe no steady state.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal, cast
 
 from attrs import field, frozen
@@ -65,6 +65,7 @@ from simulator.bw_main import simulator_scheduler
 from simulator.catalogue import Catalogue, Chunk, FileLayout, Member, NumberedFiles, Row
 from simulator.experiment import without_cyclic_gc
 from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
+from simulator.golubchik import NAME as GOLUBCHIK
 from simulator.library_complex import LibraryComplex, crossing_s
 from simulator.parallel import Parallel
 from simulator.platform import DriveSpec, LibrarySpec, PlatformSpec
@@ -76,7 +77,7 @@ from simulator.trace import LibraryLayout, TraceRequest, home_levels
 from simulator.workload import Workload
 from solvers.online.mount_policy import parse_mount_policy, with_mount_policy
 from solvers.online.protocol import Scheduler
-from solvers.plugins import SchedulerSpec, resolve_scheduler
+from solvers.plugins import PluggedScheduler, SchedulerSpec, resolve_scheduler, with_plugins
 from toolkit.errors import shown
 from toolkit.metrics import share
 from toolkit.technology import LIBRARIES, required
@@ -528,9 +529,27 @@ def future_uses(requests: Sequence[TraceRequest]) -> dict[str, list[float]]:
     return uses
 
 
+def unreplayable(scheduler: SchedulerSpec) -> str | None:
+    """Why ``scheduler`` cannot replay a trace (one line), or ``None`` when it can.
+
+    ``golubchik`` gives each drive back as soon as its transfer ends (the
+    platform's ``at-once`` dismount) and manages its drives itself, taking no
+    mount policy; a replay keeps cartridges mounted under a mount policy
+    (``lru``, or ``at-once`` with ``keep_mounted`` false), which it would
+    silently ignore.
+    """
+    if scheduler == GOLUBCHIK:
+        return (
+            f"{GOLUBCHIK} runs scenarios only (tapesched simulate): it needs each drive to "
+            "put its tape away as soon as its transfer ends and takes no mount policy, "
+            "and a replay runs its scheduler under one"
+        )
+    return None
+
+
 def trace_scheduler(
     scheduler: SchedulerSpec, mount_policy: str | None, requests: Sequence[TraceRequest]
-) -> Callable[[], Scheduler]:
+) -> PluggedScheduler:
     """A factory of ``scheduler`` under ``mount_policy`` (Belady reads the trace's future)."""
     plugged = resolve_scheduler(simulator_scheduler(scheduler))
     future = future_uses(requests) if mount_policy and "belady" in mount_policy else None
@@ -539,7 +558,7 @@ def trace_scheduler(
         policy = None if mount_policy is None else parse_mount_policy(mount_policy, future=future)
         return with_mount_policy(plugged.make(), policy)
 
-    return make
+    return with_plugins(plugged, make, mount_policy)
 
 
 def replay(
@@ -595,9 +614,13 @@ def replay(
     ------
     ValueError
         For no request, a drive count out of range, a cartridge without a
-        home, a home that is not a level of the layout, or more cartridges
-        on a level than it has slots.
+        home, a home that is not a level of the layout, more cartridges
+        on a level than it has slots, or a scheduler that cannot replay a
+        trace (:func:`unreplayable`).
     """
+    why = unreplayable(scheduler)
+    if why is not None:
+        raise ValueError(why)
     if not requests:
         raise ValueError("no request to replay")
     timings = SL8500Timings() if timings is None else timings

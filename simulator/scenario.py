@@ -126,7 +126,10 @@ take any tape, the arm taking that much longer each way for a tape of
 another library. ``sizes`` is a size class of
 :data:`simulator.workload.SIZE_CLASSES_MB` or ``[min_mb, max_mb]``. ``run.scheduler``
 is a registered heuristic, a scheduler of one's own as ``module.path:Attr``
-(imported when the file is read) or an entry point's name (see
+(never imported when the file is read: a run imports it only when the user
+allows it, ``--allow-plugins``, and a module of Python's standard library is
+refused, :func:`~toolkit.registry.named_in_file`) or an entry point's name
+(checked against the installed entry points, not imported; see
 :mod:`solvers.plugins`), or ``bw-main``, the simulator's own scheduler
 (:mod:`simulator.bw_main`), which takes parameters, or ``golubchik``, the
 discipline of Golubchik et al.'s striping study (:mod:`simulator.golubchik`): given as an object,
@@ -172,7 +175,7 @@ from simulator.files import FileSpec, Scheme
 from simulator.golubchik import NAME as GOLUBCHIK
 from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
 from simulator.policy import Policy
-from simulator.policy_registry import POLICIES, make_policy, required_params
+from simulator.policy_registry import POLICIES, make_policy, policy_guard, required_params
 from simulator.technology import DISTRIBUTIONS, DRIVE_MODELS, DriveModel, Duration
 from simulator.workload import (
     DEFAULT_INITIAL_FILES,
@@ -181,8 +184,8 @@ from simulator.workload import (
     Workload,
     WorkloadParams,
 )
-from solvers.online.mount_policy import MountPolicyError, parse_mount_policy
-from solvers.plugins import SchedulerSpec, SchedulerSpecError, resolve_scheduler
+from solvers.online.mount_policy import MountPolicyError, is_plugged, parse_mount_policy
+from solvers.plugins import SchedulerSpec, SchedulerSpecError, scheduler_entry
 from toolkit.errors import InputError, Problem, ValueProblems, shown
 from toolkit.fields import (
     Rule,
@@ -213,7 +216,7 @@ from toolkit.fields import (
 )
 from toolkit.io import JSON, KeyStyle, join_path, read_json
 from toolkit.model import OLD_SCENARIO_FORMATS, SCENARIO_FORMAT, Locate
-from toolkit.registry import LoadError
+from toolkit.registry import LoadError, named_in_file
 from toolkit.units import (
     MAX_ARRIVALS,
     MAX_COUNT,
@@ -419,9 +422,9 @@ def _policy_name(value: Any) -> str:
 
 
 def _scheduler(value: Any) -> str | tuple[str, BwMainParams] | MountedScheduler:
-    """A scheduler's name, imported when it is ``module.path:Attr`` (:mod:`solvers.plugins`);
-    or ``bw-main`` and its parameters, given as an object; or an object of a scheduler's
-    name and its mount policy."""
+    """A scheduler's name (:mod:`solvers.plugins`), found without importing anything, or its
+    ``module.path:Attr``, kept unimported (:func:`named_in_file`); or ``bw-main`` and its
+    parameters, given as an object; or an object of a scheduler's name and its mount policy."""
     if type(value) is dict and "mount_policy" in value and set(value) <= {"name", "mount_policy"}:
         mounted, problems = JSON.structure(value, MountedSection, keys=_KEYS)
         if mounted is None:
@@ -435,21 +438,45 @@ def _scheduler(value: Any) -> str | tuple[str, BwMainParams] | MountedScheduler:
     require(nonempty_text, value)
     if value in (BW_MAIN, GOLUBCHIK):
         return value  # type: ignore[no-any-return]
+    if ":" in value:
+        return named_in_file(value)
     try:
-        resolve_scheduler(value)
+        scheduler_entry(value)
     except SchedulerSpecError as exc:
         raise ValueError(str(exc)) from None
     return value  # type: ignore[no-any-return]
 
 
 def _mount_policy(value: Any) -> str:
-    """A mount policy spec, checked (``belady``, offline, is refused: the simulator is online)."""
+    """A mount policy spec, checked (``belady``, offline, is refused: the simulator is online);
+    one's own, ``module.path:Attr``, is kept unimported (:func:`named_in_file`)."""
     require(nonempty_text, value)
+    if is_plugged(value):
+        return named_in_file(value.strip())
     try:
         parse_mount_policy(value, capacity_mb=lambda tape: 1.0)
     except MountPolicyError as exc:
         raise ValueError(str(exc)) from None
     return value  # type: ignore[no-any-return]
+
+
+def named_code(scenario: Scenario) -> list[tuple[str, str]]:
+    """What of the scenario's run names code to import, ``module.path:Attr``: ``(path, spec)``.
+
+    The scheduler (``run.scheduler``, or ``run.scheduler.name`` beside a
+    mount policy) and the mount policy (``run.scheduler.mount_policy``) as
+    they are now, a command line's replacements included. A command refuses
+    to run those it did not replace itself unless the user allows them
+    (``--allow-plugins``).
+    """
+    run = scenario.run
+    named = []
+    if isinstance(run.scheduler, str) and ":" in run.scheduler:
+        path = "run.scheduler" if run.mount_policy is None else "run.scheduler.name"
+        named.append((path, run.scheduler))
+    if run.mount_policy is not None and is_plugged(run.mount_policy):
+        named.append(("run.scheduler.mount_policy", run.mount_policy))
+    return named
 
 
 # --- the document -------------------------------------------------------------------------
@@ -949,6 +976,12 @@ def check_runnable(scenario: Scenario) -> list[Problem]:
             for k in missing
         ]
     policy = make_policy(scenario.policy, **scenario.policy_params)
+    with policy_guard(policy):
+        return _unrunnable(scenario, policy)
+
+
+def _unrunnable(scenario: Scenario, policy: Policy) -> list[Problem]:
+    """What :func:`check_runnable` finds once the policy is made."""
     w = scenario.workload
     problems = []
     if scenario.run.mount_policy is not None and scenario.run.scheduler in (BW_MAIN, GOLUBCHIK):

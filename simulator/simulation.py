@@ -72,6 +72,7 @@ Where requests run
 
 from __future__ import annotations
 
+import functools
 import gc
 import random
 from collections import deque
@@ -91,11 +92,14 @@ from simulator.faults import YEAR_S, FaultSpec, TapeLoss, fault_rng, tapes_meeti
 from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Phase
 from simulator.platform import DriveState, Job, Platform, PlatformSpec
 from simulator.policy import Group, GroupType, Policy, Unrecoverable, group_type, preload
+from simulator.policy_registry import policy_plugins
 from simulator.technology import DriveModel
 from simulator.workload import Workload
 from solvers.online.protocol import Decision, Dismount, Preview, Scheduler, Start
-from solvers.plugins import SchedulerSpec, make_scheduler
+from solvers.online.state import MAX_IDLE_WAKES, LeftWaiting
+from solvers.plugins import SchedulerSpec, plug_scheduler
 from toolkit.model import Piece, Request
+from toolkit.plugin_calls import guarded
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
     from toolkit.tape_geometry import LocateModel, SerpentineTape
@@ -232,8 +236,15 @@ class Simulation:
         self.served_from_disk = 0
         """Reads the disk cache served (not counted in :attr:`arrived`)."""
         self.policy = policy
-        self.scheduler: Scheduler = make_scheduler(simulator_scheduler(scheduler))
+        plugged = plug_scheduler(simulator_scheduler(scheduler))
+        self.scheduler: Scheduler = plugged.make()
         """The run's own scheduler."""
+        self._guard = functools.partial(guarded, (*plugged.plugins, *policy_plugins(policy)))
+        self._idle_wakes = 0
+        """Wake-ups in a row at which nothing else was left to happen (:data:`MAX_IDLE_WAKES`)."""
+        """Wraps :meth:`run`: a plug-in's failure (the scheduler's, its mount policy's, an
+        installed package's archival policy's) is one :class:`~toolkit.plugin_calls.PluginError`
+        (no cost per decision)."""
         self.workload = workload
         self.engine = Engine()
         self.rng = random.Random(seed)
@@ -340,22 +351,38 @@ class Simulation:
         reference cycles it drops, and the collector's passes over the
         run's many live objects would make long runs slower per simulated
         day than short ones.
+
+        Raises
+        ------
+        LeftWaiting
+            (a ``RuntimeError``) when a run without ``until_s`` runs out of
+            events with requests waiting: its scheduler never started them.
+        toolkit.plugin_calls.PluginError
+            When a plug-in of the run fails (:meth:`PluggedScheduler.guard
+            <solvers.plugins.PluggedScheduler.guard>`).
         """
         if until_s is not None and until_s > self.engine.now_s:
             self.engine.at((self.engine.now_s + until_s) / 2, self._sample)
         enabled = gc.isenabled()
         gc.disable()
         try:
-            if progress is None:
-                self.engine.run(until_s)
-                return
+            with self._guard():
+                self._run(until_s, progress)
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _run(self, until_s: float | None, progress: Callable[[float], None] | None) -> None:
+        if progress is None:
+            self.engine.run(until_s)
+        else:
             step = 50_000
             while self.engine.run(until_s, max_events=step) == step:
                 progress(self.engine.now_s)
             progress(self.engine.now_s)
-        finally:
-            if enabled:
-                gc.enable()
+        waiting = self.dispatch_state.waiting
+        if until_s is None and waiting:
+            raise LeftWaiting(len(waiting), self.engine.now_s)
 
     @property
     def backlog(self) -> int:
@@ -526,8 +553,16 @@ class Simulation:
 
     def _woken(self, wake_s: float) -> None:
         self._wakes.discard(wake_s)
-        if not self._deciding:
-            self._decide()
+        if self._deciding:
+            return
+        alone = self.engine.pending == 0
+        self._decide()
+        if alone and self.engine.pending <= 1 and self.dispatch_state.waiting:
+            self._idle_wakes += 1  # nothing but this wake-up was left, and nothing else is
+            if self._idle_wakes > MAX_IDLE_WAKES:
+                raise LeftWaiting(len(self.dispatch_state.waiting), self.engine.now_s)
+        else:
+            self._idle_wakes = 0
 
     def _carry_out(self, decision: Decision) -> None:
         if isinstance(decision, Dismount):

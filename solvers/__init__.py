@@ -190,18 +190,20 @@ def _solve_mounting(
     """The online scheduler ``solver`` dispatched over ``instance`` under ``mount_policy``."""
     from solvers.online.dispatcher import solve_online
     from solvers.online.mount_policy import parse_mount_policy, with_mount_policy
-    from solvers.plugins import resolve_scheduler
+    from solvers.plugins import resolve_scheduler, with_plugins
     from solvers.registry import SCHEDULERS, SOLVERS
 
     if isinstance(solver, str) and solver in SOLVERS and solver not in SCHEDULERS:
         raise ValueError(f"solver {solver!r} is not an online scheduler and takes no mount policy")
     plugged = resolve_scheduler(solver)
+    spec = mount_policy if isinstance(mount_policy, str) else None
     policy = (
         parse_mount_policy(mount_policy, instance=instance)
         if isinstance(mount_policy, str)
         else mount_policy
     )
-    return solve_online(instance, with_mount_policy(plugged.make(), policy), plugged.name)
+    with with_plugins(plugged, plugged.factory, spec).guard():
+        return solve_online(instance, with_mount_policy(plugged.make(), policy), plugged.name)
 
 
 def _trajectory(result: Result) -> tuple[Progress, ...]:

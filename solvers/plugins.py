@@ -53,13 +53,16 @@ installation (the module only has to be importable).
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import TypeAlias, cast
 
-from attrs import frozen
+from attrs import evolve, field, frozen
 
 from solvers.online.dispatcher import solve_online
+from solvers.online.mount_policy import is_plugged
 from solvers.online.protocol import Scheduler
 from solvers.registry import (
     ENTRY_POINT_GROUP,
@@ -73,7 +76,8 @@ from solvers.registry import (
 )
 from solvers.result import Result
 from toolkit.model import Instance
-from toolkit.registry import PluginEntry, one_line, unknown_message
+from toolkit.plugin_calls import FAULTS, Plugin, guarded
+from toolkit.registry import Entry, PluginEntry, exception_line, qualified_name, unknown_message
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -85,15 +89,15 @@ __all__ = [
     "UnknownSchedulerError",
     "find_solver",
     "make_scheduler",
+    "plug_scheduler",
     "plugin_entries",
     "resolve_scheduler",
+    "scheduler_entry",
+    "with_plugins",
 ]
 
 SchedulerFactory: TypeAlias = Callable[[], Scheduler]
 """A class or function making a fresh scheduler from no arguments."""
-
-SchedulerSpec: TypeAlias = str | Scheduler | SchedulerFactory
-"""What names a scheduler: a name, ``module.path:Attr``, an entry point, or the object itself."""
 
 
 @frozen
@@ -111,11 +115,20 @@ class PluggedScheduler:
         module:Attr of <package>``, or ``object``.
     factory
         Makes a fresh scheduler (unchecked; :meth:`make` checks it).
+    plugins
+        The plug-ins whose code its runs call (none for the registry's
+        schedulers): what :meth:`guard` blames when a run fails.
     """
 
     name: str
     origin: str
     factory: Callable[[], object]
+    plugins: tuple[Plugin, ...] = field(default=(), kw_only=True)
+
+    def guard(self) -> AbstractContextManager[None]:
+        """Wraps a run of its schedulers: a plug-in's failure is one
+        :class:`~toolkit.plugin_calls.PluginError` (:func:`~toolkit.plugin_calls.guarded`)."""
+        return guarded(self.plugins)
 
     def make(self) -> Scheduler:
         """A fresh scheduler for one run.
@@ -130,11 +143,30 @@ class PluggedScheduler:
             made = self.factory()
         except SchedulerSpecError:
             raise
-        except Exception as exc:
+        except FAULTS as exc:
             raise SchedulerSpecError(
-                f"{self.name}: cannot make a scheduler: {one_line(exc)}"
+                f"{self.name}: cannot make a scheduler: {exception_line(exc)}"
             ) from exc
         return _checked(made, self.name)
+
+
+SchedulerSpec: TypeAlias = str | Scheduler | SchedulerFactory | PluggedScheduler
+"""What names a scheduler: a name, ``module.path:Attr``, an entry point, the object itself,
+or a spec resolved already."""
+
+
+def with_plugins(
+    plugged: PluggedScheduler, factory: Callable[[], object], *mount_policies: str | None
+) -> PluggedScheduler:
+    """``plugged`` making its schedulers with ``factory`` (its own, wrapped: under a mount
+    policy), the plug-ins among ``mount_policies`` (specs, ``module.path:Attr`` for one's own)
+    named beside its own, so that :meth:`~PluggedScheduler.guard` blames whichever fails."""
+    plugins = [*plugged.plugins]
+    for spec in mount_policies:
+        if spec is not None and is_plugged(spec):
+            found = Plugin.of(spec.strip(), spec.strip().partition(":")[0])
+            plugins += [] if found is None else [found]
+    return evolve(plugged, factory=factory, plugins=tuple(plugins))
 
 
 def _checked(made: object, name: str) -> Scheduler:
@@ -166,7 +198,7 @@ def _copier(obj: object, name: str) -> Callable[[], object]:
             return copy.deepcopy(obj)
         except Exception as exc:
             raise SchedulerSpecError(
-                f"{name}: cannot copy the scheduler for a run ({one_line(exc)}); "
+                f"{name}: cannot copy the scheduler for a run ({exception_line(exc)}); "
                 "give its class or a factory instead"
             ) from exc
 
@@ -175,12 +207,15 @@ def _copier(obj: object, name: str) -> Callable[[], object]:
 
 def _plugged(obj: object, name: str, origin: str) -> PluggedScheduler:
     """The scheduler ``obj`` names: a class or factory to call, or a scheduler to copy."""
+    defined = obj.func if isinstance(obj, functools.partial) else obj
+    found = None if origin == "registry" else Plugin.of(name, qualified_name(defined).split(":")[0])
+    plugins = () if found is None else (found,)
     if inspect.isclass(obj):
-        return PluggedScheduler(name, origin, obj)
+        return PluggedScheduler(name, origin, obj, plugins=plugins)
     if callable(getattr(obj, "decide", None)):
-        return PluggedScheduler(name, origin, _copier(obj, name))
+        return PluggedScheduler(name, origin, _copier(obj, name), plugins=plugins)
     if callable(obj):
-        return PluggedScheduler(name, origin, obj)
+        return PluggedScheduler(name, origin, obj, plugins=plugins)
     raise SchedulerSpecError(
         f"{name}: a {type(obj).__name__} is neither a scheduler (no method decide) "
         "nor a class or factory of schedulers"
@@ -205,22 +240,48 @@ def resolve_scheduler(spec: SchedulerSpec | PluggedScheduler) -> PluggedSchedule
         cannot be imported, a missing attribute, an object that is not a
         scheduler, a class or factory that fails or makes none.
     """
-    plugged = _resolve(spec)
+    plugged = plug_scheduler(spec)
     plugged.make()
     return plugged
 
 
-def _resolve(spec: SchedulerSpec | PluggedScheduler) -> PluggedScheduler:
-    """The scheduler a spec names, not checked yet (:meth:`PluggedScheduler.make` checks)."""
+def plug_scheduler(spec: SchedulerSpec | PluggedScheduler) -> PluggedScheduler:
+    """The scheduler a spec names, not checked yet (:meth:`PluggedScheduler.make` checks).
+
+    Raises
+    ------
+    SchedulerSpecError
+        As :func:`resolve_scheduler`, for what it finds without making a scheduler.
+    """
     if isinstance(spec, PluggedScheduler):
         return spec
-    if isinstance(spec, str) and spec in SOLVERS and spec not in SCHEDULERS:
-        raise UnknownSchedulerError(
-            f"{spec!r} is an offline solver, not an online scheduler; "
-            f"online: {', '.join(SCHEDULERS.known())}"
-        )
+    if isinstance(spec, str):
+        _refuse_offline(spec)
     found = SCHEDULERS.resolve(spec)
     return _plugged(found.value, found.name, found.origin)
+
+
+def _refuse_offline(name: str) -> None:
+    if name in SOLVERS and name not in SCHEDULERS:
+        raise UnknownSchedulerError(
+            f"{name!r} is an offline solver, not an online scheduler; "
+            f"online: {', '.join(SCHEDULERS.known())}"
+        )
+
+
+def scheduler_entry(name: str) -> Entry:
+    """The entry of a scheduler's name, the registry's or an installed package's, not imported.
+
+    What a data file's name is checked against: reading a file imports
+    nothing, the scheduler being loaded when its run starts.
+
+    Raises
+    ------
+    UnknownSchedulerError
+        For an offline solver's name, or a name no entry has.
+    """
+    _refuse_offline(name)
+    return SCHEDULERS.entry(name)
 
 
 def plugin_entries() -> tuple[PluginEntry, ...]:
@@ -241,14 +302,15 @@ def make_scheduler(spec: SchedulerSpec | PluggedScheduler) -> Scheduler:
     SchedulerSpecError
         As :func:`resolve_scheduler`.
     """
-    return _resolve(spec).make()
+    return plug_scheduler(spec).make()
 
 
 def _as_solver(plugged: PluggedScheduler) -> Solver:
     """``plugged`` as a solver: dispatched online, a fresh scheduler per instance."""
 
     def run(instance: Instance, *, time_limit_s: float | None = None, seed: int = 0) -> Result:
-        return solve_online(instance, plugged.make(), plugged.name)
+        with plugged.guard():
+            return solve_online(instance, plugged.make(), plugged.name)
 
     return run
 

@@ -225,11 +225,11 @@ def test_simulate_a_scenario_and_compare_in_process(tmp_path):
     scenario["workload"]["duration"] = "3h"
     scenario_file = tmp_path / "mine.json"
     scenario_file.write_text(json.dumps(scenario))
-    code, stdout, _ = run("simulate", str(scenario_file))
+    code, stdout, _ = run("simulate", str(scenario_file), "--allow-plugins")
     assert code == 0 and CLASS in " ".join(stdout.split())
     scenario["run"]["scheduler"] = "most_wanted:Nothing"
     scenario_file.write_text(json.dumps(scenario))
-    code, stdout, err = run("simulate", str(scenario_file))
+    code, stdout, err = run("simulate", str(scenario_file), "--allow-plugins")
     assert (code, stdout) == (2, "")
     assert err == (
         f"{scenario_file}: run.scheduler: most_wanted:Nothing: "

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from importlib import metadata
 from types import MappingProxyType
@@ -59,6 +60,7 @@ from typing import Any, TypeVar
 from attrs import define, field, frozen
 
 from toolkit.errors import shown
+from toolkit.plugin_calls import PluginError, call_plugin, exception_line
 
 T = TypeVar("T")
 
@@ -84,11 +86,6 @@ class UnknownNameError(LoadError, KeyError):
 
 class DuplicateNameError(ValueError):
     """A second entry under a name that a registry has already, refused when it is entered."""
-
-
-def one_line(exc: BaseException) -> str:
-    """``Type: message`` of an exception, its whitespace (newlines included) collapsed."""
-    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
 
 
 def qualified_name(obj: object) -> str:
@@ -138,6 +135,32 @@ def import_target(target: str) -> object:
     return _walk(importlib.import_module(module_name), attribute)
 
 
+def named_in_file(spec: str) -> str:
+    """``spec``, a ``module.path:Attr`` that a data file names, checked without importing it.
+
+    A file is data: reading it imports nothing, and what it names by
+    ``module.path:Attr`` is imported only when a run the user allowed
+    starts (``--allow-plugins``). A file may never name the standard
+    library (:data:`sys.stdlib_module_names`): ``os:abort``, ``code:interact``
+    or ``builtins:exit`` are no plug-ins, and naming them is refused when the
+    file is read.
+
+    Raises
+    ------
+    ValueError
+        With a one-line message: ``spec`` is malformed, or of the standard
+        library.
+    """
+    module_name, _ = _split(spec)
+    top = module_name.partition(".")[0]
+    if top in sys.stdlib_module_names or top in sys.builtin_module_names:
+        raise ValueError(
+            f"{spec}: {top!r} is a module of Python's standard library, not a plug-in; "
+            "a file may name a plug-in's module.path:Attr, never the standard library"
+        )
+    return spec
+
+
 def load_spec(spec: str, failure: type[LoadError] = LoadError) -> object:
     """What a user's ``module.path:Attr`` names, every failure one line of ``failure``.
 
@@ -145,17 +168,18 @@ def load_spec(spec: str, failure: type[LoadError] = LoadError) -> object:
     ------
     LoadError
         (of the class ``failure``) when ``spec`` is malformed, its module
-        cannot be imported (whatever the module raises), or it lacks the
-        attribute.
+        cannot be imported (whatever the module raises, ``sys.exit`` included:
+        :func:`~toolkit.plugin_calls.call_plugin`), or it lacks the attribute.
     """
     try:
         module_name, attribute = _split(spec)
     except ValueError as exc:
         raise failure(str(exc)) from None
     try:
-        module = importlib.import_module(module_name)
-    except Exception as exc:
-        raise failure(f"{spec}: cannot import module {module_name!r}: {one_line(exc)}") from exc
+        module = call_plugin(spec, "import", importlib.import_module, module_name)
+    except PluginError as exc:
+        why = exception_line(exc.error)
+        raise failure(f"{spec}: cannot import module {module_name!r}: {why}") from exc
     try:
         return _walk(module, attribute)
     except AttributeError:
@@ -456,10 +480,10 @@ class Registry(Mapping[str, T]):
 
     def _load_plugin(self, plugin: PluginEntry, point: metadata.EntryPoint) -> Any:
         try:
-            return point.load()
-        except Exception as exc:
+            return call_plugin(plugin.name, "import", point.load)
+        except PluginError as exc:
             raise self._failure(
-                f"{plugin.name}: cannot load the {plugin.origin}: {one_line(exc)}"
+                f"{plugin.name}: cannot load the {plugin.origin}: {exception_line(exc.error)}"
             ) from exc
 
     # Entry points.

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from solvers.bounds import lower_bound
 from solvers.online.protocol import Decision, Dismount, Preview, Scheduler, Start
-from solvers.online.state import DispatchState, as_decision
+from solvers.online.state import MAX_IDLE_WAKES, DispatchState, LeftWaiting, as_decision
 from solvers.result import Result, Status
 from solvers.timeline import Timeline
 from toolkit.metrics import alone_s, fastest_first
@@ -326,6 +326,10 @@ class Dispatcher:
         self._wake: Callable[[float], float | None] | None = getattr(scheduler, "wake_s", None)
         """The scheduler's ``wake_s(now)``, when it has one (see :class:`Dispatcher`)."""
         self._wakes: list[float] = []
+        self._decisions = 0
+        """Decisions carried out so far."""
+        self._idle_wakes = 0
+        """Wake-ups in a row with nothing decided and nothing else left (:data:`MAX_IDLE_WAKES`)."""
         self.view = PlatformView(self)
 
     def run(self) -> Schedule:
@@ -379,17 +383,15 @@ class Dispatcher:
 
         Raises
         ------
-        RuntimeError
-            When the scheduler waits with requests waiting and no event left
-            that could change its mind.
+        LeftWaiting
+            (a ``RuntimeError``) when the scheduler waits with requests
+            waiting and no event left that could change its mind (but its
+            own wake-ups, :data:`~solvers.online.state.MAX_IDLE_WAKES` in a row).
         """
         t = self.next_event_s()
         if t is None:
             if self.waiting:
-                raise RuntimeError(
-                    f"the scheduler leaves {len(self.waiting)} requests waiting at "
-                    f"{self.now} s with nothing left to wait for"
-                )
+                raise LeftWaiting(len(self.waiting), self.now)
             return False
         self._started = True
         self.now = max(self.now, float(t))
@@ -398,15 +400,31 @@ class Dispatcher:
         events = self._events
         while events and events[0][0] <= now:
             self.refresh(heapq.heappop(events)[1])
+        decided = self._decisions
         self.state.decide(self.scheduler, now, self.view, self._commit)
         if self._wake is not None:
+            self._count_idle_wake(decided)
             wake_s = self._wake(now)
             if wake_s is not None and wake_s > now:
                 heapq.heappush(self._wakes, float(wake_s))
         return True
 
     def _commit(self, decision: Decision) -> None:
+        self._decisions += 1
         self.carry_out(decision, record=True)
+
+    def _count_idle_wake(self, decided: int) -> None:
+        """Count a decision time at which nothing was decided (``decided``: the decisions
+        before it) though requests wait, and nothing but a wake-up is left to happen."""
+        idle = (
+            self._decisions == decided
+            and self.waiting
+            and not self._events
+            and self._next_arrival == len(self._arrivals)
+        )
+        self._idle_wakes = self._idle_wakes + 1 if idle else 0
+        if self._idle_wakes > MAX_IDLE_WAKES:
+            raise LeftWaiting(len(self.waiting), self.now)
 
     def _admit(self, now: float) -> None:
         """Move the requests released by ``now`` to the waiting list."""

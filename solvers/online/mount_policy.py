@@ -81,7 +81,6 @@ from __future__ import annotations
 
 import bisect
 import copy
-import importlib
 import inspect
 import math
 import re
@@ -101,6 +100,8 @@ from solvers.online.protocol import (
 )
 from solvers.online.state import WaitingRequests
 from toolkit.model import Instance, Request
+from toolkit.plugin_calls import PluginError, call_plugin
+from toolkit.registry import LoadError, load_spec, exception_line
 from toolkit.units import parse_duration
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
@@ -800,7 +801,7 @@ class MountPolicied:
 # Specs.
 
 
-class MountPolicyError(ValueError):
+class MountPolicyError(LoadError):
     """A mount policy spec that gives no mount policy (one line)."""
 
 
@@ -897,16 +898,24 @@ def _dcache(text: str, capacity_mb: Callable[[str], float] | None) -> DCacheSele
     )
 
 
+def is_plugged(spec: str) -> bool:
+    """Whether ``spec`` names a mount policy of one's own, ``module.path:Attr``."""
+    spec = spec.strip()
+    return ":" in spec and "+" not in spec and spec.partition(":")[0] not in _WITH_OPTIONS
+
+
 def _plugged(spec: str) -> MountPolicy:
-    module_name, _, attribute = spec.partition(":")
-    try:
-        obj: object = importlib.import_module(module_name)
-        for part in attribute.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError) as exc:
-        raise MountPolicyError(f"{spec}: {exc}") from None
+    """The mount policy of one's own ``spec`` names, imported and made here, through
+    :func:`~toolkit.registry.load_spec` and :func:`~toolkit.plugin_calls.call_plugin`: whatever
+    its module or its factory raises (``sys.exit`` too) is one line."""
+    obj = load_spec(spec, MountPolicyError)
     factory = inspect.isclass(obj) or (callable(obj) and not isinstance(obj, MountPolicy))
-    made = cast(Callable[[], object], obj)() if factory else copy.deepcopy(obj)
+    make = cast(Callable[[], object], obj) if factory else (lambda: copy.deepcopy(obj))
+    try:
+        made = call_plugin(spec, "make", make)
+    except PluginError as exc:
+        why = exception_line(exc.error)
+        raise MountPolicyError(f"{spec}: cannot make a mount policy: {why}") from exc
     if not isinstance(made, MountPolicy):
         raise MountPolicyError(f"{spec}: not a mount policy (evict, dismount_s, admit, recheck_s)")
     return made
@@ -941,7 +950,7 @@ def parse_mount_policy(
         With a one-line message, for a spec that gives no mount policy.
     """
     spec = spec.strip()
-    if ":" in spec and "+" not in spec and spec.partition(":")[0] not in _WITH_OPTIONS:
+    if is_plugged(spec):
         return _plugged(spec)
     if capacity_mb is None and instance is not None:
         capacities = {tape.id: tape.capacity_mb for tape in instance.tapes}

@@ -21,6 +21,7 @@ from typing import overload
 
 from solvers.online.protocol import Decision, Dismount, PlatformState, Scheduler, Start
 from toolkit.model import Request
+from toolkit.plugin_calls import PluginFault
 
 
 class WaitingRequests(Sequence[Request]):
@@ -51,17 +52,43 @@ class WaitingRequests(Sequence[Request]):
         return list(self._items.values())[index]
 
 
+class NotADecision(PluginFault, TypeError):
+    """A scheduler's ``decide`` returned neither a decision nor ``None``."""
+
+
+class BadDecision(PluginFault, ValueError):
+    """A scheduler's decision that cannot be carried out."""
+
+
+MAX_IDLE_WAKES = 100_000
+"""Wake-ups in a row at which a scheduler decides nothing, with requests waiting and nothing
+else left to happen, after which it is found to wait for ever (:class:`LeftWaiting`): a
+scheduler that asks to be woken again and again (``wake_s``) would otherwise never let a run
+end."""
+
+
+class LeftWaiting(PluginFault, RuntimeError):
+    """A scheduler waits with requests waiting and nothing left that could change its mind
+    (but its own wake-ups, :data:`MAX_IDLE_WAKES` in a row)."""
+
+    def __init__(self, count: int, now: float) -> None:
+        super().__init__(
+            "decide", f"left {count} requests waiting at {now} s with nothing left to wait for"
+        )
+
+
 def as_decision(decision: object) -> Decision:
     """``decision`` if it is a :class:`Start` or a :class:`Dismount`.
 
     Raises
     ------
-    TypeError
-        For anything else (the protocol's answer to a scheduler returning it).
+    NotADecision
+        (a ``TypeError``) for anything else (the protocol's answer to a
+        scheduler returning it).
     """
     if isinstance(decision, (Start, Dismount)):
         return decision
-    raise TypeError(f"a scheduler decided {decision!r:.80}: not a Start, a Dismount or None")
+    raise NotADecision("decide", f"returned {decision!r:.80}: not a Start, a Dismount or None")
 
 
 class DispatchState:
@@ -207,11 +234,19 @@ class DispatchState:
 
         Raises
         ------
-        TypeError
-            When the scheduler returns neither a decision nor ``None``.
+        NotADecision
+            (a ``TypeError``) when the scheduler returns neither a decision
+            nor ``None``.
+        BadDecision
+            (a ``ValueError``) when ``carry_out`` refuses a decision (a
+            request that is not waiting or cannot start, an unknown drive,
+            a drive without a tape to put away).
         """
         decide, waiting = scheduler.decide, self.waiting
         decision = decide(now, waiting, platform)
         while decision is not None:
-            carry_out(as_decision(decision))
+            try:
+                carry_out(as_decision(decision))
+            except ValueError as exc:
+                raise BadDecision("decide", f"returned {decision!r:.120}: {exc}") from exc
             decision = decide(now, waiting, platform)

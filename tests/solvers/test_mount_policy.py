@@ -313,7 +313,7 @@ def test_specs_combine_one_rule_of_each_kind():
         ("dcache:share=2", "share must be within [0, 1]"),
         ("lru+fifo", "two eviction rules"),
         ("belady", "belady is offline"),
-        ("no_such_module:Policy", "no_such_module:Policy: No module named"),
+        ("no_such_module:Policy", "no_such_module:Policy: cannot import module 'no_such_module'"),
     ],
 )
 def test_a_bad_spec_is_one_line(spec, fragment):

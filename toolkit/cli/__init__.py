@@ -52,7 +52,12 @@ __all__ = ["main"]
 
 @click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tapesched")
-def main() -> None:
+@click.option(
+    "--debug",
+    is_flag=True,
+    help="When a plug-in fails, print its traceback before the one line saying so.",
+)
+def main(debug: bool) -> None:
     """Schedule robotic tape archives: instance and schedule files, solvers, a validator."""
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 from rich.console import Console
@@ -24,6 +24,9 @@ from toolkit.model import Instance, Schedule
 from toolkit.registry import LoadError, Registry
 from toolkit.units import MAX_SIMULATED_S, parse_duration, parse_rate
 from toolkit.validator import Report, validate
+
+if TYPE_CHECKING:
+    from simulator.scenario import Scenario
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -294,3 +297,60 @@ def check_scenario_scheduler(spec: str) -> None:
         resolve_scheduler(spec)
     except SchedulerSpecError as exc:
         fail([f"--scheduler: {exc}"])
+
+
+ALLOW_PLUGINS_HELP = (
+    "Run the plug-ins the scenario file names as module.path:Attr (run.scheduler, "
+    "run.scheduler.mount_policy), importing them when the run starts; without it such a "
+    "file is refused. Reading or checking a file never imports what it names."
+)
+
+
+def allow_plugins_option(command: F) -> F:
+    """The ``--allow-plugins`` flag of the commands that run a scenario file."""
+    option = click.option("--allow-plugins", is_flag=True, help=ALLOW_PLUGINS_HELP)
+    return option(command)
+
+
+def check_named_code(
+    scenario: Scenario,
+    source: str,
+    allowed: bool,
+    *,
+    scheduler: object = None,
+    mount_policy: object = None,
+) -> None:
+    """Exit 2, one line each, for the code a scenario file names that its run would import.
+
+    A file is data: its ``module.path:Attr`` values
+    (:func:`simulator.scenario.named_code`) are imported only when the user
+    allows it (``allowed``, ``--allow-plugins``), here, as the run starts,
+    and each is checked to give what it must (a scheduler, a mount policy).
+    What the command line gives (``scheduler``, ``mount_policy``; ``None``:
+    nothing given) replaces the file's and is the user's own choice: the
+    file's is then neither imported nor refused.
+    """
+    from simulator.scenario import named_code
+    from solvers.online.mount_policy import parse_mount_policy
+    from solvers.plugins import resolve_scheduler
+
+    replaced = {
+        "run.scheduler": scheduler is not None,
+        "run.scheduler.name": scheduler is not None,
+        "run.scheduler.mount_policy": mount_policy is not None,
+    }
+    named = [(path, spec) for path, spec in named_code(scenario) if not replaced[path]]
+    if named and not allowed:
+        why = "the file names code to import; run it with --allow-plugins if you trust it"
+        fail([f"{source}: {path}: {spec}: {why}" for path, spec in named])
+    problems = []
+    for path, spec in named:
+        try:
+            if path.endswith("mount_policy"):
+                parse_mount_policy(spec, capacity_mb=lambda tape: 1.0)
+            else:
+                resolve_scheduler(spec)
+        except LoadError as exc:
+            problems.append(f"{source}: {path}: {exc}")
+    if problems:
+        fail(problems)

@@ -28,6 +28,8 @@ from simulator.bw_main import NAME as BW_MAIN
 from toolkit.cli.bw_main_options import BW_MAIN_OPTIONS, bw_main_options, given_bw_main
 from toolkit.cli.common import (
     NumberType,
+    allow_plugins_option,
+    check_named_code,
     check_scenario_scheduler,
     fail,
     progress_bar,
@@ -236,6 +238,7 @@ def _print_table(study: Study, results: Sequence[PointResult]) -> None:
     "for the gol- experiments instances/scenarios/golubchik/ampex.json).",
 )
 @bw_main_options
+@allow_plugins_option
 @reports_bad_input
 def experiment(
     name: str | None,
@@ -255,6 +258,7 @@ def experiment(
     max_waiting_time: float | None,
     max_req_count: int | None,
     max_imbalance: float | None,
+    allow_plugins: bool,
 ) -> None:
     """Run the experiment NAME (see --list) and draw its figure.
 
@@ -292,6 +296,7 @@ def experiment(
     cache = _cache(cache_dir, out)
     given = scenario_file or str(study.scenario_file)
     scenario = load_scenario(given)
+    check_named_code(scenario, given, allow_plugins, scheduler=running)
     if study.axis.setting == "min_lb_interval_s" and min_lb_interval is not None:
         fail([f"{BW_MAIN_OPTIONS['min_lb_interval_s']}: {name} varies it (its x axis)"])
     params = given_bw_main(

@@ -7,11 +7,17 @@ error and an exit code, never a traceback nor click's usage block:
   ``--time-limit: 'nan' is not a duration ...``, exit 2, the one-line form
   of every other bad input (:mod:`toolkit.cli.common`);
 - Ctrl-C and SIGTERM: ``tapesched: interrupted`` (or ``terminated``), exit
-  130 (or 143), with nothing half-written left (:mod:`toolkit.cli.interrupts`).
+  130 (or 143), with nothing half-written left (:mod:`toolkit.cli.interrupts`);
+- a plug-in that fails, however it fails (raises, exits, breaks the protocol,
+  leaves requests waiting for ever): ``plug-in my_module:Mine: Mine.decide
+  raised RuntimeError: ...``, exit 2, nothing written
+  (:class:`~toolkit.plugin_calls.PluginError`); ``tapesched --debug`` prints
+  the plug-in's traceback before that line.
 """
 
 from __future__ import annotations
 
+import traceback
 from typing import Any
 
 import click
@@ -24,6 +30,7 @@ from toolkit.cli.interrupts import (
     sigterm_raises,
     stop,
 )
+from toolkit.plugin_calls import PluginError
 
 
 def usage_line(error: click.UsageError) -> str:
@@ -39,7 +46,8 @@ def usage_line(error: click.UsageError) -> str:
 
 
 class CommandGroup(click.Group):
-    """A click group whose commands end in one line: bad usage exits 2, Ctrl-C 130, SIGTERM 143.
+    """A click group whose commands end in one line: bad usage and a failed plug-in exit 2,
+    Ctrl-C 130, SIGTERM 143.
 
     :meth:`route` gives a command's first argument a command of its own
     (``tapesched experiment online-vs-offline SCENARIO --window N``, whose
@@ -68,6 +76,10 @@ class CommandGroup(click.Group):
                 return super().invoke(ctx)
             except click.UsageError as error:
                 fail([usage_line(error)])
+            except PluginError as error:
+                if ctx.params.get("debug"):
+                    traceback.print_exception(error)
+                fail([str(error)])
             except KeyboardInterrupt:
                 raise stop("interrupted", EXIT_INTERRUPTED) from None
             except Terminated:

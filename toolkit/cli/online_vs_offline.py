@@ -23,6 +23,8 @@ from rich.table import Table
 
 from toolkit.cli.common import (
     TimeLimitType,
+    allow_plugins_option,
+    check_named_code,
     checked_solvers,
     fail,
     progress_bar,
@@ -134,6 +136,7 @@ def _print_table(outcomes: Sequence[WindowOutcome], size: int) -> None:
     help="Windows of more requests than this get lns among the offline solvers "
     "(too large for an exact solver to prove).",
 )
+@allow_plugins_option
 @reports_bad_input
 def online_vs_offline(
     scenario_file: str,
@@ -144,6 +147,7 @@ def online_vs_offline(
     time_limit_s: float | None,
     seed: int | None,
     lns_above: int,
+    allow_plugins: bool,
 ) -> None:
     """Cut a simulated run of SCENARIO into windows; each online scheduler against the optima.
 
@@ -176,6 +180,7 @@ def online_vs_offline(
     if out is None:
         fail(["--out: required, and missing"])
     scenario = load_scenario(scenario_file)
+    check_named_code(scenario, scenario_file, allow_plugins)
     problems = check_runnable(scenario)
     if problems:
         fail([f"{scenario_file}: {p}" for p in problems])

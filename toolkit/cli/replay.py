@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from simulator.replay import ReplayResult
+from simulator.replay import ReplayResult, unreplayable
 from simulator.replay import replay as run_replay
 from simulator.trace import (
     Homes,
@@ -237,6 +237,9 @@ def replay(
       drive_ids                the drives used
       latencies_s, mounted     per request, in trace order
     """
+    why = unreplayable(scheduler)
+    if why is not None:
+        fail([f"--scheduler: {why}"])
     try:
         requests = read_requests(trace_file)
         layout = read_layout(layout_file)

@@ -25,6 +25,8 @@ from toolkit.cli.common import (
     NumberType,
     RateType,
     RegistryChoice,
+    allow_plugins_option,
+    check_named_code,
     check_scenario_scheduler,
     echo_verdict,
     fail,
@@ -91,16 +93,19 @@ def _simulate_instance(
             parse_mount_policy,
             with_mount_policy,
         )
-        from solvers.plugins import make_scheduler
+        from solvers.plugins import plug_scheduler, with_plugins
 
         try:
             parse_mount_policy(mount_policy, instance=instance)
         except MountPolicyError as exc:
             fail([f"--mount-policy: {exc}"])
+        plugged = plug_scheduler(scheduler)
 
-        def spec() -> Scheduler:  # the run's own scheduler under its own mount policy
+        def under_mount_policy() -> Scheduler:  # the run's own scheduler, its own mount policy
             policy = parse_mount_policy(mount_policy, instance=instance)
-            return with_mount_policy(make_scheduler(scheduler), policy)
+            return with_mount_policy(plugged.make(), policy)
+
+        spec = with_plugins(plugged, under_mount_policy, mount_policy)
 
     events = io.BytesIO() if log else None
     schedule, _ = simulate_instance(instance, spec, log=events)
@@ -347,6 +352,7 @@ def _print_estimates(
     default=None,
     help="A CSV trace of file requests to run to its end instead of the scenario's workload.",
 )
+@allow_plugins_option
 @reports_bad_input
 def simulate(
     scenario_file: str,
@@ -371,6 +377,7 @@ def simulate(
     log: bool,
     workload_file: str | None,
     as_json: bool,
+    allow_plugins: bool,
 ) -> None:
     """Simulate SCENARIO_FILE (a scenario, or a core-problem instance run as given).
 
@@ -403,6 +410,9 @@ def simulate(
 
     if scheduler is not None:
         check_scenario_scheduler(scheduler)
+    check_named_code(
+        scenario, scenario_file, allow_plugins, scheduler=scheduler, mount_policy=mount_policy
+    )
     if mount_policy is not None:
         from solvers.online.mount_policy import MountPolicyError, parse_mount_policy
 

@@ -18,7 +18,14 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from toolkit.cli.common import DurationType, RateType, fail, reports_bad_input
+from toolkit.cli.common import (
+    DurationType,
+    RateType,
+    allow_plugins_option,
+    check_named_code,
+    fail,
+    reports_bad_input,
+)
 from toolkit.io import dumps
 
 if TYPE_CHECKING:
@@ -129,6 +136,7 @@ def _document(selection: Selection) -> dict[str, object]:
     help="Replications a vector at most (default 10; 3 with --quick).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@allow_plugins_option
 @reports_bad_input
 def stripe(
     scenario_file: str | None,
@@ -142,6 +150,7 @@ def stripe(
     seed: int,
     max_replications: int | None,
     as_json: bool,
+    allow_plugins: bool,
 ) -> None:
     """Choose a stripe width per request class of SCENARIO_FILE at each --rate.
 
@@ -171,6 +180,7 @@ def stripe(
         fail(["--sizes: not with --workload (both set the class sizes)"])
     given = scenario_file or str(SCENARIO_FILE)
     scenario = load_scenario(given)
+    check_named_code(scenario, given, allow_plugins)
     if not scenario.workload.classes:
         fail([f"{given}: workload.request_classes: missing; the search needs request classes"])
     if workload is not None or sizes is not None:
