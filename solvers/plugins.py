@@ -76,8 +76,8 @@ from solvers.registry import (
 )
 from solvers.result import Result
 from toolkit.model import Instance
-from toolkit.plugin_calls import FAULTS, Plugin, guarded
-from toolkit.registry import Entry, PluginEntry, exception_line, qualified_name, unknown_message
+from toolkit.plugin_calls import FAULTS, Plugin, exception_line, guarded
+from toolkit.registry import Entry, PluginEntry, qualified_name, unknown_message
 
 __all__ = [
     "ENTRY_POINT_GROUP",

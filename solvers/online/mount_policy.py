@@ -100,8 +100,8 @@ from solvers.online.protocol import (
 )
 from solvers.online.state import WaitingRequests
 from toolkit.model import Instance, Request
-from toolkit.plugin_calls import PluginError, call_plugin
-from toolkit.registry import LoadError, load_spec, exception_line
+from toolkit.plugin_calls import PluginError, call_plugin, exception_line
+from toolkit.registry import LoadError, load_spec
 from toolkit.units import parse_duration
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
