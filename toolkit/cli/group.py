@@ -17,13 +17,7 @@ from typing import Any
 import click
 
 from toolkit.cli.common import EXIT_BAD_INPUT
-from toolkit.cli.interrupts import (
-    EXIT_INTERRUPTED,
-    EXIT_TERMINATED,
-    Terminated,
-    sigterm_raises,
-    stop,
-)
+from toolkit.cli.interrupts import ending_on_signals
 
 
 def usage_line(error: click.UsageError) -> str:
@@ -63,13 +57,9 @@ class CommandGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
-        with sigterm_raises():
+        with ending_on_signals():
             try:
                 return super().invoke(ctx)
             except click.UsageError as error:
                 click.echo(usage_line(error), err=True)
                 raise SystemExit(EXIT_BAD_INPUT) from None
-            except KeyboardInterrupt:
-                raise stop("interrupted", EXIT_INTERRUPTED) from None
-            except Terminated:
-                raise stop("terminated", EXIT_TERMINATED) from None
