@@ -1,0 +1,97 @@
+"""OR-Tools searches that Ctrl-C (or SIGTERM) stops at once, and that leave the signals Python's.
+
+Every OR-Tools search of the solvers runs through here:
+
+- CP-SAT (:func:`solve_stoppable`): its own SIGINT handler
+  (``catch_sigint_signal``, on by default) would end the search quietly,
+  as if its time were up, and put SIGINT back to its default action
+  afterwards, so that a later Ctrl-C kills Python with no clean-up; it is
+  turned off. Each search runs in a thread (CP-SAT releases the
+  interpreter while it searches) while the calling thread waits, so a
+  signal's exception is raised there at once: the searches are stopped
+  and the exception goes on. The wait is on an event each search sets as
+  it ends, not on ``Thread.join``: a ``KeyboardInterrupt`` raised inside
+  ``join`` (Python 3.11) can mark a thread still searching as ended, and
+  the process would then exit under a running search (``terminate
+  called``, SIGABRT).
+- The routing solver (:func:`route_stoppable`) holds the interpreter for
+  its whole search, and an exception raised in a callback it makes is
+  lost: it runs under :func:`toolkit.signals.deferred_signals`, and a
+  callback at each solution it finds (several a second) cancels the search
+  once the flag is set, the signal then raised when it returns.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ortools.constraint_solver import pywrapcp
+from ortools.sat.python import cp_model
+
+from toolkit.signals import deferred_signals
+
+POLL_S = 0.1
+"""How often the waiting thread wakes to let a signal's exception be raised."""
+
+
+def solve_stoppable(
+    searches: Sequence[tuple[cp_model.CpSolver, cp_model.CpModel]],
+    meanwhile: Callable[[], None] | None = None,
+) -> list[Any]:
+    """Each ``solver.solve(model)`` at once, one thread each: their statuses, in order.
+
+    ``meanwhile`` runs in this thread while they search. Any exception
+    raised in this thread (a signal's) stops every search and goes on; an
+    exception of a search is raised once all have ended.
+    """
+    outcomes: list[Any] = [None] * len(searches)
+    failures: list[BaseException] = []
+    ended = [threading.Event() for _ in searches]
+    for i, (solver, model) in enumerate(searches):
+        solver.parameters.catch_sigint_signal = False
+
+        def search(i: int = i, solver: cp_model.CpSolver = solver, model: Any = model) -> None:
+            try:
+                outcomes[i] = solver.solve(model)
+            except BaseException as exc:
+                failures.append(exc)
+            finally:
+                ended[i].set()
+
+        threading.Thread(target=search, name=f"cp-sat-{i}", daemon=True).start()
+    try:
+        if meanwhile is not None:
+            meanwhile()
+        for event in ended:
+            while not event.wait(POLL_S):
+                pass
+    except BaseException:
+        for event, (solver, _) in zip(ended, searches, strict=True):
+            while not event.is_set():  # stop_search is lost if it comes before the search starts
+                solver.stop_search()
+                event.wait(POLL_S)
+        raise
+    if failures:
+        raise failures[0]
+    return outcomes
+
+
+def route_stoppable(
+    routing: pywrapcp.RoutingModel, start: pywrapcp.Assignment, params: Any
+) -> pywrapcp.Assignment | None:
+    """``routing.SolveFromAssignmentWithParameters(start, params)``, cancelled by a signal.
+
+    The signal (SIGINT or SIGTERM) is raised when the search has returned
+    (``KeyboardInterrupt`` for Ctrl-C), so the cancelled search's solution
+    is never used.
+    """
+    with deferred_signals() as interrupted:
+
+        def at_solution() -> None:
+            if interrupted:
+                routing.CancelSearch()
+
+        routing.AddAtSolutionCallback(at_solution)
+        return routing.SolveFromAssignmentWithParameters(start, params)
