@@ -271,9 +271,7 @@ def _routing_path(
         routing_enums_pb2.LocalSearchMetaheuristic.GUIDED_LOCAL_SEARCH
     )
     params.time_limit.FromMilliseconds(max(int((deadline - time.perf_counter()) * 1000), 10))
-    routing.CloseModelWithParameters(params)
-    start = routing.ReadAssignmentFromRoutes([[k + 1 for k in hint]], True)
-    solution = route_stoppable(routing, start, params)
+    solution = route_stoppable(routing, [[k + 1 for k in hint]], params)
     if solution is None:
         return None
     order, index = [], solution.Value(routing.NextVar(routing.Start(0)))

@@ -17,8 +17,9 @@ Every OR-Tools search of the solvers runs through here:
 - The routing solver (:func:`route_stoppable`) holds the interpreter for
   its whole search, and an exception raised in a callback it makes is
   lost: it runs under :func:`toolkit.signals.deferred_signals`, and a
-  callback at each solution it finds (several a second) cancels the search
-  once the flag is set, the signal then raised when it returns.
+  search monitor that sees every neighbour the local search weighs
+  (thousands a second) cancels the search once the flag is set, the
+  signal then raised when it returns.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import Any
 from ortools.constraint_solver import pywrapcp
 from ortools.sat.python import cp_model
 
-from toolkit.signals import deferred_signals
+from toolkit.signals import InterruptFlag, deferred_signals
 
 POLL_S = 0.1
 """How often the waiting thread wakes to let a signal's exception be raised."""
@@ -78,20 +79,38 @@ def solve_stoppable(
     return outcomes
 
 
+class _CancelOnFlag(pywrapcp.SearchMonitor):
+    """Cancels a routing search once a deferred signal has set the flag.
+
+    Checked as each neighbour the local search evaluates is accepted or
+    not (:meth:`AcceptDelta`: thousands a second, where the solutions it
+    keeps may be seconds apart on a large path), the search's limits then
+    ending it at their next check.
+    """
+
+    def __init__(self, routing: pywrapcp.RoutingModel, interrupted: InterruptFlag) -> None:
+        super().__init__(routing.solver())
+        self.routing = routing
+        self.interrupted = interrupted
+
+    def AcceptDelta(self, delta: Any, deltadelta: Any) -> bool:
+        if self.interrupted:
+            self.routing.CancelSearch()
+        return True
+
+
 def route_stoppable(
-    routing: pywrapcp.RoutingModel, start: pywrapcp.Assignment, params: Any
+    routing: pywrapcp.RoutingModel, routes: list[list[int]], params: Any
 ) -> pywrapcp.Assignment | None:
-    """``routing.SolveFromAssignmentWithParameters(start, params)``, cancelled by a signal.
+    """Close ``routing`` with ``params`` and search from ``routes``, until a signal cancels it.
 
     The signal (SIGINT or SIGTERM) is raised when the search has returned
     (``KeyboardInterrupt`` for Ctrl-C), so the cancelled search's solution
     is never used.
     """
     with deferred_signals() as interrupted:
-
-        def at_solution() -> None:
-            if interrupted:
-                routing.CancelSearch()
-
-        routing.AddAtSolutionCallback(at_solution)
+        monitor = _CancelOnFlag(routing, interrupted)  # lives as long as the search
+        routing.AddSearchMonitor(monitor)
+        routing.CloseModelWithParameters(params)
+        start = routing.ReadAssignmentFromRoutes(routes, True)
         return routing.SolveFromAssignmentWithParameters(start, params)
