@@ -20,12 +20,20 @@ Every OR-Tools search of the solvers runs through here:
   search monitor that sees every neighbour the local search weighs
   (thousands a second) cancels the search once the flag is set, the
   signal then raised when it returns.
+
+A solver run as a process of its own (CBC, through PuLP) would go on after
+an interrupt, its parent gone: :func:`children_stopped` stops it.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from ortools.constraint_solver import pywrapcp
@@ -35,6 +43,9 @@ from toolkit.signals import InterruptFlag, deferred_signals
 
 POLL_S = 0.1
 """How often the waiting thread wakes to let a signal's exception be raised."""
+
+REAP_S = 1.0
+"""Most seconds :func:`children_stopped` waits for the processes it stopped to end."""
 
 
 def solve_stoppable(
@@ -114,3 +125,48 @@ def route_stoppable(
         routing.CloseModelWithParameters(params)
         start = routing.ReadAssignmentFromRoutes(routes, True)
         return routing.SolveFromAssignmentWithParameters(start, params)
+
+
+def _children() -> set[int]:
+    """This process's child processes (Linux /proc; none known elsewhere)."""
+    me = str(os.getpid())
+    found = set()
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[1] == me:
+            found.add(int(entry.name))
+    return found
+
+
+@contextmanager
+def children_stopped() -> Iterator[None]:
+    """On any exception (a signal's), SIGTERM the child processes the block started.
+
+    For a library that runs a solver as a process and waits for it (PuLP's
+    CBC): the wait is interrupted, but the process would search on, an
+    orphan, to its time limit. They are reaped, waiting at most
+    :data:`REAP_S`, and the exception goes on.
+    """
+    before = _children()
+    try:
+        yield
+    except BaseException:
+        started = _children() - before
+        for pid in started:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                started.discard(pid)
+        give_up = time.monotonic() + REAP_S
+        while started and time.monotonic() < give_up:  # reaped, not left as zombies
+            for pid in list(started):
+                try:
+                    if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                        started.discard(pid)
+                except ChildProcessError:
+                    started.discard(pid)
+            time.sleep(0.01)
+        raise

@@ -41,6 +41,8 @@ import highspy
 import pulp
 from attrs import frozen
 
+from solvers.stoppable import children_stopped
+
 REL_GAP = 1e-9
 """Relative gap under which both solvers call an incumbent optimal."""
 
@@ -156,8 +158,10 @@ def _cbc(
             logPath=log_path,
             options=options,
         )
+        solver.tmpDir = folder  # PuLP's model, start and solution files go with the folder
         try:
-            problem.solve(solver)
+            with children_stopped():
+                problem.solve(solver)
         except pulp.PulpSolverError:
             return None
         with open(log_path, encoding="utf-8", errors="replace") as log:
