@@ -6,7 +6,8 @@ to be lost or fatal: while the commands load, inside OR-Tools (``experiment
 bnl-coverage --quick`` orders its request lists with CP-SAT and the routing
 solver; ``order --algorithm exact``), inside a pool of worker processes
 (``experiment bw-fig5 --quick --workers 2``), and twice 0.2 s apart, the
-second while the first unwinds. Every case must end with ``tapesched:
+second while the first unwinds; and while CBC, a process of its own, searches
+(``solve --solver milp-cbc``). Every case must end with ``tapesched:
 interrupted`` alone on standard error, exit 130, no traceback, within
 :data:`PROMPT_S` of the signal, with no output and no process left. Each is
 a test of its own, so that the slow ones run side by side under xdist.
@@ -24,6 +25,8 @@ from pathlib import Path
 import pytest
 
 from tests.hostile import bounded
+from toolkit.generators import RandomParams, random_instance
+from toolkit.io import save_instance
 
 PROMPT_S = 2.5
 """Most seconds from the signal to the exit: the search stopped, the unwind and the
@@ -67,6 +70,16 @@ def _busy_recall_file(tmp: Path) -> str:
     return path.name
 
 
+def _hard_instance(tmp: Path) -> str:
+    """25 random requests: CBC starts on them about 5 s in, and searches to its time limit."""
+    path = tmp / "hard.json"
+    save_instance(random_instance(RandomParams(n_requests=25), 1), path)
+    return path.name
+
+
+INPUTS = {"BUSY": _busy_recall_file, "HARD": _hard_instance}
+"""Input files a case names in its arguments, made in its directory."""
+
 BNL = ["experiment", "bnl-coverage", "--quick", "--out", "out"]
 """About 25 s on 2 cores: its request lists ordered by CP-SAT and the routing solver."""
 
@@ -83,14 +96,18 @@ CASES = {
     # its routing solver searches for 9 s once the file is read (then CP-SAT for 21 s)
     "order-exact-routing": (["order", "BUSY", "--algorithm", "exact", "--time-limit", "30"], [3.0]),
     "worker-pool-twice": (BW_POOL, [4.0, 4.2]),
+    # CBC runs as a process of its own: it must not search on, an orphan
+    "milp-cbc-process": (
+        ["solve", "HARD", "--solver", "milp-cbc", "--time-limit", "30", "--out", "s.json"],
+        [7.0],
+    ),
 }
 
 
 @pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="reads /proc")
 @pytest.mark.parametrize(("args", "at_s"), CASES.values(), ids=CASES.keys())
 def test_ctrl_c_ends_the_command_at_once_with_one_line_and_leaves_nothing(tmp_path, args, at_s):
-    if "BUSY" in args:
-        args = [_busy_recall_file(tmp_path) if a == "BUSY" else a for a in args]
+    args = [INPUTS[a](tmp_path) if a in INPUTS else a for a in args]
     inputs = {p.name for p in tmp_path.iterdir()}
     signals = [(t, signal.SIGINT) for t in at_s]
     ended = bounded(args, cwd=tmp_path, deadline_s=at_s[-1] + 20, signals=signals)
@@ -100,7 +117,7 @@ def test_ctrl_c_ends_the_command_at_once_with_one_line_and_leaves_nothing(tmp_pa
     assert ended.wall_s - at_s[-1] < PROMPT_S, f"ended {ended.wall_s - at_s[-1]:.1f} s after"
     assert {p.name for p in tmp_path.iterdir()} - inputs <= {"c"}  # a sweep keeps its cache
     assert _left_running(tmp_path) == []
-    if args is BW_POOL:
+    if args == BW_POOL:
         assert "points on 2 worker(s)" in ended.stdout  # the signals came while the pool ran
-    if args[0] == "order":
+    if args[0] in ("order", "solve"):
         assert ended.stdout == ""
