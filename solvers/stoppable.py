@@ -21,6 +21,9 @@ Every OR-Tools search of the solvers runs through here:
   (thousands a second) cancels the search once the flag is set, the
   signal then raised when it returns.
 
+HiGHS (:func:`highs_stoppable`) holds this thread for its whole run as
+well: it runs deferred too, its interrupt callbacks (which HiGHS calls as
+it goes, in each of its methods) asking it to stop once the flag is set.
 A solver run as a process of its own (CBC, through PuLP) would go on after
 an interrupt, its parent gone: :func:`children_stopped` stops it.
 """
@@ -125,6 +128,28 @@ def route_stoppable(
         routing.CloseModelWithParameters(params)
         start = routing.ReadAssignmentFromRoutes(routes, True)
         return routing.SolveFromAssignmentWithParameters(start, params)
+
+
+def highs_stoppable(highs: Any) -> Any:
+    """``highs.run()`` (a :class:`highspy.Highs`), asked to stop by a signal: its status.
+
+    The signal is raised when the run has returned, so the stopped run's
+    solution is never used.
+    """
+    with deferred_signals() as interrupted:
+
+        def stop_if_interrupted(event: Any) -> None:
+            if interrupted:
+                event.interrupt()
+
+        callbacks = (highs.cbSimplexInterrupt, highs.cbIpmInterrupt, highs.cbMipInterrupt)
+        for callback in callbacks:
+            callback.subscribe(stop_if_interrupted)
+        try:
+            return highs.run()
+        finally:
+            for callback in callbacks:
+                callback.unsubscribe(stop_if_interrupted)
 
 
 def _children() -> set[int]:

@@ -41,7 +41,7 @@ import highspy
 import pulp
 from attrs import frozen
 
-from solvers.stoppable import children_stopped
+from solvers.stoppable import children_stopped, highs_stoppable
 
 REL_GAP = 1e-9
 """Relative gap under which both solvers call an incumbent optimal."""
@@ -182,14 +182,14 @@ class _WarmHiGHS(pulp.HiGHS):  # type: ignore[misc]
         self.warm_start = warm_start
 
     def callSolver(self, lp: Any) -> None:
-        """Set the initial solution, when asked, then run HiGHS."""
+        """Set the initial solution, when asked, then run HiGHS (stopped by Ctrl-C)."""
         if self.warm_start:
             columns = sorted(lp.variables(), key=lambda v: v.index)
             solution = highspy.HighsSolution()
             solution.col_value = [float(v.varValue or 0.0) for v in columns]
             solution.value_valid = True
             lp.solverModel.setSolution(solution)
-        lp.solverModel.run()
+        highs_stoppable(lp.solverModel)
 
     def actualSolve(self, lp: Any) -> int:
         """Build, run, and copy the solution into the variables when there is one."""
