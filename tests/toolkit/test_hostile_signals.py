@@ -6,11 +6,12 @@ to be lost or fatal: while the commands load, inside OR-Tools (``experiment
 bnl-coverage --quick`` orders its request lists with CP-SAT and the routing
 solver; ``order --algorithm exact``), inside a pool of worker processes
 (``experiment bw-fig5 --quick --workers 2``), and twice 0.2 s apart, the
-second while the first unwinds; and while CBC, a process of its own, searches
-(``solve --solver milp-cbc``). Every case must end with ``tapesched:
-interrupted`` alone on standard error, exit 130, no traceback, within
-:data:`PROMPT_S` of the signal, with no output and no process left. Each is
-a test of its own, so that the slow ones run side by side under xdist.
+second while the first unwinds; and while the MILP solvers search (``solve
+--solver milp-highs``, and ``milp-cbc``, whose CBC is a process of its own).
+Every case must end with ``tapesched: interrupted`` alone on standard error,
+exit 130, no traceback, within :data:`PROMPT_S` of the signal, with no output
+and no process left. Each is a test of its own, so that the slow ones run
+side by side under xdist.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def _busy_recall_file(tmp: Path) -> str:
 
 
 def _hard_instance(tmp: Path) -> str:
-    """25 random requests: CBC starts on them about 5 s in, and searches to its time limit."""
+    """25 random requests: the MILP solvers start on them about 5 s in, and search 30 s."""
     path = tmp / "hard.json"
     save_instance(random_instance(RandomParams(n_requests=25), 1), path)
     return path.name
@@ -96,6 +97,11 @@ CASES = {
     # its routing solver searches for 9 s once the file is read (then CP-SAT for 21 s)
     "order-exact-routing": (["order", "BUSY", "--algorithm", "exact", "--time-limit", "30"], [3.0]),
     "worker-pool-twice": (BW_POOL, [4.0, 4.2]),
+    # HiGHS holds the main thread for its whole run (main answered after 26 s)
+    "milp-highs-run": (
+        ["solve", "HARD", "--solver", "milp-highs", "--time-limit", "30", "--out", "s.json"],
+        [6.0],
+    ),
     # CBC runs as a process of its own: it must not search on, an orphan
     "milp-cbc-process": (
         ["solve", "HARD", "--solver", "milp-cbc", "--time-limit", "30", "--out", "s.json"],
