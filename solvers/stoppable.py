@@ -1,4 +1,4 @@
-"""OR-Tools searches that Ctrl-C (or SIGTERM) stops at once, and that leave the signals Python's.
+"""Solver runs that Ctrl-C (or SIGTERM) stops at once, and that leave the signals Python's.
 
 Every OR-Tools search of the solvers runs through here:
 

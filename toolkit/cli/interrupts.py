@@ -19,9 +19,10 @@ The same holds from the start: while :mod:`toolkit.cli` imports the
 commands, a signal ends the program the same way (:func:`ending_on_signals`
 around the imports).
 
-Native code that holds the interpreter for long (OR-Tools' routing solver)
-sees neither exception; it stops at the flag of :mod:`toolkit.interrupt_flag`
-instead, and the signal is raised here when it returns.
+Native code that holds the interpreter for long (OR-Tools' routing solver,
+HiGHS) sees neither exception; it stops at the flag of
+:func:`toolkit.signals.deferred_signals` instead, and the signal is raised
+when it returns, then taken here.
 """
 
 from __future__ import annotations
@@ -35,11 +36,10 @@ from types import FrameType
 
 import click
 
+from toolkit.signals import INTERRUPTS
+
 EXIT_INTERRUPTED = 128 + signal.SIGINT
 EXIT_TERMINATED = 128 + signal.SIGTERM
-
-ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-"""The signals that end a command."""
 
 
 class Terminated(BaseException):
@@ -65,15 +65,16 @@ def ending_on_signals() -> Iterator[None]:
     The first signal raises its exception where the program is (main
     thread), the unwind runs, and the exception becomes the one line and
     the exit code. From that signal on, SIGINT and SIGTERM are ignored
-    until the process ends; a signal ignored when the block begins stays
-    ignored. Left without a signal, the handlers are those it found.
-    Outside the main thread only the exceptions are turned into exits (no
-    handler can be set there).
+    until the process ends. A signal ignored when the block begins stays
+    ignored, and one whose handler was not set from Python is left alone.
+    Left without a signal, the handlers are those it found. Outside the
+    main thread only the exceptions are turned into exits (no handler can
+    be set there).
     """
     taken: list[int] = []
 
     def take(signum: int, frame: FrameType | None) -> None:
-        for other in ENDING_SIGNALS:
+        for other in INTERRUPTS:
             signal.signal(other, signal.SIG_IGN)
         taken.append(signum)
         if signum == signal.SIGTERM:
@@ -82,9 +83,9 @@ def ending_on_signals() -> Iterator[None]:
 
     previous = {}
     if threading.current_thread() is threading.main_thread():
-        for signum in ENDING_SIGNALS:
+        for signum in INTERRUPTS:
             handler = signal.getsignal(signum)
-            if handler != signal.SIG_IGN:
+            if handler not in (signal.SIG_IGN, None):  # None: not set from Python
                 previous[signum] = handler
                 signal.signal(signum, take)
     try:
