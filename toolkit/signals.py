@@ -9,7 +9,7 @@ need more:
   one sent meanwhile is delivered when the step is done. A process started
   in such a step begins with them blocked too (the mask survives ``exec``).
 - A long native computation that holds the interpreter (OR-Tools' routing
-  solver) runs no bytecode of its own, and an exception raised in a
+  solver, HiGHS) runs no bytecode of its own, and an exception raised in a
   callback it makes is lost in the native code. It runs *deferred*
   (:func:`deferred_signals`): SIGINT and SIGTERM only set an
   :class:`InterruptFlag`, which the computation checks (from a callback) to
