@@ -59,7 +59,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import multiprocessing
 import os
 import stat
 import statistics
@@ -69,7 +68,9 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager, suppress
 from functools import partial
+from multiprocessing.context import SpawnContext, SpawnProcess
 from pathlib import Path
+from signal import SIGINT
 from typing import Any
 
 import attrs
@@ -89,6 +90,7 @@ from toolkit.errors import InputError, Problem, shown
 from toolkit.fields import Rule, natural, nonnegative_finite, optional
 from toolkit.io import join_path
 from toolkit.outputs import write_file
+from toolkit.signals import signals_blocked
 
 PRIMARY_METRIC = "mean_weighted_response_s_per_gb"
 """The paper's objective (Section 3.2): what the figures plot and the precision is judged on."""
@@ -450,6 +452,29 @@ class InProcess(Executor):
         return future
 
 
+class _WorkerProcess(SpawnProcess):
+    """A worker process that never sees SIGINT: it starts, and stays, with SIGINT blocked.
+
+    Ctrl-C at a terminal reaches every process of the foreground group, the
+    workers too; only the parent answers it (it stops the workers and
+    unwinds, :func:`executor`), so that a worker neither prints a traceback
+    nor dies half-way through a task the parent still waits for. The
+    parent blocks SIGINT for the moment of the start (one sent meanwhile
+    reaches it on leaving), and the child inherits the mask through
+    ``exec``, from its first instruction.
+    """
+
+    def start(self) -> None:
+        with signals_blocked({SIGINT}):
+            super().start()
+
+
+class _WorkerContext(SpawnContext):
+    """``spawn``, with workers that never see SIGINT (:class:`_WorkerProcess`)."""
+
+    Process = _WorkerProcess
+
+
 class ClusterUnreachable(OSError):
     """No Dask scheduler answers at the address given; the message is one line."""
 
@@ -460,7 +485,8 @@ def executor(workers: int = 1, dask_address: str | None = None) -> Iterator[Exec
 
     On the way out (an interrupt included) tasks not started are cancelled
     and local worker processes are stopped, so that no run goes on after
-    the sweep.
+    the sweep. Local workers ignore SIGINT (:class:`_WorkerProcess`): a
+    Ctrl-C is the parent's to answer.
 
     Raises
     ------
@@ -486,7 +512,7 @@ def executor(workers: int = 1, dask_address: str | None = None) -> Iterator[Exec
     if workers <= 1:
         yield InProcess()
         return
-    processes = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    processes = ProcessPoolExecutor(workers, mp_context=_WorkerContext())
     try:
         yield processes
     except BaseException:

@@ -53,11 +53,9 @@ from __future__ import annotations
 import functools
 import math
 import random
-import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from attrs import frozen
 from ortools.sat.python import cp_model
@@ -72,6 +70,7 @@ from solvers.local_search import improve
 from solvers.online.best import best_heuristic
 from solvers.plan import plan_to_schedule
 from solvers.result import Progress, Result, Status
+from solvers.stoppable import solve_stoppable
 from toolkit.model import Instance, Schedule
 from toolkit.validator import validate
 
@@ -201,48 +200,28 @@ def _solve_all(
     ``meanwhile``.
 
     A Ctrl-C (or any exception raised in this thread) stops every search
-    and goes on.
+    and goes on (:func:`solvers.stoppable.solve_stoppable`).
     """
     solvers: list[cp_model.CpSolver] = []
-    outcomes: list[Any] = [None] * len(built)
-    failures: list[BaseException] = []
-    threads = []
-    for i, (sub, seed) in enumerate(zip(built, seeds, strict=True)):
+    for seed in seeds:
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.random_seed = seed
         solver.parameters.max_deterministic_time = SUB_DETERMINISTIC_S
-        solver.parameters.catch_sigint_signal = False
         solver.parameters.cp_model_probing_level = 0  # probing a sub-model costs its whole limit
         solver.parameters.symmetry_level = 0  # a small sub-model gains nothing from it
         if wall_s is not None:
             solver.parameters.max_time_in_seconds = max(wall_s, 0.0)
         solvers.append(solver)
+    waited: list[float] = []
 
-        def search(i: int = i, solver: cp_model.CpSolver = solver, sub: CpsatModel = sub) -> None:
-            try:
-                outcomes[i] = solver.solve(sub.model)
-            except BaseException as exc:
-                failures.append(exc)
-
-        threads.append(threading.Thread(target=search, name=f"lns-{i}", daemon=True))
-    for thread in threads:
-        thread.start()
-    try:
+    def then_wait() -> None:
         if meanwhile is not None:
             meanwhile()
-        waited = time.perf_counter()
-        for thread in threads:
-            while thread.is_alive():
-                thread.join(0.1)
-    except BaseException:
-        for thread, solver in zip(threads, solvers, strict=True):
-            while thread.is_alive():
-                solver.stop_search()
-                thread.join(0.1)
-        raise
-    if failures:
-        raise failures[0]
+        waited.append(time.perf_counter())
+
+    searches = [(solver, sub.model) for solver, sub in zip(solvers, built, strict=True)]
+    outcomes = solve_stoppable(searches, then_wait)
     out = []
     for sub, solver, outcome in zip(built, solvers, outcomes, strict=True):
         if outcome == cp_model.MODEL_INVALID:
@@ -259,7 +238,7 @@ def _solve_all(
             problems = "; ".join(str(v) for v in report.violations[:5])
             raise RuntimeError(f"an lns sub-solve gave an infeasible schedule: {problems}")
         out.append(_SubResult(schedule, proved, bound_s))
-    return out, time.perf_counter() - waited
+    return out, time.perf_counter() - waited[0]
 
 
 def _local_slice(

@@ -19,7 +19,8 @@ CTA's (SLTF under its cost heuristic), all under one locate model:
   routing solver alone beyond. Proven optimal when
   the solver closes the gap within its time limit, else the best order
   found with a lower bound (the larger of the solver's bound and the
-  assignment relaxation's).
+  assignment relaxation's). Ctrl-C stops either solver at once
+  (:mod:`solvers.stoppable`).
 
 Every orderer follows :class:`Orderer`; :data:`ORDERERS` names them.
 """
@@ -38,6 +39,7 @@ from ortools.constraint_solver import pywrapcp, routing_enums_pb2
 from ortools.sat.python import cp_model
 from scipy.optimize import linear_sum_assignment
 
+from solvers.stoppable import route_stoppable, solve_stoppable
 from toolkit.tape_geometry import (
     LocateModel,
     SerpentineTape,
@@ -244,7 +246,7 @@ def _cp_sat_path(
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(deadline - time.perf_counter(), 0.01)
     solver.parameters.num_workers = 1
-    status = solver.solve(model)
+    (status,) = solve_stoppable([(solver, model)])
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None, 0.0, False
     succ = {i: j for (i, j), lit in literal.items() if solver.boolean_value(lit)}
@@ -269,9 +271,7 @@ def _routing_path(
         routing_enums_pb2.LocalSearchMetaheuristic.GUIDED_LOCAL_SEARCH
     )
     params.time_limit.FromMilliseconds(max(int((deadline - time.perf_counter()) * 1000), 10))
-    routing.CloseModelWithParameters(params)
-    start = routing.ReadAssignmentFromRoutes([[k + 1 for k in hint]], True)
-    solution = routing.SolveFromAssignmentWithParameters(start, params)
+    solution = route_stoppable(routing, [[k + 1 for k in hint]], params)
     if solution is None:
         return None
     order, index = [], solution.Value(routing.NextVar(routing.Start(0)))

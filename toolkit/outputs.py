@@ -65,7 +65,6 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import signal
 import stat
 import sys
 from collections.abc import Collection, Iterator
@@ -76,6 +75,7 @@ from typing import TextIO
 from attrs import frozen
 
 from toolkit.errors import InputError, Problem
+from toolkit.signals import signals_blocked
 
 STDOUT = "-"
 """The target naming standard output."""
@@ -88,7 +88,6 @@ _KINDS = (
     (stat.S_ISFIFO, "a FIFO"),
     (stat.S_ISSOCK, "a socket"),
 )
-_HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
 def _refusal(target: str, reason: str, option: str | None) -> InputError:
@@ -192,25 +191,6 @@ def _checked_directory(target: str, names: Collection[str], option: str | None) 
     return real
 
 
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM wait (they are delivered on leaving) where they are not allowed.
-
-    A step that must not be cut in half (swapping directories, removing a
-    temporary one) runs with both blocked; a signal sent meanwhile arrives
-    when the step is done. Where the platform has no ``pthread_sigmask``,
-    the step runs as it is.
-    """
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
 def _temporary_name(directory: Path, name: str, tag: str) -> Path:
     """A hidden name next to ``name`` in ``directory``, not in use when drawn."""
     while True:
@@ -278,7 +258,7 @@ def _replace_file(real: Path, data: str | bytes) -> None:
         os.replace(tmp, real)
     except BaseException:
         if tmp is not None:
-            with _signals_held():
+            with signals_blocked():
                 tmp.unlink(missing_ok=True)
         raise
 
@@ -396,7 +376,7 @@ class DirectoryOutput:
             real = _checked_directory(self.given, self.names, self.option)
             _move_into_place(staging, real)
         except BaseException as exc:
-            with _signals_held():
+            with signals_blocked():
                 if staging is not None:
                     shutil.rmtree(staging, ignore_errors=True)
                 _remove_made(made)
@@ -412,7 +392,7 @@ def _move_into_place(staging: Path, real: Path) -> None:
         kept_mode: int | None = stat.S_IMODE(real.stat().st_mode)
     except FileNotFoundError:
         kept_mode = None
-    with _signals_held():
+    with signals_blocked():
         if kept_mode is None:
             os.rename(staging, real)
             return

@@ -39,9 +39,7 @@ that it stays a lower bound of the instance's optimum.
 from __future__ import annotations
 
 import math
-import threading
 import time
-from typing import Any
 
 from attrs import frozen
 from ortools.sat.python import cp_model
@@ -57,6 +55,7 @@ from solvers.deadline import Deadline, OutOfTime
 from solvers.model_size import CPSAT_SETUP, fits, not_built
 from solvers.plan import plan_to_schedule
 from solvers.result import Result, Status
+from solvers.stoppable import solve_stoppable
 from solvers.warm_start import warm_start
 from toolkit.model import Instance, Schedule
 from toolkit.validator import validate
@@ -148,41 +147,6 @@ def _starting_schedule(
     return hint_schedule, report.objective
 
 
-def _solve_stoppable(solver: cp_model.CpSolver, model: cp_model.CpModel) -> Any:
-    """``solver.solve(model)``, stopped at once by Ctrl-C or any signal that raises.
-
-    CP-SAT's own SIGINT handler (``catch_sigint_signal``, on by default)
-    would end the search quietly, as if its time were up, and leave SIGINT
-    at its default action afterwards, so that a later Ctrl-C kills Python
-    with no clean-up; it is turned off. The search then runs in a thread
-    while this (main) thread waits, so a signal's exception is raised here
-    at once: the search is stopped and the exception goes on.
-    """
-    solver.parameters.catch_sigint_signal = False
-    outcome: list[Any] = []
-    failure: list[BaseException] = []
-
-    def search() -> None:
-        try:
-            outcome.append(solver.solve(model))
-        except BaseException as exc:
-            failure.append(exc)
-
-    worker = threading.Thread(target=search, name="cpsat", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.1)
-    except BaseException:
-        while worker.is_alive():  # stop_search is lost if it comes before the search starts
-            solver.stop_search()
-            worker.join(0.1)
-        raise
-    if failure:
-        raise failure[0]
-    return outcome[0]
-
-
 def cpsat(
     instance: Instance,
     *,
@@ -264,7 +228,7 @@ def cpsat(
     if time_limit_s is not None:
         remaining = time_limit_s - (time.perf_counter() - began)
         solver.parameters.max_time_in_seconds = max(remaining, 0.0)
-    outcome = _solve_stoppable(solver, built.model)
+    (outcome,) = solve_stoppable([(solver, built.model)])
 
     if outcome == cp_model.MODEL_INVALID:
         raise RuntimeError(f"CP-SAT rejects the model: {built.model.validate()}")

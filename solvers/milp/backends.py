@@ -41,6 +41,8 @@ import highspy
 import pulp
 from attrs import frozen
 
+from solvers.stoppable import children_stopped, highs_stoppable
+
 REL_GAP = 1e-9
 """Relative gap under which both solvers call an incumbent optimal."""
 
@@ -156,8 +158,10 @@ def _cbc(
             logPath=log_path,
             options=options,
         )
+        solver.tmpDir = folder  # PuLP's model, start and solution files go with the folder
         try:
-            problem.solve(solver)
+            with children_stopped():
+                problem.solve(solver)
         except pulp.PulpSolverError:
             return None
         with open(log_path, encoding="utf-8", errors="replace") as log:
@@ -178,14 +182,14 @@ class _WarmHiGHS(pulp.HiGHS):  # type: ignore[misc]
         self.warm_start = warm_start
 
     def callSolver(self, lp: Any) -> None:
-        """Set the initial solution, when asked, then run HiGHS."""
+        """Set the initial solution, when asked, then run HiGHS (stopped by Ctrl-C)."""
         if self.warm_start:
             columns = sorted(lp.variables(), key=lambda v: v.index)
             solution = highspy.HighsSolution()
             solution.col_value = [float(v.varValue or 0.0) for v in columns]
             solution.value_valid = True
             lp.solverModel.setSolution(solution)
-        lp.solverModel.run()
+        highs_stoppable(lp.solverModel)
 
     def actualSolve(self, lp: Any) -> int:
         """Build, run, and copy the solution into the variables when there is one."""

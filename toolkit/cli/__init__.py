@@ -13,39 +13,43 @@ generators, strategies) stands below both, and the commands sit above all
 three. What every command shares (exit codes, the one-line bad-input
 report, option types) is in :mod:`toolkit.cli.common`, their ``--out``
 options in :mod:`toolkit.cli.out_options`; Ctrl-C and SIGTERM end any of
-them with one line (:mod:`toolkit.cli.interrupts`).
+them with one line (:mod:`toolkit.cli.interrupts`), from the moment this
+package begins to load them.
 """
 
 from __future__ import annotations
 
 import click
 
-from toolkit.cli.bnl_coverage import NAME as BNL_COVERAGE
-from toolkit.cli.bnl_coverage import bnl_coverage
-from toolkit.cli.bound import bound
-from toolkit.cli.check import check
-from toolkit.cli.cnaf_bulk_recall import NAME as CNAF_BULK_RECALL
-from toolkit.cli.cnaf_bulk_recall import cnaf_bulk_recall
-from toolkit.cli.compare import compare
-from toolkit.cli.durability import NAME as DURABILITY
-from toolkit.cli.durability import durability
-from toolkit.cli.ecmwf_defer import NAME as ECMWF_DEFER
-from toolkit.cli.ecmwf_defer import ecmwf_defer
-from toolkit.cli.experiment import experiment
-from toolkit.cli.generate import generate
-from toolkit.cli.group import CommandGroup
-from toolkit.cli.list_solvers import list_solvers
-from toolkit.cli.metrics import metrics
-from toolkit.cli.online_vs_offline import NAME as ONLINE_VS_OFFLINE
-from toolkit.cli.online_vs_offline import online_vs_offline
-from toolkit.cli.order import order
-from toolkit.cli.plan import plan
-from toolkit.cli.plot import plot
-from toolkit.cli.replay import replay
-from toolkit.cli.simulate import simulate
-from toolkit.cli.solve import solve
-from toolkit.cli.stripe import stripe
-from toolkit.cli.verify import verify
+from toolkit.cli.interrupts import ending_on_signals
+
+with ending_on_signals():  # a Ctrl-C while the commands load ends as in a command
+    from toolkit.cli.bnl_coverage import NAME as BNL_COVERAGE
+    from toolkit.cli.bnl_coverage import bnl_coverage
+    from toolkit.cli.bound import bound
+    from toolkit.cli.check import check
+    from toolkit.cli.cnaf_bulk_recall import NAME as CNAF_BULK_RECALL
+    from toolkit.cli.cnaf_bulk_recall import cnaf_bulk_recall
+    from toolkit.cli.compare import compare
+    from toolkit.cli.durability import NAME as DURABILITY
+    from toolkit.cli.durability import durability
+    from toolkit.cli.ecmwf_defer import NAME as ECMWF_DEFER
+    from toolkit.cli.ecmwf_defer import ecmwf_defer
+    from toolkit.cli.experiment import experiment
+    from toolkit.cli.generate import generate
+    from toolkit.cli.group import CommandGroup
+    from toolkit.cli.list_solvers import list_solvers
+    from toolkit.cli.metrics import metrics
+    from toolkit.cli.online_vs_offline import NAME as ONLINE_VS_OFFLINE
+    from toolkit.cli.online_vs_offline import online_vs_offline
+    from toolkit.cli.order import order
+    from toolkit.cli.plan import plan
+    from toolkit.cli.plot import plot
+    from toolkit.cli.replay import replay
+    from toolkit.cli.simulate import simulate
+    from toolkit.cli.solve import solve
+    from toolkit.cli.stripe import stripe
+    from toolkit.cli.verify import verify
 
 __all__ = ["main"]
 

@@ -23,13 +23,7 @@ from typing import Any
 import click
 
 from toolkit.cli.common import fail
-from toolkit.cli.interrupts import (
-    EXIT_INTERRUPTED,
-    EXIT_TERMINATED,
-    Terminated,
-    sigterm_raises,
-    stop,
-)
+from toolkit.cli.interrupts import ending_on_signals
 from toolkit.plugin_calls import PluginError
 
 
@@ -71,7 +65,7 @@ class CommandGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
-        with sigterm_raises():
+        with ending_on_signals():
             try:
                 return super().invoke(ctx)
             except click.UsageError as error:
@@ -80,7 +74,3 @@ class CommandGroup(click.Group):
                 if ctx.params.get("debug"):
                     traceback.print_exception(error)
                 fail([str(error)])
-            except KeyboardInterrupt:
-                raise stop("interrupted", EXIT_INTERRUPTED) from None
-            except Terminated:
-                raise stop("terminated", EXIT_TERMINATED) from None

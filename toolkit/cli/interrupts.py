@@ -9,6 +9,20 @@ interrupted`` (or ``terminated``) on standard error and exits 130 (or 143),
 128 plus the signal's number, which is what a shell reports for a command
 that the signal killed; there is no traceback. click's own handling (print
 ``Aborted!``, exit 1) never sees them.
+
+The first of the two signals is taken, and every later one ignored: a
+second Ctrl-C while the first unwinds (worker processes stopped, temporary
+files removed) neither cuts the clean-up short nor kills the process, which
+ends as for the first. The unwind is bounded (no clean-up on the way out
+waits for a computation to finish), so that nothing is left unstoppable.
+The same holds from the start: while :mod:`toolkit.cli` imports the
+commands, a signal ends the program the same way (:func:`ending_on_signals`
+around the imports).
+
+Native code that holds the interpreter for long (OR-Tools' routing solver,
+HiGHS) sees neither exception; it stops at the flag of
+:func:`toolkit.signals.deferred_signals` instead, and the signal is raised
+when it returns, then taken here.
 """
 
 from __future__ import annotations
@@ -22,6 +36,8 @@ from types import FrameType
 
 import click
 
+from toolkit.signals import INTERRUPTS
+
 EXIT_INTERRUPTED = 128 + signal.SIGINT
 EXIT_TERMINATED = 128 + signal.SIGTERM
 
@@ -34,30 +50,51 @@ class Terminated(BaseException):
     """
 
 
-def _raise_terminated(signum: int, frame: FrameType | None) -> None:
-    raise Terminated
-
-
-@contextmanager
-def sigterm_raises() -> Iterator[None]:
-    """SIGTERM raises :class:`Terminated` in the block (main thread; not if it is ignored)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.getsignal(signal.SIGTERM)
-    if previous == signal.SIG_IGN:
-        yield
-        return
-    signal.signal(signal.SIGTERM, _raise_terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def stop(word: str, code: int) -> SystemExit:
     """The exit for a signal: one line on standard error, the shell's code for it."""
     if sys.stderr.isatty():
         click.echo(err=True)  # past the terminal's echo of ^C
     click.echo(f"tapesched: {word}", err=True)
     return SystemExit(code)
+
+
+@contextmanager
+def ending_on_signals() -> Iterator[None]:
+    """SIGINT and SIGTERM end the block with :func:`stop`'s ``SystemExit`` (130 or 143).
+
+    The first signal raises its exception where the program is (main
+    thread), the unwind runs, and the exception becomes the one line and
+    the exit code. From that signal on, SIGINT and SIGTERM are ignored
+    until the process ends. A signal ignored when the block begins stays
+    ignored, and one whose handler was not set from Python is left alone.
+    Left without a signal, the handlers are those it found. Outside the
+    main thread only the exceptions are turned into exits (no handler can
+    be set there).
+    """
+    taken: list[int] = []
+
+    def take(signum: int, frame: FrameType | None) -> None:
+        for other in INTERRUPTS:
+            signal.signal(other, signal.SIG_IGN)
+        taken.append(signum)
+        if signum == signal.SIGTERM:
+            raise Terminated
+        raise KeyboardInterrupt
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in INTERRUPTS:
+            handler = signal.getsignal(signum)
+            if handler not in (signal.SIG_IGN, None):  # None: not set from Python
+                previous[signum] = handler
+                signal.signal(signum, take)
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise stop("interrupted", EXIT_INTERRUPTED) from None
+    except Terminated:
+        raise stop("terminated", EXIT_TERMINATED) from None
+    finally:
+        if not taken:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
