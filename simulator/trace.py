@@ -33,7 +33,6 @@ deterministically and in proportion to the free slots of each level.
 
 from __future__ import annotations
 
-import bz2
 import hashlib
 import re
 from bisect import bisect_right
@@ -43,7 +42,6 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Annotated, Any
 
-import orjson
 from attrs import field, frozen
 
 from toolkit.errors import MAX_SHOWN, InputError, Problem, ValueProblems, capped
@@ -58,7 +56,8 @@ from toolkit.fields import (
     parsed,
     word,
 )
-from toolkit.io import JSON, TEXT, KeyStyle
+from toolkit.io import JSON, TEXT, KeyStyle, read_json
+from toolkit.reading import read_text
 
 MAX_PROBLEMS = MAX_SHOWN
 """Bad lines reported one by one before the rest are summed up in a last line."""
@@ -173,24 +172,9 @@ class LibraryLayout:
 
 
 def _read_text(path: str | Path) -> str:
-    """The text of ``path``, decompressed when its name ends in ``.bz2``."""
-    source = str(path)
-    try:
-        if source.endswith(".bz2"):
-            with bz2.open(path, "rb") as stream:
-                raw = stream.read()
-        else:
-            raw = Path(path).read_bytes()
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise InputError(source, [Problem("", f"cannot read file: {reason}")]) from None
-    except EOFError:
-        raise InputError(source, [Problem("", "cannot read file: truncated bzip2 data")]) from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise InputError(source, [Problem(f"line {line}", "not UTF-8 text")]) from None
+    """The text of ``path``, decompressed when its name ends in ``.bz2``, within the limits
+    of :mod:`toolkit.reading`."""
+    return read_text(path)
 
 
 # --- the requests ----------------------------------------------------------------------------
@@ -366,11 +350,7 @@ def layout_from_dict(data: Any, source: str = "<layout>") -> LibraryLayout:
 
 def _read_json(path: str | Path) -> Any:
     """The parsed JSON of ``path`` (``.bz2`` too); :class:`InputError` when it cannot be."""
-    text = _read_text(path)
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(str(path), [Problem("", f"bad JSON: {exc}")]) from None
+    return read_json(path)
 
 
 def read_layout(path: str | Path) -> LibraryLayout:
