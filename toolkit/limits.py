@@ -55,13 +55,15 @@ grows as n^2 (10,000 files: 800 MB each, 100,000: 80 GB), so ``exact``
 refuses more files and ``sltf`` computes each row when it needs it.
 """
 
-MAX_RECALL_FILES = 20_000
-"""Most files a recall file may list.
+MAX_RECALL_FILES = 5_000
+"""Most files a recall file (``tapesched order``) may list.
 
 ``sltf`` beyond :data:`MAX_DENSE_FILES` computes a row of locates at every
-step: n^2 / 2 locates, 200 million at 20,000 files, some seconds. A mount's
-recall queue in CTA is of hundreds to thousands of files.
+step, from the head to every file not read yet: n^2 / 2 locates and n rows,
+about two seconds at 5,000 files. A mount's recall queue in CTA is of
+hundreds to thousands of files.
 """
+
 
 MAX_NAME_CHARS = 1_000
 """Longest name (of an instance, a scenario, a result) a file may give.

@@ -27,6 +27,7 @@ from attrs import frozen
 
 from toolkit.errors import InputError, Problem, capped
 from toolkit.io import read_json
+from toolkit.limits import MAX_RECALL_FILES
 from toolkit.tape_geometry import SerpentineTape, TapeFile
 from toolkit.technology import TAPE_FORMATS
 
@@ -136,6 +137,10 @@ def _files(
         return []
     if type(files) is not list or not files:
         problems.append(Problem("files", "must be a non-empty list of files"))
+        return []
+    if len(files) > MAX_RECALL_FILES:
+        why = f"{len(files):,} files, more than the {MAX_RECALL_FILES:,} a recall may list"
+        problems.append(Problem("files", why))
         return []
     out, seen = [], set()
     for k, item in enumerate(files):

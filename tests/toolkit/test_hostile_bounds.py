@@ -1,0 +1,201 @@
+"""Hostile inputs that would run without bound or fill memory: each is refused in one line.
+
+Every case runs ``tapesched`` in a child capped in memory and killed at a
+deadline (:func:`tests.hostile.bounded`) on files built in ``tmp_path``, and
+must end with exit code 2, one line on standard error naming the file (or the
+option) and what is wrong, within the deadline and under 1 GB of peak
+memory, no traceback, and nothing written: the limits of
+:mod:`toolkit.limits` and :mod:`toolkit.units` are checked before a run
+starts, and every file is read by :mod:`toolkit.reading`, which refuses what
+is not a regular file and stops reading at its caps.
+"""
+
+from __future__ import annotations
+
+import bz2
+import copy
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from attrs import field, frozen
+
+from tests.conftest import INSTANCES
+from tests.hostile import bounded
+from tests.toolkit.test_hostile_inputs import SCENARIO
+from toolkit.limits import MAX_DENSE_FILES, MAX_INPUT_BYTES, MAX_LINE_BYTES, MAX_RECALL_FILES
+
+SPEC = INSTANCES / "spec-example.json"
+LOAD = INSTANCES / "plan" / "sdsc-1998.json"
+RECALL = INSTANCES / "recall" / "lto7-files.json"
+ECMWF = INSTANCES / "traces" / "ecmwf"
+TRACE = ECMWF / "io_events_sample_10k.csv.bz2"
+LAYOUT = ECMWF / "sl8500_from_snap20111001.json.bz2"
+REPLAY = ("replay", "--drives", "120")
+
+
+@frozen
+class Case:
+    """A hostile command line: the arguments (``{x}`` names a file built by ``files["x"]``),
+    and what its one line of standard error must hold (``{x}`` again names a file)."""
+
+    args: tuple[str, ...]
+    expected: str
+    files: dict[str, Callable[[Path], Path | str]] = field(factory=dict)
+
+
+# --- builders of hostile files ----------------------------------------------------------------
+
+
+def _json(document: Any, name: str = "input.json") -> Callable[[Path], Path]:
+    def build(tmp: Path) -> Path:
+        path = tmp / name
+        path.write_text(document if isinstance(document, str) else json.dumps(document))
+        return path
+
+    return build
+
+
+def _fifo(tmp: Path) -> Path:
+    path = tmp / "pipe.json"
+    os.mkfifo(path)
+    return path
+
+
+def _zero(_: Path) -> str:
+    return "/dev/zero"
+
+
+def _bomb(name: str, fill: bytes = b"\0") -> Callable[[Path], Path]:
+    """A bzip2 file of a few kB: concatenated streams of ``fill`` bytes (short lines for a
+    newline) that decompress past the input cap."""
+
+    def build(tmp: Path) -> Path:
+        stream = bz2.compress(fill * (8 * 2**20), 9)
+        path = tmp / name
+        path.write_bytes(stream * (MAX_INPUT_BYTES // (8 * 2**20) + 1))
+        return path
+
+    return build
+
+
+def _sparse(name: str) -> Callable[[Path], Path]:
+    """A plain file larger than the input cap, holding no disk (sparse)."""
+
+    def build(tmp: Path) -> Path:
+        path = tmp / name
+        with path.open("wb") as handle:
+            handle.truncate(MAX_INPUT_BYTES + 1)
+        return path
+
+    return build
+
+
+def _long_line(name: str, header: str) -> Callable[[Path], Path]:
+    def build(tmp: Path) -> Path:
+        path = tmp / name
+        path.write_bytes(header.encode() + b"1" * (MAX_LINE_BYTES + 10) + b"\n")
+        return path
+
+    return build
+
+
+def _with(document: dict[str, Any], **values: Any) -> dict[str, Any]:
+    """``document`` with ``values`` set at dotted paths spelt with ``__``."""
+    out = copy.deepcopy(document)
+    for dotted, value in values.items():
+        *parents, last = dotted.split("__")
+        node = out
+        for key in parents:
+            node = node[key]
+        node[last] = value
+    return out
+
+
+def _text_with_duplicate(document: dict[str, Any], key: str, value: Any) -> str:
+    """``document``'s JSON text with ``key`` given a second time at its top level."""
+    text = json.dumps(document)
+    return text[:-1] + f", {json.dumps(key)}: {json.dumps(value)}}}"
+
+
+def _recall(n: int) -> dict[str, Any]:
+    """A recall file of ``n`` files on an LTO-7 tape."""
+    size = 10_000_000
+    return {
+        "technology": "LTO-7",
+        "files": [{"id": f"f{k}", "offset": k * size, "size_bytes": size} for k in range(n)],
+    }
+
+
+SPEC_DOC = json.loads(SPEC.read_text())
+
+CASES: dict[str, Case] = {
+    # readers given what is not a regular file, refused before reading
+    "check FIFO": Case(("check", "{f}"), "{f}: cannot read file: not a regular file (a FIFO)",
+                       {"f": _fifo}),
+    "check /dev/zero": Case(("check", "/dev/zero"),
+                            "/dev/zero: cannot read file: not a regular file (a character device)"),
+    "order /dev/zero": Case(("order", "/dev/zero"), "/dev/zero: cannot read file: not a regular"),
+    "plan /dev/zero": Case(("plan", "/dev/zero"), "/dev/zero: cannot read file: not a regular"),
+    "plot results /dev/zero": Case(("plot", "results", "/dev/zero", "--out", "{o}/x.png"),
+                                   "/dev/zero: cannot read file: not a regular"),
+    "plot trajectory /dev/zero": Case(("plot", "trajectory", "/dev/zero", "--out", "{o}/x.png"),
+                                      "/dev/zero: cannot read file: not a regular"),
+    "simulate --workload /dev/zero": Case(
+        ("simulate", "{s}", "--workload", "/dev/zero"),
+        "/dev/zero: cannot read file: not a regular", {"s": _json(SCENARIO, "s.json")}),
+    "replay trace /dev/zero": Case((*REPLAY, "/dev/zero", str(LAYOUT)),
+                                   "/dev/zero: cannot read file: not a regular"),
+    "replay layout /dev/zero": Case((*REPLAY, str(TRACE), "/dev/zero"),
+                                    "/dev/zero: cannot read file: not a regular"),
+    "replay --homes /dev/zero": Case((*REPLAY, str(TRACE), str(LAYOUT), "--homes", "/dev/zero"),
+                                     "/dev/zero: cannot read file: not a regular"),
+    # streams read in chunks and stopped at the cap
+    "replay trace bzip2 bomb": Case(
+        (*REPLAY, "{t}", str(LAYOUT), "--limit", "50"),
+        "{t}: cannot read file: decompresses to more than the limit of 256 MiB",
+        {"t": _bomb("trace.csv.bz2", b"\n")}),
+    "replay layout bzip2 bomb": Case(
+        (*REPLAY, str(TRACE), "{l}"),
+        "{l}: cannot read file: decompresses to more than the limit of 256 MiB",
+        {"l": _bomb("layout.json.bz2")}),
+    "check of a file past the size cap": Case(
+        ("check", "{f}"), "{f}: cannot read file: 256 MiB, more than the limit of 256 MiB",
+        {"f": _sparse("big.json")}),
+    "simulate --workload line past the cap": Case(
+        ("simulate", "{s}", "--workload", "{w}"),
+        "{w}: cannot read file: line 2 is longer than 1 MiB",
+        {"s": _json(SCENARIO, "s.json"),
+         "w": _long_line("w.csv", "arrival_s,kind,file,size_mb,scheme\n")}),
+    # duplicate keys
+    "instance with a duplicate key": Case(
+        ("check", "{f}"), "{f}: duplicate key 'name'",
+        {"f": _json(_text_with_duplicate(SPEC_DOC, "name", "again"))}),
+    "scenario with a duplicate key": Case(
+        ("simulate", "{f}"), "{f}: workload: duplicate key 'rate'",
+        {"f": _json(json.dumps(SCENARIO).replace('"rate": "60/h"',
+                                                 '"rate": "60/h", "rate": "1e9/h"'))}),
+}  # fmt: skip
+
+
+def _built(case: Case, tmp_path: Path) -> tuple[list[str], str]:
+    """The case's arguments and expected line, its files built in ``tmp_path`` (and an empty
+    directory ``out`` for an output)."""
+    (tmp_path / "out").mkdir()
+    names = {name: str(build(tmp_path)) for name, build in case.files.items()}
+    names["o"] = str(tmp_path / "out")
+    return [a.format(**names) for a in case.args], case.expected.format(**names)
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_refused_in_one_line_within_the_bounds(case: Case, tmp_path: Path) -> None:
+    args, expected = _built(case, tmp_path)
+    before = sorted(tmp_path.rglob("*"))
+    ended = bounded(args, cwd=tmp_path)
+    ended.assert_refused()
+    assert expected in ended.lines()[0], ended.lines()
+    assert ended.stdout == ""
+    assert sorted(tmp_path.rglob("*")) == before, "output left behind"
