@@ -48,6 +48,7 @@ from toolkit.errors import MAX_SHOWN, InputError, Problem, ValueProblems, capped
 from toolkit.fields import (
     Rule,
     at_least_one,
+    bounded_time,
     check,
     checked,
     natural,
@@ -58,6 +59,7 @@ from toolkit.fields import (
 )
 from toolkit.io import JSON, TEXT, KeyStyle, read_json
 from toolkit.reading import read_text
+from toolkit.units import MAX_COUNT, MAX_SIMULATED_S, describe_seconds
 
 MAX_PROBLEMS = MAX_SHOWN
 """Bad lines reported one by one before the rest are summed up in a last line."""
@@ -68,9 +70,15 @@ CARTRIDGE_ID = word("a cartridge id")
 """A cartridge (volume) id: a non-empty word (``CB1172``)."""
 
 LEVEL_NUMBER = Rule(
-    ("{v}.isascii() and {v}.isdigit()", "a level number is an integer >= 0, got {v!r}")
+    ("{v}.isascii() and {v}.isdigit()", "a level number is an integer >= 0, got {v!r}"),
+    (
+        "len({v}) <= len(str(most)) and int({v}) <= most",
+        "a level number is at most {most:,}, got {v!r}",
+    ),
+    most=MAX_COUNT,
 )
-"""A level of a layout file, as its key is written (``"3"``)."""
+"""A level of a layout file, as its key is written (``"3"``): a count's bound
+(:data:`~toolkit.units.MAX_COUNT`), as every number of things."""
 
 DRIVE_ID = word("a drive id")
 """A drive id of a layout file (``D_01_00``)."""
@@ -201,7 +209,7 @@ class TraceLine:
 
     cartridge: str = check(CARTRIDGE_ID)
     time: datetime = parsed(_timestamp)
-    seconds: float = check(nonnegative_finite)
+    seconds: float = check(bounded_time)
 
 
 def read_requests(path: str | Path) -> tuple[TraceRequest, ...]:
@@ -216,8 +224,10 @@ def read_requests(path: str | Path) -> tuple[TraceRequest, ...]:
         For an unreadable file, and for every bad line (up to
         :data:`MAX_PROBLEMS`, then a count), at ``line N`` or
         ``line N.column``: wrong number of fields, bad cartridge id, bad
-        timestamp, seconds that are not a finite number >= 0, a time earlier
-        than the line before; or a file with no request.
+        timestamp, seconds that are not a number from 0 to
+        :data:`~toolkit.units.MAX_TIME_S`, a time earlier than the line before
+        or later than :data:`~toolkit.units.MAX_SIMULATED_S` after the first;
+        or a file with no request.
     """
     source = str(path)
     text = _read_text(path)
@@ -248,6 +258,15 @@ def read_requests(path: str | Path) -> tuple[TraceRequest, ...]:
                     f"line {number}.time",
                     f"time {entry.time:%Y%m%dT%H%M%S} is earlier than the line before "
                     f"({previous:%Y%m%dT%H%M%S}): the trace must be in order of arrival",
+                )
+            )
+        elif lines and (entry.time - lines[0].time).total_seconds() > MAX_SIMULATED_S:
+            span = (entry.time - lines[0].time).total_seconds()
+            problems.append(
+                Problem(
+                    f"line {number}.time",
+                    f"{span:.0f} s after the first line, longer than the limit "
+                    f"{describe_seconds(MAX_SIMULATED_S)} of a simulated span",
                 )
             )
         else:

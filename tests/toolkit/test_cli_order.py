@@ -100,7 +100,7 @@ def _files(*files: dict[str, Any]) -> dict[str, Any]:
         (_with(wraps=110), "wraps: must be a multiple of the 4 bands"),
         (_with(wraps="112"), "wraps: must be an integer"),
         (_with(max_lpos=100), "max_lpos: must be above min_lpos"),
-        (_with(rate_mb_s=-1), "rate_mb_s: must be a positive number"),
+        (_with(rate_mb_s=-1), "rate_mb_s: must be > 0"),
         (_with(end_of_wrap_blocks=[]), "end_of_wrap_blocks: must be a non-empty list"),
         (_with(end_of_wrap_blocks=[10, 5]), "end_of_wrap_blocks[1]: must be above the wrap before"),
         (_with(block_bytes=0), "block_bytes: must be >= 1"),

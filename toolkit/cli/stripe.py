@@ -20,6 +20,7 @@ from rich.table import Table
 
 from toolkit.cli.common import DurationType, RateType, fail, reports_bad_input
 from toolkit.io import dumps
+from toolkit.units import MAX_SIZE_MB
 
 if TYPE_CHECKING:
     from simulator.stripe_search import Candidate, Selection
@@ -38,8 +39,10 @@ def _parse_sizes(text: str) -> tuple[float, ...]:
             value = float(part)
         except ValueError:
             raise ValueError(f"{part.strip()!r} is not a size in GB") from None
-        if not 0 < value < float("inf"):
-            raise ValueError(f"sizes are positive GB, got {part.strip()!r}")
+        if not 0 < value * 1000 <= MAX_SIZE_MB:
+            raise ValueError(
+                f"sizes are positive GB up to {MAX_SIZE_MB / 1000:g}, got {part.strip()!r}"
+            )
         sizes.append(value)
     return tuple(sizes)
 
