@@ -130,7 +130,35 @@ def _recall(n: int) -> dict[str, Any]:
     }
 
 
+def _load_of_classes(n: int) -> dict[str, Any]:
+    """The SDSC load with ``n`` service classes of its small one."""
+    load = json.loads(LOAD.read_text())
+    small = load["classes"][0]
+    load["classes"] = [dict(small, name=f"c{k}", max_file_mb=10 + k) for k in range(n)]
+    del load["classes"][-1]["max_file_mb"]
+    return load
+
+
+def _trajectory(instance: str) -> dict[str, Any]:
+    point = {"time_s": 0.0, "objective": 5.0, "bound": 1.0}
+    return {"solver": "lns", "instance": instance, "trajectory": [point]}
+
+
+def _trace(*lines: str) -> Callable[[Path], Path]:
+    def build(tmp: Path) -> Path:
+        path = tmp / "trace.csv"
+        path.write_text("".join(f"{line}\n" for line in lines))
+        return path
+
+    return build
+
+
 SPEC_DOC = json.loads(SPEC.read_text())
+RECALL_DOC = json.loads(RECALL.read_text())
+LAYOUT_DOC = json.loads(bz2.decompress(LAYOUT.read_bytes()))
+A_LEVEL = next(iter(LAYOUT_DOC["level"]))
+HUGE_LEVEL = "1" * 30
+RATE_BOUNDS = "must be within [0.001, 1e+09] MB/s"
 
 CASES: dict[str, Case] = {
     # readers given what is not a regular file, refused before reading
@@ -178,6 +206,59 @@ CASES: dict[str, Case] = {
         ("simulate", "{f}"), "{f}: workload: duplicate key 'rate'",
         {"f": _json(json.dumps(SCENARIO).replace('"rate": "60/h"',
                                                  '"rate": "60/h", "rate": "1e9/h"'))}),
+    # runs bounded before they start
+    "plan --check --bytes-scale": Case(
+        ("plan", str(LOAD), "--check", "--bytes-scale", "1000000", "--days", "30"),
+        "--check: " + str(LOAD) + " at these scales expects 388,127,005,559 requests and files "
+        "in 30 days, more than the 2,000,000 a simulated run may draw"),
+    "plan --check --file-scale": Case(
+        ("plan", str(LOAD), "--check", "--file-scale", "0.000001"),
+        "--check: " + str(LOAD) + " at these scales expects 18,304,233,525 requests and files "
+        "in 1 day, more than the 2,000,000"),
+    "plan --check of 10,000 classes": Case(
+        ("plan", "{f}", "--check"), "--check: {f} at these scales expects 143,140,000",
+        {"f": _json(_load_of_classes(10_000))}),
+    "experiment durability of 10^12 draws": Case(
+        ("experiment", "durability", "--panel", "tape-loss", "--files", "1000000",
+         "--replications", "1000000", "--out", "{o}/X"),
+        "--files and --replications: 1,000,000 files drawn 1,000,000 times is "
+        "1,000,000,000,000 file draws at each q, more than the 100,000,000"),
+    "order exact past the dense matrix": Case(
+        ("order", "{f}", "--algorithm", "exact", "--time-limit", "1"),
+        f"{{f}}: files: {MAX_DENSE_FILES + 1:,} files, more than the {MAX_DENSE_FILES:,} "
+        "--algorithm exact orders", {"f": _json(_recall(MAX_DENSE_FILES + 1))}),
+    "order of more files than a recall lists": Case(
+        ("order", "{f}"),
+        f"{{f}}: files: {MAX_RECALL_FILES + 1:,} files, more than the {MAX_RECALL_FILES:,}",
+        {"f": _json(_recall(MAX_RECALL_FILES + 1))}),
+    "plot trajectory of a 50 MB instance name": Case(
+        ("plot", "trajectory", "{f}", "--out", "{o}/t.png"),
+        "{f}: instance: 50,000,000 characters, longer than the 1,000 of a name",
+        {"f": _json(_trajectory("x" * 50_000_000))}),
+    # magnitudes past the documented bounds
+    "layout level of 30 digits": Case(
+        (*REPLAY, str(TRACE), "{f}"),
+        f"{{f}}: level.{HUGE_LEVEL}: a level number is at most 1,000,000",
+        {"f": _json({"level": {HUGE_LEVEL: LAYOUT_DOC["level"][A_LEVEL]}})}),
+    "stripe --sizes 1e30": Case(
+        ("stripe", "--rate", "0.1/min", "--sizes", "1e30,1,1"),
+        "--sizes: sizes are positive GB up to 1e+06, got '1e30'"),
+    "order rate 1e30": Case(("order", "{f}"), f"{{f}}: rate_mb_s: {RATE_BOUNDS}, got 1e+30",
+                            {"f": _json(dict(RECALL_DOC, rate_mb_s=1e30))}),
+    "order rate 1e-300": Case(("order", "{f}"), f"{{f}}: rate_mb_s: {RATE_BOUNDS}, got 1e-300",
+                              {"f": _json(dict(RECALL_DOC, rate_mb_s=1e-300))}),
+    "order wraps 1e9": Case(("order", "{f}"), "{f}: wraps: must be <= 1,000,000",
+                            {"f": _json(dict(RECALL_DOC, wraps=10**9))}),
+    "scenario drive failures 1e7 a year": Case(
+        ("simulate", "{f}"), "{f}: faults.drive_failures_per_year: must be <= 1e+06 a year",
+        {"f": _json(_with(SCENARIO, faults={"drive_failures_per_year": 1e7}))}),
+    "trace of 11.4 years": Case(
+        (*REPLAY, "{t}", str(LAYOUT)),
+        "{t}: line 2.time: 358732800 s after the first line, longer than the limit 315360000 s",
+        {"t": _trace("CB1172;20110819T001558;304", "CB1173;20221231T001558;10")}),
+    "trace seconds out of bounds": Case(
+        (*REPLAY, "{t}", str(LAYOUT)), "{t}: line 2.seconds: must be <= 1e+09 s, got '1e300'",
+        {"t": _trace("CB1172;20110819T001558;304", "CB1173;20110819T001559;1e300")}),
 }  # fmt: skip
 
 
