@@ -359,6 +359,8 @@ def exact_order(
     if len(files) <= 1:
         found: list[int] | None = list(range(len(files)))
         proven = True
+    elif time.perf_counter() >= deadline:
+        found = None  # the matrix and the bound took the time limit: the better seed stands
     elif len(files) <= CP_SAT_MAX_FILES:
         if len(files) >= SEARCH_FIRST_FROM:
             # Local search first (quick to improve), then the circuit to prove or bound.
