@@ -60,7 +60,7 @@ MAX_RECALL_FILES = 5_000
 
 ``sltf`` beyond :data:`MAX_DENSE_FILES` computes a row of locates at every
 step, from the head to every file not read yet: n^2 / 2 locates and n rows,
-about two seconds at 5,000 files. A mount's recall queue in CTA is of
+about three seconds at 5,000 files. A mount's recall queue in CTA is of
 hundreds to thousands of files.
 """
 

@@ -218,6 +218,9 @@ CASES: dict[str, Case] = {
     "plan --check of 10,000 classes": Case(
         ("plan", "{f}", "--check"), "--check: {f} at these scales expects 143,140,000",
         {"f": _json(_load_of_classes(10_000))}),
+    "stripe rate x duration past the arrivals": Case(
+        ("stripe", "--rate", "0.5/min", "--duration", "520w"),
+        "--rate: rate x duration expects 2,620,800 requests, more than the 2,000,000"),
     "experiment durability of 10^12 draws": Case(
         ("experiment", "durability", "--panel", "tape-loss", "--files", "1000000",
          "--replications", "1000000", "--out", "{o}/X"),

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from toolkit.cli.common import DurationType, RateType, fail, reports_bad_input
 from toolkit.io import dumps
-from toolkit.units import MAX_SIZE_MB
+from toolkit.units import MAX_ARRIVALS, MAX_SIZE_MB
 
 if TYPE_CHECKING:
     from simulator.stripe_search import Candidate, Selection
@@ -158,7 +158,7 @@ def stripe(
 
     from simulator.experiment import override
     from simulator.golubchik_studies import SCENARIO_FILE
-    from simulator.scenario import load_scenario
+    from simulator.scenario import arrivals_message, load_scenario
     from simulator.stripe_search import (
         METRIC,
         SweepEvaluate,
@@ -185,6 +185,10 @@ def stripe(
             fail([f"{'--workload' if workload is not None else '--sizes'}: {exc}"])
     if duration is not None or quick:
         scenario = override(scenario, duration_s=duration or QUICK_DURATION_S)
+    span_s = scenario.workload.duration_s
+    too_many = [rate for rate in rates if rate * span_s > MAX_ARRIVALS]
+    if too_many:
+        fail([f"--rate: {arrivals_message(max(too_many), span_s)}"])
     try:
         times, mix = library_times(scenario), mix_of(scenario)
     except ValueError as exc:
