@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bz2
 import copy
+import gzip
 import json
 import os
 from collections.abc import Callable
@@ -80,6 +81,14 @@ def _bomb(name: str, fill: bytes = b"\0") -> Callable[[Path], Path]:
         return path
 
     return build
+
+
+def _gzip_bomb(tmp: Path) -> Path:
+    """A gzip file of members of NULs that decompress past the input cap (about 1 MB)."""
+    member = gzip.compress(b"\0" * (8 * 2**20), 9)
+    path = tmp / "bomb.json.gz"
+    path.write_bytes(member * (MAX_INPUT_BYTES // (8 * 2**20) + 1))
+    return path
 
 
 def _sparse(name: str) -> Callable[[Path], Path]:
@@ -190,6 +199,9 @@ CASES: dict[str, Case] = {
         (*REPLAY, str(TRACE), "{l}"),
         "{l}: cannot read file: decompresses to more than the limit of 256 MiB",
         {"l": _bomb("layout.json.bz2")}),
+    "check gzip bomb": Case(
+        ("check", "{f}"), "{f}: cannot read file: decompresses to more than the limit of 256 MiB",
+        {"f": _gzip_bomb}),
     "check of a file past the size cap": Case(
         ("check", "{f}"), "{f}: cannot read file: 256 MiB, more than the limit of 256 MiB",
         {"f": _sparse("big.json")}),
@@ -283,3 +295,12 @@ def test_refused_in_one_line_within_the_bounds(case: Case, tmp_path: Path) -> No
     assert expected in ended.lines()[0], ended.lines()
     assert ended.stdout == ""
     assert sorted(tmp_path.rglob("*")) == before, "output left behind"
+
+
+def test_a_compressed_instance_is_read_as_the_plain_one(tmp_path: Path) -> None:
+    for name, compress in (("i.json.bz2", bz2.compress), ("i.json.gz", gzip.compress)):
+        path = tmp_path / name
+        path.write_bytes(compress(SPEC.read_bytes()))
+        ended = bounded(["check", str(path)], cwd=tmp_path)
+        assert ended.code == 0, ended.stderr
+        assert ended.stdout.startswith(f"ok: instance {SPEC_DOC['name']!r}: "), ended.stdout
