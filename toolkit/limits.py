@@ -4,8 +4,8 @@
 sizes, rates, counts, expected requests, replications); this module bounds
 what reading and computing may take: the bytes of an input (as stored and as
 decompressed), the length of a line of a CSV-like input, the draws of the
-durability experiment, the files whose locate matrix is built whole, and
-the characters of a name shown in a figure. Every command checks them before
+durability experiment, the files of a recall and those whose locate matrix
+is built whole, and the characters of a name drawn in a figure. Every command checks them before
 its run starts (or while reading, for the size of a stream) and refuses what
 is beyond them in one line, naming the file or the option.
 """
@@ -40,9 +40,9 @@ MAX_DRAWS = 100_000_000
 
 Every replication draws every tape and accounts for every file, at every ``q``
 of every policy and scheme. The full run draws 8,000 files 1,000 times
-(8 million) in minutes; this allows about ten times that much longer, and
-refuses the 10^12 draws of a million files a million times, which would
-neither finish nor fit in memory.
+(8 million); this allows runs about ten times longer, and refuses the 10^12
+draws of a million files a million times, which would neither finish nor
+fit in memory.
 """
 
 MAX_DENSE_FILES = 2_000
@@ -64,10 +64,9 @@ about three seconds at 5,000 files. A mount's recall queue in CTA is of
 hundreds to thousands of files.
 """
 
-
 MAX_NAME_CHARS = 1_000
-"""Longest name (of an instance, a scenario, a result) a file may give.
+"""Longest name a solver's result gives its solver, instance and status
+(``tapesched plot trajectory`` draws them in the figure's title).
 
-Names are shown in titles, tables and messages; a name of megabytes is no
-name, and drawing it in a figure's title takes gigabytes.
+A name of megabytes is no name, and drawing one in a title takes gigabytes.
 """
