@@ -5,9 +5,10 @@ sizes, rates, counts, expected requests, replications); this module bounds
 what reading and computing may take: the bytes of an input (as stored and as
 decompressed), the length of a line of a CSV-like input, the draws of the
 durability experiment, the files of a recall and those whose locate matrix
-is built whole, and the characters of a name drawn in a figure. Every command checks them before
-its run starts (or while reading, for the size of a stream) and refuses what
-is beyond them in one line, naming the file or the option.
+is built whole, and the characters of a name drawn in a figure. Every
+command checks them before its run starts (or while reading, for the size of
+a stream) and refuses what is beyond them in one line, naming the file or
+the option.
 """
 
 from __future__ import annotations
