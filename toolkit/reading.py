@@ -89,12 +89,15 @@ def _open(path: str | os.PathLike[str], source: str, most_bytes: int) -> IO[byte
 
 
 def _chunks(
-    path: str | os.PathLike[str], source: str, most_bytes: int
+    path: str | os.PathLike[str], source: str, most_bytes: int, whole: bool
 ) -> tuple[IO[bytes], Callable[[], bytes]]:
-    """The open stream of ``path`` (decompressed by its suffix) and a reader of its chunks."""
+    """The open stream of ``path`` (decompressed by its suffix) and a reader of its chunks:
+    :data:`CHUNK_BYTES` at a time, or (``whole``, for a plain file) the file in one chunk if it
+    is within ``most_bytes`` (not held twice, as chunks and joined)."""
     raw = _open(path, source, most_bytes)
-    suffix = os.path.splitext(source)[1].lower()
-    decompress = _DECOMPRESSORS.get(suffix)
+    decompress = _DECOMPRESSORS.get(os.path.splitext(source)[1].lower())
+    if decompress is None and whole:
+        return raw, lambda: raw.read(most_bytes + 1)
     stream = raw if decompress is None else decompress(raw)
     return stream, lambda: stream.read(CHUNK_BYTES)
 
@@ -126,7 +129,7 @@ def read_bytes(
     """
     source = str(path)
     compressed = os.path.splitext(source)[1].lower() in _DECOMPRESSORS
-    stream, read = _chunks(path, source, most_bytes)
+    stream, read = _chunks(path, source, most_bytes, whole=line_bytes is None)
     chunks: list[bytes] = []
     total = run = lines = 0
     with stream:
