@@ -79,7 +79,7 @@ def _open(path: str | os.PathLike[str], source: str, most_bytes: int) -> IO[byte
         info = os.fstat(fd)
         why = _not_regular(info.st_mode)
         if why is None and info.st_size > most_bytes:
-            why = f"{_describe(info.st_size)}, more than the limit of {_describe(most_bytes)}"
+            why = f"{info.st_size:,} bytes, more than the limit of {_describe(most_bytes)}"
         if why is not None:
             raise _refused(source, why)
         return os.fdopen(fd, "rb")

@@ -203,7 +203,8 @@ CASES: dict[str, Case] = {
         ("check", "{f}"), "{f}: cannot read file: decompresses to more than the limit of 256 MiB",
         {"f": _gzip_bomb}),
     "check of a file past the size cap": Case(
-        ("check", "{f}"), "{f}: cannot read file: 256 MiB, more than the limit of 256 MiB",
+        ("check", "{f}"),
+        f"{{f}}: cannot read file: {MAX_INPUT_BYTES + 1:,} bytes, more than the limit of 256 MiB",
         {"f": _sparse("big.json")}),
     "simulate --workload line past the cap": Case(
         ("simulate", "{s}", "--workload", "{w}"),
