@@ -619,7 +619,7 @@ def _repeated_keys(data: Any) -> list[Problem]:
     while stack:
         path, value = stack.pop()
         if type(value) is _Repeated:
-            problems += [Problem(path, f"duplicate key {k!r}") for k in value.repeated]
+            problems += [Problem(path, f"duplicate key {shown(k)}") for k in value.repeated]
         if isinstance(value, dict):
             stack += reversed([(join_path(path, k), v) for k, v in value.items()])
         elif type(value) is list:
