@@ -65,6 +65,14 @@ about three seconds at 5,000 files. A mount's recall queue in CTA is of
 hundreds to thousands of files.
 """
 
+MAX_WORKERS = 1024
+"""Most worker processes (``stripe``, ``experiment``) or search threads (``solve --workers``).
+
+Far more than the cores of any machine the toolkit runs on (a worker beyond
+them only shares a core), and within what CP-SAT accepts: ``--workers
+100000`` made it reject the model with a traceback.
+"""
+
 MAX_NAME_CHARS = 1_000
 """Longest name a solver's result gives its solver, instance and status
 (``tapesched plot trajectory`` draws them in the figure's title).

@@ -234,6 +234,9 @@ CASES: dict[str, Case] = {
     "stripe rate x duration past the arrivals": Case(
         ("stripe", "--rate", "0.5/min", "--duration", "520w"),
         "--rate: rate x duration expects 2,620,800 requests, more than the 2,000,000"),
+    "solve --workers 100000": Case(
+        ("solve", str(SPEC), "--solver", "cpsat", "--workers", "100000", "--out", "{o}/s.json"),
+        "--workers: 100000 is not in the range 1<=x<=1024"),
     "experiment durability of 10^12 draws": Case(
         ("experiment", "durability", "--panel", "tape-loss", "--files", "1000000",
          "--replications", "1000000", "--out", "{o}/X"),

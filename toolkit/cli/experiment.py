@@ -28,6 +28,7 @@ from simulator.bw_main import NAME as BW_MAIN
 from toolkit.cli.bw_main_options import BW_MAIN_OPTIONS, bw_main_options, given_bw_main
 from toolkit.cli.common import check_scenario_scheduler, fail, progress_bar, reports_bad_input
 from toolkit.cli.out_options import dir_out_option
+from toolkit.limits import MAX_WORKERS
 from toolkit.outputs import DirectoryOutput
 from toolkit.units import MAX_REPLICATIONS
 
@@ -179,7 +180,7 @@ def _print_table(study: Study, results: Sequence[PointResult]) -> None:
 @click.option("--quick", is_flag=True, help="Fewer points, shorter horizons: minutes on 2 cores.")
 @click.option(
     "--workers",
-    type=click.IntRange(min=1, max=1024),
+    type=click.IntRange(min=1, max=MAX_WORKERS),
     default=None,
     help="Local worker processes (default: one per core; 1 runs in this process).",
 )

@@ -20,6 +20,7 @@ from rich.table import Table
 
 from toolkit.cli.common import DurationType, RateType, fail, reports_bad_input
 from toolkit.io import dumps
+from toolkit.limits import MAX_WORKERS
 from toolkit.units import MAX_ARRIVALS, MAX_SIZE_MB
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ def _document(selection: Selection) -> dict[str, object]:
 @click.option("--duration", type=DurationType(), default=None, help="Simulated time of a run.")
 @click.option(
     "--workers",
-    type=click.IntRange(min=1, max=1024),
+    type=click.IntRange(min=1, max=MAX_WORKERS),
     default=2,
     help="Local worker processes (1 runs in this process).",
 )
