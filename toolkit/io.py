@@ -56,7 +56,6 @@ from toolkit.model import (
 )
 from toolkit.outputs import write_file
 from toolkit.reading import read_bytes
-from toolkit.reading import read_text as read_lines
 
 T = TypeVar("T")
 
@@ -657,33 +656,18 @@ _MAX_DEPTH = 1024
 """How deep orjson reads nested arrays and objects (and json.loads must follow)."""
 
 
-def _read(path: str | os.PathLike[str]) -> bytes:
-    return read_bytes(path)
-
-
-def read_text(path: str | os.PathLike[str]) -> str:
-    """The text of a UTF-8 file (a CSV workload, an experiment's ``results.csv``), read by
-    :func:`toolkit.reading.read_text` within the size and line limits.
-
-    Raises
-    ------
-    InputError
-        One line: the file cannot be read (missing, not a regular file, too
-        large, a line too long) or is not UTF-8.
-    """
-    return read_lines(path)
-
-
 def read_json(path: str | os.PathLike[str]) -> Any:
-    """The parsed JSON document of a file.
+    """The parsed JSON document of a file (``.bz2`` and ``.gz`` decompressed), read by
+    :func:`toolkit.reading.read_bytes` within its limits.
 
     Raises
     ------
     InputError
-        One line: the file cannot be read (missing, a directory, not
-        readable) or is not JSON.
+        One line: the file cannot be read (missing, not a regular file,
+        larger than the limit, not readable) or is not JSON; or one line per
+        key an object gives twice.
     """
-    return _parse(_read(path), str(path))
+    return _parse(read_bytes(path), str(path))
 
 
 FORMAT_KINDS: dict[str, str] = {
@@ -758,12 +742,12 @@ def loads_schedule(text: str | bytes, source: str = "<string>") -> Schedule:
 
 def load_instance(path: str | os.PathLike[str]) -> Instance:
     """Read an instance file."""
-    return loads_instance(_read(path), str(path))
+    return loads_instance(read_bytes(path), str(path))
 
 
 def load_schedule(path: str | os.PathLike[str]) -> Schedule:
     """Read a schedule file."""
-    return loads_schedule(_read(path), str(path))
+    return loads_schedule(read_bytes(path), str(path))
 
 
 def instance_to_dict(instance: Instance) -> dict[str, Any]:
