@@ -179,12 +179,6 @@ class LibraryLayout:
         raise KeyError(level_id)
 
 
-def _read_text(path: str | Path) -> str:
-    """The text of ``path``, decompressed when its name ends in ``.bz2``, within the limits
-    of :mod:`toolkit.reading`."""
-    return read_text(path)
-
-
 # --- the requests ----------------------------------------------------------------------------
 
 
@@ -230,7 +224,7 @@ def read_requests(path: str | Path) -> tuple[TraceRequest, ...]:
         or a file with no request.
     """
     source = str(path)
-    text = _read_text(path)
+    text = read_text(path)
     read_line = TEXT.reader(TraceLine, path="line {}")
     problems: list[Problem] = []
     lines: list[TraceLine] = []
@@ -367,11 +361,6 @@ def layout_from_dict(data: Any, source: str = "<layout>") -> LibraryLayout:
     return LibraryLayout(tuple(levels))
 
 
-def _read_json(path: str | Path) -> Any:
-    """The parsed JSON of ``path`` (``.bz2`` too); :class:`InputError` when it cannot be."""
-    return read_json(path)
-
-
 def read_layout(path: str | Path) -> LibraryLayout:
     """The layout of a snapshot file (``.json`` or ``.json.bz2``).
 
@@ -381,7 +370,7 @@ def read_layout(path: str | Path) -> LibraryLayout:
         For an unreadable file, bad JSON, and every bad value (see
         :func:`layout_from_dict`).
     """
-    return layout_from_dict(_read_json(path), str(path))
+    return layout_from_dict(read_json(path), str(path))
 
 
 # --- the cartridge map -----------------------------------------------------------------------
@@ -446,7 +435,7 @@ def read_homes(path: str | Path, layout: LibraryLayout) -> dict[str, int]:
         For an unreadable file, bad JSON, and every bad entry (see
         :func:`homes_from_dict`).
     """
-    return homes_from_dict(_read_json(path), layout, str(path))
+    return homes_from_dict(read_json(path), layout, str(path))
 
 
 @frozen
