@@ -75,6 +75,7 @@ from attrs import frozen
 
 from simulator.results import Estimate, estimate
 from solvers.recall_order import ORDERERS
+from toolkit.limits import MAX_DENSE_FILES
 from toolkit.tape_geometry import (
     MB,
     CtaCostHeuristic,
@@ -216,9 +217,10 @@ PICKS: Mapping[str, Pick] = MappingProxyType(
 )
 """The first choice of each greedy orderer over a window (ties to the request first in it)."""
 
-MATRIX_MAX_FILES = 1500
-"""Up to this many files ``sltf``'s locates are computed at once (a matrix of 2.25 million
-entries) instead of one window at a time: the same picks, a hundred times fewer calls."""
+MATRIX_MAX_FILES = MAX_DENSE_FILES
+"""Up to this many files ``sltf``'s locates are computed at once (the dense matrix of
+:data:`~toolkit.limits.MAX_DENSE_FILES`, the one bound on a matrix of n^2 locates) instead of
+one window at a time: the same picks, a hundred times fewer calls."""
 
 
 def read_in_flight(

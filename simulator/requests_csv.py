@@ -42,7 +42,8 @@ from toolkit.fields import (
     positive_size,
     simulated_time,
 )
-from toolkit.io import TEXT, read_text
+from toolkit.io import TEXT
+from toolkit.reading import read_text
 
 REQUIRED = ("arrival_s", "kind", "file", "size_mb")
 OPTIONAL = ("scheme", "data_ratio", "ec_ratio")

@@ -210,6 +210,7 @@ from toolkit.fields import (
     parsed,
     positive,
     positive_size,
+    rate_per_year,
     require,
     simulated_time,
     text,
@@ -696,19 +697,19 @@ class FaultsSection:
     )
     attempts: int = check(bounded_count, default=_DEFAULT_FAULTS.attempts)
     drive_failures_per_year: float = check(
-        nonnegative_finite, default=_DEFAULT_FAULTS.drive_failures_per_year, converter=as_float
+        rate_per_year, default=_DEFAULT_FAULTS.drive_failures_per_year, converter=as_float
     )
     drive_repair_s: float = check(
         bounded_time, default=_DEFAULT_FAULTS.drive_repair_s, converter=as_float
     )
     mover_failures_per_year: float = check(
-        nonnegative_finite, default=_DEFAULT_FAULTS.mover_failures_per_year, converter=as_float
+        rate_per_year, default=_DEFAULT_FAULTS.mover_failures_per_year, converter=as_float
     )
     mover_repair_s: float = check(
         bounded_time, default=_DEFAULT_FAULTS.mover_repair_s, converter=as_float
     )
     tape_losses_per_year: float = check(
-        nonnegative_finite, default=_DEFAULT_FAULTS.tape_losses_per_year, converter=as_float
+        rate_per_year, default=_DEFAULT_FAULTS.tape_losses_per_year, converter=as_float
     )
     tape_losses: tuple[TapeLossEntry, ...] = ()
 

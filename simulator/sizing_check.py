@@ -211,6 +211,23 @@ def generated_day(
     return Workload(initial, requests), hot, cold
 
 
+def expected_draws(load: Load, duration_s: float, hot_files: int = DEFAULT_HOT_FILES) -> float:
+    """Requests and files that :func:`generated_day` expects to draw for ``load`` over
+    ``duration_s``: each class's hot files, its reads and its writes (a file and a request
+    per copy), and the written files carried from the day before (at most a migration).
+
+    Compared with :data:`~toolkit.units.MAX_ARRIVALS` before a check runs: the day is drawn
+    in full before the simulation starts, so this bounds its memory as well as its time.
+    """
+    days = duration_s / DAY_S
+    total = 0.0
+    for c in load.classes:
+        reads = c.read_mb_per_day * days / c.file_mb
+        writes = c.write_mb_per_day * days / c.file_mb * c.copies
+        total += hot_files + reads + writes + load.migration_mb / c.file_mb
+    return total
+
+
 def simulate_load(
     load: Load,
     *,

@@ -38,7 +38,8 @@ from simulator.sweep import PRIMARY_METRIC, PointResult, Precision
 from toolkit.errors import InputError, Problem, capped
 from toolkit.fields import check, checked, finite, natural, nonempty_text, one_of, optional
 from toolkit.figures import new_figure, render
-from toolkit.io import TEXT, read_text
+from toolkit.io import TEXT
+from toolkit.reading import read_text
 
 COLUMNS = (
     "experiment", "series", "x_name", "x", "metric",

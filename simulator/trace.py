@@ -33,7 +33,6 @@ deterministically and in proportion to the free slots of each level.
 
 from __future__ import annotations
 
-import bz2
 import hashlib
 import re
 from bisect import bisect_right
@@ -43,13 +42,13 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Annotated, Any
 
-import orjson
 from attrs import field, frozen
 
 from toolkit.errors import MAX_SHOWN, InputError, Problem, ValueProblems, capped, shown
 from toolkit.fields import (
     Rule,
     at_least_one,
+    bounded_time,
     check,
     checked,
     natural,
@@ -58,7 +57,9 @@ from toolkit.fields import (
     parsed,
     word,
 )
-from toolkit.io import JSON, TEXT, KeyStyle
+from toolkit.io import JSON, TEXT, KeyStyle, read_json
+from toolkit.reading import read_text
+from toolkit.units import MAX_COUNT, MAX_SIMULATED_S, describe_seconds
 
 MAX_PROBLEMS = MAX_SHOWN
 """Bad lines reported one by one before the rest are summed up in a last line."""
@@ -69,9 +70,15 @@ CARTRIDGE_ID = word("a cartridge id")
 """A cartridge (volume) id: a non-empty word (``CB1172``)."""
 
 LEVEL_NUMBER = Rule(
-    ("{v}.isascii() and {v}.isdigit()", "a level number is an integer >= 0, got {v!r}")
+    ("{v}.isascii() and {v}.isdigit()", "a level number is an integer >= 0, got {v!r}"),
+    (
+        "len({v}) <= len(str(most)) and int({v}) <= most",
+        "a level number is at most {most:,}, got {v!r}",
+    ),
+    most=MAX_COUNT,
 )
-"""A level of a layout file, as its key is written (``"3"``)."""
+"""A level of a layout file, as its key is written (``"3"``): a count's bound
+(:data:`~toolkit.units.MAX_COUNT`), as every number of things."""
 
 DRIVE_ID = word("a drive id")
 """A drive id of a layout file (``D_01_00``)."""
@@ -172,27 +179,6 @@ class LibraryLayout:
         raise KeyError(level_id)
 
 
-def _read_text(path: str | Path) -> str:
-    """The text of ``path``, decompressed when its name ends in ``.bz2``."""
-    source = str(path)
-    try:
-        if source.endswith(".bz2"):
-            with bz2.open(path, "rb") as stream:
-                raw = stream.read()
-        else:
-            raw = Path(path).read_bytes()
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise InputError(source, [Problem("", f"cannot read file: {reason}")]) from None
-    except EOFError:
-        raise InputError(source, [Problem("", "cannot read file: truncated bzip2 data")]) from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise InputError(source, [Problem(f"line {line}", "not UTF-8 text")]) from None
-
-
 # --- the requests ----------------------------------------------------------------------------
 
 
@@ -217,7 +203,7 @@ class TraceLine:
 
     cartridge: str = check(CARTRIDGE_ID)
     time: datetime = parsed(_timestamp)
-    seconds: float = check(nonnegative_finite)
+    seconds: float = check(bounded_time)
 
 
 def read_requests(path: str | Path) -> tuple[TraceRequest, ...]:
@@ -232,11 +218,13 @@ def read_requests(path: str | Path) -> tuple[TraceRequest, ...]:
         For an unreadable file, and for every bad line (up to
         :data:`MAX_PROBLEMS`, then a count), at ``line N`` or
         ``line N.column``: wrong number of fields, bad cartridge id, bad
-        timestamp, seconds that are not a finite number >= 0, a time earlier
-        than the line before; or a file with no request.
+        timestamp, seconds that are not a number from 0 to
+        :data:`~toolkit.units.MAX_TIME_S`, a time earlier than the line before
+        or later than :data:`~toolkit.units.MAX_SIMULATED_S` after the first;
+        or a file with no request.
     """
     source = str(path)
-    text = _read_text(path)
+    text = read_text(path)
     read_line = TEXT.reader(TraceLine, path="line {}")
     problems: list[Problem] = []
     lines: list[TraceLine] = []
@@ -264,6 +252,15 @@ def read_requests(path: str | Path) -> tuple[TraceRequest, ...]:
                     f"line {number}.time",
                     f"time {entry.time:%Y%m%dT%H%M%S} is earlier than the line before "
                     f"({previous:%Y%m%dT%H%M%S}): the trace must be in order of arrival",
+                )
+            )
+        elif lines and (entry.time - lines[0].time).total_seconds() > MAX_SIMULATED_S:
+            span = (entry.time - lines[0].time).total_seconds()
+            problems.append(
+                Problem(
+                    f"line {number}.time",
+                    f"{span:.0f} s after the first line, longer than the limit "
+                    f"{describe_seconds(MAX_SIMULATED_S)} of a simulated span",
                 )
             )
         else:
@@ -364,15 +361,6 @@ def layout_from_dict(data: Any, source: str = "<layout>") -> LibraryLayout:
     return LibraryLayout(tuple(levels))
 
 
-def _read_json(path: str | Path) -> Any:
-    """The parsed JSON of ``path`` (``.bz2`` too); :class:`InputError` when it cannot be."""
-    text = _read_text(path)
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(str(path), [Problem("", f"bad JSON: {exc}")]) from None
-
-
 def read_layout(path: str | Path) -> LibraryLayout:
     """The layout of a snapshot file (``.json`` or ``.json.bz2``).
 
@@ -382,7 +370,7 @@ def read_layout(path: str | Path) -> LibraryLayout:
         For an unreadable file, bad JSON, and every bad value (see
         :func:`layout_from_dict`).
     """
-    return layout_from_dict(_read_json(path), str(path))
+    return layout_from_dict(read_json(path), str(path))
 
 
 # --- the cartridge map -----------------------------------------------------------------------
@@ -448,7 +436,7 @@ def read_homes(path: str | Path, layout: LibraryLayout) -> dict[str, int]:
         For an unreadable file, bad JSON, and every bad entry (see
         :func:`homes_from_dict`).
     """
-    return homes_from_dict(_read_json(path), layout, str(path))
+    return homes_from_dict(read_json(path), layout, str(path))
 
 
 @frozen

@@ -16,11 +16,16 @@ CTA's (SLTF under its cost heuristic), all under one locate model:
   routing solver (guided local search) for :data:`ROUTING_SHARE` of the
   time limit from :data:`SEARCH_FIRST_FROM` files, then CP-SAT's circuit
   constraint from its order, up to :data:`CP_SAT_MAX_FILES` files; the
-  routing solver alone beyond. Proven optimal when
+  routing solver alone beyond, up to :data:`~toolkit.limits.MAX_DENSE_FILES`
+  (the dense locate matrix grows as n^2). Proven optimal when
   the solver closes the gap within its time limit, else the best order
   found with a lower bound (the larger of the solver's bound and the
   assignment relaxation's). Ctrl-C stops either solver at once
   (:mod:`solvers.stoppable`).
+
+``sltf`` and ``exact`` work on the dense matrix of locates; ``sltf`` on more
+than :data:`~toolkit.limits.MAX_DENSE_FILES` files computes each step's row
+when it takes it instead.
 
 Every orderer follows :class:`Orderer`; :data:`ORDERERS` names them.
 """
@@ -40,6 +45,7 @@ from ortools.sat.python import cp_model
 from scipy.optimize import linear_sum_assignment
 
 from solvers.stoppable import route_stoppable, solve_stoppable
+from toolkit.limits import MAX_DENSE_FILES
 from toolkit.tape_geometry import (
     LocateModel,
     SerpentineTape,
@@ -185,6 +191,24 @@ def _sltf_path(matrix: npt.NDArray[np.float64]) -> list[int]:
     return path
 
 
+def _sltf_path_by_rows(
+    tape: SerpentineTape, model: LocateModel, head_block: int, files: Sequence[TapeFile]
+) -> list[int]:
+    """:func:`_sltf_path` computing each step's locates when it takes them, from the head to
+    the files not read yet: memory in n, not n^2 (for more than
+    :data:`~toolkit.limits.MAX_DENSE_FILES` files)."""
+    ends = np.array([f.end_block(tape) for f in files], dtype=np.int64)
+    starts = np.array([f.block for f in files], dtype=np.int64)
+    left = np.arange(len(files))
+    at, path = head_block, []
+    while left.size:
+        k = int(np.argmin(model.locate_s(tape, at, starts[left])))  # lowest index on ties
+        path.append(int(left[k]))
+        at = int(ends[left[k]])
+        left = np.delete(left, k)
+    return path
+
+
 def sltf_order(
     tape: SerpentineTape,
     model: LocateModel,
@@ -196,7 +220,10 @@ def sltf_order(
     """``sltf``: from the head, always the file with the shortest locate next (CTA's SLTF)."""
     began = time.perf_counter()
     check_files(tape, files)
-    order = _sltf_path(locate_matrix_s(tape, model, head_block, files))
+    if len(files) > MAX_DENSE_FILES:
+        order = _sltf_path_by_rows(tape, model, head_block, files)
+    else:
+        order = _sltf_path(locate_matrix_s(tape, model, head_block, files))
     return _result("sltf", tape, model, head_block, files, order, began)
 
 
@@ -296,9 +323,20 @@ def exact_order(
     on the model's own (floating-point) estimate, so it is never worse than
     either. ``optimal`` when the solver proves it (or the bound meets the
     order's time), else ``feasible`` with the lower bound.
+
+    Raises
+    ------
+    ValueError
+        For more than :data:`~toolkit.limits.MAX_DENSE_FILES` files, whose dense
+        locate matrix and assignment bound would not fit the time limit.
     """
     began = time.perf_counter()
     check_files(tape, files)
+    if len(files) > MAX_DENSE_FILES:
+        raise ValueError(
+            f"{len(files):,} files, more than the {MAX_DENSE_FILES:,} the exact order is "
+            "searched for (its locate matrix grows as n^2)"
+        )
     matrix = locate_matrix_s(tape, model, head_block, files)
     reads = sum(f.read_s(tape) for f in files)
     seeds = [
@@ -321,6 +359,8 @@ def exact_order(
     if len(files) <= 1:
         found: list[int] | None = list(range(len(files)))
         proven = True
+    elif time.perf_counter() >= deadline:
+        found = None  # the matrix and the bound took the time limit: the better seed stands
     elif len(files) <= CP_SAT_MAX_FILES:
         if len(files) >= SEARCH_FIRST_FROM:
             # Local search first (quick to improve), then the circuit to prove or bound.

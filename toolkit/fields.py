@@ -39,6 +39,7 @@ from toolkit.errors import shown
 from toolkit.units import (
     MAX_COUNT,
     MAX_RATE_MB_S,
+    MAX_RATE_PER_YEAR,
     MAX_SIMULATED_S,
     MAX_SIZE_MB,
     MAX_TIME_S,
@@ -273,6 +274,10 @@ bandwidth = at_most(positive, MAX_RATE_MB_S, " MB/s")
 bounded_count = at_most(at_least_one, MAX_COUNT)
 """A count of things to build (arms, drives): an integer >= 1 and at most
 :data:`~toolkit.units.MAX_COUNT`."""
+
+rate_per_year = at_most(nonnegative, MAX_RATE_PER_YEAR, " a year")
+"""A fault rate per year (failures, losses): from 0 to
+:data:`~toolkit.units.MAX_RATE_PER_YEAR`."""
 
 
 # --- classes whose fields are checked ---------------------------------------------------

@@ -26,9 +26,12 @@ from typing import Any
 from attrs import frozen
 
 from toolkit.errors import InputError, Problem, capped, shown
+from toolkit.fields import bounded_rate
 from toolkit.io import read_json
+from toolkit.limits import MAX_RECALL_FILES
 from toolkit.tape_geometry import SerpentineTape, TapeFile
 from toolkit.technology import TAPE_FORMATS
+from toolkit.units import MAX_COUNT, MAX_SIZE_MB
 
 CTA_KEYS = ("wraps", "min_lpos", "max_lpos", "end_of_wrap_blocks", "block_bytes", "rate_mb_s")
 """The keys of a tape given as CTA knows it."""
@@ -58,7 +61,19 @@ def _is_int(value: object) -> bool:
     return type(value) is int
 
 
-def _int(data: dict[str, Any], key: str, path: str, problems: list[Problem], least: int) -> int:
+MAX_BYTES = int(MAX_SIZE_MB * 1e6)
+"""Largest byte count, offset or block id of a recall file: :data:`~toolkit.units.MAX_SIZE_MB`
+in bytes (a block is at least a byte)."""
+
+
+def _int(
+    data: dict[str, Any],
+    key: str,
+    path: str,
+    problems: list[Problem],
+    least: int,
+    most: int = MAX_BYTES,
+) -> int:
     value: Any = data.get(key)
     if key not in data:
         problems.append(Problem(path, "missing"))
@@ -66,6 +81,8 @@ def _int(data: dict[str, Any], key: str, path: str, problems: list[Problem], lea
         problems.append(Problem(path, f"must be an integer, got {shown(value)}"))
     elif value < least:
         problems.append(Problem(path, f"must be >= {least}, got {value}"))
+    elif value > most:
+        problems.append(Problem(path, f"must be <= {most:,}, got {shown(value)}"))
     else:
         return int(value)
     return -1
@@ -83,15 +100,15 @@ def _tape(data: dict[str, Any], problems: list[Problem]) -> SerpentineTape | Non
                 problems.append(Problem(key, "not with technology (which fixes the tape)"))
         return SerpentineTape.full(TAPE_FORMATS[name])
     before = len(problems)
-    wraps = _int(data, "wraps", "wraps", problems, 4)
-    min_lpos = _int(data, "min_lpos", "min_lpos", problems, 0)
-    max_lpos = _int(data, "max_lpos", "max_lpos", problems, 1)
+    wraps = _int(data, "wraps", "wraps", problems, 4, MAX_COUNT)
+    min_lpos = _int(data, "min_lpos", "min_lpos", problems, 0, MAX_COUNT)
+    max_lpos = _int(data, "max_lpos", "max_lpos", problems, 1, MAX_COUNT)
     block_bytes = _int(data, "block_bytes", "block_bytes", problems, 1)
     rate: Any = data.get("rate_mb_s")
     if "rate_mb_s" not in data:
         problems.append(Problem("rate_mb_s", "missing (the drive's streaming rate)"))
-    elif type(rate) not in (int, float) or not 0 < rate < float("inf"):
-        problems.append(Problem("rate_mb_s", f"must be a positive number, got {shown(rate)}"))
+    elif (why := bounded_rate(rate)) is not None:
+        problems.append(Problem("rate_mb_s", why))
     eow: Any = data.get("end_of_wrap_blocks")
     if "end_of_wrap_blocks" not in data:
         problems.append(Problem("end_of_wrap_blocks", "missing"))
@@ -100,8 +117,9 @@ def _tape(data: dict[str, Any], problems: list[Problem]) -> SerpentineTape | Non
     else:
         for k, block in enumerate(eow):
             path = f"end_of_wrap_blocks[{k}]"
-            if not _is_int(block) or block < 1:
-                problems.append(Problem(path, f"must be a positive integer, got {shown(block)}"))
+            if not _is_int(block) or not 1 <= block <= MAX_BYTES:
+                why = f"must be a positive integer up to {MAX_BYTES:,}, got {shown(block)}"
+                problems.append(Problem(path, why))
             elif k and _is_int(eow[k - 1]) and block <= eow[k - 1]:
                 problems.append(Problem(path, f"must be above the wrap before ({eow[k - 1]})"))
     if len(problems) > before:
@@ -136,6 +154,10 @@ def _files(
         return []
     if type(files) is not list or not files:
         problems.append(Problem("files", "must be a non-empty list of files"))
+        return []
+    if len(files) > MAX_RECALL_FILES:
+        why = f"{len(files):,} files, more than the {MAX_RECALL_FILES:,} a recall may list"
+        problems.append(Problem("files", why))
         return []
     out, seen = [], set()
     for k, item in enumerate(files):

@@ -17,9 +17,10 @@ from typing import Any
 from attrs import frozen
 from matplotlib.figure import Figure
 
-from toolkit.errors import InputError, Problem
+from toolkit.errors import InputError, Problem, capped
 from toolkit.figures import new_figure
 from toolkit.io import read_json
+from toolkit.limits import MAX_NAME_CHARS
 
 
 @frozen
@@ -58,7 +59,8 @@ def read_trajectory(document: Any, source: str) -> Trajectory:
         One problem per bad value: not an object, no ``trajectory`` list, an
         empty one, a point that is not an object, a time, objective or bound
         that is not a finite number (the bound may be null), times that go
-        back.
+        back, a solver, instance or status name longer than
+        :data:`~toolkit.limits.MAX_NAME_CHARS`.
     """
     if not isinstance(document, dict):
         raise InputError(source, [Problem("", "must be an object (tapesched solve --json)")])
@@ -88,12 +90,17 @@ def read_trajectory(document: Any, source: str) -> Trajectory:
             problems.append(Problem(f"{where}.time_s", "goes back in time"))
             continue
         points.append(TrajectoryPoint(time_s, objective, _number(bound)))
+    names = {key: str(document.get(key, "?")) for key in ("solver", "instance", "status")}
+    for key, name in names.items():
+        if len(name) > MAX_NAME_CHARS:
+            why = f"{len(name):,} characters, longer than the {MAX_NAME_CHARS:,} of a name"
+            problems.append(Problem(key, why))
     if problems:
-        raise InputError(source, problems)
+        raise InputError(source, capped(problems))
     return Trajectory(
-        str(document.get("solver", "?")),
-        str(document.get("instance", "?")),
-        str(document.get("status", "?")),
+        names["solver"],
+        names["instance"],
+        names["status"],
         tuple(points),
         _number(document.get("runtime_s")),
     )

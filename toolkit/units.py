@@ -38,7 +38,9 @@ Every magnitude the toolkit reads is bounded, so that every time it derives
 stays finite (no ``inf`` bound beside a finite objective) and every run
 finishes: :data:`MAX_TIME_S`, :data:`MAX_SIMULATED_S`, :data:`MAX_SIZE_MB`,
 :data:`MIN_RATE_MB_S` and :data:`MAX_RATE_MB_S`, :data:`MAX_WEIGHT`,
-:data:`MAX_COUNT`, :data:`MAX_ARRIVALS` and :data:`MAX_REPLICATIONS`.
+:data:`MAX_COUNT`, :data:`MAX_ARRIVALS`, :data:`MAX_REPLICATIONS` and
+:data:`MAX_RATE_PER_YEAR`. The limits on the work and memory of a run (the
+bytes of an input, the draws of an experiment) are :mod:`toolkit.limits`'.
 """
 
 from __future__ import annotations
@@ -88,6 +90,10 @@ workload is drawn in full before a run, so this also bounds its memory.
 
 MAX_REPLICATIONS = 1_000
 """Most replications of one simulation."""
+
+MAX_RATE_PER_YEAR = 1e6
+"""Largest fault rate per year (of a drive's or mover's failures, of tape losses), in the
+options and the scenario files alike: one a minute is far past any platform."""
 
 _SECOND, _MINUTE, _HOUR, _DAY, _WEEK = 1.0, 60.0, 3600.0, 86400.0, 604800.0
 

@@ -100,7 +100,7 @@ def _files(*files: dict[str, Any]) -> dict[str, Any]:
         (_with(wraps=110), "wraps: must be a multiple of the 4 bands"),
         (_with(wraps="112"), "wraps: must be an integer"),
         (_with(max_lpos=100), "max_lpos: must be above min_lpos"),
-        (_with(rate_mb_s=-1), "rate_mb_s: must be a positive number"),
+        (_with(rate_mb_s=-1), "rate_mb_s: must be > 0"),
         (_with(end_of_wrap_blocks=[]), "end_of_wrap_blocks: must be a non-empty list"),
         (_with(end_of_wrap_blocks=[10, 5]), "end_of_wrap_blocks[1]: must be above the wrap before"),
         (_with(block_bytes=0), "block_bytes: must be >= 1"),
@@ -169,3 +169,22 @@ def test_the_physical_model_needs_a_known_number_of_wraps(tmp_path: Path):
     code, _, err = run(str(path), "--locate", "physical")
     assert code == 2 and "wraps: no technology has 12 wraps" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_sltf_past_the_dense_matrix_orders_as_the_matrix_would(tmp_path):
+    """Above MAX_DENSE_FILES, sltf computes each step's row of locates when it takes it: the
+    same order as the dense matrix's, in memory of n."""
+    from solvers.recall_order import _sltf_path
+    from toolkit.limits import MAX_DENSE_FILES
+    from toolkit.recall_file import load_recall
+    from toolkit.tape_geometry import CtaCostHeuristic, locate_matrix_s
+
+    n, size = MAX_DENSE_FILES + 300, 5_000_000
+    files = [{"id": f"f{k}", "offset": (k * 7919 % n) * size, "size_bytes": size} for k in range(n)]
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps({"technology": "LTO-7", "files": files}))
+    code, out, err = run(str(path), "--algorithm", "sltf", "--json")
+    assert code == 0, err
+    recall = load_recall(path)
+    dense = _sltf_path(locate_matrix_s(recall.tape, CtaCostHeuristic(), 0, recall.files))
+    assert json.loads(out)["order"] == [recall.files[k].id for k in dense]

@@ -77,7 +77,7 @@ def test_on_large_classes_equi_striping_is_within_10_percent_too():
          "--sizes: not with --workload (both set the class sizes)"),
         (("--sizes", "1,x,3"), "--sizes: 'x' is not a size in GB"),
         (("--sizes", "1,2"), "--sizes: expected 3 sizes, one per class, got 2"),
-        (("--sizes", "1,-2,3"), "--sizes: sizes are positive GB, got '-2'"),
+        (("--sizes", "1,-2,3"), "--sizes: sizes are positive GB up to 1e+06, got '-2'"),
     ],
 )  # fmt: skip
 def test_bad_sizes_are_one_line_and_exit_2(args, line):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from toolkit.errors import InputError
 from toolkit.io import (
     dumps,
+    duplicate_keys,
     instance_from_dict,
     instance_to_dict,
     load_instance,
@@ -315,3 +316,26 @@ def test_generated_instances_round_trip_through_json(instance):
 @settings(max_examples=60, deadline=None)
 def test_schedules_round_trip_through_json(schedule):
     assert loads_schedule(dumps(schedule_to_dict(schedule))) == schedule
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a": 1, "b": {"c": 1, "c": 2}}', ["b: duplicate key 'c'"]),
+        # a backslash takes the slow path (json's hook), which finds the same
+        ('{"a": "x\\\\y", "a": 2}', ["duplicate key 'a'"]),
+        ('{"d": "\\u0061", "l": [{"k": 1}, {"k": 1, "k": 1}]}', ["l[1]: duplicate key 'k'"]),
+        # keys that differ in the text may name the same key once unescaped
+        ('{"\\u0061": 1, "a": 2}', ["duplicate key 'a'"]),
+    ],
+)
+def test_a_key_given_twice_is_refused_at_its_object(text, expected):
+    with pytest.raises(InputError) as caught:
+        loads_instance(text, "F")
+    assert caught.value.lines() == [f"F: {line}" for line in expected]
+
+
+def test_text_with_colons_quotes_and_backslashes_has_no_duplicate_by_mistake():
+    document = {"a": ':"\\', '":': [{"": "x"}, {"": ":"}], "b": {"c": " :", "\\": 1}}
+    assert duplicate_keys(json.dumps(document), document) == []
+    assert duplicate_keys(json.dumps(document, indent=1).encode(), document) == []

@@ -20,6 +20,7 @@ from rich.table import Table
 
 from toolkit.cli.common import NumberType, progress_bar, reports_bad_input
 from toolkit.cli.out_options import dir_out_option
+from toolkit.limits import MAX_DRAWS
 from toolkit.outputs import DirectoryOutput
 
 if TYPE_CHECKING:
@@ -192,6 +193,11 @@ def durability(
         replications=replications or base.replications,
         horizon_years=horizon_years,
     )
+    draws = config.files * config.replications
+    if only != "handling" and draws > MAX_DRAWS:
+        fail([f"--files and --replications: {config.files:,d} files drawn {config.replications:,d} "
+              f"times is {draws:,d} file draws at each q, more than the {MAX_DRAWS:,d} a tape-loss "
+              "sweep may make; lower either"])  # fmt: skip
     click.echo(
         f"{NAME}: {config.files:,d} files per policy and scheme on "
         f"{config.tape_capacity_mb:g} MB tapes; {len(config.q_values)} values of q, "

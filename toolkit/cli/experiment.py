@@ -37,6 +37,7 @@ from toolkit.cli.common import (
 )
 from toolkit.cli.out_options import dir_out_option
 from toolkit.errors import InputError
+from toolkit.limits import MAX_WORKERS
 from toolkit.outputs import DirectoryOutput, kept_directory
 from toolkit.units import MAX_REPLICATIONS
 
@@ -189,7 +190,7 @@ def _print_table(study: Study, results: Sequence[PointResult]) -> None:
 @click.option("--quick", is_flag=True, help="Fewer points, shorter horizons: minutes on 2 cores.")
 @click.option(
     "--workers",
-    type=click.IntRange(min=1, max=1024),
+    type=click.IntRange(min=1, max=MAX_WORKERS),
     default=None,
     help="Local worker processes (default: one per core; 1 runs in this process).",
 )

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from toolkit.cli.common import NumberType, fail, reports_bad_input
 from toolkit.io import dumps
+from toolkit.limits import MAX_DENSE_FILES
 from toolkit.recall_file import RecallFile, load_recall
 from toolkit.tape_geometry import (
     LOCATE_MODELS,
@@ -94,10 +95,14 @@ def order(
     block, size_bytes), or a technology (LTO-7, LTO-8, LTO-9, TS1150) and
     files with byte offsets. The estimate is every locate plus every read.
     """
-    from solvers.recall_order import ORDERERS
-
     recall = load_recall(files_file)
+    if algorithm == "exact" and len(recall.files) > MAX_DENSE_FILES:
+        fail([f"{files_file}: files: {len(recall.files):,} files, more than the "
+              f"{MAX_DENSE_FILES:,} --algorithm exact orders (its locate matrix grows as n^2); "
+              "use --algorithm sltf"])  # fmt: skip
     model = _model(locate_model, recall, files_file)
+    from solvers.recall_order import ORDERERS  # OR-Tools: once the input is known good
+
     result = ORDERERS[algorithm](
         recall.tape, model, recall.head_block, recall.files, time_limit_s=time_limit
     )

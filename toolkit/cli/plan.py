@@ -16,7 +16,8 @@ from collections.abc import Callable
 
 import click
 
-from toolkit.cli.common import F, NumberType, reports_bad_input
+from toolkit.cli.common import F, NumberType, fail, reports_bad_input
+from toolkit.units import MAX_ARRIVALS
 
 
 def _days(value: float | None) -> str:
@@ -95,8 +96,14 @@ def plan(
     computed = make_plan(load)
     checked = None
     if check:
-        from simulator.sizing_check import simulate_load
+        from simulator.sizing_check import expected_draws, simulate_load
 
+        draws = expected_draws(load, days * 86400)
+        if draws > MAX_ARRIVALS:
+            span = f"{days:g} day{'s' if days != 1 else ''}"
+            fail([f"--check: {load_file} at these scales expects {draws:,.0f} requests and "
+                  f"files in {span}, more than the {MAX_ARRIVALS:,} a simulated run may draw; "
+                  "lower --days or --bytes-scale, or raise --file-scale"])  # fmt: skip
         checked = simulate_load(load, drives=drives, seed=seed, duration_s=days * 86400)
     if as_json:
         document = computed.to_dict()

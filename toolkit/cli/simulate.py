@@ -37,7 +37,7 @@ from toolkit.cli.out_options import dir_out_option
 from toolkit.io import dumps, save_instance, save_schedule
 from toolkit.model import Instance
 from toolkit.outputs import DirectoryOutput
-from toolkit.units import MAX_ARRIVALS, MAX_REPLICATIONS
+from toolkit.units import MAX_ARRIVALS, MAX_RATE_PER_YEAR, MAX_REPLICATIONS
 from toolkit.validator import validate
 
 if TYPE_CHECKING:
@@ -46,12 +46,10 @@ if TYPE_CHECKING:
     from simulator.scenario import Scenario
     from solvers.online.protocol import Scheduler
 
-MAX_RATE_PER_YEAR = 1e6
-"""Largest fault rate per year the options take (one a minute is far past any platform)."""
-
 
 def per_year_option(name: str, text: str) -> Callable[[F], F]:
-    """A fault rate per year: a finite number from 0 to :data:`MAX_RATE_PER_YEAR`."""
+    """A fault rate per year: a finite number from 0 to
+    :data:`~toolkit.units.MAX_RATE_PER_YEAR`."""
     kind = NumberType(min=0, max=MAX_RATE_PER_YEAR)
     return click.option(name, type=kind, default=None, metavar="R", help=text)
 

@@ -19,6 +19,7 @@ from toolkit.cli.common import (
 )
 from toolkit.cli.out_options import file_out_option
 from toolkit.io import dumps, load_instance, schedule_to_dict
+from toolkit.limits import MAX_WORKERS
 from toolkit.outputs import FileOutput
 from toolkit.validator import validate
 
@@ -60,7 +61,7 @@ def log_line(point: Progress) -> None:
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of random choices.")
 @click.option(
     "--workers",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_WORKERS),
     default=None,
     help="Parallel search workers of a solver that has them (cpsat); default: the solver's.",
 )

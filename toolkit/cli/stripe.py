@@ -27,6 +27,8 @@ from toolkit.cli.common import (
     reports_bad_input,
 )
 from toolkit.io import dumps
+from toolkit.limits import MAX_WORKERS
+from toolkit.units import MAX_ARRIVALS, MAX_SIZE_MB
 
 if TYPE_CHECKING:
     from simulator.stripe_search import Candidate, Selection
@@ -45,8 +47,10 @@ def _parse_sizes(text: str) -> tuple[float, ...]:
             value = float(part)
         except ValueError:
             raise ValueError(f"{part.strip()!r} is not a size in GB") from None
-        if not 0 < value < float("inf"):
-            raise ValueError(f"sizes are positive GB, got {part.strip()!r}")
+        if not 0 < value * 1000 <= MAX_SIZE_MB:
+            raise ValueError(
+                f"sizes are positive GB up to {MAX_SIZE_MB / 1000:g}, got {part.strip()!r}"
+            )
         sizes.append(value)
     return tuple(sizes)
 
@@ -124,7 +128,7 @@ def _document(selection: Selection) -> dict[str, object]:
 @click.option("--duration", type=DurationType(), default=None, help="Simulated time of a run.")
 @click.option(
     "--workers",
-    type=click.IntRange(min=1, max=1024),
+    type=click.IntRange(min=1, max=MAX_WORKERS),
     default=2,
     help="Local worker processes (1 runs in this process).",
 )
@@ -164,7 +168,7 @@ def stripe(
 
     from simulator.experiment import override
     from simulator.golubchik_studies import SCENARIO_FILE
-    from simulator.scenario import load_scenario
+    from simulator.scenario import arrivals_message, load_scenario
     from simulator.stripe_search import (
         METRIC,
         SweepEvaluate,
@@ -192,6 +196,10 @@ def stripe(
             fail([f"{'--workload' if workload is not None else '--sizes'}: {exc}"])
     if duration is not None or quick:
         scenario = override(scenario, duration_s=duration or QUICK_DURATION_S)
+    span_s = scenario.workload.duration_s
+    too_many = [rate for rate in rates if rate * span_s > MAX_ARRIVALS]
+    if too_many:
+        fail([f"--rate: {arrivals_message(max(too_many), span_s)}"])
     try:
         times, mix = library_times(scenario), mix_of(scenario)
     except ValueError as exc:
