@@ -90,6 +90,7 @@ from toolkit.errors import InputError, Problem, shown
 from toolkit.fields import Rule, natural, nonnegative_finite, optional
 from toolkit.io import join_path
 from toolkit.outputs import write_file
+from toolkit.reading import read_bytes
 from toolkit.signals import signals_blocked
 
 PRIMARY_METRIC = "mean_weighted_response_s_per_gb"
@@ -235,41 +236,6 @@ def entry_digest(key: str, summary: dict[str, object]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _entry_bytes(path: Path) -> bytes:
-    """The bytes of the entry at ``path``, read only when it is a small regular file.
-
-    Raises
-    ------
-    FileNotFoundError
-        When there is no entry.
-    ValueError
-        Saying why the entry is not read (a link, a device, too large, unreadable).
-    """
-    try:
-        status = os.lstat(path)
-    except FileNotFoundError:
-        raise
-    except OSError as exc:
-        raise ValueError(f"cannot read: {exc.strerror or exc}") from None
-    too_large = f"more than the {MAX_ENTRY_BYTES:,} bytes of an entry"
-    if not stat.S_ISREG(status.st_mode):
-        raise ValueError("not a regular file (a link, a directory or a device)")
-    if status.st_size > MAX_ENTRY_BYTES:
-        raise ValueError(f"{status.st_size:,} bytes, {too_large}")
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise ValueError("not a regular file (a link, a directory or a device)")
-            data = handle.read(MAX_ENTRY_BYTES + 1)
-    except OSError as exc:
-        raise ValueError(f"cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_ENTRY_BYTES:
-        raise ValueError(too_large)
-    return data
-
-
 def _summary_problems(summary: dict[str, typing.Any]) -> list[Problem]:
     """What is wrong with a kept summary as written: keys, and each value against its rule."""
     problems = [Problem(f"summary.{k}", "missing key") for k in _SUMMARY_RULES if k not in summary]
@@ -325,10 +291,9 @@ def read_entry(path: str | os.PathLike[str], key: str, seed: int) -> RunSummary:
     def bad(problems: list[Problem]) -> InputError:
         return InputError(source, problems)
 
-    try:
-        data = _entry_bytes(Path(source))
-    except ValueError as exc:
-        raise bad([Problem("", str(exc))]) from None
+    if not os.path.lexists(source):
+        raise FileNotFoundError(source)
+    data = read_bytes(source, most_bytes=MAX_ENTRY_BYTES, follow_links=False)
     try:
         document = json.loads(data.decode("utf-8"))
     except ValueError as exc:

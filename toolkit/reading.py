@@ -56,7 +56,7 @@ def _refused(source: str, reason: str) -> InputError:
 
 
 def _describe(bytes_: int) -> str:
-    return f"{bytes_ / MiB:g} MiB"
+    return f"{bytes_ / MiB:g} MiB" if bytes_ >= MiB else f"{bytes_:,} bytes"
 
 
 def _not_regular(mode: int) -> str | None:
@@ -69,11 +69,16 @@ def _not_regular(mode: int) -> str | None:
     return f"not a regular file ({kind})"
 
 
-def _open(path: str | os.PathLike[str], source: str, most_bytes: int) -> IO[bytes]:
+def _open(
+    path: str | os.PathLike[str], source: str, most_bytes: int, follow_links: bool = True
+) -> IO[bytes]:
     """``path`` opened for reading once it is known to be a regular file within the size."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow_links else os.O_NOFOLLOW)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(path, flags)
     except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow_links:
+            raise _refused(source, "a symbolic link, not followed") from None
         raise _refused(source, exc.strerror or str(exc)) from None
     try:
         info = os.fstat(fd)
@@ -89,12 +94,12 @@ def _open(path: str | os.PathLike[str], source: str, most_bytes: int) -> IO[byte
 
 
 def _chunks(
-    path: str | os.PathLike[str], source: str, most_bytes: int, whole: bool
+    path: str | os.PathLike[str], source: str, most_bytes: int, whole: bool, follow_links: bool
 ) -> tuple[IO[bytes], Callable[[], bytes]]:
     """The open stream of ``path`` (decompressed by its suffix) and a reader of its chunks:
     :data:`CHUNK_BYTES` at a time, or (``whole``, for a plain file) the file in one chunk if it
     is within ``most_bytes`` (not held twice, as chunks and joined)."""
-    raw = _open(path, source, most_bytes)
+    raw = _open(path, source, most_bytes, follow_links)
     decompress = _DECOMPRESSORS.get(os.path.splitext(source)[1].lower())
     if decompress is None and whole:
         return raw, lambda: raw.read(most_bytes + 1)
@@ -107,6 +112,7 @@ def read_bytes(
     *,
     most_bytes: int = MAX_INPUT_BYTES,
     line_bytes: int | None = None,
+    follow_links: bool = True,
 ) -> bytes:
     """The bytes of the file ``path``, decompressed when its name ends in ``.bz2`` or ``.gz``.
 
@@ -119,6 +125,9 @@ def read_bytes(
     line_bytes
         Longest line accepted (at least :data:`CHUNK_BYTES`); ``None`` for no limit
         (JSON, whose one line may be the whole file).
+    follow_links
+        Read what a symbolic link leads to; else refuse the link (a cache
+        entry, which only this program writes).
 
     Raises
     ------
@@ -129,7 +138,7 @@ def read_bytes(
     """
     source = str(path)
     compressed = os.path.splitext(source)[1].lower() in _DECOMPRESSORS
-    stream, read = _chunks(path, source, most_bytes, whole=line_bytes is None)
+    stream, read = _chunks(path, source, most_bytes, line_bytes is None, follow_links)
     chunks: list[bytes] = []
     total = run = lines = 0
     with stream:

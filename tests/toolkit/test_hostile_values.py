@@ -430,10 +430,10 @@ BAD_ENTRIES: list[tuple[str, Callable[[Path], None], str]] = [
     ("not UTF-8", lambda entry: entry.write_bytes(b"\xff\xfe{}"),
      "not JSON: 'utf-8' codec can't decode byte 0xff in position 0"),
     ("an entry of 100 KB", _replace(" " * 100_000),
-     "100,000 bytes, more than the 65,536 bytes of an entry"),
-    ("a link to /dev/zero", _link("/dev/zero"), "not a regular file"),
-    ("a link to a good entry", _link_to_a_copy, "not a regular file"),
-    ("a FIFO", _fifo, "not a regular file"),
+     "cannot read file: 100,000 bytes, more than the limit of 65,536 bytes"),
+    ("a link to /dev/zero", _link("/dev/zero"), "cannot read file: a symbolic link, not followed"),
+    ("a link to a good entry", _link_to_a_copy, "cannot read file: a symbolic link, not followed"),
+    ("a FIFO", _fifo, "cannot read file: not a regular file (a FIFO)"),
 ]  # fmt: skip
 
 
@@ -465,7 +465,7 @@ def test_a_cache_entry_linked_to_dev_zero_is_not_read_in_a_bounded_child(one):
     assert ended.code == 0 and not ended.killed_at_deadline, ended.stderr[-2000:]
     assert ended.peak_rss_mb < 1024
     assert ended.lines() == [
-        f"warning: {entries[0]}: not a regular file (a link, a directory or a device); "
+        f"warning: {entries[0]}: cannot read file: a symbolic link, not followed; "
         "the replication is run again"
     ]
     assert "1 replications run, 1 from the cache" in ended.stdout
