@@ -714,7 +714,7 @@ def run_hsm(
         workload,
         record=False,
     )
-    simulation.run()
+    simulation.run(may_strand=True)  # a cap may strand a group's batches
     admission = admissions[-1]
     return _result(simulation, platform, batches, archive, admission)
 

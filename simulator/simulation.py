@@ -344,8 +344,18 @@ class Simulation:
 
     # Running.
 
-    def run(self, until_s: float | None = None, progress: Callable[[float], None] | None = None):
+    def run(
+        self,
+        until_s: float | None = None,
+        progress: Callable[[float], None] | None = None,
+        *,
+        may_strand: bool = False,
+    ):
         """Run to ``until_s`` (or until nothing is left); ``progress(now)`` now and then.
+
+        ``may_strand``: requests may be left waiting when the events run out
+        (an allocator's cap of zero strands a group's batches by design);
+        otherwise that is the scheduler's fault.
 
         The cyclic garbage collector is off meanwhile: a run makes no
         reference cycles it drops, and the collector's passes over the
@@ -355,8 +365,9 @@ class Simulation:
         Raises
         ------
         LeftWaiting
-            (a ``RuntimeError``) when a run without ``until_s`` runs out of
-            events with requests waiting: its scheduler never started them.
+            (a ``RuntimeError``) when a run without ``until_s`` and without
+            ``may_strand`` runs out of events with requests waiting: its
+            scheduler never started them.
         toolkit.plugin_calls.PluginError
             When a plug-in of the run fails (:meth:`PluggedScheduler.guard
             <solvers.plugins.PluggedScheduler.guard>`).
@@ -367,12 +378,14 @@ class Simulation:
         gc.disable()
         try:
             with self._guard():
-                self._run(until_s, progress)
+                self._run(until_s, progress, may_strand)
         finally:
             if enabled:
                 gc.enable()
 
-    def _run(self, until_s: float | None, progress: Callable[[float], None] | None) -> None:
+    def _run(
+        self, until_s: float | None, progress: Callable[[float], None] | None, may_strand: bool
+    ) -> None:
         if progress is None:
             self.engine.run(until_s)
         else:
@@ -381,7 +394,7 @@ class Simulation:
                 progress(self.engine.now_s)
             progress(self.engine.now_s)
         waiting = self.dispatch_state.waiting
-        if until_s is None and waiting:
+        if until_s is None and waiting and not may_strand:
             raise LeftWaiting(len(waiting), self.engine.now_s)
 
     @property

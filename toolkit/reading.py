@@ -6,7 +6,8 @@ through :func:`read_bytes` or :func:`read_text`, which
 
 - refuse what is not a regular file (a directory, a FIFO, a device such as
   ``/dev/zero``) before reading a byte, opening it without blocking (a FIFO
-  without a writer would otherwise wait for ever);
+  without a writer would otherwise wait for ever), except a pipe on the
+  standard input named ``/dev/stdin``;
 - refuse a plain file larger than :data:`~toolkit.limits.MAX_INPUT_BYTES` by
   its size, before reading it;
 - read in chunks, decompressing a name ending in ``.bz2`` or ``.gz`` (every
@@ -42,6 +43,11 @@ _DECOMPRESSORS: dict[str, Callable[[IO[bytes]], BinaryIO]] = {
     ".gz": lambda raw: cast(BinaryIO, gzip.GzipFile(fileobj=raw)),
 }
 """How a name ending in each suffix is decompressed while it is read."""
+
+STANDARD_INPUT = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+"""Names of the standard input: a pipe there is read (``solve ... --out - | verify INSTANCE
+/dev/stdin``), within the same size limit; a FIFO by any other name is refused, since
+opening it would wait for a writer that may never come."""
 
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO"),
@@ -82,7 +88,10 @@ def _open(
         raise _refused(source, exc.strerror or str(exc)) from None
     try:
         info = os.fstat(fd)
-        why = _not_regular(info.st_mode)
+        piped = source in STANDARD_INPUT and stat.S_ISFIFO(info.st_mode)
+        if piped:  # the other end of a pipe: read it, waiting for what it writes
+            os.set_blocking(fd, True)
+        why = None if piped else _not_regular(info.st_mode)
         if why is None and info.st_size > most_bytes:
             why = f"{info.st_size:,} bytes, more than the limit of {_describe(most_bytes)}"
         if why is not None:
