@@ -153,6 +153,9 @@ def test_reading_checking_or_replacing_what_a_file_names_imports_nothing(plugs, 
     ended = _run(plugs, [command, _scenario(plugs, scheduler), *options])
     assert (ended.code, ended.lines()) == (0, []), ended.stderr[-2000:]
     assert not (plugs / "marker").exists()
+    if command == "check":  # says what a run will need
+        (note,) = [line for line in ended.stdout.splitlines() if line.startswith("note:")]
+        assert "names code ('marked_plug:" in note and "only with --allow-plugins" in note
 
 
 @pytest.mark.parametrize(

@@ -94,11 +94,17 @@ def check(instance_file: str, as_json: bool) -> None:
                     "use tapesched verify INSTANCE SCHEDULE"
                 ]
             )
+        notes: list[str] = []
         if kind == "scenario":
-            from simulator.scenario import scenario_from_dict
+            from simulator.scenario import named_code, scenario_from_dict
 
             scenario = scenario_from_dict(document, instance_file)
             summary, line = scenario_summary(scenario), describe_scenario(scenario)
+            notes = [
+                f"note: {path} names code ({shown(spec)}), not imported by check; "
+                "a run imports it only with --allow-plugins"
+                for path, spec in named_code(scenario)
+            ]
         else:
             instance = instance_from_dict(document, instance_file)
             summary, line = instance_summary(instance), describe(instance)
@@ -107,3 +113,5 @@ def check(instance_file: str, as_json: bool) -> None:
         click.echo(json.dumps({**head, **summary}, indent=1))
     else:
         click.echo(f"ok: {line}")
+        for note in notes:
+            click.echo(note)
