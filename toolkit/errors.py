@@ -117,3 +117,10 @@ def capped(problems: list[Problem], most: int = MAX_SHOWN) -> list[Problem]:
         return problems
     rest = len(problems) - most
     return [*problems[:most], Problem("", f"{rest} more problems not shown")]
+
+
+def join_path(path: str, key: str) -> str:
+    """The path of ``key`` inside the object at ``path`` (``""`` shown as ``'""'``, a key longer
+    than a message quotes as :func:`shown` quotes it)."""
+    key = shown(key) if len(key) > MOST_SHOWN else key or '""'
+    return f"{path}.{key}" if path else key

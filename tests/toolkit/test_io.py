@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolkit.duplicate_keys import duplicate_keys
 from toolkit.errors import InputError
 from toolkit.io import (
     dumps,
-    duplicate_keys,
     instance_from_dict,
     instance_to_dict,
     load_instance,
