@@ -74,9 +74,18 @@ instances: venv
 	$(BIN)/tapesched generate golubchik --seed 2 --requests 200 --technology exabyte --classes 1:1,2:2,3:4 --rate 0.05/min --out instances/golubchik-exabyte-striped-200.json
 	$(BIN)/tapesched generate random --seed 3 --requests 300 --drives 4:8 --arms 1:3 --max-gang 3 --tapes 60 --rate 120/h --out instances/random-300.json
 
+# mypy resolves imports through folders, not through the editable install's
+# mapping (tapesched.toolkit -> toolkit/): it checks a tree of links with the
+# installed shape, made afresh each time (setup.cfg's [mypy] files).
+TYPED := $(VENV)/typed
+CODE := tapesched toolkit solvers simulator
+
 lint: venv
-	$(BIN)/ruff check toolkit solvers simulator tests benchmarks
-	$(BIN)/ruff format --check toolkit solvers simulator tests benchmarks
+	$(BIN)/ruff check $(CODE) tests benchmarks
+	$(BIN)/ruff format --check $(CODE) tests benchmarks
+	@rm -rf $(TYPED) && mkdir -p $(TYPED)/tapesched && \
+	for f in toolkit solvers simulator $(filter-out %__pycache__,$(wildcard tapesched/*)); do \
+	    ln -s "$(CURDIR)/$$f" $(TYPED)/tapesched/; done
 	$(BIN)/mypy
 
 test: lint

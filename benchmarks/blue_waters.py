@@ -31,8 +31,8 @@ import sys
 import time
 from pathlib import Path
 
-from simulator.experiment import override, run_once
-from simulator.scenario import load_scenario
+from tapesched.simulator.experiment import override, run_once
+from tapesched.simulator.scenario import load_scenario
 
 SCENARIO = Path(__file__).resolve().parents[1] / "instances" / "scenarios" / "blue-waters.json"
 WEEK_S = 7 * 86400.0

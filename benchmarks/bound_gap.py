@@ -38,11 +38,11 @@ from pathlib import Path
 from exact import instance_for as exact_instance
 from heuristics import instance_for as loaded_instance
 
-import solvers
-from solvers.bounds import basic_bound, lower_bound
-from solvers.window_bound import window_bound
-from toolkit.io import load_instance
-from toolkit.model import Instance
+from tapesched import solvers
+from tapesched.solvers.bounds import basic_bound, lower_bound
+from tapesched.solvers.window_bound import window_bound
+from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.model import Instance
 
 QUICK = ("greedy", "wspt")
 """The heuristics run on the large instances (seconds on 2,000 requests)."""

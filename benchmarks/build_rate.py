@@ -24,12 +24,12 @@ import time
 
 from ortools.sat.python import cp_model
 
-from solvers.cpsat import build_model as build_cpsat
-from solvers.milp import build_model as build_milp
-from solvers.milp.backends import run_cbc, run_highs
-from solvers.model_size import CBC_SETUP, CPSAT_SETUP, HIGHS_SETUP, SetupCost, arc_count
-from toolkit.generators import RandomParams, random_instance
-from toolkit.model import Instance
+from tapesched.solvers.cpsat import build_model as build_cpsat
+from tapesched.solvers.milp import build_model as build_milp
+from tapesched.solvers.milp.backends import run_cbc, run_highs
+from tapesched.solvers.model_size import CBC_SETUP, CPSAT_SETUP, HIGHS_SETUP, SetupCost, arc_count
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.model import Instance
 
 SHORT_S = 0.01
 """The solver's time limit: the run ends as soon as the solver looks at the clock."""

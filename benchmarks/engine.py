@@ -29,8 +29,8 @@ from typing import Any
 
 import simpy
 
-from simulator.engine import Engine
-from simulator.resource import Resource
+from tapesched.simulator.engine import Engine
+from tapesched.simulator.resource import Resource
 
 DRIVES = 8
 ARMS = 4

@@ -36,9 +36,9 @@ import argparse
 import sys
 import time
 
-import solvers
-from toolkit.generators import RandomParams, random_instance
-from toolkit.model import Instance
+from tapesched import solvers
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.model import Instance
 
 EXACT = ("cpsat", "milp-cbc", "milp-highs")
 """The exact solvers compared."""

@@ -20,10 +20,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from solvers.compare import compare
-from solvers.registry import names
-from toolkit.generators import RandomParams, random_instance
-from toolkit.model import Instance
+from tapesched.solvers.compare import compare
+from tapesched.solvers.registry import names
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.model import Instance
 
 HEURISTICS = (
     "greedy",

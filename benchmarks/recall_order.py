@@ -22,9 +22,9 @@ import sys
 
 import numpy as np
 
-from solvers.recall_order import exact_order, offset_order, sltf_order
-from toolkit.tape_geometry import CtaCostHeuristic, SerpentineTape, TapeFile
-from toolkit.technology import TAPE_FORMATS
+from tapesched.solvers.recall_order import exact_order, offset_order, sltf_order
+from tapesched.toolkit.tape_geometry import CtaCostHeuristic, SerpentineTape, TapeFile
+from tapesched.toolkit.technology import TAPE_FORMATS
 
 FILE_BYTES = 1_000_000_000
 """Size of each file (BNL's small files)."""

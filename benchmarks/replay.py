@@ -28,8 +28,14 @@ import sys
 import time
 from pathlib import Path
 
-from simulator.replay import replay
-from simulator.trace import place_cartridges, read_homes, read_layout, read_requests, repeat_trace
+from tapesched.simulator.replay import replay
+from tapesched.simulator.trace import (
+    place_cartridges,
+    read_homes,
+    read_layout,
+    read_requests,
+    repeat_trace,
+)
 
 TRACE = Path(__file__).resolve().parent.parent / "instances" / "traces" / "ecmwf"
 TARGET_S = 15.0

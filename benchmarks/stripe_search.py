@@ -22,12 +22,12 @@ import time
 
 from attrs import evolve
 
-from simulator.experiment import override
-from simulator.golubchik_studies import SCENARIO_FILE
-from simulator.scenario import load_scenario
-from simulator.stripe_search import METRIC, SweepEvaluate, library_times, mix_of, select
-from simulator.sweep import Precision, executor
-from simulator.workload import with_class_sizes
+from tapesched.simulator.experiment import override
+from tapesched.simulator.golubchik_studies import SCENARIO_FILE
+from tapesched.simulator.scenario import load_scenario
+from tapesched.simulator.stripe_search import METRIC, SweepEvaluate, library_times, mix_of, select
+from tapesched.simulator.sweep import Precision, executor
+from tapesched.simulator.workload import with_class_sizes
 
 RATES_PER_MIN = (0.05, 0.2, 0.4)
 

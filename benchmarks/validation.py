@@ -18,10 +18,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import solvers
-from toolkit.generators import RandomParams, random_instance
-from toolkit.io import load_instance, load_schedule, save_instance, save_schedule
-from toolkit.validator import validate
+from tapesched import solvers
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.io import load_instance, load_schedule, save_instance, save_schedule
+from tapesched.toolkit.validator import validate
 
 SIZES = (1_000, 10_000, 100_000)
 TARGET_S = 5.0

@@ -32,10 +32,10 @@ from pathlib import Path
 from attrs import evolve
 from heuristics import instance_for
 
-from solvers.compare import compare
-from solvers.window_bound import window_bound
-from toolkit.io import load_instance
-from toolkit.model import Instance
+from tapesched.solvers.compare import compare
+from tapesched.solvers.window_bound import window_bound
+from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.model import Instance
 
 SOLVERS = ("greedy", "wspt", "local-search", "lns", "cpsat")
 """The solvers of the table, in its column order."""

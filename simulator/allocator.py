@@ -31,7 +31,7 @@ from typing import Protocol, runtime_checkable
 
 from attrs import field, frozen
 
-from simulator.groups import HsmPlatform, Kind
+from tapesched.simulator.groups import HsmPlatform, Kind
 
 PERIOD_S = 300.0
 """CNAF's period: the Orchestrator "ran at a configurable frequency (typically every five

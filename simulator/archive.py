@@ -59,13 +59,13 @@ from typing import Literal
 
 from attrs import field, frozen
 
-from simulator.catalogue import Chunk, FileLayout, Kind, Member, Row
-from simulator.files import FileSpec, Scheme
-from simulator.hetero import Hetero
-from simulator.parallel import Parallel, Runs
-from simulator.policy import Policy, blocks_of
-from simulator.rait import Rait, _kind, _Rows
-from simulator.vertical import Vertical
+from tapesched.simulator.catalogue import Chunk, FileLayout, Kind, Member, Row
+from tapesched.simulator.files import FileSpec, Scheme
+from tapesched.simulator.hetero import Hetero
+from tapesched.simulator.parallel import Parallel, Runs
+from tapesched.simulator.policy import Policy, blocks_of
+from tapesched.simulator.rait import Rait, _kind, _Rows
+from tapesched.simulator.vertical import Vertical
 
 TAPE_PREFIX = "A"
 """Archive tapes are ``A000000``, ``A000001``, ..."""

@@ -107,12 +107,12 @@ from typing import Any, Protocol
 
 from attrs import evolve, frozen
 
-from simulator.golubchik import NAME as GOLUBCHIK
-from simulator.golubchik import Golubchik
-from simulator.policy import GroupType
-from solvers.online.protocol import Decision, Dismount, PlatformState, Start
-from solvers.plugins import SchedulerSpec
-from toolkit.model import Request
+from tapesched.simulator.golubchik import NAME as GOLUBCHIK
+from tapesched.simulator.golubchik import Golubchik
+from tapesched.simulator.policy import GroupType
+from tapesched.solvers.online.protocol import Decision, Dismount, PlatformState, Start
+from tapesched.solvers.plugins import SchedulerSpec
+from tapesched.toolkit.model import Request
 
 NAME = "bw-main"
 """The name ``--scheduler`` and a scenario's ``run.scheduler`` know it by."""

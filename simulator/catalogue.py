@@ -58,7 +58,7 @@ from typing import Literal, Protocol
 
 from attrs import define, field, frozen
 
-from simulator.files import FileSpec, Scheme
+from tapesched.simulator.files import FileSpec, Scheme
 
 TOLERANCE_MB = 1e-9
 """Slack allowed on capacity checks (a thousandth of a byte), so that float sums
@@ -486,7 +486,7 @@ class Catalogue:
 
     Examples
     --------
-    >>> from simulator.files import FileSpec, Scheme
+    >>> from tapesched.simulator.files import FileSpec, Scheme
     >>> cat = Catalogue(100.0, ["L0"])
     >>> a, b = cat.new_tape("L0"), cat.new_tape("L0")
     >>> s = cat.open_stripe(Scheme(1, 1), ["data", "ec"])

@@ -57,8 +57,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from attrs import field, frozen
 
-from simulator.allocator import Allocator, Orchestrator, Queue, StaticCaps
-from simulator.groups import (
+from tapesched.simulator.allocator import Allocator, Orchestrator, Queue, StaticCaps
+from tapesched.simulator.groups import (
     DriveSet,
     FileRecall,
     HsmGroup,
@@ -69,11 +69,11 @@ from simulator.groups import (
     TapeBatch,
     recall_batches,
 )
-from simulator.hsm_run import HsmResult, run_hsm
-from simulator.offline_allocation import backlog_area, offline_allocation, periods_for
-from simulator.results import Estimate, estimate
-from simulator.study_report import COLUMNS
-from toolkit.figures import new_figure, render
+from tapesched.simulator.hsm_run import HsmResult, run_hsm
+from tapesched.simulator.offline_allocation import backlog_area, offline_allocation, periods_for
+from tapesched.simulator.results import Estimate, estimate
+from tapesched.simulator.study_report import COLUMNS
+from tapesched.toolkit.figures import new_figure, render
 
 EXPERIMENT = "cnaf-bulk-recall"
 """The experiment's name under ``tapesched experiment``."""

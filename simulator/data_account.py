@@ -16,10 +16,10 @@ from collections.abc import Iterable
 
 from attrs import fields, frozen
 
-from simulator.archive import FILE_PREFIX, Archive
-from simulator.catalogue import Catalogue, FileState
-from simulator.faults import tapes_meeting
-from simulator.simulation import Simulation
+from tapesched.simulator.archive import FILE_PREFIX, Archive
+from tapesched.simulator.catalogue import Catalogue, FileState
+from tapesched.simulator.faults import tapes_meeting
+from tapesched.simulator.simulation import Simulation
 
 
 @frozen
@@ -63,7 +63,7 @@ def account(
 
     Examples
     --------
-    >>> from simulator.catalogue import RowSpan
+    >>> from tapesched.simulator.catalogue import RowSpan
     >>> cat = Catalogue(100.0, ["L0"])
     >>> a, b = cat.new_tape("L0"), cat.new_tape("L0")
     >>> s = cat.open_stripe(Scheme(1, 1))

@@ -26,9 +26,9 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from simulator.defer_study import EXPERIMENT, METRICS, X_NAME, DeferPoint
-from simulator.study_report import COLUMNS, csv_number
-from toolkit.figures import new_figure, render
+from tapesched.simulator.defer_study import EXPERIMENT, METRICS, X_NAME, DeferPoint
+from tapesched.simulator.study_report import COLUMNS, csv_number
+from tapesched.toolkit.figures import new_figure, render
 
 TITLE = "mounts and mount latency of the ECMWF sample against the dismount delay"
 """The experiment's one-line title."""

@@ -31,8 +31,8 @@ from pathlib import Path
 
 from attrs import frozen
 
-from simulator.replay import ReplayResult, replay
-from simulator.trace import (
+from tapesched.simulator.replay import ReplayResult, replay
+from tapesched.simulator.trace import (
     LibraryLayout,
     TraceRequest,
     place_cartridges,

@@ -42,8 +42,8 @@ from typing import Protocol
 
 from attrs import field, frozen
 
-from simulator.files import FileSpec
-from toolkit.errors import Problem
+from tapesched.simulator.files import FileSpec
+from tapesched.toolkit.errors import Problem
 
 
 @frozen

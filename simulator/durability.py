@@ -36,11 +36,11 @@ from random import Random
 from attrs import field, frozen
 from scipy.stats import beta, binom
 
-from simulator.catalogue import Catalogue, Exposure
-from simulator.data_account import ACCOUNT_FIELDS, DataAccount, account
-from simulator.files import FileSpec, Scheme
-from simulator.policy import Policy, preload
-from simulator.results import Estimate, estimate
+from tapesched.simulator.catalogue import Catalogue, Exposure
+from tapesched.simulator.data_account import ACCOUNT_FIELDS, DataAccount, account
+from tapesched.simulator.files import FileSpec, Scheme
+from tapesched.simulator.policy import Policy, preload
+from tapesched.simulator.results import Estimate, estimate
 
 
 def _probability(_: object, attribute: object, value: float) -> None:

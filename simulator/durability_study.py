@@ -54,8 +54,8 @@ import numpy as np
 from attrs import field, frozen
 from numpy.typing import ArrayLike, NDArray
 
-from simulator.catalogue import Catalogue
-from simulator.durability import (
+from tapesched.simulator.catalogue import Catalogue
+from tapesched.simulator.durability import (
     LaidOut,
     LossEstimate,
     Proportion,
@@ -65,15 +65,15 @@ from simulator.durability import (
     simulate_losses,
     tape_loss_rate,
 )
-from simulator.experiment import override, run_once
-from simulator.faults import FaultSpec, handling_given_up
-from simulator.files import FileSpec, Scheme
-from simulator.policy_registry import make_policy
-from simulator.results import Estimate, estimate
-from simulator.scenario import Scenario, load_scenario
-from simulator.studies import SCENARIO_FILE, STUDIES, base_of
-from simulator.study_report import COLUMNS, csv_number
-from toolkit.figures import new_figure, render
+from tapesched.simulator.experiment import override, run_once
+from tapesched.simulator.faults import FaultSpec, handling_given_up
+from tapesched.simulator.files import FileSpec, Scheme
+from tapesched.simulator.policy_registry import make_policy
+from tapesched.simulator.results import Estimate, estimate
+from tapesched.simulator.scenario import Scenario, load_scenario
+from tapesched.simulator.studies import SCENARIO_FILE, STUDIES, base_of
+from tapesched.simulator.study_report import COLUMNS, csv_number
+from tapesched.toolkit.figures import new_figure, render
 
 EXPERIMENT = "durability"
 """The experiment's name under ``tapesched experiment``."""

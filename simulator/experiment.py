@@ -16,16 +16,23 @@ from typing import IO
 
 from attrs import evolve, frozen
 
-from simulator.bw_main import BwMainParams, simulator_scheduler
-from simulator.faults import FaultSpec
-from simulator.policy_registry import make_policy, policy_guard
-from simulator.results import Estimate, RequestRecord, RunSummary, combine, record_of, summarise
-from simulator.scenario import Scenario, make_archive
-from simulator.simulation import Simulation
-from simulator.workload import Workload, generate, with_striping
-from solvers.online.mount_policy import parse_mount_policy, with_mount_policy
-from solvers.online.protocol import Scheduler
-from solvers.plugins import SchedulerSpec, resolve_scheduler, with_plugins
+from tapesched.simulator.bw_main import BwMainParams, simulator_scheduler
+from tapesched.simulator.faults import FaultSpec
+from tapesched.simulator.policy_registry import make_policy, policy_guard
+from tapesched.simulator.results import (
+    Estimate,
+    RequestRecord,
+    RunSummary,
+    combine,
+    record_of,
+    summarise,
+)
+from tapesched.simulator.scenario import Scenario, make_archive
+from tapesched.simulator.simulation import Simulation
+from tapesched.simulator.workload import Workload, generate, with_striping
+from tapesched.solvers.online.mount_policy import parse_mount_policy, with_mount_policy
+from tapesched.solvers.online.protocol import Scheduler
+from tapesched.solvers.plugins import SchedulerSpec, resolve_scheduler, with_plugins
 
 
 @frozen

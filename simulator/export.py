@@ -25,9 +25,9 @@ in its library.
 
 from __future__ import annotations
 
-from simulator.platform import Platform, Transfer
-from simulator.simulation import Simulation
-from toolkit.model import (
+from tapesched.simulator.platform import Platform, Transfer
+from tapesched.simulator.simulation import Simulation
+from tapesched.toolkit.model import (
     ArmOperation,
     Drive,
     Instance,

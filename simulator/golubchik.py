@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from solvers.online.policies import ReleaseOrder
+from tapesched.solvers.online.policies import ReleaseOrder
 
 NAME = "golubchik"
 """The name ``--scheduler`` and a scenario's ``run.scheduler`` know it by."""

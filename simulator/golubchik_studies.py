@@ -32,8 +32,8 @@ from __future__ import annotations
 from itertools import combinations_with_replacement
 from pathlib import Path
 
-from simulator.golubchik import NAME as GOLUBCHIK
-from simulator.studies import DAY_S, Axis, Study
+from tapesched.simulator.golubchik import NAME as GOLUBCHIK
+from tapesched.simulator.studies import DAY_S, Axis, Study
 
 SCENARIO_FILE = (
     Path(__file__).resolve().parents[1] / "instances" / "scenarios" / "golubchik" / "ampex.json"

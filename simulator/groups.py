@@ -44,10 +44,10 @@ from typing import Literal
 
 from attrs import field, frozen
 
-from simulator.files import Extent
-from simulator.platform import DriveSpec, LibrarySpec, Platform, PlatformSpec
-from simulator.technology import DriveModel, Duration
-from toolkit.technology import DRIVES, LIBRARIES
+from tapesched.simulator.files import Extent
+from tapesched.simulator.platform import DriveSpec, LibrarySpec, Platform, PlatformSpec
+from tapesched.simulator.technology import DriveModel, Duration
+from tapesched.toolkit.technology import DRIVES, LIBRARIES
 
 Kind = Literal["recall", "migration"]
 """The two queues of a group: reads from tape to disk, writes from disk to tape."""
@@ -205,7 +205,7 @@ class DriveSet:
             locate_mb_s=self.locate_mb_s,
             capacity_mb=self.capacity_mb,
             block_s=self.file_overhead_s,
-            source="simulator.groups.DriveSet",
+            source="tapesched.simulator.groups.DriveSet",
         )
 
     def library(self) -> LibrarySpec:

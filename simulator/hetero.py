@@ -17,11 +17,11 @@ from typing import ClassVar
 
 from attrs import field, frozen
 
-from simulator.catalogue import Catalogue
-from simulator.files import FileSpec, JobSpec
-from simulator.parallel import Parallel
-from simulator.policy import Group, Policy, check_block_mb
-from simulator.vertical import Vertical
+from tapesched.simulator.catalogue import Catalogue
+from tapesched.simulator.files import FileSpec, JobSpec
+from tapesched.simulator.parallel import Parallel
+from tapesched.simulator.policy import Group, Policy, check_block_mb
+from tapesched.simulator.vertical import Vertical
 
 
 @frozen

@@ -73,20 +73,20 @@ from typing import TYPE_CHECKING, cast
 
 from attrs import field, frozen
 
-from simulator.allocator import Allocation, AllocationView, Allocator, Queue
-from simulator.bw_main import simulator_scheduler
-from simulator.catalogue import Catalogue, Chunk, FileLayout, Member, NumberedFiles, Row
-from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
-from simulator.groups import HsmPlatform, TapeBatch
-from simulator.parallel import Parallel
-from simulator.policy import without_parity
-from simulator.simulation import Simulation
-from simulator.workload import Workload
-from solvers.online.filtered import FilteredPlatform
-from solvers.online.mount_policy import parse_mount_policy, with_mount_policy
-from solvers.online.protocol import Decision, PlatformState, Scheduler, Start
-from solvers.plugins import SchedulerSpec, resolve_scheduler, with_plugins
-from toolkit.model import Request
+from tapesched.simulator.allocator import Allocation, AllocationView, Allocator, Queue
+from tapesched.simulator.bw_main import simulator_scheduler
+from tapesched.simulator.catalogue import Catalogue, Chunk, FileLayout, Member, NumberedFiles, Row
+from tapesched.simulator.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
+from tapesched.simulator.groups import HsmPlatform, TapeBatch
+from tapesched.simulator.parallel import Parallel
+from tapesched.simulator.policy import without_parity
+from tapesched.simulator.simulation import Simulation
+from tapesched.simulator.workload import Workload
+from tapesched.solvers.online.filtered import FilteredPlatform
+from tapesched.solvers.online.mount_policy import parse_mount_policy, with_mount_policy
+from tapesched.solvers.online.protocol import Decision, PlatformState, Scheduler, Start
+from tapesched.solvers.plugins import SchedulerSpec, resolve_scheduler, with_plugins
+from tapesched.toolkit.model import Request
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
     pass

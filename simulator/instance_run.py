@@ -16,11 +16,11 @@ from typing import IO
 
 import orjson
 
-from simulator.engine import Engine
-from solvers.online.dispatcher import Dispatcher
-from solvers.online.state import LeftWaiting
-from solvers.plugins import SchedulerSpec, plug_scheduler
-from toolkit.model import Instance, Schedule
+from tapesched.simulator.engine import Engine
+from tapesched.solvers.online.dispatcher import Dispatcher
+from tapesched.solvers.online.state import LeftWaiting
+from tapesched.solvers.plugins import SchedulerSpec, plug_scheduler
+from tapesched.toolkit.model import Instance, Schedule
 
 
 def simulate_instance(

@@ -41,9 +41,9 @@ from collections.abc import Sequence
 import pulp
 from attrs import frozen
 
-from simulator.allocator import Queue
-from simulator.groups import HsmPlatform, TapeBatch
-from simulator.hsm_run import ThreadRecord
+from tapesched.simulator.allocator import Queue
+from tapesched.simulator.groups import HsmPlatform, TapeBatch
+from tapesched.simulator.hsm_run import ThreadRecord
 
 TOLERANCE_S = 1e-6
 """Backlog (drive-seconds) below which a queue counts as empty."""

@@ -36,9 +36,9 @@ from typing import ClassVar
 
 from attrs import frozen
 
-from simulator.catalogue import Catalogue, RowSpan
-from simulator.files import FileSpec, JobSpec, Phase
-from simulator.policy import (
+from tapesched.simulator.catalogue import Catalogue, RowSpan
+from tapesched.simulator.files import FileSpec, JobSpec, Phase
+from tapesched.simulator.policy import (
     Group,
     Striped,
     append_members,

@@ -61,15 +61,15 @@ from typing import Any, Literal
 
 from attrs import field, frozen
 
-from simulator.engine import Engine
-from simulator.faults import FaultSpec, TapeLoss, fault_rng
-from simulator.files import Extent, JobSpec, Phase
-from simulator.library_complex import LibraryComplex
-from simulator.resource import Resource
-from simulator.technology import DriveModel, Duration
-from solvers.online.state import DispatchState
-from toolkit.errors import shown
-from toolkit.metrics import share
+from tapesched.simulator.engine import Engine
+from tapesched.simulator.faults import FaultSpec, TapeLoss, fault_rng
+from tapesched.simulator.files import Extent, JobSpec, Phase
+from tapesched.simulator.library_complex import LibraryComplex
+from tapesched.simulator.resource import Resource
+from tapesched.simulator.technology import DriveModel, Duration
+from tapesched.solvers.online.state import DispatchState
+from tapesched.toolkit.errors import shown
+from tapesched.toolkit.metrics import share
 
 
 def _tuple(items: Iterable[Any]) -> tuple[Any, ...]:

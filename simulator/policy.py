@@ -38,8 +38,8 @@ from typing import ClassVar, Protocol, TypeVar
 
 from attrs import define, field, frozen
 
-from simulator.catalogue import TOLERANCE_MB, Catalogue, Chunk, FileLayout, Row
-from simulator.files import Extent, FileSpec, JobSpec, Phase, Scheme
+from tapesched.simulator.catalogue import TOLERANCE_MB, Catalogue, Chunk, FileLayout, Row
+from tapesched.simulator.files import Extent, FileSpec, JobSpec, Phase, Scheme
 
 GroupType = tuple[str, Scheme]
 """The policy that lays a write out, and its scheme: writes of one type share groups."""

@@ -18,11 +18,11 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
-from toolkit.plugin_calls import Plugin, call_plugin, guarded
-from toolkit.registry import Registry, UnknownNameError, qualified_name
+from tapesched.toolkit.plugin_calls import Plugin, call_plugin, guarded
+from tapesched.toolkit.registry import Registry, UnknownNameError, qualified_name
 
 if TYPE_CHECKING:
-    from simulator.policy import Policy
+    from tapesched.simulator.policy import Policy
 
 ENTRY_POINT_GROUP = "tapesched.policies"
 """Entry-point group in which packages declare their policies (``name = module:Class``)."""
@@ -33,22 +33,22 @@ POLICIES: Registry[Callable[..., Policy]] = Registry("policy", group=ENTRY_POINT
 
 POLICIES.declare(
     "rait",
-    "simulator.rait:Rait",
+    "tapesched.simulator.rait:Rait",
     "RAIT: rows of X data and Y parity blocks on X+Y tapes at once, rotating from row to row",
 )
 POLICIES.declare(
     "parallel",
-    "simulator.parallel:Parallel",
+    "tapesched.simulator.parallel:Parallel",
     "PARALLEL: contiguous runs of blocks on X data tapes, parity on Y tapes of its own",
 )
 POLICIES.declare(
     "vertical",
-    "simulator.vertical:Vertical",
+    "tapesched.simulator.vertical:Vertical",
     "VERTICAL: one drive fills X data tapes in turn, then writes their parity from disk",
 )
 POLICIES.declare(
     "hetero",
-    "simulator.hetero:Hetero",
+    "tapesched.simulator.hetero:Hetero",
     "HETERO: VERTICAL for files below threshold_mb, PARALLEL for the others",
 )
 

@@ -37,9 +37,9 @@ from typing import ClassVar
 
 from attrs import define, frozen
 
-from simulator.catalogue import Catalogue, Kind, Row, RowSpan
-from simulator.files import FileSpec, JobSpec, Phase, Scheme
-from simulator.policy import (
+from tapesched.simulator.catalogue import Catalogue, Kind, Row, RowSpan
+from tapesched.simulator.files import FileSpec, JobSpec, Phase, Scheme
+from tapesched.simulator.policy import (
     Group,
     Striped,
     append_members,

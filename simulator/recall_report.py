@@ -25,9 +25,9 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from simulator.recall_study import EXPERIMENT, METRICS, X_NAME, StudyPoint
-from simulator.study_report import COLUMNS, csv_number
-from toolkit.figures import new_figure, render
+from tapesched.simulator.recall_study import EXPERIMENT, METRICS, X_NAME, StudyPoint
+from tapesched.simulator.study_report import COLUMNS, csv_number
+from tapesched.toolkit.figures import new_figure, render
 
 TITLE = "throughput of a mounted tape read at 10, 50 and 100 % coverage, per recall order"
 """The experiment's one-line title."""

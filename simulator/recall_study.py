@@ -73,10 +73,10 @@ import numpy as np
 import numpy.typing as npt
 from attrs import frozen
 
-from simulator.results import Estimate, estimate
-from solvers.recall_order import ORDERERS
-from toolkit.limits import MAX_DENSE_FILES
-from toolkit.tape_geometry import (
+from tapesched.simulator.results import Estimate, estimate
+from tapesched.solvers.recall_order import ORDERERS
+from tapesched.toolkit.limits import MAX_DENSE_FILES
+from tapesched.toolkit.tape_geometry import (
     MB,
     CtaCostHeuristic,
     LocateModel,
@@ -84,7 +84,7 @@ from toolkit.tape_geometry import (
     SerpentineTape,
     TapeFile,
 )
-from toolkit.technology import TAPE_FORMATS
+from tapesched.toolkit.technology import TAPE_FORMATS
 
 EXPERIMENT = "bnl-coverage"
 """The experiment's name under ``tapesched experiment``."""

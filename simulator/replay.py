@@ -61,26 +61,31 @@ from typing import Any, Literal, cast
 
 from attrs import field, frozen
 
-from simulator.bw_main import simulator_scheduler
-from simulator.catalogue import Catalogue, Chunk, FileLayout, Member, NumberedFiles, Row
-from simulator.experiment import without_cyclic_gc
-from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
-from simulator.golubchik import NAME as GOLUBCHIK
-from simulator.library_complex import LibraryComplex, crossing_s
-from simulator.parallel import Parallel
-from simulator.platform import DriveSpec, LibrarySpec, PlatformSpec
-from simulator.policy import without_parity
-from simulator.results import is_saturated
-from simulator.simulation import Simulation
-from simulator.technology import DriveModel, Duration
-from simulator.trace import LibraryLayout, TraceRequest, home_levels
-from simulator.workload import Workload
-from solvers.online.mount_policy import parse_mount_policy, with_mount_policy
-from solvers.online.protocol import Scheduler
-from solvers.plugins import PluggedScheduler, SchedulerSpec, resolve_scheduler, with_plugins
-from toolkit.errors import shown
-from toolkit.metrics import share
-from toolkit.technology import LIBRARIES, required
+from tapesched.simulator.bw_main import simulator_scheduler
+from tapesched.simulator.catalogue import Catalogue, Chunk, FileLayout, Member, NumberedFiles, Row
+from tapesched.simulator.experiment import without_cyclic_gc
+from tapesched.simulator.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
+from tapesched.simulator.golubchik import NAME as GOLUBCHIK
+from tapesched.simulator.library_complex import LibraryComplex, crossing_s
+from tapesched.simulator.parallel import Parallel
+from tapesched.simulator.platform import DriveSpec, LibrarySpec, PlatformSpec
+from tapesched.simulator.policy import without_parity
+from tapesched.simulator.results import is_saturated
+from tapesched.simulator.simulation import Simulation
+from tapesched.simulator.technology import DriveModel, Duration
+from tapesched.simulator.trace import LibraryLayout, TraceRequest, home_levels
+from tapesched.simulator.workload import Workload
+from tapesched.solvers.online.mount_policy import parse_mount_policy, with_mount_policy
+from tapesched.solvers.online.protocol import Scheduler
+from tapesched.solvers.plugins import (
+    PluggedScheduler,
+    SchedulerSpec,
+    resolve_scheduler,
+    with_plugins,
+)
+from tapesched.toolkit.errors import shown
+from tapesched.toolkit.metrics import share
+from tapesched.toolkit.technology import LIBRARIES, required
 
 
 def _time(_: object, attribute: Any, value: float) -> None:

@@ -29,10 +29,10 @@ import io
 from functools import lru_cache
 from pathlib import Path
 
-from simulator.files import FileRequest, FileSpec, Scheme
-from simulator.workload import Workload
-from toolkit.errors import InputError, Problem, capped
-from toolkit.fields import (
+from tapesched.simulator.files import FileRequest, FileSpec, Scheme
+from tapesched.simulator.workload import Workload
+from tapesched.toolkit.errors import InputError, Problem, capped
+from tapesched.toolkit.fields import (
     check,
     checked,
     finite,
@@ -42,8 +42,8 @@ from toolkit.fields import (
     positive_size,
     simulated_time,
 )
-from toolkit.io import TEXT
-from toolkit.reading import read_text
+from tapesched.toolkit.io import TEXT
+from tapesched.toolkit.reading import read_text
 
 REQUIRED = ("arrival_s", "kind", "file", "size_mb")
 OPTIONAL = ("scheme", "data_ratio", "ec_ratio")

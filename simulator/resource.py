@@ -14,8 +14,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from simulator.engine import Engine
-from toolkit.metrics import share
+from tapesched.simulator.engine import Engine
+from tapesched.toolkit.metrics import share
 
 
 class Resource:

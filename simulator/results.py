@@ -50,8 +50,8 @@ from typing import Any
 
 from attrs import asdict, frozen
 
-from simulator.data_account import data_account
-from simulator.simulation import AdmittedRequest, Simulation
+from tapesched.simulator.data_account import data_account
+from tapesched.simulator.simulation import AdmittedRequest, Simulation
 
 SATURATION_FLOOR = 20
 """Fewest requests left undone at the end for a run to be called saturated."""

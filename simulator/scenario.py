@@ -166,28 +166,28 @@ from typing import Annotated, Any
 import attrs
 from attrs import evolve, frozen
 
-from simulator.archive import MAX_ZIPF_EXPONENT, POPULARITIES, Archive, ArchiveParams
-from simulator.bw_main import NAME as BW_MAIN
-from simulator.bw_main import BwMainParams
-from simulator.disk_cache import CacheSpec, ServiceClass, class_bound_problems
-from simulator.faults import PAPER_HANDLING_FAILURE, FaultSpec, TapeLoss
-from simulator.files import FileSpec, Scheme
-from simulator.golubchik import NAME as GOLUBCHIK
-from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
-from simulator.policy import Policy
-from simulator.policy_registry import POLICIES, make_policy, policy_guard, required_params
-from simulator.technology import DISTRIBUTIONS, DRIVE_MODELS, DriveModel, Duration
-from simulator.workload import (
+from tapesched.simulator.archive import MAX_ZIPF_EXPONENT, POPULARITIES, Archive, ArchiveParams
+from tapesched.simulator.bw_main import NAME as BW_MAIN
+from tapesched.simulator.bw_main import BwMainParams
+from tapesched.simulator.disk_cache import CacheSpec, ServiceClass, class_bound_problems
+from tapesched.simulator.faults import PAPER_HANDLING_FAILURE, FaultSpec, TapeLoss
+from tapesched.simulator.files import FileSpec, Scheme
+from tapesched.simulator.golubchik import NAME as GOLUBCHIK
+from tapesched.simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
+from tapesched.simulator.policy import Policy
+from tapesched.simulator.policy_registry import POLICIES, make_policy, policy_guard, required_params
+from tapesched.simulator.technology import DISTRIBUTIONS, DRIVE_MODELS, DriveModel, Duration
+from tapesched.simulator.workload import (
     DEFAULT_INITIAL_FILES,
     SIZE_CLASSES_MB,
     RequestClass,
     Workload,
     WorkloadParams,
 )
-from solvers.online.mount_policy import MountPolicyError, is_plugged, parse_mount_policy
-from solvers.plugins import SchedulerSpec, SchedulerSpecError, scheduler_entry
-from toolkit.errors import InputError, Problem, ValueProblems, shown
-from toolkit.fields import (
+from tapesched.solvers.online.mount_policy import MountPolicyError, is_plugged, parse_mount_policy
+from tapesched.solvers.plugins import SchedulerSpec, SchedulerSpecError, scheduler_entry
+from tapesched.toolkit.errors import InputError, Problem, ValueProblems, shown
+from tapesched.toolkit.fields import (
     Rule,
     as_float,
     at_least_one,
@@ -215,10 +215,10 @@ from toolkit.fields import (
     simulated_time,
     text,
 )
-from toolkit.io import JSON, KeyStyle, join_path, read_json
-from toolkit.model import OLD_SCENARIO_FORMATS, SCENARIO_FORMAT, Locate
-from toolkit.registry import LoadError, named_in_file
-from toolkit.units import (
+from tapesched.toolkit.io import JSON, KeyStyle, join_path, read_json
+from tapesched.toolkit.model import OLD_SCENARIO_FORMATS, SCENARIO_FORMAT, Locate
+from tapesched.toolkit.registry import LoadError, named_in_file
+from tapesched.toolkit.units import (
     MAX_ARRIVALS,
     MAX_COUNT,
     MAX_REPLICATIONS,

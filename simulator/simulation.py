@@ -83,26 +83,26 @@ from typing import IO, TYPE_CHECKING, Any
 import orjson
 from attrs import evolve
 
-from simulator.archive import FILE_PREFIX, TAPE_PREFIX, Archive
-from simulator.bw_main import simulator_scheduler
-from simulator.catalogue import Catalogue
-from simulator.disk_cache import CacheSpec, DiskCache
-from simulator.engine import Engine, Event
-from simulator.faults import YEAR_S, FaultSpec, TapeLoss, fault_rng, tapes_meeting
-from simulator.files import Extent, FileRequest, FileSpec, JobSpec, Phase
-from simulator.platform import DriveState, Job, Platform, PlatformSpec
-from simulator.policy import Group, GroupType, Policy, Unrecoverable, group_type, preload
-from simulator.policy_registry import policy_plugins
-from simulator.technology import DriveModel
-from simulator.workload import Workload
-from solvers.online.protocol import Decision, Dismount, Preview, Scheduler, Start
-from solvers.online.state import MAX_IDLE_WAKES, LeftWaiting
-from solvers.plugins import SchedulerSpec, plug_scheduler
-from toolkit.model import Piece, Request
-from toolkit.plugin_calls import guarded
+from tapesched.simulator.archive import FILE_PREFIX, TAPE_PREFIX, Archive
+from tapesched.simulator.bw_main import simulator_scheduler
+from tapesched.simulator.catalogue import Catalogue
+from tapesched.simulator.disk_cache import CacheSpec, DiskCache
+from tapesched.simulator.engine import Engine, Event
+from tapesched.simulator.faults import YEAR_S, FaultSpec, TapeLoss, fault_rng, tapes_meeting
+from tapesched.simulator.files import Extent, FileRequest, FileSpec, JobSpec, Phase
+from tapesched.simulator.platform import DriveState, Job, Platform, PlatformSpec
+from tapesched.simulator.policy import Group, GroupType, Policy, Unrecoverable, group_type, preload
+from tapesched.simulator.policy_registry import policy_plugins
+from tapesched.simulator.technology import DriveModel
+from tapesched.simulator.workload import Workload
+from tapesched.solvers.online.protocol import Decision, Dismount, Preview, Scheduler, Start
+from tapesched.solvers.online.state import MAX_IDLE_WAKES, LeftWaiting
+from tapesched.solvers.plugins import SchedulerSpec, plug_scheduler
+from tapesched.toolkit.model import Piece, Request
+from tapesched.toolkit.plugin_calls import guarded
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
-    from toolkit.tape_geometry import LocateModel, SerpentineTape
+    from tapesched.toolkit.tape_geometry import LocateModel, SerpentineTape
 
 READ_PLANS_KEPT = 65_536
 """Read plans kept for files read again (a plan is recomputed, equal, once dropped): reads

@@ -60,9 +60,9 @@ from typing import Any
 
 from attrs import evolve, frozen
 
-from simulator.disk_cache import class_bound_problems
-from toolkit.errors import InputError, Problem, ValueProblems, shown
-from toolkit.fields import (
+from tapesched.simulator.disk_cache import class_bound_problems
+from tapesched.toolkit.errors import InputError, Problem, ValueProblems, shown
+from tapesched.toolkit.fields import (
     Rule,
     as_float,
     at_least_one,
@@ -77,8 +77,8 @@ from toolkit.fields import (
     require,
     text,
 )
-from toolkit.io import JSON, KeyStyle, read_json
-from toolkit.technology import DRIVES, MB_PER_GB, DriveTechnology
+from tapesched.toolkit.io import JSON, KeyStyle, read_json
+from tapesched.toolkit.technology import DRIVES, MB_PER_GB, DriveTechnology
 
 DAY_S = 86_400.0
 """Seconds in the day the load is given per."""

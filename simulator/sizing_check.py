@@ -44,15 +44,15 @@ import random
 
 from attrs import frozen
 
-from simulator.disk_cache import CacheSpec, ClassReport, ServiceClass
-from simulator.files import FileRequest, FileSpec, Scheme
-from simulator.platform import DriveSpec, LibrarySpec, PlatformSpec
-from simulator.policy import preload
-from simulator.policy_registry import make_policy
-from simulator.simulation import Simulation
-from simulator.sizing import DAY_S, Load, Sizing, plan
-from simulator.technology import Duration, drive_model
-from simulator.workload import Workload
+from tapesched.simulator.disk_cache import CacheSpec, ClassReport, ServiceClass
+from tapesched.simulator.files import FileRequest, FileSpec, Scheme
+from tapesched.simulator.platform import DriveSpec, LibrarySpec, PlatformSpec
+from tapesched.simulator.policy import preload
+from tapesched.simulator.policy_registry import make_policy
+from tapesched.simulator.simulation import Simulation
+from tapesched.simulator.sizing import DAY_S, Load, Sizing, plan
+from tapesched.simulator.technology import Duration, drive_model
+from tapesched.simulator.workload import Workload
 
 LIBRARY = "L0"
 """The one library of the check."""

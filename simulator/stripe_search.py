@@ -52,15 +52,15 @@ from typing import Protocol
 
 from attrs import evolve, frozen
 
-from simulator.experiment import override
-from simulator.scenario import Scenario
-from simulator.striping_model import (
+from tapesched.simulator.experiment import override
+from tapesched.simulator.scenario import Scenario
+from tapesched.simulator.striping_model import (
     LibraryTimes,
     no_load_best_width,
     vector_no_load_response_s,
     vector_stability_limit_per_s,
 )
-from simulator.sweep import Cache, Point, Precision, run_sweep
+from tapesched.simulator.sweep import Cache, Point, Precision, run_sweep
 
 Widths = tuple[int, ...]
 """A stripe width per request class."""

@@ -41,12 +41,12 @@ from types import MappingProxyType
 
 from attrs import evolve, frozen
 
-from simulator.bw_main import NAME as BW_MAIN
-from simulator.experiment import override
-from simulator.scenario import Scenario
-from simulator.sweep import PRIMARY_METRIC, Point
-from simulator.workload import SIZE_CLASSES_MB, with_class_sizes
-from solvers.plugins import SchedulerSpec
+from tapesched.simulator.bw_main import NAME as BW_MAIN
+from tapesched.simulator.experiment import override
+from tapesched.simulator.scenario import Scenario
+from tapesched.simulator.sweep import PRIMARY_METRIC, Point
+from tapesched.simulator.workload import SIZE_CLASSES_MB, with_class_sizes
+from tapesched.solvers.plugins import SchedulerSpec
 
 SCHEDULER: SchedulerSpec = BW_MAIN
 """The scheduler of every experiment unless another is given: the paper's MAIN-SCHEDULER."""

@@ -33,13 +33,21 @@ from typing import Any
 from attrs import frozen
 from matplotlib.figure import Figure
 
-from simulator.studies import STUDIES, Study
-from simulator.sweep import PRIMARY_METRIC, PointResult, Precision
-from toolkit.errors import InputError, Problem, capped
-from toolkit.fields import check, checked, finite, natural, nonempty_text, one_of, optional
-from toolkit.figures import new_figure, render
-from toolkit.io import TEXT
-from toolkit.reading import read_text
+from tapesched.simulator.studies import STUDIES, Study
+from tapesched.simulator.sweep import PRIMARY_METRIC, PointResult, Precision
+from tapesched.toolkit.errors import InputError, Problem, capped
+from tapesched.toolkit.fields import (
+    check,
+    checked,
+    finite,
+    natural,
+    nonempty_text,
+    one_of,
+    optional,
+)
+from tapesched.toolkit.figures import new_figure, render
+from tapesched.toolkit.io import TEXT
+from tapesched.toolkit.reading import read_text
 
 COLUMNS = (
     "experiment", "series", "x_name", "x", "metric",
@@ -527,7 +535,7 @@ def csv_curve_points(rows: Sequence[ResultRow], metric: str) -> tuple[CurvePoint
 
 def _known_studies() -> dict[str, Study]:
     """Every experiment of this version by name, the Blue Waters paper's and Golubchik's."""
-    from simulator.golubchik_studies import GOLUBCHIK_STUDIES
+    from tapesched.simulator.golubchik_studies import GOLUBCHIK_STUDIES
 
     return {**STUDIES, **GOLUBCHIK_STUDIES}
 

@@ -57,6 +57,7 @@ Cache entries
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import math
 import os
@@ -76,8 +77,8 @@ from typing import Any
 import attrs
 from attrs import evolve, frozen
 
-from simulator.experiment import run_once
-from simulator.results import (
+from tapesched.simulator.experiment import run_once
+from tapesched.simulator.results import (
     SATURATION_FLOOR,
     SATURATION_SHARE,
     Estimate,
@@ -85,13 +86,13 @@ from simulator.results import (
     combine,
     t95,
 )
-from simulator.scenario import Scenario
-from toolkit.errors import InputError, Problem, shown
-from toolkit.fields import Rule, natural, nonnegative_finite, optional
-from toolkit.io import join_path
-from toolkit.outputs import write_file
-from toolkit.reading import read_bytes
-from toolkit.signals import signals_blocked
+from tapesched.simulator.scenario import Scenario
+from tapesched.toolkit.errors import InputError, Problem, shown
+from tapesched.toolkit.fields import Rule, natural, nonnegative_finite, optional
+from tapesched.toolkit.io import join_path
+from tapesched.toolkit.outputs import write_file
+from tapesched.toolkit.reading import read_bytes
+from tapesched.toolkit.signals import signals_blocked
 
 PRIMARY_METRIC = "mean_weighted_response_s_per_gb"
 """The paper's objective (Section 3.2): what the figures plot and the precision is judged on."""
@@ -101,13 +102,17 @@ NORMAL_95 = 1.959963984540054
 
 
 def _digest_of_sources() -> str:
-    """A hash of every module of the packages a replication runs (simulator, solvers, toolkit)."""
-    root = Path(__file__).resolve().parents[1]
+    """A hash of every module of the layers a replication runs (simulator, solvers, toolkit).
+
+    Read where each is imported from: the folders of a checkout (an editable
+    install maps them in) or the installed package.
+    """
     digest = hashlib.sha256()
-    for package in ("simulator", "solvers", "toolkit"):
-        for path in sorted((root / package).rglob("*.py")):
-            digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(path.read_bytes())
+    for name in ("simulator", "solvers", "toolkit"):
+        for root in importlib.import_module(f"tapesched.{name}").__path__:
+            for path in sorted(Path(root).rglob("*.py")):
+                digest.update(f"{name}/{path.relative_to(root).as_posix()}".encode())
+                digest.update(path.read_bytes())
     return digest.hexdigest()
 
 

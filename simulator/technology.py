@@ -24,10 +24,10 @@ from typing import Literal
 
 from attrs import frozen
 
-from toolkit.errors import shown
-from toolkit.model import Locate, locate_time_s
-from toolkit.technology import DRIVES, DriveTechnology
-from toolkit.units import MAX_TIME_S
+from tapesched.toolkit.errors import shown
+from tapesched.toolkit.model import Locate, locate_time_s
+from tapesched.toolkit.technology import DRIVES, DriveTechnology
+from tapesched.toolkit.units import MAX_TIME_S
 
 DISTRIBUTIONS = ("fixed", "exponential")
 

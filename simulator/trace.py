@@ -44,8 +44,8 @@ from typing import Annotated, Any
 
 from attrs import field, frozen
 
-from toolkit.errors import MAX_SHOWN, InputError, Problem, ValueProblems, capped, shown
-from toolkit.fields import (
+from tapesched.toolkit.errors import MAX_SHOWN, InputError, Problem, ValueProblems, capped, shown
+from tapesched.toolkit.fields import (
     Rule,
     at_least_one,
     bounded_time,
@@ -57,9 +57,9 @@ from toolkit.fields import (
     parsed,
     word,
 )
-from toolkit.io import JSON, TEXT, KeyStyle, read_json
-from toolkit.reading import read_text
-from toolkit.units import MAX_COUNT, MAX_SIMULATED_S, describe_seconds
+from tapesched.toolkit.io import JSON, TEXT, KeyStyle, read_json
+from tapesched.toolkit.reading import read_text
+from tapesched.toolkit.units import MAX_COUNT, MAX_SIMULATED_S, describe_seconds
 
 MAX_PROBLEMS = MAX_SHOWN
 """Bad lines reported one by one before the rest are summed up in a last line."""

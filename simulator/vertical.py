@@ -39,9 +39,9 @@ from typing import ClassVar
 
 from attrs import define, frozen
 
-from simulator.catalogue import TOLERANCE_MB, Catalogue, Row, RowSpan
-from simulator.files import FileSpec, JobSpec, Phase
-from simulator.policy import (
+from tapesched.simulator.catalogue import TOLERANCE_MB, Catalogue, Row, RowSpan
+from tapesched.simulator.files import FileSpec, JobSpec, Phase
+from tapesched.simulator.policy import (
     Group,
     check_written_by,
     extent,

@@ -28,8 +28,8 @@ import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from simulator.study_report import COLUMNS, csv_number
-from simulator.windows import (
+from tapesched.simulator.study_report import COLUMNS, csv_number
+from tapesched.simulator.windows import (
     YARDSTICKS,
     Distribution,
     WindowOutcome,

@@ -58,17 +58,17 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-import solvers
-from simulator.experiment import run_once
-from simulator.export import export
-from simulator.results import estimate
-from simulator.scenario import Scenario
-from solvers.compare import PROVABLE_UP_TO
-from solvers.formulation import UnmodelledState
-from solvers.plugins import find_solver
-from solvers.registry import SOLVERS
-from toolkit.model import Drive, InitialTape, Instance, Library, Request, Schedule
-from toolkit.validator import validate
+from tapesched import solvers
+from tapesched.simulator.experiment import run_once
+from tapesched.simulator.export import export
+from tapesched.simulator.results import estimate
+from tapesched.simulator.scenario import Scenario
+from tapesched.solvers.compare import PROVABLE_UP_TO
+from tapesched.solvers.formulation import UnmodelledState
+from tapesched.solvers.plugins import find_solver
+from tapesched.solvers.registry import SOLVERS
+from tapesched.toolkit.model import Drive, InitialTape, Instance, Library, Request, Schedule
+from tapesched.toolkit.validator import validate
 
 CLAIRVOYANT = "clairvoyant"
 NON_ANTICIPATIVE = "non-anticipative"

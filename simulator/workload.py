@@ -50,10 +50,10 @@ from typing import Any, Literal
 
 from attrs import evolve, field, frozen
 
-from simulator.archive import Archive, ArchiveParams
-from simulator.files import FileRequest, FileSpec, Scheme
-from toolkit.errors import shown
-from toolkit.units import parse_duration, parse_rate
+from tapesched.simulator.archive import Archive, ArchiveParams
+from tapesched.simulator.files import FileRequest, FileSpec, Scheme
+from tapesched.toolkit.errors import shown
+from tapesched.toolkit.units import parse_duration, parse_rate
 
 TABLE_1: Mapping[Scheme, float] = MappingProxyType(
     {

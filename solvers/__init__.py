@@ -14,13 +14,13 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
-from solvers.registry import ParallelSolver, Solver, names
-from solvers.result import Progress, Result, Status
-from toolkit.model import Instance
+from tapesched.solvers.registry import ParallelSolver, Solver, names
+from tapesched.solvers.result import Progress, Result, Status
+from tapesched.toolkit.model import Instance
 
 if TYPE_CHECKING:
-    from solvers.online.mount_policy import MountPolicy
-    from solvers.plugins import SchedulerSpec
+    from tapesched.solvers.online.mount_policy import MountPolicy
+    from tapesched.solvers.plugins import SchedulerSpec
 
 __all__ = [
     "Progress",
@@ -35,7 +35,7 @@ __all__ = [
 
 
 def _found(solver: SchedulerSpec) -> tuple[str, Solver]:
-    from solvers.plugins import find_solver
+    from tapesched.solvers.plugins import find_solver
 
     return find_solver(solver)
 
@@ -57,7 +57,7 @@ def takes_prefetch(solver: SchedulerSpec) -> bool:
     scheduler decides only at or after a request's release, so it never
     prefetches; ``local-search`` may and cannot be told not to.
     """
-    from solvers.registry import SOLVERS
+    from tapesched.solvers.registry import SOLVERS
 
     name, run = _found(solver)
     if "prefetch" in inspect.signature(run).parameters:
@@ -76,7 +76,7 @@ def times_serpentine(solver: SchedulerSpec) -> bool:
     registered at run time (:func:`solvers.registry.register`) does not say
     so, and :func:`solve` refuses such an instance for it.
     """
-    from solvers.registry import SOLVERS
+    from tapesched.solvers.registry import SOLVERS
 
     name, _ = _found(solver)
     return name not in SOLVERS or bool(SOLVERS.entry(name).metadata.get("serpentine"))
@@ -149,7 +149,7 @@ def solve(
         mount policy (:class:`~solvers.online.mount_policy.MountPolicyError`).
     """
     if not times_serpentine(solver):
-        from solvers.formulation import refuse_serpentine_locate
+        from tapesched.solvers.formulation import refuse_serpentine_locate
 
         refuse_serpentine_locate(instance, _found(solver)[0])
     if mount_policy is not None:
@@ -188,10 +188,10 @@ def _solve_mounting(
     instance: Instance, solver: SchedulerSpec, mount_policy: str | MountPolicy
 ) -> Result:
     """The online scheduler ``solver`` dispatched over ``instance`` under ``mount_policy``."""
-    from solvers.online.dispatcher import solve_online
-    from solvers.online.mount_policy import parse_mount_policy, with_mount_policy
-    from solvers.plugins import resolve_scheduler, with_plugins
-    from solvers.registry import SCHEDULERS, SOLVERS
+    from tapesched.solvers.online.dispatcher import solve_online
+    from tapesched.solvers.online.mount_policy import parse_mount_policy, with_mount_policy
+    from tapesched.solvers.plugins import resolve_scheduler, with_plugins
+    from tapesched.solvers.registry import SCHEDULERS, SOLVERS
 
     if isinstance(solver, str) and solver in SOLVERS and solver not in SCHEDULERS:
         raise ValueError(f"solver {solver!r} is not an online scheduler and takes no mount policy")

@@ -54,8 +54,8 @@ from bisect import bisect_left
 from collections.abc import Callable
 from typing import NamedTuple
 
-from toolkit.model import OBJECTIVES, Drive, Instance, Library, Request
-from toolkit.objectives import objective_of
+from tapesched.toolkit.model import OBJECTIVES, Drive, Instance, Library, Request
+from tapesched.toolkit.objectives import objective_of
 
 MAX_PROFILES = 16
 """Most distinct drive profiles of a library examined one by one per piece.

@@ -17,12 +17,12 @@ from typing import Any, Literal
 
 from attrs import asdict, evolve, frozen
 
-from solvers import times_serpentine
-from solvers.bounds import lower_bound
-from solvers.formulation import UnmodelledState, refuse_serpentine_locate
-from solvers.plugins import find_solver
-from toolkit.model import Instance
-from toolkit.validator import validate
+from tapesched.solvers import times_serpentine
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.formulation import UnmodelledState, refuse_serpentine_locate
+from tapesched.solvers.plugins import find_solver
+from tapesched.toolkit.model import Instance
+from tapesched.toolkit.validator import validate
 
 Yardstick = Literal["optimum", "bound"]
 

@@ -58,9 +58,9 @@ from collections import defaultdict
 
 from attrs import evolve, frozen
 
-from solvers.cpsat import CpsatModel
-from solvers.cpsat.data import CpsatData
-from solvers.cpsat.decisions import (
+from tapesched.solvers.cpsat import CpsatModel
+from tapesched.solvers.cpsat.data import CpsatData
+from tapesched.solvers.cpsat.decisions import (
     EPS,
     CpsatDecisions,
     InvalidDecisions,
@@ -70,9 +70,9 @@ from solvers.cpsat.decisions import (
     earliest,
     to_plan,
 )
-from solvers.plan import plan_to_schedule
-from toolkit.model import Drive, InitialTape, Instance, Library, Request, Schedule
-from toolkit.validator import validate
+from tapesched.solvers.plan import plan_to_schedule
+from tapesched.toolkit.model import Drive, InitialTape, Instance, Library, Request, Schedule
+from tapesched.toolkit.validator import validate
 
 PREFIX, FREED, SUFFIX = 0, 1, 2
 """The phase of a node: before the window (or another library's), in it, after it."""

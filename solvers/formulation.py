@@ -37,8 +37,8 @@ from typing import TypeVar
 
 from attrs import frozen
 
-from solvers.plan import ReadStay, Transfer, read_stays
-from toolkit.model import Drive, Instance, Library, Schedule
+from tapesched.solvers.plan import ReadStay, Transfer, read_stays
+from tapesched.toolkit.model import Drive, Instance, Library, Schedule
 
 Length = TypeVar("Length", int, float)
 """A length in a backend's unit: seconds (``float``) or CP-SAT's ticks (``int``)."""

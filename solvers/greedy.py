@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import time
 
-from solvers.bounds import lower_bound
-from solvers.result import Result, Status
-from solvers.timeline import Timeline
-from toolkit.model import Instance
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.result import Result, Status
+from tapesched.solvers.timeline import Timeline
+from tapesched.toolkit.model import Instance
 
 
 def release_order(instance: Instance) -> list[int]:

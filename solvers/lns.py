@@ -60,19 +60,19 @@ from collections.abc import Callable, Sequence
 from attrs import frozen
 from ortools.sat.python import cp_model
 
-from solvers.bounds import lower_bound
-from solvers.cpsat import CpsatModel, build_model
-from solvers.cpsat.data import CpsatData
-from solvers.cpsat.solution import read_plan
-from solvers.cut import Incumbent, cut, incumbent_of, pin, ranked, splice
-from solvers.deadline import Deadline, OutOfTime
-from solvers.local_search import improve
-from solvers.online.best import best_heuristic
-from solvers.plan import plan_to_schedule
-from solvers.result import Progress, Result, Status
-from solvers.stoppable import solve_stoppable
-from toolkit.model import Instance, Schedule
-from toolkit.validator import validate
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.cpsat import CpsatModel, build_model
+from tapesched.solvers.cpsat.data import CpsatData
+from tapesched.solvers.cpsat.solution import read_plan
+from tapesched.solvers.cut import Incumbent, cut, incumbent_of, pin, ranked, splice
+from tapesched.solvers.deadline import Deadline, OutOfTime
+from tapesched.solvers.local_search import improve
+from tapesched.solvers.online.best import best_heuristic
+from tapesched.solvers.plan import plan_to_schedule
+from tapesched.solvers.result import Progress, Result, Status
+from tapesched.solvers.stoppable import solve_stoppable
+from tapesched.toolkit.model import Instance, Schedule
+from tapesched.toolkit.validator import validate
 
 PARALLEL = 2
 """Threads per round, one per core of the reference machine: a local-search slice and

@@ -35,13 +35,13 @@ import random
 import time
 from collections.abc import Callable
 
-from solvers.bounds import lower_bound
-from solvers.greedy import greedy
-from solvers.online.best import best_heuristic
-from solvers.result import Progress, Result, Status
-from solvers.timeline import decode
-from toolkit.model import Instance, ObjectiveValue, Schedule
-from toolkit.validator import validate
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.greedy import greedy
+from tapesched.solvers.online.best import best_heuristic
+from tapesched.solvers.result import Progress, Result, Status
+from tapesched.solvers.timeline import decode
+from tapesched.toolkit.model import Instance, ObjectiveValue, Schedule
+from tapesched.toolkit.validator import validate
 
 DEFAULT_ITERATIONS = 1000
 """Most candidates decoded when neither a time limit nor an iteration budget is given."""

@@ -27,9 +27,9 @@ import time
 
 from attrs import frozen
 
-from solvers.bounds import lower_bound
-from solvers.result import Result, Status
-from toolkit.model import Instance, Schedule
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.result import Result, Status
+from tapesched.toolkit.model import Instance, Schedule
 
 __all__ = [
     "CBC_SETUP",

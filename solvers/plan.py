@@ -22,9 +22,15 @@ from collections.abc import Iterable, Mapping
 
 from attrs import frozen
 
-from toolkit.model import ArmOperation, Instance, ObjectiveValue, Schedule, ScheduledRequest
-from toolkit.objectives import objective_value
-from toolkit.validator import stay_of_transfer
+from tapesched.toolkit.model import (
+    ArmOperation,
+    Instance,
+    ObjectiveValue,
+    Schedule,
+    ScheduledRequest,
+)
+from tapesched.toolkit.objectives import objective_value
+from tapesched.toolkit.validator import stay_of_transfer
 
 
 @frozen

@@ -61,10 +61,10 @@ from typing import TypeAlias, cast
 
 from attrs import evolve, field, frozen
 
-from solvers.online.dispatcher import solve_online
-from solvers.online.mount_policy import is_plugged
-from solvers.online.protocol import Scheduler
-from solvers.registry import (
+from tapesched.solvers.online.dispatcher import solve_online
+from tapesched.solvers.online.mount_policy import is_plugged
+from tapesched.solvers.online.protocol import Scheduler
+from tapesched.solvers.registry import (
     ENTRY_POINT_GROUP,
     SCHEDULERS,
     SOLVERS,
@@ -74,10 +74,10 @@ from solvers.registry import (
     UnknownSolverError,
     names,
 )
-from solvers.result import Result
-from toolkit.model import Instance
-from toolkit.plugin_calls import FAULTS, Plugin, exception_line, guarded
-from toolkit.registry import Entry, PluginEntry, qualified_name, unknown_message
+from tapesched.solvers.result import Result
+from tapesched.toolkit.model import Instance
+from tapesched.toolkit.plugin_calls import FAULTS, Plugin, exception_line, guarded
+from tapesched.toolkit.registry import Entry, PluginEntry, qualified_name, unknown_message
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -44,9 +44,9 @@ from ortools.constraint_solver import pywrapcp, routing_enums_pb2
 from ortools.sat.python import cp_model
 from scipy.optimize import linear_sum_assignment
 
-from solvers.stoppable import route_stoppable, solve_stoppable
-from toolkit.limits import MAX_DENSE_FILES
-from toolkit.tape_geometry import (
+from tapesched.solvers.stoppable import route_stoppable, solve_stoppable
+from tapesched.toolkit.limits import MAX_DENSE_FILES
+from tapesched.toolkit.tape_geometry import (
     LocateModel,
     SerpentineTape,
     TapeFile,

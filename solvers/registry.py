@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from solvers.result import Result
-from toolkit.model import Instance
-from toolkit.registry import LoadError, Registry, UnknownNameError
+from tapesched.solvers.result import Result
+from tapesched.toolkit.model import Instance
+from tapesched.toolkit.registry import LoadError, Registry, UnknownNameError
 
 
 class Solver(Protocol):
@@ -157,80 +157,80 @@ def _online(name: str, scheduler: str, solver: str, description: str) -> None:
 # The online heuristics, in the order ties between them go (solvers.warm_start).
 _online(
     "fifo",
-    "solvers.online.policies:Fifo",
-    "solvers.online.policies:fifo",
+    "tapesched.solvers.online.policies:Fifo",
+    "tapesched.solvers.online.policies:fifo",
     "online dispatcher: oldest request first, onto idle drives",
 )
 _online(
     "wspt",
-    "solvers.online.policies:Wspt",
-    "solvers.online.policies:wspt",
+    "tapesched.solvers.online.policies:Wspt",
+    "tapesched.solvers.online.policies:wspt",
     "online dispatcher: largest weight over expected service first",
 )
 _online(
     "stretch",
-    "solvers.online.policies:Stretch",
-    "solvers.online.policies:stretch",
+    "tapesched.solvers.online.policies:Stretch",
+    "tapesched.solvers.online.policies:stretch",
     "online dispatcher: largest current stretch first (highest response ratio)",
 )
 _online(
     "tape-batching",
-    "solvers.online.policies:TapeBatching",
-    "solvers.online.policies:tape_batching",
+    "tapesched.solvers.online.policies:TapeBatching",
+    "tapesched.solvers.online.policies:tape_batching",
     "online dispatcher: loaded tapes' requests first, in offset order",
 )
 _online(
     "sltf",
-    "solvers.online.policies:Sltf",
-    "solvers.online.policies:sltf",
+    "tapesched.solvers.online.policies:Sltf",
+    "tapesched.solvers.online.policies:sltf",
     "online dispatcher: loaded tapes' requests first, shortest locate first",
 )
 _online(
     "backfill",
-    "solvers.online.policies:Backfill",
-    "solvers.online.policies:backfill",
+    "tapesched.solvers.online.policies:Backfill",
+    "tapesched.solvers.online.policies:backfill",
     "online dispatcher: fifo, smaller requests pass a waiting gang without delaying it",
 )
 _online(
     "fifo-dismount-at-once",
-    "solvers.online.policies:fifo_dismounting",
-    "solvers.online.policies:fifo_dismount_at_once",
+    "tapesched.solvers.online.policies:fifo_dismounting",
+    "tapesched.solvers.online.policies:fifo_dismount_at_once",
     "online dispatcher: fifo, unneeded tapes dismounted at once",
 )
 _online(
     "greedy",
-    "solvers.online.policies:ReleaseOrder",
-    "solvers.greedy:greedy",
+    "tapesched.solvers.online.policies:ReleaseOrder",
+    "tapesched.solvers.greedy:greedy",
     "online list scheduler: requests in release order, each piece to the drive completing it first",
 )
 
 SOLVERS.declare(
     "local-search",
-    "solvers.local_search:local_search",
+    "tapesched.solvers.local_search:local_search",
     "offline local search from the best online heuristic: request order and drives, list-decoded",
     serpentine=True,
 )
 SOLVERS.declare(
     "cpsat",
-    "solvers.cpsat:cpsat",
+    "tapesched.solvers.cpsat:cpsat",
     "exact CP-SAT model (OR-Tools): drive circuits, arm and tape intervals, best-heuristic hint",
     serpentine=True,
 )
 SOLVERS.declare(
     "lns",
-    "solvers.lns:lns",
+    "tapesched.solvers.lns:lns",
     "large-neighbourhood search from the best heuristic: neighbourhoods re-optimised by CP-SAT",
     serpentine=True,
 )
 SOLVERS.declare(
     "milp-cbc",
-    "solvers.milp:milp_cbc",
+    "tapesched.solvers.milp:milp_cbc",
     "exact MILP (disjunctive, big-M) solved by CBC, warm-started from the best heuristic",
     serpentine=True,
 )
 SOLVERS.declare(
     "milp-highs",
-    "solvers.milp:milp_highs",
+    "tapesched.solvers.milp:milp_highs",
     "exact MILP (disjunctive, big-M) solved by HiGHS, warm-started from the best heuristic",
     serpentine=True,
 )

@@ -10,7 +10,7 @@ from enum import StrEnum
 
 from attrs import frozen
 
-from toolkit.model import Schedule
+from tapesched.toolkit.model import Schedule
 
 
 class Status(StrEnum):

@@ -42,7 +42,7 @@ from typing import Any
 from ortools.constraint_solver import pywrapcp
 from ortools.sat.python import cp_model
 
-from toolkit.signals import InterruptFlag, deferred_signals
+from tapesched.toolkit.signals import InterruptFlag, deferred_signals
 
 POLL_S = 0.1
 """How often the waiting thread wakes to let a signal's exception be raised."""

@@ -62,8 +62,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
-from solvers.arms import ArmTimeline
-from toolkit.model import (
+from tapesched.solvers.arms import ArmTimeline
+from tapesched.toolkit.model import (
     ArmOperation,
     Instance,
     ObjectiveValue,
@@ -71,7 +71,7 @@ from toolkit.model import (
     Schedule,
     ScheduledRequest,
 )
-from toolkit.objectives import objective_value
+from tapesched.toolkit.objectives import objective_value
 
 _Slot = tuple[float, int]
 """Start and lane of an arm operation placed on an :class:`ArmTimeline`."""

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import time
 
-from solvers.local_search import DEFAULT_ITERATIONS, improve
-from solvers.online.best import best_heuristic
-from toolkit.model import Instance, Schedule
-from toolkit.validator import validate
+from tapesched.solvers.local_search import DEFAULT_ITERATIONS, improve
+from tapesched.solvers.online.best import best_heuristic
+from tapesched.toolkit.model import Instance, Schedule
+from tapesched.toolkit.validator import validate
 
 __all__ = ["IMPROVE_CAP_S", "IMPROVE_SHARE", "best_heuristic", "warm_start"]
 

@@ -44,10 +44,10 @@ import time
 
 from attrs import evolve, frozen
 
-from solvers.bounds import lower_bound
-from solvers.cpsat import cpsat
-from solvers.result import Status
-from toolkit.model import Instance, Request
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.cpsat import cpsat
+from tapesched.solvers.result import Status
+from tapesched.toolkit.model import Instance, Request
 
 DEFAULT_WINDOW = 10
 """Requests per window: CP-SAT proves most windows of 10 within seconds (README)."""

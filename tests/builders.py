@@ -12,9 +12,9 @@ from collections import Counter
 
 import pytest
 
-from solvers.result import Result
-from toolkit.model import Drive, Instance, Library, Piece, Request, Schedule, Tape
-from toolkit.validator import validate
+from tapesched.solvers.result import Result
+from tapesched.toolkit.model import Drive, Instance, Library, Piece, Request, Schedule, Tape
+from tapesched.toolkit.validator import validate
 
 
 def read(

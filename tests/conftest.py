@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from toolkit.io import load_instance
-from toolkit.model import (
+from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.model import (
     ArmOperation,
     Drive,
     Instance,

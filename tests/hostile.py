@@ -84,7 +84,7 @@ def bounded(
     to the child in turn. The child runs in its own session, so that a kill
     at the deadline takes whatever it started too.
     """
-    command = [sys.executable, "-c", "from toolkit.cli import main; main()", *args]
+    command = [sys.executable, "-c", "from tapesched.cli import main; main()", *args]
     child_env = {**os.environ, **(env or {})}
     child_env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(ROOT), child_env.get("PYTHONPATH", "")) if p

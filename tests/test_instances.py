@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-import solvers
-from toolkit.io import load_instance, load_schedule
-from toolkit.validator import validate
+from tapesched import solvers
+from tapesched.toolkit.io import load_instance, load_schedule
+from tapesched.toolkit.validator import validate
 
 from .conftest import INSTANCES
 

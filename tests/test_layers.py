@@ -1,18 +1,23 @@
-"""The packages' layers, read from the source: imports point one way and form no cycle.
+"""The package's layers, read from the source: imports point one way and form no cycle.
 
-The toolkit's core (model, files, validator, metrics, generators, strategies)
-stands below the solvers, the solvers below the simulator, and the command
-line (``toolkit.cli``) on top of all three. Every ``import`` statement counts,
-those inside functions included, since a lazy import is still a dependency.
+One import name, ``tapesched``, in layers from the bottom up: the toolkit
+(core model, files, validator, metrics, generators, strategies, plots), the
+solvers, the simulator, and on top the package's front (``tapesched``'s own
+API and the command line, ``tapesched.cli``). A module may import only its
+own layer and those below. Every ``import`` statement counts, those inside
+functions included (a lazy import is still a dependency), and so does every
+``"module.path:Attr"`` string a registry names for a later import. There is
+no exception.
 
 One name, one thing: no two public classes (module level, no leading
-underscore) of the packages share a name, so that a name in a traceback, a
+underscore) of the package share a name, so that a name in a traceback, a
 docstring or a review points to one class.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -20,18 +25,47 @@ import networkx as nx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("toolkit", "solvers", "simulator")
+FOLDERS = {
+    "tapesched": ROOT / "tapesched",
+    "tapesched.toolkit": ROOT / "toolkit",
+    "tapesched.solvers": ROOT / "solvers",
+    "tapesched.simulator": ROOT / "simulator",
+}
+"""Each package of the one import name and the folder it is installed from (setup.cfg)."""
+
+LAYERS = ("tapesched.toolkit", "tapesched.solvers", "tapesched.simulator", "tapesched")
+"""The layers from the bottom up; the front (``tapesched`` itself, the command line) is the rest."""
+
+TARGET = re.compile(r"^(tapesched(?:\.\w+)+):\w+(?:\.\w+)*$")
+"""A registry's lazy target, ``module.path:Attr``."""
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+def _files() -> dict[str, Path]:
+    out: dict[str, Path] = {}
+    for package, folder in FOLDERS.items():
+        for path in folder.rglob("*.py"):
+            parts = path.relative_to(folder).with_suffix("").parts
+            parts = parts[:-1] if parts[-1] == "__init__" else parts
+            out[".".join([package, *parts])] = path
+    return out
 
 
-def _imported(path: Path, module: str) -> set[str]:
-    """Every module name ``path`` imports, resolved to absolute names."""
+FILES = _files()
+
+
+def layer(module: str) -> int:
+    """The rank of ``module``'s layer, 0 for the toolkit."""
+    for rank, top in enumerate(LAYERS[:-1]):
+        if module == top or module.startswith(top + "."):
+            return rank
+    return len(LAYERS) - 1
+
+
+def _imported(path: Path, module: str) -> dict[str, str]:
+    """Every module of ours that ``path`` imports (``"import"``) or names as a ``"target"``."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     names: set[str] = set()
+    targets: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
@@ -41,20 +75,27 @@ def _imported(path: Path, module: str) -> set[str]:
                 source = ".".join([*base, *([node.module] if node.module else [])])
             else:
                 source = node.module or ""
-            names.add(source)
-            names.update(f"{source}.{alias.name}" for alias in node.names)
-    return names
+            submodules = {f"{source}.{a.name}" for a in node.names} & FILES.keys()
+            names.update(submodules or {source})
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            target = TARGET.match(node.value)
+            if target:
+                targets.add(target.group(1))
+    return {**dict.fromkeys(targets, "target"), **dict.fromkeys(names, "import")}
 
 
 def import_graph() -> nx.DiGraph:
-    """Our modules, with an edge from each to every one of ours it imports."""
-    files = {_module_name(p): p for package in PACKAGES for p in (ROOT / package).rglob("*.py")}
+    """Our modules, with an edge from each to every one of ours it imports or names.
+
+    An edge's ``kind`` is ``"import"`` (a statement) or ``"target"`` (a
+    registry's ``module.path:Attr``, imported when first used).
+    """
     graph = nx.DiGraph()
-    graph.add_nodes_from(files)
-    for module, path in files.items():
-        for name in _imported(path, module):
-            if name in files and name != module:
-                graph.add_edge(module, name)
+    graph.add_nodes_from(FILES)
+    for module, path in FILES.items():
+        for name, kind in _imported(path, module).items():
+            if name in FILES and name != module:
+                graph.add_edge(module, name, kind=kind)
     return graph
 
 
@@ -62,41 +103,67 @@ GRAPH = import_graph()
 
 
 def test_the_graph_sees_the_packages():
-    assert {"toolkit.model", "toolkit.cli", "solvers.registry", "simulator.engine"} <= set(GRAPH)
-    assert GRAPH.has_edge("toolkit.cli", "toolkit.cli.simulate")
-    assert GRAPH.has_edge("toolkit.cli.simulate", "simulator.scenario")
+    assert {
+        "tapesched",
+        "tapesched.toolkit.model",
+        "tapesched.cli",
+        "tapesched.solvers.registry",
+        "tapesched.simulator.engine",
+    } <= set(GRAPH)
+    assert GRAPH.has_edge("tapesched.cli", "tapesched.cli.simulate")
+    assert GRAPH.has_edge("tapesched.cli.simulate", "tapesched.simulator.scenario")
+    # A registry's string target is an edge: the online schedulers' module is one.
+    assert GRAPH.has_edge("tapesched.solvers.registry", "tapesched.solvers.online.policies")
+    assert [layer(m) for m in ("tapesched.toolkit.io", "tapesched.cli", "tapesched")] == [0, 3, 3]
 
 
 def test_no_module_import_cycle():
-    cycles = list(nx.simple_cycles(GRAPH))
+    """No cycle of import statements (a registry may name a module that imports it back)."""
+    imports = GRAPH.edge_subgraph(
+        (a, b) for a, b, kind in GRAPH.edges(data="kind") if kind == "import"
+    )
+    cycles = list(nx.simple_cycles(imports))
     assert cycles == []
 
 
-def _is_cli(module: str) -> bool:
-    return module == "toolkit.cli" or module.startswith("toolkit.cli.")
-
-
-@pytest.mark.parametrize(
-    ("lower", "upper"),
-    [("toolkit", "solvers"), ("toolkit", "simulator"), ("solvers", "simulator")],
-)
-def test_lower_layers_do_not_import_upper_ones(lower, upper):
-    crossing = [
-        (a, b)
-        for a, b in GRAPH.edges
-        if a.split(".")[0] == lower and not _is_cli(a) and b.split(".")[0] == upper
-    ]
+def test_lower_layers_do_not_import_upper_ones():
+    crossing = sorted((a, b) for a, b in GRAPH.edges if layer(a) < layer(b))
     assert crossing == []
+
+
+def test_nothing_imports_a_folder_by_its_own_name():
+    """``toolkit``, ``solvers``, ``simulator`` are folders; the package is ``tapesched``."""
+    bare = re.compile(r"^\s*(from|import) (toolkit|solvers|simulator)\b", re.MULTILINE)
+    sources = [
+        *FILES.values(),
+        *(ROOT / "tests").rglob("*.py"),
+        *(ROOT / "benchmarks").glob("*.py"),
+    ]
+    offenders = [str(p.relative_to(ROOT)) for p in sources if bare.search(p.read_text())]
+    assert offenders == []
+
+
+@pytest.mark.parametrize("module", ["tapesched.toolkit", "tapesched.solvers"])
+def test_a_lower_layer_is_importable_without_the_ones_above(module):
+    """Importing a layer loads nothing of the layers above it (the API is lazy)."""
+    import subprocess
+    import sys
+
+    code = (
+        f"import sys, {module}; print(sorted(m for m in sys.modules if m.startswith('tapesched')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = ast.literal_eval(out.stdout)
+    assert loaded and all(layer(m) <= layer(module) or m == "tapesched" for m in loaded), loaded
 
 
 def public_classes() -> dict[str, list[str]]:
     """Every public class defined at a module's top level: its name, and the modules defining it."""
     out: dict[str, list[str]] = defaultdict(list)
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            for node in ast.parse(path.read_text(encoding="utf-8")).body:
-                if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
-                    out[node.name].append(_module_name(path))
+    for module, path in sorted(FILES.items()):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                out[node.name].append(module)
     return dict(out)
 
 
@@ -104,9 +171,9 @@ CLASSES = public_classes()
 
 
 def test_the_class_reader_sees_the_packages():
-    assert CLASSES["Instance"] == ["toolkit.model"]
-    assert CLASSES["Node"] == ["solvers.formulation"]
-    assert "simulator.engine" in {m for modules in CLASSES.values() for m in modules}
+    assert CLASSES["Instance"] == ["tapesched.toolkit.model"]
+    assert CLASSES["Node"] == ["tapesched.solvers.formulation"]
+    assert "tapesched.simulator.engine" in {m for modules in CLASSES.values() for m in modules}
     assert "_Hints" not in CLASSES
 
 

@@ -14,9 +14,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
+from tapesched.cli import main
+from tapesched.toolkit.metrics import DEFINITIONS
 from tests.conftest import INSTANCES, ROOT
-from toolkit.cli import main
-from toolkit.metrics import DEFINITIONS
 
 ECMWF = INSTANCES / "traces" / "ecmwf"
 SHARE_OR_RATE = re.compile(r"_share_over_|^throughput_")

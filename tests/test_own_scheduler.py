@@ -19,20 +19,20 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from simulator.experiment import override, run_scenario
-from simulator.export import export
-from simulator.instance_run import simulate_instance
-from simulator.scenario import load_scenario
-from simulator.simulation import Simulation
-from simulator.workload import generate
-from solvers import solve
-from solvers.bounds import lower_bound
-from solvers.plugins import ENTRY_POINT_GROUP
+from tapesched.cli import main
+from tapesched.simulator.experiment import override, run_scenario
+from tapesched.simulator.export import export
+from tapesched.simulator.instance_run import simulate_instance
+from tapesched.simulator.scenario import load_scenario
+from tapesched.simulator.simulation import Simulation
+from tapesched.simulator.workload import generate
+from tapesched.solvers import solve
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.plugins import ENTRY_POINT_GROUP
+from tapesched.toolkit.io import load_instance, load_schedule
+from tapesched.toolkit.model import Drive, Instance, Library, Piece, Request, Tape
+from tapesched.toolkit.validator import validate
 from tests.conftest import INSTANCES, ROOT, dist_info
-from toolkit.cli import main
-from toolkit.io import load_instance, load_schedule
-from toolkit.model import Drive, Instance, Library, Piece, Request, Tape
-from toolkit.validator import validate
 
 README = ROOT / "README.md"
 SPEC = str(INSTANCES / "spec-example.json")
@@ -169,7 +169,7 @@ def test_a_scenario_run_to_its_end_completes_every_request_and_exports_a_valid_s
 def test_a_simulation_takes_the_object_or_its_name():
     from most_wanted import MostWantedTape
 
-    from simulator.policy_registry import make_policy
+    from tapesched.simulator.policy_registry import make_policy
 
     scenario = override(load_scenario(AMPEX), duration_s=3 * 3600)
     runs = []

@@ -16,13 +16,13 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from simulator.policy_registry import ENTRY_POINT_GROUP as POLICY_GROUP
-from simulator.policy_registry import POLICIES, make_policy
-from simulator.vertical import Vertical
-from solvers import online
-from solvers.registry import SCHEDULERS, SOLVERS
+from tapesched.cli import main
+from tapesched.simulator.policy_registry import ENTRY_POINT_GROUP as POLICY_GROUP
+from tapesched.simulator.policy_registry import POLICIES, make_policy
+from tapesched.simulator.vertical import Vertical
+from tapesched.solvers import online
+from tapesched.solvers.registry import SCHEDULERS, SOLVERS
 from tests.conftest import INSTANCES, dist_info
-from toolkit.cli import main
 
 AMPEX = str(INSTANCES / "scenarios" / "ampex.json")
 
@@ -89,18 +89,23 @@ def test_each_policy_class_records_the_name_it_is_registered_under():
 def test_listing_the_registries_imports_none_of_their_modules():
     code = (
         "import sys\n"
-        "from solvers.registry import SCHEDULERS, SOLVERS\n"
-        "from simulator.policy_registry import POLICIES\n"
+        "from tapesched.solvers.registry import SCHEDULERS, SOLVERS\n"
+        "from tapesched.simulator.policy_registry import POLICIES\n"
         "for registry in (SOLVERS, SCHEDULERS, POLICIES):\n"
         "    for name in registry.known():\n"
         "        registry.describe(name)\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('solvers.', 'simulator.'))))\n"
+        "ours = ('tapesched.solvers.', 'tapesched.simulator.')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(ours)))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     loaded = ast.literal_eval(out)
-    assert loaded == ["simulator.policy_registry", "solvers.registry", "solvers.result"]
+    assert loaded == [
+        "tapesched.simulator.policy_registry",
+        "tapesched.solvers.registry",
+        "tapesched.solvers.result",
+    ]
 
 
 def test_the_policy_choices_and_the_help_come_from_the_registries():
@@ -127,7 +132,12 @@ def test_an_unknown_policy_in_a_scenario_lists_the_registrys_names(tmp_path):
 
 
 def test_an_installed_packages_policy_is_a_policy_everywhere(tmp_path, monkeypatch):
-    dist_info(tmp_path, "more-policies", POLICY_GROUP, {"one-drive": "simulator.vertical:Vertical"})
+    dist_info(
+        tmp_path,
+        "more-policies",
+        POLICY_GROUP,
+        {"one-drive": "tapesched.simulator.vertical:Vertical"},
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     assert isinstance(make_policy("one-drive", block_mb=10.0), Vertical)
     assert POLICIES.known() == (*POLICIES, "one-drive")

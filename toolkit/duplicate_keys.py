@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from toolkit.errors import Problem, join_path, shown
+from tapesched.toolkit.errors import Problem, join_path, shown
 
 
 class _Repeated(dict[str, Any]):

@@ -35,8 +35,8 @@ from typing import Any, dataclass_transform
 import attrs
 from attrs import field, frozen
 
-from toolkit.errors import shown
-from toolkit.units import (
+from tapesched.toolkit.errors import shown
+from tapesched.toolkit.units import (
     MAX_COUNT,
     MAX_RATE_MB_S,
     MAX_RATE_PER_YEAR,

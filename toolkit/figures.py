@@ -24,7 +24,7 @@ from matplotlib import rc_context
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from toolkit.errors import InputError, Problem
+from tapesched.toolkit.errors import InputError, Problem
 
 FORMATS: tuple[str, ...] = ("png", "svg")
 """The picture formats written, named by the output file's suffix."""

@@ -28,9 +28,9 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from toolkit.figures import new_figure
-from toolkit.model import Instance, Schedule
-from toolkit.validator import DRIVE_ACTIVITIES, EPS, Report
+from tapesched.toolkit.figures import new_figure
+from tapesched.toolkit.model import Instance, Schedule
+from tapesched.toolkit.validator import DRIVE_ACTIVITIES, EPS, Report
 
 ARM_ACTIVITIES: tuple[str, ...] = ("mount", "dismount")
 """The kinds of bars of an arm's lane."""

@@ -37,7 +37,7 @@ from typing import NamedTuple, Protocol, TypeVar
 
 from attrs import frozen
 
-from toolkit.model import (
+from tapesched.toolkit.model import (
     OBJECTIVES,
     Drive,
     InitialTape,
@@ -47,7 +47,7 @@ from toolkit.model import (
     Request,
     Tape,
 )
-from toolkit.technology import (
+from tapesched.toolkit.technology import (
     GOLUBCHIK_LIBRARIES,
     LIBRARIES,
     MB_PER_GB,

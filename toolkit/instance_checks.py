@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Container, Iterator
 from typing import Any
 
-from toolkit.errors import Problem
-from toolkit.model import Instance
+from tapesched.toolkit.errors import Problem
+from tapesched.toolkit.model import Instance
 
 
 def _items(data: dict[str, Any], key: str) -> list[tuple[int, dict[str, Any]]]:

@@ -40,12 +40,12 @@ from cattrs.errors import (
 )
 from cattrs.gen import make_dict_structure_fn, override
 
-from toolkit.duplicate_keys import duplicate_keys
-from toolkit.errors import InputError, Problem, ValueProblems, capped, join_path, shown
-from toolkit.fields import InvalidFields, Rule
-from toolkit.gc_pause import paused_gc
-from toolkit.instance_checks import check_instance, is_consistent
-from toolkit.model import (
+from tapesched.toolkit.duplicate_keys import duplicate_keys
+from tapesched.toolkit.errors import InputError, Problem, ValueProblems, capped, join_path, shown
+from tapesched.toolkit.fields import InvalidFields, Rule
+from tapesched.toolkit.gc_pause import paused_gc
+from tapesched.toolkit.instance_checks import check_instance, is_consistent
+from tapesched.toolkit.model import (
     INSTANCE_FORMAT,
     INSTANCE_FORMAT_2,
     OLD_SCENARIO_FORMATS,
@@ -54,8 +54,8 @@ from toolkit.model import (
     Instance,
     Schedule,
 )
-from toolkit.outputs import write_file
-from toolkit.reading import read_bytes
+from tapesched.toolkit.outputs import write_file
+from tapesched.toolkit.reading import read_bytes
 
 T = TypeVar("T")
 

@@ -33,9 +33,9 @@ from typing import Any, Protocol
 
 from attrs import asdict, frozen
 
-from toolkit.model import Drive, Instance, Request, Schedule
-from toolkit.objectives import objective_value
-from toolkit.validator import Report, validate
+from tapesched.toolkit.model import Drive, Instance, Request, Schedule
+from tapesched.toolkit.objectives import objective_value
+from tapesched.toolkit.validator import Report, validate
 
 DEFINITIONS: dict[str, str] = {
     "mean_response_s": (

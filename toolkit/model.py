@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from attrs import field
 
-from toolkit.fields import (
+from tapesched.toolkit.fields import (
     bounded_count,
     bounded_rate,
     bounded_size,
@@ -35,10 +35,10 @@ from toolkit.fields import (
     parsed,
     text,
 )
-from toolkit.technology import TAPE_FORMATS
+from tapesched.toolkit.technology import TAPE_FORMATS
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is timed
-    from toolkit.tape_geometry import LocateModel, SerpentineTape
+    from tapesched.toolkit.tape_geometry import LocateModel, SerpentineTape
 
 INSTANCE_FORMAT = "tapesched.instance/1"
 INSTANCE_FORMAT_2 = "tapesched.instance/2"
@@ -120,7 +120,7 @@ def serpentine_tape(format_name: str, capacity_mb: float) -> SerpentineTape:
     so that every wrap holds a byte). The format's own capacity plays no
     part: the instance's tape says how much it holds.
     """
-    from toolkit.tape_geometry import SerpentineTape
+    from tapesched.toolkit.tape_geometry import SerpentineTape
 
     fmt = TAPE_FORMATS[format_name]
     blocks = max(round(capacity_mb * 1_000_000), 2 * fmt.wraps)
@@ -136,7 +136,7 @@ def serpentine_tape(format_name: str, capacity_mb: float) -> SerpentineTape:
 
 @lru_cache(maxsize=64)
 def _locate_model(model: str, format_name: str) -> LocateModel:
-    from toolkit.tape_geometry import CtaCostHeuristic, PhysicalLocate
+    from tapesched.toolkit.tape_geometry import CtaCostHeuristic, PhysicalLocate
 
     if model == "physical":
         return PhysicalLocate.for_format(TAPE_FORMATS[format_name])

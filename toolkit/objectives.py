@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from toolkit.model import Instance, Request
+from tapesched.toolkit.model import Instance, Request
 
 
 def flows(requests: Iterable[Request], ends: Mapping[str, float]) -> list[tuple[Request, float]]:

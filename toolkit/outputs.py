@@ -74,8 +74,8 @@ from typing import TextIO
 
 from attrs import frozen
 
-from toolkit.errors import InputError, Problem
-from toolkit.signals import signals_blocked
+from tapesched.toolkit.errors import InputError, Problem
+from tapesched.toolkit.signals import signals_blocked
 
 STDOUT = "-"
 """The target naming standard output."""

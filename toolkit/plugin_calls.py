@@ -24,7 +24,7 @@ and the other ``BaseException`` that signals raise pass through, as they are
 the user's.
 
 The command line prints a :class:`PluginError` as one line and exits with
-code 2 (:mod:`toolkit.cli.group`); ``tapesched --debug`` prints its traceback
+code 2 (:mod:`tapesched.cli.group`); ``tapesched --debug`` prints its traceback
 too.
 """
 
@@ -39,7 +39,7 @@ from attrs import frozen
 
 T = TypeVar("T")
 
-PROJECT_PACKAGES = frozenset({"toolkit", "solvers", "simulator"})
+PROJECT_PACKAGES = frozenset({"tapesched"})
 """The project's own packages: their code is never a plug-in's."""
 
 FAULTS: tuple[type[BaseException], ...] = (Exception, SystemExit)

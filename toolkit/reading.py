@@ -31,8 +31,8 @@ import zlib
 from collections.abc import Callable
 from typing import IO, BinaryIO, cast
 
-from toolkit.errors import InputError, Problem
-from toolkit.limits import MAX_INPUT_BYTES, MAX_LINE_BYTES, MiB
+from tapesched.toolkit.errors import InputError, Problem
+from tapesched.toolkit.limits import MAX_INPUT_BYTES, MAX_LINE_BYTES, MiB
 
 CHUNK_BYTES = MiB
 """Bytes read at a time: at most :data:`~toolkit.limits.MAX_LINE_BYTES`, so that a line

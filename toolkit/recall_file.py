@@ -25,13 +25,13 @@ from typing import Any
 
 from attrs import frozen
 
-from toolkit.errors import InputError, Problem, capped, shown
-from toolkit.fields import bounded_rate
-from toolkit.io import read_json
-from toolkit.limits import MAX_RECALL_FILES
-from toolkit.tape_geometry import SerpentineTape, TapeFile
-from toolkit.technology import TAPE_FORMATS
-from toolkit.units import MAX_COUNT, MAX_SIZE_MB
+from tapesched.toolkit.errors import InputError, Problem, capped, shown
+from tapesched.toolkit.fields import bounded_rate
+from tapesched.toolkit.io import read_json
+from tapesched.toolkit.limits import MAX_RECALL_FILES
+from tapesched.toolkit.tape_geometry import SerpentineTape, TapeFile
+from tapesched.toolkit.technology import TAPE_FORMATS
+from tapesched.toolkit.units import MAX_COUNT, MAX_SIZE_MB
 
 CTA_KEYS = ("wraps", "min_lpos", "max_lpos", "end_of_wrap_blocks", "block_bytes", "rate_mb_s")
 """The keys of a tape given as CTA knows it."""

@@ -59,8 +59,8 @@ from typing import Any, TypeVar
 
 from attrs import define, field, frozen
 
-from toolkit.errors import shown
-from toolkit.plugin_calls import PluginError, call_plugin, exception_line
+from tapesched.toolkit.errors import shown
+from tapesched.toolkit.plugin_calls import PluginError, call_plugin, exception_line
 
 T = TypeVar("T")
 

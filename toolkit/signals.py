@@ -1,7 +1,7 @@
 """Signals held or deferred, for code that a Python exception cannot stop.
 
 Ctrl-C and SIGTERM end a command as an exception raised in the main thread
-between two bytecodes (:mod:`toolkit.cli.interrupts`). Two kinds of code
+between two bytecodes (:mod:`tapesched.cli.interrupts`). Two kinds of code
 need more:
 
 - A step that must not be cut in half (swapping directories, starting a

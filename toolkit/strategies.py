@@ -6,7 +6,7 @@ draws satisfies the rules of the "Instance file" section of
 be held to the validator. For example::
 
     from hypothesis import given
-    from toolkit.strategies import instances
+    from tapesched.toolkit.strategies import instances
 
     @given(instances(max_gang=(1, 2)))
     def test_my_scheduler_is_feasible(instance):
@@ -32,14 +32,14 @@ from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
-from toolkit.generators import (
+from tapesched.toolkit.generators import (
     WEIGHT_RULES,
     GeneratedPlatform,
     RandomParams,
     build_instance,
     build_requests,
 )
-from toolkit.model import OBJECTIVES, Instance
+from tapesched.toolkit.model import OBJECTIVES, Instance
 
 T = TypeVar("T")
 

@@ -40,7 +40,7 @@ import numpy as np
 import numpy.typing as npt
 from attrs import field, frozen
 
-from toolkit.technology import BANDS, TapeFormat
+from tapesched.toolkit.technology import BANDS, TapeFormat
 
 MB = 1_000_000
 """Bytes in a megabyte (powers of ten, as the core problem's units)."""

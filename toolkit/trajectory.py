@@ -17,10 +17,10 @@ from typing import Any
 from attrs import frozen
 from matplotlib.figure import Figure
 
-from toolkit.errors import InputError, Problem, capped
-from toolkit.figures import new_figure
-from toolkit.io import read_json
-from toolkit.limits import MAX_NAME_CHARS
+from tapesched.toolkit.errors import InputError, Problem, capped
+from tapesched.toolkit.figures import new_figure
+from tapesched.toolkit.io import read_json
+from tapesched.toolkit.limits import MAX_NAME_CHARS
 
 
 @frozen

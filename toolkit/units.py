@@ -48,7 +48,7 @@ from __future__ import annotations
 import math
 import re
 
-from toolkit.errors import shown
+from tapesched.toolkit.errors import shown
 
 MAX_TIME_S = 1e9
 """Longest time a file or an option may give, in seconds (about 31.7 years).

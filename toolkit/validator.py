@@ -70,9 +70,16 @@ from typing import Any, NamedTuple
 
 from attrs import field, frozen
 
-from toolkit.gc_pause import paused_gc
-from toolkit.model import ArmOperation, Drive, Instance, Request, Schedule, ScheduledRequest
-from toolkit.objectives import objective_value
+from tapesched.toolkit.gc_pause import paused_gc
+from tapesched.toolkit.model import (
+    ArmOperation,
+    Drive,
+    Instance,
+    Request,
+    Schedule,
+    ScheduledRequest,
+)
+from tapesched.toolkit.objectives import objective_value
 
 EPS = 1e-6
 RULES: tuple[str, ...] = (

@@ -44,21 +44,21 @@ import time
 from attrs import frozen
 from ortools.sat.python import cp_model
 
-from solvers.bounds import lower_bound
-from solvers.cpsat.constraints import add_all
-from solvers.cpsat.data import CpsatData
-from solvers.cpsat.hint import add_hint, read_hint
-from solvers.cpsat.objective import Scaled, objective_cap, set_objective
-from solvers.cpsat.solution import read_plan
-from solvers.cpsat.variables import CpsatVariables, build_variables
-from solvers.deadline import Deadline, OutOfTime
-from solvers.model_size import CPSAT_SETUP, fits, not_built
-from solvers.plan import plan_to_schedule
-from solvers.result import Result, Status
-from solvers.stoppable import solve_stoppable
-from solvers.warm_start import warm_start
-from toolkit.model import Instance, Schedule
-from toolkit.validator import validate
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.cpsat.constraints import add_all
+from tapesched.solvers.cpsat.data import CpsatData
+from tapesched.solvers.cpsat.hint import add_hint, read_hint
+from tapesched.solvers.cpsat.objective import Scaled, objective_cap, set_objective
+from tapesched.solvers.cpsat.solution import read_plan
+from tapesched.solvers.cpsat.variables import CpsatVariables, build_variables
+from tapesched.solvers.deadline import Deadline, OutOfTime
+from tapesched.solvers.model_size import CPSAT_SETUP, fits, not_built
+from tapesched.solvers.plan import plan_to_schedule
+from tapesched.solvers.result import Result, Status
+from tapesched.solvers.stoppable import solve_stoppable
+from tapesched.solvers.warm_start import warm_start
+from tapesched.toolkit.model import Instance, Schedule
+from tapesched.toolkit.validator import validate
 
 __all__ = ["CpsatModel", "build_model", "cpsat"]
 

@@ -19,8 +19,8 @@ from collections import defaultdict
 from ortools.sat.python import cp_model
 from ortools.sat.python.cp_model_helper import Literal
 
-from solvers.cpsat.data import DEPOT, CpsatData
-from solvers.cpsat.variables import CpsatVariables
+from tapesched.solvers.cpsat.data import DEPOT, CpsatData
+from tapesched.solvers.cpsat.variables import CpsatVariables
 
 
 def add_assignment(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:

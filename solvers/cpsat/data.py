@@ -18,9 +18,9 @@ from __future__ import annotations
 import math
 from functools import cached_property
 
-from solvers.deadline import Deadline
-from solvers.formulation import Formulation
-from toolkit.model import Instance
+from tapesched.solvers.deadline import Deadline
+from tapesched.solvers.formulation import Formulation
+from tapesched.toolkit.model import Instance
 
 DEPOT = -1
 """The depot of every drive's circuit: the sequence starts and ends there."""

@@ -30,10 +30,10 @@ from collections.abc import Callable, Mapping
 
 from attrs import frozen
 
-from solvers.cpsat.data import CpsatData
-from solvers.plan import Plan, Stay
-from solvers.retiming import EventGraph, PositiveCycle
-from toolkit.model import Schedule
+from tapesched.solvers.cpsat.data import CpsatData
+from tapesched.solvers.plan import Plan, Stay
+from tapesched.solvers.retiming import EventGraph, PositiveCycle
+from tapesched.toolkit.model import Schedule
 
 EPS = 1e-6
 """Tolerance of the validator, used when reading a schedule's times."""

@@ -18,16 +18,16 @@ from attrs import frozen
 from ortools.sat.python import cp_model
 from ortools.sat.python.cp_model_helper import Literal
 
-from solvers.cpsat.data import DEPOT, CpsatData
-from solvers.cpsat.decisions import (
+from tapesched.solvers.cpsat.data import DEPOT, CpsatData
+from tapesched.solvers.cpsat.decisions import (
     CpsatDecisions,
     InvalidDecisions,
     Times,
     decisions_from_schedule,
     earliest,
 )
-from solvers.cpsat.variables import CpsatVariables
-from toolkit.model import Schedule, ScheduledRequest
+from tapesched.solvers.cpsat.variables import CpsatVariables
+from tapesched.toolkit.model import Schedule, ScheduledRequest
 
 
 def canonical(data: CpsatData, decisions: CpsatDecisions) -> CpsatDecisions:

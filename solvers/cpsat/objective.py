@@ -27,8 +27,8 @@ import math
 from attrs import frozen
 from ortools.sat.python import cp_model
 
-from solvers.cpsat.data import TOLERANCE, CpsatData, is_multiple
-from solvers.cpsat.variables import CpsatVariables
+from tapesched.solvers.cpsat.data import TOLERANCE, CpsatData, is_multiple
+from tapesched.solvers.cpsat.variables import CpsatVariables
 
 _LARGEST = 2**60
 """Largest objective value the scaling may produce (CP-SAT works in int64)."""

@@ -16,10 +16,10 @@ from collections import defaultdict
 
 from ortools.sat.python import cp_model
 
-from solvers.cpsat.data import DEPOT, CpsatData
-from solvers.cpsat.decisions import CpsatDecisions, Op, assign_lanes, earliest, to_plan
-from solvers.cpsat.variables import CpsatVariables
-from solvers.plan import Plan
+from tapesched.solvers.cpsat.data import DEPOT, CpsatData
+from tapesched.solvers.cpsat.decisions import CpsatDecisions, Op, assign_lanes, earliest, to_plan
+from tapesched.solvers.cpsat.variables import CpsatVariables
+from tapesched.solvers.plan import Plan
 
 
 def read_decisions(solver: cp_model.CpSolver, data: CpsatData, v: CpsatVariables) -> CpsatDecisions:

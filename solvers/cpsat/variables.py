@@ -16,7 +16,7 @@ from attrs import frozen
 from ortools.sat.python import cp_model
 from ortools.sat.python.cp_model_helper import Literal
 
-from solvers.cpsat.data import DEPOT, CpsatData
+from tapesched.solvers.cpsat.data import DEPOT, CpsatData
 
 Arc = tuple[int, int, int]
 """``(drive, tail node, head node)``; ``DEPOT`` stands for the depot."""

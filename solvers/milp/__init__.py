@@ -68,21 +68,21 @@ from collections.abc import Callable
 import pulp
 from attrs import frozen
 
-from solvers.deadline import Deadline, OutOfTime
-from solvers.formulation import refuse_start_state
-from solvers.milp.backends import ABS_GAP, REL_GAP, Outcome, run_cbc, run_highs
-from solvers.milp.constraints import add_all
-from solvers.milp.data import MilpData
-from solvers.milp.hint import apply_hint
-from solvers.milp.objective import set_objective
-from solvers.milp.solution import read_decisions, retime
-from solvers.milp.variables import MilpVariables, build_variables
-from solvers.model_size import CBC_SETUP, HIGHS_SETUP, SetupCost, fits, not_built
-from solvers.plan import Plan, Stay, plan_to_schedule
-from solvers.result import Result, Status
-from solvers.warm_start import warm_start
-from toolkit.model import Instance, Schedule
-from toolkit.validator import validate
+from tapesched.solvers.deadline import Deadline, OutOfTime
+from tapesched.solvers.formulation import refuse_start_state
+from tapesched.solvers.milp.backends import ABS_GAP, REL_GAP, Outcome, run_cbc, run_highs
+from tapesched.solvers.milp.constraints import add_all
+from tapesched.solvers.milp.data import MilpData
+from tapesched.solvers.milp.hint import apply_hint
+from tapesched.solvers.milp.objective import set_objective
+from tapesched.solvers.milp.solution import read_decisions, retime
+from tapesched.solvers.milp.variables import MilpVariables, build_variables
+from tapesched.solvers.model_size import CBC_SETUP, HIGHS_SETUP, SetupCost, fits, not_built
+from tapesched.solvers.plan import Plan, Stay, plan_to_schedule
+from tapesched.solvers.result import Result, Status
+from tapesched.solvers.warm_start import warm_start
+from tapesched.toolkit.model import Instance, Schedule
+from tapesched.toolkit.validator import validate
 
 __all__ = ["MilpModel", "build_model", "milp_cbc", "milp_highs", "trivial_bound"]
 

@@ -24,9 +24,9 @@ from typing import Any
 
 import pulp
 
-from solvers.deadline import Deadline
-from solvers.milp.data import MilpData
-from solvers.milp.variables import MilpVariables, op_window, zero_arc
+from tapesched.solvers.deadline import Deadline
+from tapesched.solvers.milp.data import MilpData
+from tapesched.solvers.milp.variables import MilpVariables, op_window, zero_arc
 
 Problem = Any
 """A ``pulp.LpProblem``."""

@@ -28,8 +28,8 @@ from collections.abc import Mapping
 
 from attrs import frozen
 
-from solvers.formulation import Formulation, Node
-from toolkit.model import Instance
+from tapesched.solvers.formulation import Formulation, Node
+from tapesched.toolkit.model import Instance
 
 ARM_EPS = 1e-6
 """Arm operations this short or shorter take no arm: the validator does not count them."""

@@ -16,11 +16,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from solvers.milp.data import MilpData
-from solvers.milp.solution import MilpDecisions, StayNodes
-from solvers.milp.variables import MilpVariables
-from toolkit.model import Schedule
-from toolkit.validator import EPS
+from tapesched.solvers.milp.data import MilpData
+from tapesched.solvers.milp.solution import MilpDecisions, StayNodes
+from tapesched.solvers.milp.variables import MilpVariables
+from tapesched.toolkit.model import Schedule
+from tapesched.toolkit.validator import EPS
 
 _BOUND_TOL = 1e-6
 """A hint value this far outside its variable's bounds is clamped; farther, the hint is dropped."""

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import pulp
 
-from solvers.milp.constraints import Problem, add_row
-from solvers.milp.data import MilpData
-from solvers.milp.variables import MilpVariables
+from tapesched.solvers.milp.constraints import Problem, add_row
+from tapesched.solvers.milp.data import MilpData
+from tapesched.solvers.milp.variables import MilpVariables
 
 
 def set_objective(problem: Problem, data: MilpData, var: MilpVariables) -> None:

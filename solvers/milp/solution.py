@@ -23,10 +23,10 @@ from itertools import pairwise
 
 from attrs import frozen
 
-from solvers.milp.data import ARM_EPS, MilpData
-from solvers.milp.variables import MilpVariables
-from solvers.plan import Plan, Stay
-from solvers.retiming import EventGraph, PositiveCycle
+from tapesched.solvers.milp.data import ARM_EPS, MilpData
+from tapesched.solvers.milp.variables import MilpVariables
+from tapesched.solvers.plan import Plan, Stay
+from tapesched.solvers.retiming import EventGraph, PositiveCycle
 
 Event = tuple[object, ...]
 """An event of :func:`retime`: ``("S", request)``, ``("M", drive, stay)`` or ``("D", drive, stay)``.

@@ -48,7 +48,7 @@ from typing import Any
 import pulp
 from attrs import frozen
 
-from solvers.milp.data import MilpData
+from tapesched.solvers.milp.data import MilpData
 
 LpVar = Any
 """A ``pulp.LpVariable`` (PuLP ships no type information)."""

@@ -19,14 +19,14 @@
   ``backfill``, ``fifo-dismount-at-once``, and ``greedy`` as a scheduler),
   :data:`~solvers.online.policies.SCHEDULERS`, and their registered solvers.
 
-The names below are re-exported for users (``from solvers.online import
+The names below are re-exported for users (``from tapesched.solvers.online import
 Start``); the project's own modules import from the submodules.
 """
 
 from __future__ import annotations
 
-from solvers.online.dispatcher import Dispatcher, PlatformView, dispatch, solve_online
-from solvers.online.policies import (
+from tapesched.solvers.online.dispatcher import Dispatcher, PlatformView, dispatch, solve_online
+from tapesched.solvers.online.policies import (
     SCHEDULERS,
     Backfill,
     DismountAtOnce,
@@ -37,7 +37,14 @@ from solvers.online.policies import (
     TapeBatching,
     Wspt,
 )
-from solvers.online.protocol import Decision, Dismount, PlatformState, Preview, Scheduler, Start
+from tapesched.solvers.online.protocol import (
+    Decision,
+    Dismount,
+    PlatformState,
+    Preview,
+    Scheduler,
+    Start,
+)
 
 __all__ = [
     "SCHEDULERS",

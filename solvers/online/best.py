@@ -6,10 +6,10 @@ so that both (and :mod:`solvers.lns`) start from it without an import cycle.
 
 from __future__ import annotations
 
-from solvers.online.dispatcher import dispatch
-from solvers.online.policies import SCHEDULERS
-from toolkit.model import Instance, Schedule
-from toolkit.validator import validate
+from tapesched.solvers.online.dispatcher import dispatch
+from tapesched.solvers.online.policies import SCHEDULERS
+from tapesched.toolkit.model import Instance, Schedule
+from tapesched.toolkit.validator import validate
 
 
 def best_heuristic(instance: Instance, prefetch: bool = True) -> tuple[Schedule, float] | None:

@@ -23,16 +23,16 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
-from solvers.bounds import lower_bound
-from solvers.online.protocol import Decision, Dismount, Preview, Scheduler, Start
-from solvers.online.state import MAX_IDLE_WAKES, DispatchState, LeftWaiting, as_decision
-from solvers.result import Result, Status
-from solvers.timeline import Timeline
-from toolkit.metrics import alone_s, fastest_first
-from toolkit.model import Drive, Instance, Request, Schedule
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.online.protocol import Decision, Dismount, Preview, Scheduler, Start
+from tapesched.solvers.online.state import MAX_IDLE_WAKES, DispatchState, LeftWaiting, as_decision
+from tapesched.solvers.result import Result, Status
+from tapesched.solvers.timeline import Timeline
+from tapesched.toolkit.metrics import alone_s, fastest_first
+from tapesched.toolkit.model import Drive, Instance, Request, Schedule
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
-    from toolkit.tape_geometry import LocateModel, SerpentineTape
+    from tapesched.toolkit.tape_geometry import LocateModel, SerpentineTape
 
 
 class ServiceTimes:

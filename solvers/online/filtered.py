@@ -20,11 +20,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
-from solvers.online.protocol import Decision, PlatformState, Preview
-from toolkit.model import Request
+from tapesched.solvers.online.protocol import Decision, PlatformState, Preview
+from tapesched.toolkit.model import Request
 
 if TYPE_CHECKING:
-    from toolkit.tape_geometry import LocateModel, SerpentineTape
+    from tapesched.toolkit.tape_geometry import LocateModel, SerpentineTape
 
 
 class FilteredPlatform(ABC):

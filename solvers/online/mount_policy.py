@@ -90,19 +90,19 @@ from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 from attrs import frozen
 
-from solvers.online.filtered import FilteredPlatform
-from solvers.online.protocol import (
+from tapesched.solvers.online.filtered import FilteredPlatform
+from tapesched.solvers.online.protocol import (
     Decision,
     Dismount,
     PlatformState,
     Scheduler,
     Start,
 )
-from solvers.online.state import WaitingRequests
-from toolkit.model import Instance, Request
-from toolkit.plugin_calls import PluginError, call_plugin, exception_line
-from toolkit.registry import LoadError, load_spec
-from toolkit.units import parse_duration
+from tapesched.solvers.online.state import WaitingRequests
+from tapesched.toolkit.model import Instance, Request
+from tapesched.toolkit.plugin_calls import PluginError, call_plugin, exception_line
+from tapesched.toolkit.registry import LoadError, load_spec
+from tapesched.toolkit.units import parse_duration
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
     pass

@@ -82,15 +82,15 @@ import heapq
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-import solvers.registry
-from solvers.online.dispatcher import solve_online
-from solvers.online.protocol import Decision, Dismount, PlatformState, Scheduler, Start
-from solvers.result import Result
-from toolkit.model import Instance, Request
+from tapesched import solvers
+from tapesched.solvers.online.dispatcher import solve_online
+from tapesched.solvers.online.protocol import Decision, Dismount, PlatformState, Scheduler, Start
+from tapesched.solvers.result import Result
+from tapesched.toolkit.model import Instance, Request
 
 if TYPE_CHECKING:  # the orderers need numpy, OR-Tools and SciPy: imported when used
-    from solvers.recall_order import Orderer
-    from toolkit.tape_geometry import LocateModel, SerpentineTape
+    from tapesched.solvers.recall_order import Orderer
+    from tapesched.toolkit.tape_geometry import LocateModel, SerpentineTape
 
 EPS = 1e-9
 """Slack, in seconds, under which a backfilled request is deemed not to delay a gang."""
@@ -364,7 +364,7 @@ class ReadOrder:
     def orderer(self) -> Orderer:
         """The orderer in force (the default one imported on first use)."""
         if self._orderer is None:
-            from solvers.recall_order import ORDERERS
+            from tapesched.solvers.recall_order import ORDERERS
 
             self._orderer = ORDERERS[self.default]
         return self._orderer
@@ -406,7 +406,7 @@ class ReadOrder:
         would answer, and the rest of ``exact``'s path); a request joining,
         or the head elsewhere, asks the orderer again.
         """
-        from toolkit.tape_geometry import TapeFile
+        from tapesched.toolkit.tape_geometry import TapeFile
 
         tape, model = geometry
         head_mb = platform.head_mb(drive)

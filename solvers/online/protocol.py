@@ -63,10 +63,10 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from attrs import frozen
 
-from toolkit.model import Request
+from tapesched.toolkit.model import Request
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
-    from toolkit.tape_geometry import LocateModel, SerpentineTape
+    from tapesched.toolkit.tape_geometry import LocateModel, SerpentineTape
 
 
 @frozen

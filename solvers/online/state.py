@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import overload
 
-from solvers.online.protocol import Decision, Dismount, PlatformState, Scheduler, Start
-from toolkit.model import Request
-from toolkit.plugin_calls import PluginFault
+from tapesched.solvers.online.protocol import Decision, Dismount, PlatformState, Scheduler, Start
+from tapesched.toolkit.model import Request
+from tapesched.toolkit.plugin_calls import PluginFault
 
 
 class WaitingRequests(Sequence[Request]):

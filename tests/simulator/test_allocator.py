@@ -10,15 +10,22 @@ from collections import defaultdict
 import pytest
 from attrs import evolve
 
-from simulator.allocator import (
+from tapesched.simulator.allocator import (
     Allocation,
     AllocationView,
     Allocator,
     Orchestrator,
     StaticCaps,
 )
-from simulator.cnaf_study import QUICK, SET, allocators, background, bulk_recall, platform_of
-from simulator.groups import (
+from tapesched.simulator.cnaf_study import (
+    QUICK,
+    SET,
+    allocators,
+    background,
+    bulk_recall,
+    platform_of,
+)
+from tapesched.simulator.groups import (
     DriveSet,
     FileRecall,
     HsmGroup,
@@ -28,7 +35,7 @@ from simulator.groups import (
     TapeBatch,
     recall_batches,
 )
-from simulator.hsm_run import HsmResult, run_hsm
+from tapesched.simulator.hsm_run import HsmResult, run_hsm
 
 
 def _set(drives: int = 16) -> DriveSet:

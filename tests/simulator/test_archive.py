@@ -8,13 +8,13 @@ from itertools import pairwise
 import pytest
 from attrs import evolve
 
-from simulator.archive import Archive, ArchiveParams
-from simulator.catalogue import Catalogue
-from simulator.experiment import override, run_once
-from simulator.files import Scheme
-from simulator.policy_registry import make_policy
-from simulator.scenario import Scenario, load_scenario, make_archive
-from simulator.workload import SIZE_CLASSES_MB, TABLE_1, WorkloadParams, generate
+from tapesched.simulator.archive import Archive, ArchiveParams
+from tapesched.simulator.catalogue import Catalogue
+from tapesched.simulator.experiment import override, run_once
+from tapesched.simulator.files import Scheme
+from tapesched.simulator.policy_registry import make_policy
+from tapesched.simulator.scenario import Scenario, load_scenario, make_archive
+from tapesched.simulator.workload import SIZE_CLASSES_MB, TABLE_1, WorkloadParams, generate
 from tests.conftest import INSTANCES
 
 SCENARIOS = INSTANCES / "scenarios"

@@ -16,15 +16,15 @@ import pytest
 from attrs import evolve
 from click.testing import CliRunner
 
-from simulator.bw_main import BwMain, BwMainParams
-from simulator.files import FileRequest, FileSpec, Scheme
-from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
-from simulator.policy_registry import make_policy
-from simulator.simulation import AdmittedRequest, Simulation
-from simulator.technology import DRIVE_MODELS, Duration
-from simulator.workload import Workload
+from tapesched.cli import main
+from tapesched.simulator.bw_main import BwMain, BwMainParams
+from tapesched.simulator.files import FileRequest, FileSpec, Scheme
+from tapesched.simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
+from tapesched.simulator.policy_registry import make_policy
+from tapesched.simulator.simulation import AdmittedRequest, Simulation
+from tapesched.simulator.technology import DRIVE_MODELS, Duration
+from tapesched.simulator.workload import Workload
 from tests.conftest import INSTANCES
-from toolkit.cli import main
 
 MODEL = evolve(DRIVE_MODELS["LTO-7"], rate_mb_s=100.0, load_s=Duration(5.0), unload_s=Duration(5.0))
 LONG_MB = 30_000.0

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from simulator.scenario import load_scenario
-from simulator.studies import SCENARIO_FILE, STUDIES, points
-from simulator.sweep import PointResult, Precision, executor, run_sweep
+from tapesched.simulator.scenario import load_scenario
+from tapesched.simulator.studies import SCENARIO_FILE, STUDIES, points
+from tapesched.simulator.sweep import PointResult, Precision, executor, run_sweep
 
 SEED = 1
 TWO = Precision(share=0.05, min_replications=2, max_replications=2)

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-import simulator.catalogue
-from simulator.catalogue import Catalogue, Chunk, RowSpan, TapeInfo, Written
-from simulator.files import FileSpec, Scheme
+from tapesched import simulator
+from tapesched.simulator.catalogue import Catalogue, Chunk, RowSpan, TapeInfo, Written
+from tapesched.simulator.files import FileSpec, Scheme
 
 TWO_ONE = Scheme(2, 1)
 

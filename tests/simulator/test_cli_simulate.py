@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tapesched.cli import main
+from tapesched.cli.simulate import RECORD_COLUMNS
 from tests.conftest import INSTANCES
-from toolkit.cli import main
-from toolkit.cli.simulate import RECORD_COLUMNS
 
 AMPEX = str(INSTANCES / "scenarios" / "ampex.json")
 BLUE_WATERS = str(INSTANCES / "scenarios" / "blue-waters.json")

@@ -8,9 +8,9 @@ import json
 from attrs import evolve
 from click.testing import CliRunner
 
-from simulator.cnaf_study import METRICS, QUICK, SERIES, bulk_recall, run_study
-from simulator.study_report import COLUMNS
-from toolkit.cli import main
+from tapesched.cli import main
+from tapesched.simulator.cnaf_study import METRICS, QUICK, SERIES, bulk_recall, run_study
+from tapesched.simulator.study_report import COLUMNS
 
 
 def test_the_bulk_recall_has_the_papers_size_at_full_scale() -> None:

@@ -10,10 +10,10 @@ import math
 import pytest
 from click.testing import CliRunner
 
-from simulator import defer_study
-from simulator.defer_study import DeferConfig, load_sample, mount_policy, run_study
-from simulator.study_report import COLUMNS
-from toolkit.cli import main
+from tapesched.cli import main
+from tapesched.simulator import defer_study
+from tapesched.simulator.defer_study import DeferConfig, load_sample, mount_policy, run_study
+from tapesched.simulator.study_report import COLUMNS
 
 STUDY = DeferConfig(defer_s=(0.0, 300.0, 1800.0, math.inf), requests=3_000)
 """The first 3,000 requests of the sample on 170 drives, four delays, three rules."""

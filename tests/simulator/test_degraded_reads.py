@@ -18,20 +18,27 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulator.archive import Archive, ArchiveParams
-from simulator.catalogue import Catalogue, FileLayout, Row
-from simulator.files import FileSpec, JobSpec, Scheme
-from simulator.groups import DriveSet, HsmGroup, HsmPlatform, HsmServer, Reclamation, TapeBatch
-from simulator.hetero import Hetero
-from simulator.hsm_run import HsmArchive, HsmReads
-from simulator.parallel import Parallel
-from simulator.policy import Policy, Unrecoverable, extent, preload
-from simulator.policy_registry import make_policy
-from simulator.rait import Rait
-from simulator.replay import TraceArchive, TraceReads
-from simulator.trace import TraceRequest
-from simulator.vertical import Vertical
-from simulator.workload import SIZE_CLASSES_MB, TABLE_1
+from tapesched.simulator.archive import Archive, ArchiveParams
+from tapesched.simulator.catalogue import Catalogue, FileLayout, Row
+from tapesched.simulator.files import FileSpec, JobSpec, Scheme
+from tapesched.simulator.groups import (
+    DriveSet,
+    HsmGroup,
+    HsmPlatform,
+    HsmServer,
+    Reclamation,
+    TapeBatch,
+)
+from tapesched.simulator.hetero import Hetero
+from tapesched.simulator.hsm_run import HsmArchive, HsmReads
+from tapesched.simulator.parallel import Parallel
+from tapesched.simulator.policy import Policy, Unrecoverable, extent, preload
+from tapesched.simulator.policy_registry import make_policy
+from tapesched.simulator.rait import Rait
+from tapesched.simulator.replay import TraceArchive, TraceReads
+from tapesched.simulator.trace import TraceRequest
+from tapesched.simulator.vertical import Vertical
+from tapesched.simulator.workload import SIZE_CLASSES_MB, TABLE_1
 from tests.simulator.test_policies import play, scenarios, table, tape
 
 FOUR_ONE, FOUR_TWO, EIGHT_TWO = Scheme(4, 1), Scheme(4, 2), Scheme(8, 2)

@@ -7,17 +7,17 @@ from typing import Any
 
 import pytest
 
-from simulator.disk_cache import CacheSpec, DiskCache, LruCache, ServiceClass
-from simulator.experiment import run_once
-from simulator.files import FileRequest, FileSpec, Scheme
-from simulator.platform import DriveSpec, LibrarySpec, PlatformSpec
-from simulator.policy_registry import make_policy
-from simulator.scenario import scenario_from_dict
-from simulator.simulation import Simulation
-from simulator.technology import DRIVE_MODELS, Duration
-from simulator.workload import Workload
+from tapesched.simulator.disk_cache import CacheSpec, DiskCache, LruCache, ServiceClass
+from tapesched.simulator.experiment import run_once
+from tapesched.simulator.files import FileRequest, FileSpec, Scheme
+from tapesched.simulator.platform import DriveSpec, LibrarySpec, PlatformSpec
+from tapesched.simulator.policy_registry import make_policy
+from tapesched.simulator.scenario import scenario_from_dict
+from tapesched.simulator.simulation import Simulation
+from tapesched.simulator.technology import DRIVE_MODELS, Duration
+from tapesched.simulator.workload import Workload
+from tapesched.toolkit.errors import InputError
 from tests.conftest import INSTANCES
-from toolkit.errors import InputError
 
 ONE = Scheme(1, 0)
 SOURCE = "s.json"

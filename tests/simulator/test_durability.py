@@ -12,10 +12,11 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulator.archive import Archive, ArchiveParams
-from simulator.catalogue import Catalogue, FileLayout
-from simulator.data_account import DataAccount, account
-from simulator.durability import (
+from tapesched.cli import main
+from tapesched.simulator.archive import Archive, ArchiveParams
+from tapesched.simulator.catalogue import Catalogue, FileLayout
+from tapesched.simulator.data_account import DataAccount, account
+from tapesched.simulator.durability import (
     draw_lost_tapes,
     group_loss_probability,
     lay_out,
@@ -25,7 +26,7 @@ from simulator.durability import (
     tape_loss_probability,
     tape_loss_rate,
 )
-from simulator.durability_study import (
+from tapesched.simulator.durability_study import (
     HANDLING_X,
     QUICK,
     QUICK_HANDLING,
@@ -36,12 +37,11 @@ from simulator.durability_study import (
     results_csv,
     tape_loss_panel,
 )
-from simulator.files import FileSpec, Scheme
-from simulator.policy import Policy, preload
-from simulator.policy_registry import make_policy
-from simulator.study_report import read_results_csv
-from simulator.workload import SIZE_CLASSES_MB
-from toolkit.cli import main
+from tapesched.simulator.files import FileSpec, Scheme
+from tapesched.simulator.policy import Policy, preload
+from tapesched.simulator.policy_registry import make_policy
+from tapesched.simulator.study_report import read_results_csv
+from tapesched.simulator.workload import SIZE_CLASSES_MB
 
 BLOCK_MB = 16.0
 POLICIES = ("rait", "parallel", "vertical")

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simulator.engine import Engine, event_time_s
+from tapesched.simulator.engine import Engine, event_time_s
 
 
 def test_events_run_in_time_order_and_ties_in_scheduling_order():

@@ -11,14 +11,14 @@ from attrs import evolve
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from simulator.data_account import data_account, file_state_in_run, lost_tapes_of
-from simulator.experiment import Replication, run_once
-from simulator.faults import NO_FAULTS, FaultSpec, TapeLoss, handling_given_up
-from simulator.files import FileRequest, FileSpec, Scheme
-from simulator.platform import DriveSpec, LibrarySpec, PlatformSpec
-from simulator.scenario import RunSettings, Scenario
-from simulator.technology import DRIVE_MODELS, Duration
-from simulator.workload import Workload, WorkloadParams
+from tapesched.simulator.data_account import data_account, file_state_in_run, lost_tapes_of
+from tapesched.simulator.experiment import Replication, run_once
+from tapesched.simulator.faults import NO_FAULTS, FaultSpec, TapeLoss, handling_given_up
+from tapesched.simulator.files import FileRequest, FileSpec, Scheme
+from tapesched.simulator.platform import DriveSpec, LibrarySpec, PlatformSpec
+from tapesched.simulator.scenario import RunSettings, Scenario
+from tapesched.simulator.technology import DRIVE_MODELS, Duration
+from tapesched.simulator.workload import Workload, WorkloadParams
 from tests.conftest import INSTANCES as INSTANCES_DIR
 from tests.simulator.test_simulation import small_files, small_platform
 
@@ -250,8 +250,8 @@ def test_a_read_of_a_file_with_more_lost_tapes_than_its_parity_fails_with_its_re
 def test_simulate_with_fault_options_reports_what_struck(tmp_path):
     from click.testing import CliRunner
 
+    from tapesched.cli import main
     from tests.conftest import INSTANCES
-    from toolkit.cli import main
 
     out = tmp_path / "out"
     args = [
@@ -294,8 +294,8 @@ def test_simulate_with_fault_options_reports_what_struck(tmp_path):
 def test_bad_fault_options_exit_2_naming_the_option(option, value):
     from click.testing import CliRunner
 
+    from tapesched.cli import main
     from tests.conftest import INSTANCES
-    from toolkit.cli import main
 
     args = ["simulate", str(INSTANCES / "scenarios" / "ampex.json"), option, value]
     result = CliRunner().invoke(main, args)
@@ -320,8 +320,8 @@ def scenario_with(faults: object) -> dict:
     ],
 )
 def test_bad_faults_sections_are_named_at_their_path(faults, problem):
-    from simulator.scenario import scenario_from_dict
-    from toolkit.errors import InputError
+    from tapesched.simulator.scenario import scenario_from_dict
+    from tapesched.toolkit.errors import InputError
 
     with pytest.raises(InputError) as caught:
         scenario_from_dict(scenario_with(faults), "ampex.json")
@@ -329,7 +329,7 @@ def test_bad_faults_sections_are_named_at_their_path(faults, problem):
 
 
 def test_a_faults_section_gives_the_fault_model_with_its_defaults():
-    from simulator.scenario import scenario_from_dict
+    from tapesched.simulator.scenario import scenario_from_dict
 
     scenario = scenario_from_dict(
         scenario_with({"tape_losses": [{"at_s": 60, "tape": "T000001"}]}), "ampex.json"
@@ -416,7 +416,7 @@ def test_under_random_fault_scripts_no_request_vanishes_and_no_file_is_misreport
 
 
 def test_a_plan_folded_to_fewer_drives_reads_the_same_extents_in_turn():
-    from simulator.files import Extent, JobSpec
+    from tapesched.simulator.files import Extent, JobSpec
 
     a, b, c, d = (Extent(t, 0.0, 1.0, 1.0) for t in "abcd")
     plan = JobSpec(((a, None, b, c), (None, d, None, None)), memory_mb=5.0, per_block=True)
@@ -429,7 +429,7 @@ def test_a_plan_folded_to_fewer_drives_reads_the_same_extents_in_turn():
 
 
 def test_the_blue_waters_65h_scenario_has_the_papers_handling_failures():
-    from simulator.scenario import load_scenario
+    from tapesched.simulator.scenario import load_scenario
 
     scenario = load_scenario(INSTANCES_DIR / "scenarios" / "blue-waters-65h.json")
     assert scenario.faults == FaultSpec(handling_failure=0.01, tape_losses_per_year=0.01)

@@ -12,15 +12,15 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from simulator.experiment import override, run_once
-from simulator.golubchik_studies import GOLUBCHIK_STUDIES, SCENARIO_FILE
-from simulator.scenario import load_scenario, scenario_from_dict
-from simulator.studies import points
-from simulator.study_report import best_by_x, best_map
-from simulator.sweep import InProcess, Precision, run_sweep
-from simulator.workload import generate, with_striping
-from toolkit.cli import main
-from toolkit.errors import InputError
+from tapesched.cli import main
+from tapesched.simulator.experiment import override, run_once
+from tapesched.simulator.golubchik_studies import GOLUBCHIK_STUDIES, SCENARIO_FILE
+from tapesched.simulator.scenario import load_scenario, scenario_from_dict
+from tapesched.simulator.studies import points
+from tapesched.simulator.study_report import best_by_x, best_map
+from tapesched.simulator.sweep import InProcess, Precision, run_sweep
+from tapesched.simulator.workload import generate, with_striping
+from tapesched.toolkit.errors import InputError
 
 SOURCE = "g.json"
 GOL = str(SCENARIO_FILE)

@@ -10,14 +10,14 @@ from attrs import evolve
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from simulator.instance_run import simulate_instance
-from solvers import solve
-from solvers.online.policies import SCHEDULERS
+from tapesched.simulator.instance_run import simulate_instance
+from tapesched.solvers import solve
+from tapesched.solvers.online.policies import SCHEDULERS
+from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.model import Instance, Locate
+from tapesched.toolkit.strategies import instances
+from tapesched.toolkit.validator import validate
 from tests.conftest import INSTANCES
-from toolkit.io import load_instance
-from toolkit.model import Instance, Locate
-from toolkit.strategies import instances
-from toolkit.validator import validate
 
 SHIPPED = [
     "spec-example.json",

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from simulator.experiment import run_once
-from simulator.scenario import scenario_from_dict
+from tapesched.cli import main
+from tapesched.simulator.experiment import run_once
+from tapesched.simulator.scenario import scenario_from_dict
+from tapesched.toolkit.errors import InputError
 from tests.conftest import INSTANCES
-from toolkit.cli import main
-from toolkit.errors import InputError
 
 AMPEX = INSTANCES / "scenarios" / "ampex.json"
 SPEC = str(INSTANCES / "spec-example.json")

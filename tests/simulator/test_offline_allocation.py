@@ -7,11 +7,18 @@ import random
 import pytest
 from attrs import evolve
 
-from simulator.allocator import Orchestrator, StaticCaps
-from simulator.cnaf_study import QUICK, SET, allocators, background, bulk_recall, platform_of
-from simulator.groups import DriveSet, HsmGroup, HsmPlatform, HsmServer, TapeBatch
-from simulator.hsm_run import run_hsm
-from simulator.offline_allocation import backlog_area, offline_allocation, periods_for
+from tapesched.simulator.allocator import Orchestrator, StaticCaps
+from tapesched.simulator.cnaf_study import (
+    QUICK,
+    SET,
+    allocators,
+    background,
+    bulk_recall,
+    platform_of,
+)
+from tapesched.simulator.groups import DriveSet, HsmGroup, HsmPlatform, HsmServer, TapeBatch
+from tapesched.simulator.hsm_run import run_hsm
+from tapesched.simulator.offline_allocation import backlog_area, offline_allocation, periods_for
 
 
 def _small(seed: int) -> tuple[HsmPlatform, list[TapeBatch]]:

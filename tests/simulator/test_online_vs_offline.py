@@ -17,13 +17,18 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import solvers
-from simulator.scenario import load_scenario
-from simulator.windows import cut_windows, scenario_windows, start_state_at, tapes_in_drives_at
-from toolkit.cli import main
-from toolkit.io import load_instance, load_schedule, save_instance
-from toolkit.model import ArmOperation, InitialTape, Schedule, ScheduledRequest
-from toolkit.validator import validate
+from tapesched import solvers
+from tapesched.cli import main
+from tapesched.simulator.scenario import load_scenario
+from tapesched.simulator.windows import (
+    cut_windows,
+    scenario_windows,
+    start_state_at,
+    tapes_in_drives_at,
+)
+from tapesched.toolkit.io import load_instance, load_schedule, save_instance
+from tapesched.toolkit.model import ArmOperation, InitialTape, Schedule, ScheduledRequest
+from tapesched.toolkit.validator import validate
 
 from ..conftest import INSTANCES
 
@@ -342,7 +347,7 @@ def test_windows_too_large_to_prove_are_also_solved_by_lns_and_the_report_names_
 
 
 def test_the_commands_default_threshold_is_the_simulators():
-    from simulator.windows import LNS_ABOVE
-    from toolkit.cli.online_vs_offline import LNS_ABOVE as CLI_LNS_ABOVE
+    from tapesched.cli.online_vs_offline import LNS_ABOVE as CLI_LNS_ABOVE
+    from tapesched.simulator.windows import LNS_ABOVE
 
     assert CLI_LNS_ABOVE == LNS_ABOVE

@@ -7,9 +7,9 @@ import random
 import pytest
 from attrs import evolve
 
-from simulator.engine import Engine
-from simulator.files import Extent, JobSpec
-from simulator.platform import (
+from tapesched.simulator.engine import Engine
+from tapesched.simulator.files import Extent, JobSpec
+from tapesched.simulator.platform import (
     DriveSpec,
     Job,
     LibrarySpec,
@@ -17,9 +17,9 @@ from simulator.platform import (
     Platform,
     PlatformSpec,
 )
-from simulator.technology import DRIVE_MODELS, Duration
-from toolkit.metrics import streaming_drive_s
-from toolkit.model import Drive, Locate
+from tapesched.simulator.technology import DRIVE_MODELS, Duration
+from tapesched.toolkit.metrics import streaming_drive_s
+from tapesched.toolkit.model import Drive, Locate
 
 AMPEX = DRIVE_MODELS["ampex"]
 HALF_TAPE_MB = AMPEX.capacity_mb / 2

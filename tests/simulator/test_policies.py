@@ -20,20 +20,20 @@ from attrs import frozen
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulator.catalogue import Catalogue, Chunk, FileLayout
-from simulator.files import Extent, FileSpec, JobSpec, Scheme
-from simulator.hetero import Hetero
-from simulator.parallel import Parallel
-from simulator.policy import (
+from tapesched.simulator.catalogue import Catalogue, Chunk, FileLayout
+from tapesched.simulator.files import Extent, FileSpec, JobSpec, Scheme
+from tapesched.simulator.hetero import Hetero
+from tapesched.simulator.parallel import Parallel
+from tapesched.simulator.policy import (
     Group,
     Policy,
     blocks_of,
     group_type,
     preload,
 )
-from simulator.policy_registry import POLICIES, make_policy
-from simulator.rait import Rait
-from simulator.vertical import Vertical
+from tapesched.simulator.policy_registry import POLICIES, make_policy
+from tapesched.simulator.rait import Rait
+from tapesched.simulator.vertical import Vertical
 
 FOUR_ONE = Scheme(4, 1)
 TWO_ONE = Scheme(2, 1)

@@ -15,8 +15,8 @@ import statistics
 
 import pytest
 
-from simulator.engine import Engine
-from simulator.resource import Resource
+from tapesched.simulator.engine import Engine
+from tapesched.simulator.resource import Resource
 
 T_975_9 = 2.262
 """Student's t quantile for a two-sided 95 % interval with 9 degrees of freedom."""

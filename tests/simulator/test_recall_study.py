@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from simulator import recall_study
-from simulator.recall_study import (
+from tapesched.cli import main
+from tapesched.simulator import recall_study
+from tapesched.simulator.recall_study import (
     POLICIES,
     StudyConfig,
     TapeCase,
@@ -27,11 +28,10 @@ from simulator.recall_study import (
     read_time_s,
     run_study,
 )
-from simulator.study_report import COLUMNS
-from solvers.recall_order import ORDERERS
-from toolkit.cli import main
-from toolkit.tape_geometry import CtaCostHeuristic, PhysicalLocate
-from toolkit.technology import TAPE_FORMATS
+from tapesched.simulator.study_report import COLUMNS
+from tapesched.solvers.recall_order import ORDERERS
+from tapesched.toolkit.tape_geometry import CtaCostHeuristic, PhysicalLocate
+from tapesched.toolkit.technology import TAPE_FORMATS
 
 SMALL = TapeCase("TS1150", 20_000.0)
 """A full TS1150 tape of 500 files of 20 GB: the study's geometry, a tenth of its files."""

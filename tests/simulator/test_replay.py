@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from simulator.replay import SL8500Timings, replay, select_drives
-from simulator.trace import (
+from tapesched.cli.replay import replay as replay_command
+from tapesched.simulator.replay import SL8500Timings, replay, select_drives
+from tapesched.simulator.trace import (
     Level,
     LibraryLayout,
     TraceRequest,
@@ -20,8 +21,7 @@ from simulator.trace import (
     read_layout,
     read_requests,
 )
-from solvers.online.policies import TapeBatching
-from toolkit.cli.replay import replay as replay_command
+from tapesched.solvers.online.policies import TapeBatching
 
 ECMWF = Path(__file__).resolve().parents[2] / "instances" / "traces" / "ecmwf"
 TRACE = ECMWF / "io_events_sample_10k.csv.bz2"
@@ -541,9 +541,9 @@ def test_cli_takes_a_scheduler_and_a_mount_policy(tmp_path):
 
 
 def test_trace_reads_plan_a_file_as_parallel_plans_its_archive_layout():
-    from simulator.catalogue import Catalogue
-    from simulator.parallel import Parallel
-    from simulator.replay import TraceArchive, TraceReads
+    from tapesched.simulator.catalogue import Catalogue
+    from tapesched.simulator.parallel import Parallel
+    from tapesched.simulator.replay import TraceArchive, TraceReads
 
     requests = trace(("A", 0, 100), ("B", 5, 0))
     archive = TraceArchive(requests, {"A": 0, "B": 1})

@@ -7,11 +7,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from simulator.files import FileSpec, Scheme
-from simulator.requests_csv import load_workload, workload_from_csv
+from tapesched.cli import main
+from tapesched.simulator.files import FileSpec, Scheme
+from tapesched.simulator.requests_csv import load_workload, workload_from_csv
+from tapesched.toolkit.errors import InputError
 from tests.conftest import INSTANCES
-from toolkit.cli import main
-from toolkit.errors import InputError
 
 TRACE = """arrival_s,kind,file,size_mb,scheme,data_ratio,ec_ratio
 30,read,old,800,1+0,1,1

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from simulator.engine import Engine
-from simulator.resource import Resource
+from tapesched.simulator.engine import Engine
+from tapesched.simulator.resource import Resource
 
 LOAD, UNLOAD = 0, 1
 

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import attrs
 import pytest
 
-from simulator.experiment import run_once, run_scenario
-from simulator.results import (
+from tapesched.simulator.experiment import run_once, run_scenario
+from tapesched.simulator.results import (
     METRICS,
     SATURATION_FLOOR,
     SATURATION_GROWTH,
@@ -24,7 +24,7 @@ from simulator.results import (
     summarise,
     t95,
 )
-from simulator.scenario import Scenario, scenario_from_dict
+from tapesched.simulator.scenario import Scenario, scenario_from_dict
 from tests.conftest import INSTANCES
 
 # --- Student's t ----------------------------------------------------------------------

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from attrs import evolve
 
-from simulator.files import Scheme
-from simulator.scenario import FORMAT, RunSettings, load_scenario, scenario_from_dict
-from simulator.technology import DRIVE_MODELS, Duration
-from simulator.workload import SIZE_CLASSES_MB
+from tapesched.simulator.files import Scheme
+from tapesched.simulator.scenario import FORMAT, RunSettings, load_scenario, scenario_from_dict
+from tapesched.simulator.technology import DRIVE_MODELS, Duration
+from tapesched.simulator.workload import SIZE_CLASSES_MB
+from tapesched.toolkit.errors import InputError
+from tapesched.toolkit.model import Locate
 from tests.conftest import INSTANCES
-from toolkit.errors import InputError
-from toolkit.model import Locate
 
 SCENARIOS = INSTANCES / "scenarios"
 SOURCE = "s.json"

@@ -12,23 +12,23 @@ from attrs import evolve
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from simulator.experiment import override, run_once
-from simulator.export import ExportError, export
-from simulator.files import FileRequest, FileSpec, Scheme
-from simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
-from simulator.policy_registry import POLICIES
-from simulator.scenario import RunSettings, Scenario, load_scenario
-from simulator.technology import DRIVE_MODELS, Duration
-from simulator.workload import Workload, WorkloadParams
-from solvers.online.dispatcher import dispatch
-from solvers.online.policies import SCHEDULERS, Sltf
+from tapesched.simulator.experiment import override, run_once
+from tapesched.simulator.export import ExportError, export
+from tapesched.simulator.files import FileRequest, FileSpec, Scheme
+from tapesched.simulator.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
+from tapesched.simulator.policy_registry import POLICIES
+from tapesched.simulator.scenario import RunSettings, Scenario, load_scenario
+from tapesched.simulator.technology import DRIVE_MODELS, Duration
+from tapesched.simulator.workload import Workload, WorkloadParams
+from tapesched.solvers.online.dispatcher import dispatch
+from tapesched.solvers.online.policies import SCHEDULERS, Sltf
+from tapesched.toolkit.io import dumps, load_instance, schedule_to_dict
+from tapesched.toolkit.model import Locate, serpentine_tape
+from tapesched.toolkit.tape_geometry import CtaCostHeuristic
+from tapesched.toolkit.validator import validate
 from tests.conftest import INSTANCES
 from tests.simulator.test_queueing import erlang_c_wait
 from tests.solvers.test_online_serpentine import Recording
-from toolkit.io import dumps, load_instance, schedule_to_dict
-from toolkit.model import Locate, serpentine_tape
-from toolkit.tape_geometry import CtaCostHeuristic
-from toolkit.validator import validate
 
 SCENARIOS = INSTANCES / "scenarios"
 HOUR = 3600.0

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from simulator.sizing import DAY_S, load_from_dict, load_load, plan, what_if
-from simulator.sizing_check import simulate_load
+from tapesched.simulator.sizing import DAY_S, load_from_dict, load_load, plan, what_if
+from tapesched.simulator.sizing_check import simulate_load
+from tapesched.toolkit.errors import InputError
 from tests.conftest import INSTANCES
-from toolkit.errors import InputError
 
 SDSC = INSTANCES / "plan" / "sdsc-1998.json"
 SOURCE = "load.json"

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulator.stripe_search import (
+from tapesched.simulator.stripe_search import (
     Measured,
     Mix,
     label,
@@ -23,7 +23,7 @@ from simulator.stripe_search import (
     response_bound_s,
     select,
 )
-from simulator.striping_model import LibraryTimes, vector_stability_limit_per_s
+from tapesched.simulator.striping_model import LibraryTimes, vector_stability_limit_per_s
 from tests.simulator.test_striping_model import AMPEX, GB
 
 SMALL = Mix((1 * GB, 2 * GB, 3 * GB), (1 / 3, 1 / 3, 1 / 3))

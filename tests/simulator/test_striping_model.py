@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simulator.striping_model import (
+from tapesched.simulator.striping_model import (
     LibraryTimes,
     no_load_best_width,
     service_s,

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from attrs import evolve
 
-from simulator.results import RunSummary
-from simulator.scenario import Scenario, load_scenario
-from simulator.studies import (
+from tapesched.simulator.results import RunSummary
+from tapesched.simulator.scenario import Scenario, load_scenario
+from tapesched.simulator.studies import (
     METRICS,
     RATE,
     SCENARIO_FILE,
@@ -23,14 +23,14 @@ from simulator.studies import (
     points,
     unavailable,
 )
-from simulator.study_report import (
+from tapesched.simulator.study_report import (
     COLUMNS,
     draw_figure,
     max_sustainable_rate,
     results_csv,
     summary_document,
 )
-from simulator.sweep import (
+from tapesched.simulator.sweep import (
     Cache,
     InProcess,
     Point,

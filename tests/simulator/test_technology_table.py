@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from simulator.replay import SL8500Timings
-from simulator.scenario import load_scenario
-from simulator.technology import DRIVE_MODELS, Duration
+from tapesched.simulator.replay import SL8500Timings
+from tapesched.simulator.scenario import load_scenario
+from tapesched.simulator.technology import DRIVE_MODELS, Duration
+from tapesched.toolkit.technology import DRIVES, LIBRARIES
 from tests.conftest import INSTANCES
-from toolkit.technology import DRIVES, LIBRARIES
 
 
 def test_every_drive_model_is_a_row_of_the_table_with_fixed_times():

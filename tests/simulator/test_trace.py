@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from simulator.trace import (
+from tapesched.simulator.trace import (
     MAX_PROBLEMS,
     Level,
     LibraryLayout,
@@ -22,7 +22,7 @@ from simulator.trace import (
     read_layout,
     read_requests,
 )
-from toolkit.errors import InputError
+from tapesched.toolkit.errors import InputError
 
 ECMWF = Path(__file__).resolve().parents[2] / "instances" / "traces" / "ecmwf"
 TRACE = ECMWF / "io_events_sample_10k.csv.bz2"

@@ -9,8 +9,8 @@ from itertools import pairwise
 
 import pytest
 
-from simulator.files import Scheme
-from simulator.workload import (
+from tapesched.simulator.files import Scheme
+from tapesched.simulator.workload import (
     DEFAULT_INITIAL_FILES,
     SIZE_CLASSES_MB,
     TABLE_1,

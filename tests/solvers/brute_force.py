@@ -73,9 +73,9 @@ import itertools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 
-from solvers.timeline import decode
-from toolkit.model import Instance, Request, Schedule, ScheduledRequest
-from toolkit.validator import validate
+from tapesched.solvers.timeline import decode
+from tapesched.toolkit.model import Instance, Request, Schedule, ScheduledRequest
+from tapesched.toolkit.validator import validate
 
 MAX_CANDIDATES = 100_000
 """Most candidates enumerated (see :func:`candidate_count`)."""

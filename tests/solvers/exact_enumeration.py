@@ -110,8 +110,8 @@ from collections.abc import Iterator
 
 import attrs
 
-from solvers.greedy import greedy
-from toolkit.model import (
+from tapesched.solvers.greedy import greedy
+from tapesched.toolkit.model import (
     ArmOperation,
     Instance,
     Library,
@@ -120,7 +120,7 @@ from toolkit.model import (
     Schedule,
     ScheduledRequest,
 )
-from toolkit.validator import validate
+from tapesched.toolkit.validator import validate
 
 MAX_CLIQUE_REQUESTS = 12
 """Most requests of a library for which every set of them is tried as a clique."""

@@ -18,8 +18,8 @@ import math
 import attrs
 from hypothesis import strategies as st
 
-from toolkit.model import Instance, Locate
-from toolkit.strategies import instances
+from tapesched.toolkit.model import Instance, Locate
+from tapesched.toolkit.strategies import instances
 
 RATES = (1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000)
 """Rates whose every whole-MB transfer or locate is a whole number of milliseconds."""

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solvers.arms import NO_LANE, ArmTimeline
+from tapesched.solvers.arms import NO_LANE, ArmTimeline
 
 
 def scan_earliest(lanes: list[list[tuple[float, float]]], at: float, duration: float) -> tuple:

@@ -15,7 +15,7 @@ import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from solvers.bounds import (
+from tapesched.solvers.bounds import (
     MAX_PROFILES,
     _edf,
     _Job,
@@ -31,10 +31,10 @@ from solvers.bounds import (
     switch_bound,
     tape_bound,
 )
-from solvers.greedy import greedy
-from toolkit.generators import RandomParams, random_instance
-from toolkit.io import load_instance
-from toolkit.model import (
+from tapesched.solvers.greedy import greedy
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.model import (
     OBJECTIVES,
     Drive,
     InitialTape,
@@ -45,9 +45,9 @@ from toolkit.model import (
     Schedule,
     Tape,
 )
-from toolkit.objectives import objective_value
-from toolkit.strategies import instances
-from toolkit.validator import validate
+from tapesched.toolkit.objectives import objective_value
+from tapesched.toolkit.strategies import instances
+from tapesched.toolkit.validator import validate
 
 from ..conftest import INSTANCES, VERSION_1
 from .exact_enumeration import exact_optimum

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solvers.bounds import lower_bound
-from solvers.greedy import greedy
-from solvers.timeline import decode
-from toolkit.io import load_instance
-from toolkit.model import (
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.greedy import greedy
+from tapesched.solvers.timeline import decode
+from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.model import (
     ArmOperation,
     Drive,
     InitialTape,
@@ -32,8 +32,8 @@ from toolkit.model import (
     ScheduledRequest,
     Tape,
 )
-from toolkit.strategies import instances
-from toolkit.validator import validate
+from tapesched.toolkit.strategies import instances
+from tapesched.toolkit.validator import validate
 
 from ..conftest import INSTANCES
 from .brute_force import MAX_CANDIDATES, best_schedule, brute_force, candidate_count

@@ -17,16 +17,25 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ortools.sat.python import cp_model
 
-from solvers import Status
-from solvers.cpsat import CpsatModel, build_model, cpsat
-from solvers.greedy import greedy
-from solvers.registry import get
-from solvers.result import Result
+from tapesched.solvers import Status
+from tapesched.solvers.cpsat import CpsatModel, build_model, cpsat
+from tapesched.solvers.greedy import greedy
+from tapesched.solvers.registry import get
+from tapesched.solvers.result import Result
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.io import load_instance, load_schedule
+from tapesched.toolkit.model import (
+    Drive,
+    InitialTape,
+    Instance,
+    Library,
+    Piece,
+    Request,
+    Schedule,
+    Tape,
+)
+from tapesched.toolkit.validator import validate
 from tests.builders import too_wide
-from toolkit.generators import RandomParams, random_instance
-from toolkit.io import load_instance, load_schedule
-from toolkit.model import Drive, InitialTape, Instance, Library, Piece, Request, Schedule, Tape
-from toolkit.validator import validate
 
 from ..conftest import INSTANCES, OTHER_OBJECTIVES
 from .exact_enumeration import exact_optimum

@@ -14,8 +14,8 @@ import sys
 SCRIPT = """
 import os, signal, threading, time
 from ortools.sat.python import cp_model
-import solvers
-from toolkit.generators import RandomParams, random_instance
+from tapesched import solvers
+from tapesched.toolkit.generators import RandomParams, random_instance
 
 instance = random_instance(
     RandomParams(n_requests=16, drives_per_library=(3, 3), arms=(1, 1), max_gang=2), 1

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import solvers
-from solvers.cpsat.data import CpsatData
-from toolkit.model import Instance
-from toolkit.validator import validate
+from tapesched import solvers
+from tapesched.solvers.cpsat.data import CpsatData
+from tapesched.toolkit.model import Instance
+from tapesched.toolkit.validator import validate
 
 from .exact_enumeration import exact_optimum
 from .family import family

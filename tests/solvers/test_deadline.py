@@ -6,12 +6,12 @@ import time
 
 import pytest
 
-import solvers
-from solvers.bounds import lower_bound
-from solvers.deadline import Deadline, OutOfTime
-from solvers.model_size import CPSAT_SETUP, SAFETY, SetupCost, arc_count, fits
-from toolkit.io import load_instance
-from toolkit.validator import validate
+from tapesched import solvers
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.deadline import Deadline, OutOfTime
+from tapesched.solvers.model_size import CPSAT_SETUP, SAFETY, SetupCost, arc_count, fits
+from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.validator import validate
 
 from ..conftest import INSTANCES
 

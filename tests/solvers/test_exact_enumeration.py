@@ -24,14 +24,14 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-import solvers
-from solvers import Status
-from solvers.bounds import lower_bound
-from solvers.greedy import greedy
-from solvers.milp import milp_highs
-from toolkit.generators import RandomParams, random_instance
-from toolkit.io import load_instance
-from toolkit.model import (
+from tapesched import solvers
+from tapesched.solvers import Status
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.greedy import greedy
+from tapesched.solvers.milp import milp_highs
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.model import (
     ArmOperation,
     Drive,
     InitialTape,
@@ -43,8 +43,8 @@ from toolkit.model import (
     ScheduledRequest,
     Tape,
 )
-from toolkit.strategies import instances
-from toolkit.validator import validate
+from tapesched.toolkit.strategies import instances
+from tapesched.toolkit.validator import validate
 
 from ..conftest import INSTANCES, OTHER_OBJECTIVES, VERSION_1
 from ..toolkit.test_validator import instant_switch, remount_reset

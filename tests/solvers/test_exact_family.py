@@ -19,10 +19,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-import solvers
-from solvers.bounds import lower_bound
+from tapesched import solvers
+from tapesched.solvers.bounds import lower_bound
+from tapesched.toolkit.validator import validate
 from tests.builders import tolerance, validated_objective
-from toolkit.validator import validate
 
 from .exact_enumeration import exact_optimum
 from .family import family

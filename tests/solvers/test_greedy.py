@@ -10,12 +10,12 @@ import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from solvers import Status, solve
-from solvers.bounds import lower_bound
-from solvers.greedy import greedy
-from solvers.result import Result
-from toolkit.generators import RandomParams, random_instance
-from toolkit.model import (
+from tapesched.solvers import Status, solve
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.greedy import greedy
+from tapesched.solvers.result import Result
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.model import (
     ArmOperation,
     Drive,
     InitialTape,
@@ -26,7 +26,7 @@ from toolkit.model import (
     ScheduledRequest,
     Tape,
 )
-from toolkit.strategies import instances
+from tapesched.toolkit.strategies import instances
 
 from ..builders import assert_validated, operations, read, scheduled
 from ..conftest import two_empty_drives

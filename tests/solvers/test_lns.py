@@ -8,20 +8,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import solvers
-import solvers.lns
-from solvers.bounds import lower_bound
-from solvers.cpsat.data import CpsatData
-from solvers.cut import cut, incumbent_of, splice
-from solvers.lns import lns
-from solvers.online.best import best_heuristic
-from solvers.result import Progress, Status
+from tapesched import solvers
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.cpsat.data import CpsatData
+from tapesched.solvers.cut import cut, incumbent_of, splice
+from tapesched.solvers.lns import lns
+from tapesched.solvers.online.best import best_heuristic
+from tapesched.solvers.result import Progress, Status
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.model import Instance
+from tapesched.toolkit.strategies import instances
+from tapesched.toolkit.validator import validate
 from tests.builders import too_wide
-from toolkit.generators import RandomParams, random_instance
-from toolkit.io import load_instance
-from toolkit.model import Instance
-from toolkit.strategies import instances
-from toolkit.validator import validate
 
 from ..conftest import INSTANCES
 

@@ -9,15 +9,15 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-import solvers
-from solvers.bounds import lower_bound
-from solvers.greedy import greedy
-from solvers.local_search import improve, local_search
-from solvers.result import Status
-from toolkit.io import load_instance
-from toolkit.model import Instance, Schedule, ScheduledRequest
-from toolkit.strategies import instances
-from toolkit.validator import validate
+from tapesched import solvers
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.greedy import greedy
+from tapesched.solvers.local_search import improve, local_search
+from tapesched.solvers.result import Status
+from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.model import Instance, Schedule, ScheduledRequest
+from tapesched.toolkit.strategies import instances
+from tapesched.toolkit.validator import validate
 
 from ..conftest import INSTANCES
 

@@ -15,21 +15,21 @@ import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from solvers import registry
-from solvers.bounds import lower_bound
-from solvers.greedy import greedy
-from solvers.milp import build_model, milp_cbc, milp_highs, trivial_bound
-from solvers.milp.backends import read_cbc_log
-from solvers.milp.hint import hint_values, schedule_decisions
-from solvers.milp.solution import retime
-from solvers.plan import plan_to_schedule
-from solvers.result import Result, Status
-from solvers.warm_start import best_heuristic
-from toolkit.generators import RandomParams, random_instance
-from toolkit.io import load_instance, load_schedule
-from toolkit.model import Instance, Piece, Request, Tape
-from toolkit.strategies import instances
-from toolkit.validator import validate
+from tapesched.solvers import registry
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.greedy import greedy
+from tapesched.solvers.milp import build_model, milp_cbc, milp_highs, trivial_bound
+from tapesched.solvers.milp.backends import read_cbc_log
+from tapesched.solvers.milp.hint import hint_values, schedule_decisions
+from tapesched.solvers.milp.solution import retime
+from tapesched.solvers.plan import plan_to_schedule
+from tapesched.solvers.result import Result, Status
+from tapesched.solvers.warm_start import best_heuristic
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.io import load_instance, load_schedule
+from tapesched.toolkit.model import Instance, Piece, Request, Tape
+from tapesched.toolkit.strategies import instances
+from tapesched.toolkit.validator import validate
 
 from ..conftest import INSTANCES, VERSION_1, two_empty_drives
 from ..toolkit.test_validator import remount_reset

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import solvers
-from solvers.online.dispatcher import dispatch
-from solvers.online.mount_policy import (
+from tapesched import solvers
+from tapesched.solvers.online.dispatcher import dispatch
+from tapesched.solvers.online.mount_policy import (
     KEEP,
     CtaCriteria,
     MountPolicied,
@@ -23,11 +23,11 @@ from solvers.online.mount_policy import (
     Rules,
     parse_mount_policy,
 )
-from solvers.online.policies import Fifo, fifo_dismounting
-from solvers.result import Result
-from toolkit.generators import RandomParams, random_instance
-from toolkit.model import Drive, Instance, Library, Request, Schedule, Tape
-from toolkit.strategies import instances
+from tapesched.solvers.online.policies import Fifo, fifo_dismounting
+from tapesched.solvers.result import Result
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.model import Drive, Instance, Library, Request, Schedule, Tape
+from tapesched.toolkit.strategies import instances
 
 from ..builders import assert_validated, operations, read
 
@@ -324,5 +324,5 @@ def test_a_bad_spec_is_one_line(spec, fragment):
 
 
 def test_a_mount_policy_of_ones_own_plugs_in_by_module_path():
-    policy = parse_mount_policy("solvers.online.mount_policy:Rules")
+    policy = parse_mount_policy("tapesched.solvers.online.mount_policy:Rules")
     assert policy == KEEP

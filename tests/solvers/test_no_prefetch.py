@@ -12,11 +12,11 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 
-import solvers
-from solvers.registry import SOLVERS
-from toolkit.cli import main
-from toolkit.io import load_instance, load_schedule
-from toolkit.validator import validate
+from tapesched import solvers
+from tapesched.cli import main
+from tapesched.solvers.registry import SOLVERS
+from tapesched.toolkit.io import load_instance, load_schedule
+from tapesched.toolkit.validator import validate
 
 from ..conftest import INSTANCES
 from .family import family

@@ -16,17 +16,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solvers.bounds import lower_bound
-from solvers.greedy import greedy
-from solvers.online import policies
-from solvers.online.dispatcher import Dispatcher, PlatformView, ServiceTimes, dispatch
-from solvers.online.policies import Fifo, ReleaseOrder
-from solvers.online.protocol import Dismount, Start
-from solvers.result import Result, Status
-from toolkit.generators import RandomParams, random_instance
-from toolkit.io import load_instance
-from toolkit.metrics import alone_s
-from toolkit.model import (
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.greedy import greedy
+from tapesched.solvers.online import policies
+from tapesched.solvers.online.dispatcher import Dispatcher, PlatformView, ServiceTimes, dispatch
+from tapesched.solvers.online.policies import Fifo, ReleaseOrder
+from tapesched.solvers.online.protocol import Dismount, Start
+from tapesched.solvers.result import Result, Status
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.metrics import alone_s
+from tapesched.toolkit.model import (
     Drive,
     InitialTape,
     Instance,
@@ -35,8 +35,8 @@ from toolkit.model import (
     Schedule,
     Tape,
 )
-from toolkit.strategies import instances
-from toolkit.validator import validate
+from tapesched.toolkit.strategies import instances
+from tapesched.toolkit.validator import validate
 
 from ..builders import assert_validated, operations, read, scheduled
 from ..conftest import INSTANCES

@@ -15,11 +15,11 @@ from collections.abc import Callable, Sequence
 import pytest
 from attrs import evolve
 
-from solvers import solve
-from solvers.online.dispatcher import dispatch
-from solvers.online.policies import Sltf, TapeBatching, first_startable
-from solvers.online.protocol import PlatformState, Start
-from solvers.recall_order import (
+from tapesched.solvers import solve
+from tapesched.solvers.online.dispatcher import dispatch
+from tapesched.solvers.online.policies import Sltf, TapeBatching, first_startable
+from tapesched.solvers.online.protocol import PlatformState, Start
+from tapesched.solvers.recall_order import (
     Orderer,
     RecallOrder,
     exact_order,
@@ -27,8 +27,8 @@ from solvers.recall_order import (
     request_order,
     sltf_order,
 )
-from toolkit.generators import RandomParams, random_instance
-from toolkit.model import (
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.model import (
     Drive,
     InitialTape,
     Instance,
@@ -40,8 +40,8 @@ from toolkit.model import (
     Tape,
     serpentine_tape,
 )
-from toolkit.tape_geometry import CtaCostHeuristic, LocateModel, SerpentineTape, TapeFile
-from toolkit.validator import validate
+from tapesched.toolkit.tape_geometry import CtaCostHeuristic, LocateModel, SerpentineTape, TapeFile
+from tapesched.toolkit.validator import validate
 
 CAPACITY_MB = 6_000_000.0
 WRAP_MB = CAPACITY_MB / 112

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from solvers.online.protocol import Decision, Dismount, Start
-from solvers.online.state import DispatchState
-from toolkit.model import Piece, Request
+from tapesched.solvers.online.protocol import Decision, Dismount, Start
+from tapesched.solvers.online.state import DispatchState
+from tapesched.toolkit.model import Piece, Request
 
 
 def read(rid: str, *tapes: str) -> Request:

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import solvers
-from solvers.bounds import lower_bound
-from solvers.online.dispatcher import dispatch
-from solvers.online.policies import SCHEDULERS, Fifo, Wspt
-from solvers.plugins import (
+from tapesched import solvers
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.online.dispatcher import dispatch
+from tapesched.solvers.online.policies import SCHEDULERS, Fifo, Wspt
+from tapesched.solvers.plugins import (
     ENTRY_POINT_GROUP,
     PluginEntry,
     SchedulerSpecError,
@@ -23,17 +23,17 @@ from solvers.plugins import (
     plugin_entries,
     resolve_scheduler,
 )
-from solvers.registry import UnknownSolverError
+from tapesched.solvers.registry import UnknownSolverError
+from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.validator import validate
 from tests.conftest import INSTANCES, dist_info
-from toolkit.io import load_instance
-from toolkit.validator import validate
 
 MODULE = "tapesched_test_plugs"
 
 PLUGS = '''
 import threading
 
-from solvers.online import Fifo, Start
+from tapesched.solvers.online import Fifo, Start
 
 
 class Oldest:
@@ -290,7 +290,7 @@ def test_the_first_package_on_sys_path_wins_a_name_both_declare(tmp_path, monkey
     (plugs / "tapesched_test_second.py").write_text(
         textwrap.dedent(
             """
-            from solvers.online import Wspt as Second
+            from tapesched.solvers.online import Wspt as Second
             """
         )
     )

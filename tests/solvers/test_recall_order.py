@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solvers import recall_order
-from solvers.recall_order import (
+from tapesched.solvers import recall_order
+from tapesched.solvers.recall_order import (
     ORDERERS,
     assignment_bound_s,
     exact_order,
@@ -26,7 +26,7 @@ from solvers.recall_order import (
     request_order,
     sltf_order,
 )
-from toolkit.tape_geometry import (
+from tapesched.toolkit.tape_geometry import (
     CtaCostHeuristic,
     LocateModel,
     PhysicalLocate,

@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
-import solvers
-from solvers import Result, Status, registry
-from solvers.greedy import greedy
-from toolkit.model import Instance
+from tapesched import solvers
+from tapesched.solvers import Result, Status, registry
+from tapesched.solvers.greedy import greedy
+from tapesched.toolkit.model import Instance
 
 from ..conftest import two_empty_drives
 
@@ -47,12 +47,15 @@ def test_solve_runs_the_named_solver():
 
 
 def test_importing_the_package_imports_no_solver_module():
-    code = "import sys, solvers; print(sorted(m for m in sys.modules if m.startswith('solvers')))"
+    code = (
+        "import sys; from tapesched import solvers; "
+        "print(sorted(m for m in sys.modules if m.startswith('tapesched.solvers')))"
+    )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
-    assert "solvers.greedy" not in out
-    assert "solvers.registry" in out
+    assert "tapesched.solvers.greedy" not in out
+    assert "tapesched.solvers.registry" in out
 
 
 @pytest.mark.usefixtures("scratch_registry")

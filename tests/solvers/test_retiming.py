@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solvers.retiming import EventGraph, PositiveCycle
+from tapesched.solvers.retiming import EventGraph, PositiveCycle
 
 
 def test_hand_made_graph_has_its_longest_paths():

@@ -27,14 +27,13 @@ import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-import solvers
-from solvers.cpsat.constraints import earliest_start
-from solvers.cpsat.data import CpsatData
-from solvers.formulation import Formulation
-from solvers.milp.data import MilpData, _drive_gap_s
-from tests.builders import tolerance, validated_objective
-from toolkit.io import load_instance
-from toolkit.model import (
+from tapesched import solvers
+from tapesched.solvers.cpsat.constraints import earliest_start
+from tapesched.solvers.cpsat.data import CpsatData
+from tapesched.solvers.formulation import Formulation
+from tapesched.solvers.milp.data import MilpData, _drive_gap_s
+from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.model import (
     Drive,
     InitialTape,
     Instance,
@@ -43,7 +42,8 @@ from toolkit.model import (
     Schedule,
     Tape,
 )
-from toolkit.validator import validate
+from tapesched.toolkit.validator import validate
+from tests.builders import tolerance, validated_objective
 
 from ..builders import read
 from .exact_enumeration import exact_optimum

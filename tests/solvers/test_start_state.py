@@ -15,14 +15,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import solvers
-from solvers import Status
-from solvers.bounds import arm_bound, drive_time_bound, lower_bound, request_bound, tape_bound
-from solvers.cpsat import cpsat
-from solvers.formulation import UnmodelledState
-from toolkit.io import load_instance
-from toolkit.model import Instance
-from toolkit.validator import validate
+from tapesched import solvers
+from tapesched.solvers import Status
+from tapesched.solvers.bounds import (
+    arm_bound,
+    drive_time_bound,
+    lower_bound,
+    request_bound,
+    tape_bound,
+)
+from tapesched.solvers.cpsat import cpsat
+from tapesched.solvers.formulation import UnmodelledState
+from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.model import Instance
+from tapesched.toolkit.validator import validate
 
 from ..conftest import INSTANCES
 from .family import family
@@ -157,7 +163,7 @@ def test_bounds_stay_below_the_optimum_and_solutions_validate(instance):
 
 
 def test_compare_keeps_going_past_a_backend_that_does_not_model_the_state():
-    from solvers.compare import NOT_MODELLED, compare
+    from tapesched.solvers.compare import NOT_MODELLED, compare
 
     instance = load_instance(INSTANCES / "busy-arm.json")
     rows = compare([("busy-arm", instance)], ["milp-highs", "cpsat", "greedy"], time_limit_s=30)

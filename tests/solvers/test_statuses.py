@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-import solvers
+from tapesched import solvers
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.validator import validate
 from tests.builders import too_wide
-from toolkit.generators import RandomParams, random_instance
-from toolkit.validator import validate
 
 EXACT = ("cpsat", "milp-cbc", "milp-highs")
 

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solvers.greedy import greedy, release_order
-from solvers.timeline import Timeline, decode
-from toolkit.generators import RandomParams, random_instance
-from toolkit.io import load_instance
-from toolkit.model import Instance, Schedule
-from toolkit.strategies import instances
-from toolkit.validator import validate
+from tapesched.solvers.greedy import greedy, release_order
+from tapesched.solvers.timeline import Timeline, decode
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.model import Instance, Schedule
+from tapesched.toolkit.strategies import instances
+from tapesched.toolkit.validator import validate
 
 from ..conftest import INSTANCES
 

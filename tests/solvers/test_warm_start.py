@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from solvers.online.dispatcher import dispatch
-from solvers.online.policies import SCHEDULERS
-from solvers.warm_start import best_heuristic, warm_start
+from tapesched.solvers.online.dispatcher import dispatch
+from tapesched.solvers.online.policies import SCHEDULERS
+from tapesched.solvers.warm_start import best_heuristic, warm_start
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.strategies import instances
+from tapesched.toolkit.validator import validate
 from tests.builders import too_wide
-from toolkit.generators import RandomParams, random_instance
-from toolkit.strategies import instances
-from toolkit.validator import validate
 
 
 @settings(max_examples=25, deadline=None)

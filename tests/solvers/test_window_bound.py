@@ -6,10 +6,10 @@ import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from solvers.bounds import lower_bound
-from solvers.window_bound import applies, window_bound, windows_of
-from toolkit.io import load_instance
-from toolkit.model import OBJECTIVES, Drive
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.window_bound import applies, window_bound, windows_of
+from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.model import OBJECTIVES, Drive
 
 from ..conftest import INSTANCES
 from .exact_enumeration import exact_optimum

@@ -13,8 +13,8 @@ import attrs
 import pytest
 from click.testing import CliRunner
 
-from toolkit.cli import main
-from toolkit.io import load_instance, save_schedule, schedule_to_dict
+from tapesched.cli import main
+from tapesched.toolkit.io import load_instance, save_schedule, schedule_to_dict
 
 from ..conftest import INSTANCES
 from .test_io import BAD_INSTANCES, _add_third_tape, _spec

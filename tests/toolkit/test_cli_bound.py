@@ -6,8 +6,8 @@ import json
 
 from click.testing import CliRunner
 
+from tapesched.cli import main
 from tests.conftest import INSTANCES
-from toolkit.cli import main
 
 SPEC = str(INSTANCES / "spec-example.json")
 

@@ -8,11 +8,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from simulator import studies
-from simulator.study_report import COLUMNS
+from tapesched.cli import main
+from tapesched.simulator import studies
+from tapesched.simulator.study_report import COLUMNS
 from tests.conftest import INSTANCES
 from tests.simulator.test_sweep import TINY
-from toolkit.cli import main
 
 AMPEX = str(INSTANCES / "scenarios" / "ampex.json")
 
@@ -121,7 +121,7 @@ def test_a_run_writes_results_summary_and_figure_then_resumes_from_its_cache(tmp
 def test_an_interrupted_run_leaves_no_directory_and_its_replications_in_the_cache(
     tmp_path, tiny, monkeypatch
 ):
-    from simulator import sweep
+    from tapesched.simulator import sweep
 
     calls = []
     real = sweep.run_replication
@@ -144,7 +144,7 @@ def test_an_interrupted_run_leaves_no_directory_and_its_replications_in_the_cach
 def test_the_balancer_parameters_given_reach_every_point_and_the_summary(
     tmp_path, tiny, monkeypatch
 ):
-    from simulator import sweep
+    from tapesched.simulator import sweep
 
     seen = []
     real = sweep.run_replication

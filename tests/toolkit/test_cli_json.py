@@ -7,8 +7,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from tapesched.cli import main
 from tests.conftest import INSTANCES
-from toolkit.cli import main
 
 SPEC = str(INSTANCES / "spec-example.json")
 OPTIMUM = str(INSTANCES / "spec-example.optimum.json")

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from tapesched.cli import main
 from tests.conftest import INSTANCES
-from toolkit.cli import main
 
 LTO7 = str(INSTANCES / "recall" / "lto7-files.json")
 
@@ -174,10 +174,10 @@ def test_the_physical_model_needs_a_known_number_of_wraps(tmp_path: Path):
 def test_sltf_past_the_dense_matrix_orders_as_the_matrix_would(tmp_path):
     """Above MAX_DENSE_FILES, sltf computes each step's row of locates when it takes it: the
     same order as the dense matrix's, in memory of n."""
-    from solvers.recall_order import _sltf_path
-    from toolkit.limits import MAX_DENSE_FILES
-    from toolkit.recall_file import load_recall
-    from toolkit.tape_geometry import CtaCostHeuristic, locate_matrix_s
+    from tapesched.solvers.recall_order import _sltf_path
+    from tapesched.toolkit.limits import MAX_DENSE_FILES
+    from tapesched.toolkit.recall_file import load_recall
+    from tapesched.toolkit.tape_geometry import CtaCostHeuristic, locate_matrix_s
 
     n, size = MAX_DENSE_FILES + 300, 5_000_000
     files = [{"id": f"f{k}", "offset": (k * 7919 % n) * size, "size_bytes": size} for k in range(n)]

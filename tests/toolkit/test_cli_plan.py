@@ -7,9 +7,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from tapesched.cli import main
 from tests.conftest import INSTANCES
 from tests.simulator.test_sizing import SMALL_LOAD
-from toolkit.cli import main
 
 SDSC = str(INSTANCES / "plan" / "sdsc-1998.json")
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from simulator import studies
+from tapesched.cli import main
+from tapesched.simulator import studies
+from tapesched.toolkit.gantt import ARMS_NOTE
 from tests.conftest import INSTANCES
 from tests.simulator.test_sweep import TINY
-from toolkit.cli import main
-from toolkit.gantt import ARMS_NOTE
 
 SPEC = str(INSTANCES / "spec-example.json")
 OPTIMUM = str(INSTANCES / "spec-example.optimum.json")
@@ -163,7 +163,7 @@ def test_results_draws_another_metric_as_svg(tiny_run, tmp_path):
 
 
 def test_a_saturated_point_beyond_every_mean_is_inside_the_figure():
-    from simulator.study_report import CurvePoint, figure_of
+    from tapesched.simulator.study_report import CurvePoint, figure_of
 
     points = (
         CurvePoint("a", 1.0, 1.5, 0.1, False),

@@ -12,8 +12,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from tapesched.cli import main
 from tests.conftest import INSTANCES
-from toolkit.cli import main
 
 SHORT = ("--duration", "2d", "--max-replications", "2", "--workers", "2", "--json")
 

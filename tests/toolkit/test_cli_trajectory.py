@@ -8,8 +8,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from tapesched.cli import main
 from tests.conftest import INSTANCES
-from toolkit.cli import main
 
 SPEC = str(INSTANCES / "spec-example.json")
 OFFSET = str(INSTANCES / "offset-order.json")

@@ -8,12 +8,11 @@ import math
 
 import pytest
 
-from simulator.requests_csv import workload_from_csv
-from simulator.scenario import scenario_from_dict
-from simulator.trace import layout_from_dict
-from tests.conftest import INSTANCES
-from toolkit.errors import InputError
-from toolkit.fields import (
+from tapesched.simulator.requests_csv import workload_from_csv
+from tapesched.simulator.scenario import scenario_from_dict
+from tapesched.simulator.trace import layout_from_dict
+from tapesched.toolkit.errors import InputError
+from tapesched.toolkit.fields import (
     InvalidFields,
     Rule,
     at_least_one,
@@ -30,8 +29,9 @@ from toolkit.fields import (
     positive_size,
     word,
 )
-from toolkit.io import instance_from_dict
-from toolkit.model import Library, Piece
+from tapesched.toolkit.io import instance_from_dict
+from tapesched.toolkit.model import Library, Piece
+from tests.conftest import INSTANCES
 
 VALUES = [0, 1, -1, 2.5, 1e300, math.nan, math.inf, True, "3", None, 10**9, 1e-9]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from attrs import evolve
 
+from tapesched.toolkit.gantt import Bar, Lane, assign_arms, fits, gantt_lanes, releases
+from tapesched.toolkit.io import load_instance, load_schedule
+from tapesched.toolkit.model import ArmOperation, Schedule, ScheduledRequest
+from tapesched.toolkit.validator import DriveActivity, validate
 from tests.conftest import INSTANCES, two_empty_drives
-from toolkit.gantt import Bar, Lane, assign_arms, fits, gantt_lanes, releases
-from toolkit.io import load_instance, load_schedule
-from toolkit.model import ArmOperation, Schedule, ScheduledRequest
-from toolkit.validator import DriveActivity, validate
 
 
 def lanes_of(name: str) -> tuple[Lane, ...]:

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from toolkit.errors import Problem
-from toolkit.generators import (
+from tapesched.toolkit.errors import Problem
+from tapesched.toolkit.generators import (
     MB_PER_GB,
     TECHNOLOGIES,
     RandomChooser,
@@ -16,9 +16,9 @@ from toolkit.generators import (
     golubchik_instance,
     random_instance,
 )
-from toolkit.instance_checks import check_instance
-from toolkit.io import dumps, instance_to_dict, loads_instance
-from toolkit.model import OBJECTIVES, REQUEST_KINDS, Instance
+from tapesched.toolkit.instance_checks import check_instance
+from tapesched.toolkit.io import dumps, instance_to_dict, loads_instance
+from tapesched.toolkit.model import OBJECTIVES, REQUEST_KINDS, Instance
 
 
 def rule_violations(inst: Instance) -> list[str]:

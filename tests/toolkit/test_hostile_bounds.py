@@ -24,10 +24,15 @@ from typing import Any
 import pytest
 from attrs import field, frozen
 
+from tapesched.toolkit.limits import (
+    MAX_DENSE_FILES,
+    MAX_INPUT_BYTES,
+    MAX_LINE_BYTES,
+    MAX_RECALL_FILES,
+)
 from tests.conftest import INSTANCES
 from tests.hostile import bounded
 from tests.toolkit.test_hostile_inputs import SCENARIO
-from toolkit.limits import MAX_DENSE_FILES, MAX_INPUT_BYTES, MAX_LINE_BYTES, MAX_RECALL_FILES
 
 SPEC = INSTANCES / "spec-example.json"
 LOAD = INSTANCES / "plan" / "sdsc-1998.json"

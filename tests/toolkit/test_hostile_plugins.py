@@ -25,14 +25,14 @@ from typing import Any
 
 import pytest
 
-from simulator.policy_registry import ENTRY_POINT_GROUP as POLICY_GROUP
-from simulator.scenario import load_scenario
-from solvers.online.state import LeftWaiting
+from tapesched.simulator.policy_registry import ENTRY_POINT_GROUP as POLICY_GROUP
+from tapesched.simulator.scenario import load_scenario
+from tapesched.solvers.online.state import LeftWaiting
+from tapesched.toolkit.errors import InputError
+from tapesched.toolkit.plugin_calls import Plugin, PluginError, guarded
 from tests.conftest import INSTANCES, dist_info
 from tests.hostile import Ended, bounded
 from tests.toolkit.test_hostile_inputs import SCENARIO, TRACE
-from toolkit.errors import InputError
-from toolkit.plugin_calls import Plugin, PluginError, guarded
 
 SPEC = str(INSTANCES / "spec-example.json")
 
@@ -40,7 +40,7 @@ PLUGS = textwrap.dedent(
     """
     import sys
 
-    from solvers.online.protocol import Dismount
+    from tapesched.solvers.online.protocol import Dismount
 
 
     class Raises:
@@ -90,8 +90,8 @@ MARKED = textwrap.dedent(
 
     Path(os.environ["TAPESCHED_TEST_MARKER"]).write_text("imported")
 
-    from solvers.online.mount_policy import parse_mount_policy
-    from solvers.online.policies import Fifo as Sched
+    from tapesched.solvers.online.mount_policy import parse_mount_policy
+    from tapesched.solvers.online.policies import Fifo as Sched
 
 
     def Policy():
@@ -288,7 +288,7 @@ def test_debug_prints_the_plugins_traceback_then_the_line(plugs):
 
 POLICIES = textwrap.dedent(
     """
-    from simulator.parallel import Parallel
+    from tapesched.simulator.parallel import Parallel
 
 
     class Planless(Parallel):

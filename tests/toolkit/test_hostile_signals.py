@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
+from tapesched.toolkit.generators import RandomParams, random_instance
+from tapesched.toolkit.io import save_instance
 from tests.hostile import bounded
-from toolkit.generators import RandomParams, random_instance
-from toolkit.io import save_instance
 
 PROMPT_S = 2.5
 """Most seconds from the signal to the exit: the search stopped, the unwind and the

@@ -24,15 +24,15 @@ import click
 import pytest
 from attrs import evolve
 
-from simulator import studies
-from simulator.sweep import entry_digest
+from tapesched.cli import main
+from tapesched.cli.common import NumberType, SpanType
+from tapesched.simulator import studies
+from tapesched.simulator.sweep import entry_digest
+from tapesched.toolkit.errors import MAX_LINE
 from tests.conftest import INSTANCES
 from tests.hostile import bounded
 from tests.simulator.test_cli_simulate import run
 from tests.simulator.test_sweep import TINY
-from toolkit.cli import main
-from toolkit.cli.common import NumberType, SpanType
-from toolkit.errors import MAX_LINE
 
 AMPEX = str(INSTANCES / "scenarios" / "ampex.json")
 LOAD = str(INSTANCES / "plan" / "sdsc-1998.json")
@@ -312,7 +312,7 @@ ONE = evolve(TINY, **ONE_CHANGES)
 
 SITE = f"""from attrs import evolve
 
-from simulator import studies
+from tapesched.simulator import studies
 from tests.simulator.test_sweep import TINY
 
 studies.STUDIES["one"] = evolve(TINY, **{ONE_CHANGES!r})

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.duplicate_keys import duplicate_keys
-from toolkit.errors import InputError
-from toolkit.io import (
+from tapesched.toolkit.duplicate_keys import duplicate_keys
+from tapesched.toolkit.errors import InputError
+from tapesched.toolkit.io import (
     dumps,
     instance_from_dict,
     instance_to_dict,
@@ -25,7 +25,7 @@ from toolkit.io import (
     schedule_from_dict,
     schedule_to_dict,
 )
-from toolkit.model import (
+from tapesched.toolkit.model import (
     OBJECTIVES,
     OPERATIONS,
     ArmOperation,
@@ -33,7 +33,7 @@ from toolkit.model import (
     Schedule,
     ScheduledRequest,
 )
-from toolkit.strategies import instances
+from tapesched.toolkit.strategies import instances
 
 from ..conftest import INSTANCES
 

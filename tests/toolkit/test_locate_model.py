@@ -15,17 +15,17 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import solvers
-import toolkit.cli
-from solvers import registry
-from solvers.bounds import lower_bound
-from solvers.formulation import UnmodelledLocate
-from solvers.local_search import improve
-from solvers.registry import get, names
-from solvers.window_bound import applies
-from toolkit.io import instance_to_dict, loads_instance, schedule_to_dict
-from toolkit.metrics import alone_s
-from toolkit.model import (
+import tapesched.cli
+from tapesched import solvers
+from tapesched.solvers import registry
+from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.formulation import UnmodelledLocate
+from tapesched.solvers.local_search import improve
+from tapesched.solvers.registry import get, names
+from tapesched.solvers.window_bound import applies
+from tapesched.toolkit.io import instance_to_dict, loads_instance, schedule_to_dict
+from tapesched.toolkit.metrics import alone_s
+from tapesched.toolkit.model import (
     ArmOperation,
     Drive,
     Instance,
@@ -34,10 +34,10 @@ from toolkit.model import (
     ScheduledRequest,
     serpentine_tape,
 )
-from toolkit.strategies import instances
-from toolkit.tape_geometry import CtaCostHeuristic, PhysicalLocate
-from toolkit.technology import TAPE_FORMATS
-from toolkit.validator import validate
+from tapesched.toolkit.strategies import instances
+from tapesched.toolkit.tape_geometry import CtaCostHeuristic, PhysicalLocate
+from tapesched.toolkit.technology import TAPE_FORMATS
+from tapesched.toolkit.validator import validate
 
 CAPACITY_MB = 6_000_000.0
 
@@ -172,7 +172,7 @@ def test_verify_judges_the_locate_by_the_model(tmp_path):
     for start, code in ((1.0, 1), (model_s, 0)):
         schedule = tmp_path / "schedule.json"
         schedule.write_text(json.dumps(schedule_to_dict(one_read(start))))
-        result = CliRunner().invoke(toolkit.cli.main, ["verify", str(path), str(schedule)])
+        result = CliRunner().invoke(tapesched.cli.main, ["verify", str(path), str(schedule)])
         assert result.exit_code == code, result.output
 
 
@@ -286,7 +286,7 @@ def test_a_bad_locate_is_one_line_at_its_path_exit_2(tmp_path, edit, line):
     edit(data)
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data))
-    result = CliRunner().invoke(toolkit.cli.main, ["check", str(path)])
+    result = CliRunner().invoke(tapesched.cli.main, ["check", str(path)])
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [f"{path}: {line}"]
 
@@ -361,9 +361,9 @@ def test_an_exact_solver_solves_a_serpentine_instance_through_solve(tmp_path, so
     path.write_text(json.dumps(document()))
     out = tmp_path / "out.json"
     args = ["solve", str(path), "--solver", solver, "--out", str(out)]
-    result = CliRunner().invoke(toolkit.cli.main, args)
+    result = CliRunner().invoke(tapesched.cli.main, args)
     assert result.exit_code == 0, result.output
-    verified = CliRunner().invoke(toolkit.cli.main, ["verify", str(path), str(out)])
+    verified = CliRunner().invoke(tapesched.cli.main, ["verify", str(path), str(out)])
     assert verified.exit_code == 0, verified.output
 
 
@@ -371,7 +371,7 @@ def test_compare_gives_a_serpentine_instance_real_exact_rows(tmp_path):
     path = tmp_path / "serpentine.json"
     path.write_text(json.dumps(document()))
     args = ["compare", str(path), "--solvers", "greedy,cpsat,milp-cbc", "--csv"]
-    result = CliRunner().invoke(toolkit.cli.main, args)
+    result = CliRunner().invoke(tapesched.cli.main, args)
     assert result.exit_code == 0, result.output
     rows = {line.split(",")[1]: line.split(",") for line in result.stdout.splitlines()[1:]}
     assert rows["cpsat"][2] == rows["milp-cbc"][2] == "optimal"
@@ -393,7 +393,7 @@ def test_reading_and_validating_do_not_import_numpy_until_a_serpentine_locate_is
     code = (
         "import sys, toolkit.io, toolkit.validator\n"
         "assert 'numpy' not in sys.modules\n"
-        "from toolkit.model import Locate\n"
+        "from tapesched.toolkit.model import Locate\n"
         "Locate('cta-lto', 'LTO-7').locate_s(0.0, 1.0, 100.0)\n"
         "assert 'numpy' in sys.modules\n"
     )

@@ -22,8 +22,8 @@ import attrs
 import pytest
 from click.testing import CliRunner
 
-from toolkit.cli import main
-from toolkit.io import loads_instance, loads_schedule
+from tapesched.cli import main
+from tapesched.toolkit.io import loads_instance, loads_schedule
 
 from ..conftest import INSTANCES
 from ..simulator.test_replay import write_small_files
@@ -34,7 +34,7 @@ BLUE_WATERS = str(INSTANCES / "scenarios" / "blue-waters.json")
 SCRIPT = str(Path(sys.executable).parent / "tapesched")
 SHORT_SIM = ("--duration", "1h", "--replications", "1")
 SIMULATE_MODULE = importlib.import_module(
-    "toolkit.cli.simulate"
+    "tapesched.cli.simulate"
 )  # the package's ``simulate`` is the command
 GENERATE = ("generate", "random", "--seed", "3", "--requests", "5")
 
@@ -379,7 +379,7 @@ def test_an_interrupt_while_writing_exits_130_and_leaves_nothing(tmp_path, monke
 
 
 def test_an_export_the_validator_rejects_writes_nothing(tmp_path, monkeypatch):
-    import simulator.export
+    from tapesched import simulator
 
     real_export = simulator.export.export
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from tapesched.toolkit.errors import InputError
+from tapesched.toolkit.recall_file import load_recall, recall_from_dict
+from tapesched.toolkit.technology import TAPE_FORMATS
 from tests.conftest import INSTANCES
-from toolkit.errors import InputError
-from toolkit.recall_file import load_recall, recall_from_dict
-from toolkit.technology import TAPE_FORMATS
 
 
 def test_the_shipped_file_reads_as_ctas_tape():

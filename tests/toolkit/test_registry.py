@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import dist_info
-from toolkit.registry import (
+from tapesched.toolkit.registry import (
     DuplicateNameError,
     Entry,
     LoadError,
@@ -21,6 +20,7 @@ from toolkit.registry import (
     import_target,
     load_spec,
 )
+from tests.conftest import dist_info
 
 LAZY = "tapesched_test_registry_lazy"
 PLUG = "tapesched_test_registry_plug"

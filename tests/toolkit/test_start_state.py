@@ -7,10 +7,10 @@ import json
 import pytest
 from click.testing import CliRunner
 
-import toolkit.cli
-from toolkit.io import instance_to_dict, load_instance, load_schedule, loads_instance
-from toolkit.model import ArmOperation, Schedule, ScheduledRequest
-from toolkit.validator import validate
+import tapesched.cli
+from tapesched.toolkit.io import instance_to_dict, load_instance, load_schedule, loads_instance
+from tapesched.toolkit.model import ArmOperation, Schedule, ScheduledRequest
+from tapesched.toolkit.validator import validate
 
 from ..conftest import INSTANCES
 
@@ -79,7 +79,7 @@ def test_bad_state_is_refused_at_its_path(tmp_path, name, edit, line):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data))
     out = tmp_path / "out.json"
-    result = CliRunner().invoke(toolkit.cli.main, ["solve", str(path), "--out", str(out)])
+    result = CliRunner().invoke(tapesched.cli.main, ["solve", str(path), "--out", str(out)])
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [f"{path}: {line}"]
     assert not out.exists()
@@ -89,7 +89,7 @@ def test_the_milp_refusal_is_one_line_exit_2(tmp_path):
     path = INSTANCES / "busy-arm.json"
     out = tmp_path / "out.json"
     args = ["solve", str(path), "--solver", "milp-highs", "--out", str(out)]
-    result = CliRunner().invoke(toolkit.cli.main, args)
+    result = CliRunner().invoke(tapesched.cli.main, args)
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
         f"{path}: libraries[0].arms_available_s: solver 'milp-highs' does not model the "

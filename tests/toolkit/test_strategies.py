@@ -7,10 +7,10 @@ from typing import Any
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
+from tapesched.toolkit.generators import RandomParams, golubchik_instance
+from tapesched.toolkit.model import Instance
+from tapesched.toolkit.strategies import instances, instances_for, random_params, requests_for
 from tests.toolkit.test_generators import io_problems, rule_violations
-from toolkit.generators import RandomParams, golubchik_instance
-from toolkit.model import Instance
-from toolkit.strategies import instances, instances_for, random_params, requests_for
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

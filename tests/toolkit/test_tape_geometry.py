@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from toolkit.tape_geometry import (
+from tapesched.toolkit.tape_geometry import (
     CtaCostHeuristic,
     PhysicalLocate,
     SerpentineTape,
@@ -18,7 +18,7 @@ from toolkit.tape_geometry import (
     locate_matrix_s,
     order_time_s,
 )
-from toolkit.technology import TAPE_FORMAT_FIGURES, TAPE_FORMATS, TapeFormat
+from tapesched.toolkit.technology import TAPE_FORMAT_FIGURES, TAPE_FORMATS, TapeFormat
 
 MIN_LPOS, MAX_LPOS = 2696, 171097
 EOW = (208310, 416271, 624562, 633521)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.generators import TECHNOLOGIES, golubchik_instance
-from toolkit.technology import (
+from tapesched.toolkit.generators import TECHNOLOGIES, golubchik_instance
+from tapesched.toolkit.technology import (
     DRIVE_FIGURES,
     DRIVES,
     GOLUBCHIK_LIBRARIES,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.units import MAX_SIMULATED_S, MAX_TIME_S, UNITS_S, parse_duration, parse_rate
+from tapesched.toolkit.units import MAX_SIMULATED_S, MAX_TIME_S, UNITS_S, parse_duration, parse_rate
 
 SPELLINGS = {
     1.0: ("s", "sec", "secs", "second", "seconds"),

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from toolkit.model import (
+from tapesched.toolkit.model import (
     ArmOperation,
     Drive,
     InitialTape,
@@ -21,8 +21,8 @@ from toolkit.model import (
     ScheduledRequest,
     Tape,
 )
-from toolkit.strategies import instances
-from toolkit.validator import RULES, validate
+from tapesched.toolkit.strategies import instances
+from tapesched.toolkit.validator import RULES, validate
 
 from ..conftest import two_empty_drives
 
@@ -198,7 +198,7 @@ def test_remounting_the_same_tape_is_a_legal_switch():
 
 
 def test_recorded_objective_mismatch_is_a_warning_not_a_violation(spec_instance, spec_optimum):
-    from toolkit.model import ObjectiveValue
+    from tapesched.toolkit.model import ObjectiveValue
 
     report = validate(
         spec_instance, attrs.evolve(spec_optimum, objective=ObjectiveValue("weighted-flow", 123.4))
@@ -238,7 +238,7 @@ def test_operations_barely_longer_than_the_tolerance_are_counted_safely():
 
 
 def _greedy(instance: Instance) -> Schedule:
-    from solvers import solve
+    from tapesched.solvers import solve
 
     schedule = solve(instance, solver="greedy").schedule
     assert schedule is not None

@@ -13,18 +13,18 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from toolkit.cli.common import NumberType, fail, reports_bad_input
-from toolkit.io import dumps
-from toolkit.limits import MAX_DENSE_FILES
-from toolkit.recall_file import RecallFile, load_recall
-from toolkit.tape_geometry import (
+from tapesched.cli.common import NumberType, fail, reports_bad_input
+from tapesched.toolkit.io import dumps
+from tapesched.toolkit.limits import MAX_DENSE_FILES
+from tapesched.toolkit.recall_file import RecallFile, load_recall
+from tapesched.toolkit.tape_geometry import (
     LOCATE_MODELS,
     MB,
     CtaCostHeuristic,
     LocateModel,
     PhysicalLocate,
 )
-from toolkit.technology import TAPE_FORMATS
+from tapesched.toolkit.technology import TAPE_FORMATS
 
 
 def _model(name: str, recall: RecallFile, source: str) -> LocateModel:
@@ -101,7 +101,7 @@ def order(
               f"{MAX_DENSE_FILES:,} --algorithm exact orders (its locate matrix grows as n^2); "
               "use --algorithm sltf"])  # fmt: skip
     model = _model(locate_model, recall, files_file)
-    from solvers.recall_order import ORDERERS  # OR-Tools: once the input is known good
+    from tapesched.solvers.recall_order import ORDERERS  # OR-Tools: once the input is known good
 
     result = ORDERERS[algorithm](
         recall.tape, model, recall.head_block, recall.files, time_limit_s=time_limit

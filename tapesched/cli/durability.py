@@ -18,13 +18,13 @@ from attrs import evolve
 from rich.console import Console
 from rich.table import Table
 
-from toolkit.cli.common import NumberType, progress_bar, reports_bad_input
-from toolkit.cli.out_options import dir_out_option
-from toolkit.limits import MAX_DRAWS
-from toolkit.outputs import DirectoryOutput
+from tapesched.cli.common import NumberType, progress_bar, reports_bad_input
+from tapesched.cli.out_options import dir_out_option
+from tapesched.toolkit.limits import MAX_DRAWS
+from tapesched.toolkit.outputs import DirectoryOutput
 
 if TYPE_CHECKING:
-    from simulator.durability_study import Panel, Value
+    from tapesched.simulator.durability_study import Panel, Value
 
 NAME = "durability"
 """The experiment's name under ``tapesched experiment``."""
@@ -52,9 +52,9 @@ def _print_tape_loss_table(panel: Panel, policies: Sequence[str], years: float) 
     The groups of the three policies' archives are pooled (every group of
     every draw is an independent trial at that ``q``); files are per policy.
     """
-    from simulator.durability import group_loss_probability, tape_loss_rate
-    from simulator.durability_study import Value, pooled_groups, series_name
-    from simulator.files import Scheme
+    from tapesched.simulator.durability import group_loss_probability, tape_loss_rate
+    from tapesched.simulator.durability_study import Value, pooled_groups, series_name
+    from tapesched.simulator.files import Scheme
 
     table = Table(
         title=f"{NAME}: share of groups lost (pooled over the policies, exact binomial interval) "
@@ -169,7 +169,8 @@ def durability(
     0.1; x is handling_failure): each policy's response time, mounts per
     request and requests failed.
     """
-    from simulator.durability_study import (
+    from tapesched.cli.common import fail
+    from tapesched.simulator.durability_study import (
         FULL,
         FULL_HANDLING,
         QUICK,
@@ -181,8 +182,7 @@ def durability(
         summary_document,
         tape_loss_panel,
     )
-    from toolkit.cli.common import fail
-    from toolkit.io import dumps, write_atomic
+    from tapesched.toolkit.io import dumps, write_atomic
 
     if out is None:
         fail(["--out: required, and missing"])

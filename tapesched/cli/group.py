@@ -5,9 +5,9 @@ error and an exit code, never a traceback nor click's usage block:
 
 - a bad option value, a missing or unknown option (click's usage errors):
   ``--time-limit: 'nan' is not a duration ...``, exit 2, the one-line form
-  of every other bad input (:mod:`toolkit.cli.common`);
+  of every other bad input (:mod:`tapesched.cli.common`);
 - Ctrl-C and SIGTERM: ``tapesched: interrupted`` (or ``terminated``), exit
-  130 (or 143), with nothing half-written left (:mod:`toolkit.cli.interrupts`);
+  130 (or 143), with nothing half-written left (:mod:`tapesched.cli.interrupts`);
 - a plug-in that fails, however it fails (raises, exits, breaks the protocol,
   leaves requests waiting for ever): ``plug-in my_module:Mine: Mine.decide
   raised RuntimeError: ...``, exit 2, nothing written
@@ -22,9 +22,9 @@ from typing import Any
 
 import click
 
-from toolkit.cli.common import fail
-from toolkit.cli.interrupts import ending_on_signals
-from toolkit.plugin_calls import PluginError
+from tapesched.cli.common import fail
+from tapesched.cli.interrupts import ending_on_signals
+from tapesched.toolkit.plugin_calls import PluginError
 
 
 def usage_line(error: click.UsageError) -> str:

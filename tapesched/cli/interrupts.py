@@ -4,7 +4,7 @@ Both become exceptions in the main thread (``KeyboardInterrupt``, and
 :class:`Terminated` for SIGTERM), so every ``finally`` and ``except
 BaseException`` on the way out runs: the temporary files and directories of
 :mod:`toolkit.outputs` are removed and the target is left as it was. The
-group of commands (:class:`toolkit.cli.group.CommandGroup`) then prints ``tapesched:
+group of commands (:class:`tapesched.cli.group.CommandGroup`) then prints ``tapesched:
 interrupted`` (or ``terminated``) on standard error and exits 130 (or 143),
 128 plus the signal's number, which is what a shell reports for a command
 that the signal killed; there is no traceback. click's own handling (print
@@ -15,7 +15,7 @@ second Ctrl-C while the first unwinds (worker processes stopped, temporary
 files removed) neither cuts the clean-up short nor kills the process, which
 ends as for the first. The unwind is bounded (no clean-up on the way out
 waits for a computation to finish), so that nothing is left unstoppable.
-The same holds from the start: while :mod:`toolkit.cli` imports the
+The same holds from the start: while :mod:`tapesched.cli` imports the
 commands, a signal ends the program the same way (:func:`ending_on_signals`
 around the imports).
 
@@ -36,7 +36,7 @@ from types import FrameType
 
 import click
 
-from toolkit.signals import INTERRUPTS
+from tapesched.toolkit.signals import INTERRUPTS
 
 EXIT_INTERRUPTED = 128 + signal.SIGINT
 EXIT_TERMINATED = 128 + signal.SIGTERM

@@ -10,9 +10,11 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from simulator.replay import ReplayResult, unreplayable
-from simulator.replay import replay as run_replay
-from simulator.trace import (
+from tapesched.cli.common import check_scenario_scheduler, fail, reports_bad_input
+from tapesched.cli.out_options import file_out_option
+from tapesched.simulator.replay import ReplayResult, unreplayable
+from tapesched.simulator.replay import replay as run_replay
+from tapesched.simulator.trace import (
     Homes,
     LibraryLayout,
     TraceRequest,
@@ -21,12 +23,10 @@ from simulator.trace import (
     read_layout,
     read_requests,
 )
-from solvers.online.mount_policy import MountPolicyError, parse_mount_policy
-from toolkit.cli.common import check_scenario_scheduler, fail, reports_bad_input
-from toolkit.cli.out_options import file_out_option
-from toolkit.errors import InputError
-from toolkit.io import dumps
-from toolkit.outputs import FileOutput
+from tapesched.solvers.online.mount_policy import MountPolicyError, parse_mount_policy
+from tapesched.toolkit.errors import InputError
+from tapesched.toolkit.io import dumps
+from tapesched.toolkit.outputs import FileOutput
 
 HOMES_BESIDE = "crtmapping.json"
 """A cartridge map of this name beside the trace gives the default home levels."""

@@ -16,9 +16,9 @@ from attrs import evolve
 from rich.console import Console
 from rich.table import Table
 
-from toolkit.cli.common import NumberType, progress_bar, reports_bad_input
-from toolkit.cli.out_options import dir_out_option
-from toolkit.outputs import DirectoryOutput
+from tapesched.cli.common import NumberType, progress_bar, reports_bad_input
+from tapesched.cli.out_options import dir_out_option
+from tapesched.toolkit.outputs import DirectoryOutput
 
 NAME = "cnaf-bulk-recall"
 """The experiment's name under ``tapesched experiment``."""
@@ -70,7 +70,8 @@ def cnaf_bulk_recall(
     and every run) and figure.png (the recall's throughput and drives per
     hour, first seed).
     """
-    from simulator.cnaf_study import (
+    from tapesched.cli.common import fail
+    from tapesched.simulator.cnaf_study import (
         FULL,
         METRICS,
         PAPER,
@@ -80,8 +81,7 @@ def cnaf_bulk_recall(
         run_study,
         summary_document,
     )
-    from toolkit.cli.common import fail
-    from toolkit.io import dumps, write_atomic
+    from tapesched.toolkit.io import dumps, write_atomic
 
     if out is None:
         fail(["--out: required, and missing"])

@@ -18,7 +18,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from toolkit.cli.common import (
+from tapesched.cli.common import (
     DurationType,
     RateType,
     allow_plugins_option,
@@ -26,12 +26,12 @@ from toolkit.cli.common import (
     fail,
     reports_bad_input,
 )
-from toolkit.io import dumps
-from toolkit.limits import MAX_WORKERS
-from toolkit.units import MAX_ARRIVALS, MAX_SIZE_MB
+from tapesched.toolkit.io import dumps
+from tapesched.toolkit.limits import MAX_WORKERS
+from tapesched.toolkit.units import MAX_ARRIVALS, MAX_SIZE_MB
 
 if TYPE_CHECKING:
-    from simulator.stripe_search import Candidate, Selection
+    from tapesched.simulator.stripe_search import Candidate, Selection
 
 WORKLOADS_GB = {"small": (1.0, 2.0, 3.0), "medium": (2.0, 4.0, 6.0), "large": (4.0, 8.0, 12.0)}
 """The paper's three class mixes (Section 5, Figures 8, 10 and 12), in GB."""
@@ -166,10 +166,10 @@ def stripe(
     """
     from attrs import evolve
 
-    from simulator.experiment import override
-    from simulator.golubchik_studies import SCENARIO_FILE
-    from simulator.scenario import arrivals_message, load_scenario
-    from simulator.stripe_search import (
+    from tapesched.simulator.experiment import override
+    from tapesched.simulator.golubchik_studies import SCENARIO_FILE
+    from tapesched.simulator.scenario import arrivals_message, load_scenario
+    from tapesched.simulator.stripe_search import (
         METRIC,
         SweepEvaluate,
         label,
@@ -177,8 +177,8 @@ def stripe(
         mix_of,
         select,
     )
-    from simulator.sweep import Precision, executor
-    from simulator.workload import with_class_sizes
+    from tapesched.simulator.sweep import Precision, executor
+    from tapesched.simulator.workload import with_class_sizes
 
     if workload is not None and sizes is not None:
         fail(["--sizes: not with --workload (both set the class sizes)"])

@@ -18,9 +18,9 @@ from typing import Any
 
 import click
 
-from toolkit.cli.common import fail
-from toolkit.errors import InputError
-from toolkit.outputs import (
+from tapesched.cli.common import fail
+from tapesched.toolkit.errors import InputError
+from tapesched.toolkit.outputs import (
     STDOUT,
     DirectoryOutput,
     FileOutput,

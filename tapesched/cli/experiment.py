@@ -24,9 +24,8 @@ from attrs import asdict
 from rich.console import Console
 from rich.table import Table
 
-from simulator.bw_main import NAME as BW_MAIN
-from toolkit.cli.bw_main_options import BW_MAIN_OPTIONS, bw_main_options, given_bw_main
-from toolkit.cli.common import (
+from tapesched.cli.bw_main_options import BW_MAIN_OPTIONS, bw_main_options, given_bw_main
+from tapesched.cli.common import (
     NumberType,
     allow_plugins_option,
     check_named_code,
@@ -35,16 +34,17 @@ from toolkit.cli.common import (
     progress_bar,
     reports_bad_input,
 )
-from toolkit.cli.out_options import dir_out_option
-from toolkit.errors import InputError
-from toolkit.limits import MAX_WORKERS
-from toolkit.outputs import DirectoryOutput, kept_directory
-from toolkit.units import MAX_REPLICATIONS
+from tapesched.cli.out_options import dir_out_option
+from tapesched.simulator.bw_main import NAME as BW_MAIN
+from tapesched.toolkit.errors import InputError
+from tapesched.toolkit.limits import MAX_WORKERS
+from tapesched.toolkit.outputs import DirectoryOutput, kept_directory
+from tapesched.toolkit.units import MAX_REPLICATIONS
 
 if TYPE_CHECKING:
-    from simulator.studies import Study
-    from simulator.sweep import Cache, Point, PointResult
-    from solvers.plugins import SchedulerSpec
+    from tapesched.simulator.studies import Study
+    from tapesched.simulator.sweep import Cache, Point, PointResult
+    from tapesched.solvers.plugins import SchedulerSpec
 
 OUT_FILES = ("results.csv", "summary.json", "figure.png")
 """What ``experiment`` writes to ``--out``: an existing directory holding only these is replaced."""
@@ -66,8 +66,8 @@ def _local_workers() -> int:
 
 def all_studies() -> dict[str, Study]:
     """Every experiment by name: the Blue Waters paper's, then Golubchik et al.'s."""
-    from simulator.golubchik_studies import GOLUBCHIK_STUDIES
-    from simulator.studies import STUDIES
+    from tapesched.simulator.golubchik_studies import GOLUBCHIK_STUDIES
+    from tapesched.simulator.studies import STUDIES
 
     return {**STUDIES, **GOLUBCHIK_STUDIES}
 
@@ -82,7 +82,7 @@ def experiment_names(ctx: click.Context) -> list[str]:
 
 def _listing() -> None:
     """One line per experiment: name, figure, title; then its x values and series."""
-    from simulator.studies import sequence
+    from tapesched.simulator.studies import sequence
 
     for study in all_studies().values():
         click.echo(f"{study.name}: {study.figure}, {study.title}")
@@ -149,7 +149,7 @@ def _cell(result: PointResult, metric: str) -> str:
 
 def _print_table(study: Study, results: Sequence[PointResult]) -> None:
     """The results as a table: a row per point, then each series' maximum sustainable rate."""
-    from simulator.study_report import by_series, max_sustainable_rate
+    from tapesched.simulator.study_report import by_series, max_sustainable_rate
 
     metrics = study.metrics
 
@@ -174,7 +174,7 @@ def _print_table(study: Study, results: Sequence[PointResult]) -> None:
             said = "none (every rate saturated)" if rate is None else f"{rate:g} requests/{unit}"
             click.echo(f"{name}: maximum sustainable rate {said}")
     if study.kind == "map":
-        from simulator.study_report import best_map
+        from tapesched.simulator.study_report import best_map
 
         for (scale, x), vector in sorted(best_map(results, metrics[0]).items()):
             click.echo(f"sizes x{scale:g}, {study.axis.name} {x:g}: best {vector}")
@@ -273,10 +273,10 @@ def experiment(
     if listing:
         _listing()
         return
-    from simulator.experiment import override
-    from simulator.scenario import check_runnable, load_scenario
-    from simulator.studies import Unavailable, points, unavailable
-    from toolkit.registry import unknown_message
+    from tapesched.simulator.experiment import override
+    from tapesched.simulator.scenario import check_runnable, load_scenario
+    from tapesched.simulator.studies import Unavailable, points, unavailable
+    from tapesched.toolkit.registry import unknown_message
 
     if name is None:
         fail(["NAME: required, and missing (see tapesched experiment --list)"])
@@ -325,7 +325,7 @@ def experiment(
 def _cache(cache_dir: str | None, out: DirectoryOutput) -> Cache:
     """The cache of replications: ``--cache``, else ``DIR.cache`` beside ``--out``, checked
     before any work (:func:`toolkit.outputs.kept_directory`); its warnings go to stderr."""
-    from simulator.sweep import Cache
+    from tapesched.simulator.sweep import Cache
 
     directory = cache_dir or str(Path(out.given).with_name(Path(out.given).name + ".cache"))
     try:
@@ -351,9 +351,9 @@ def _run(
     scheduler: SchedulerSpec,
 ) -> None:
     """Sweep the points, print the table, write the directory."""
-    from simulator.study_report import draw_figure, results_csv, summary_document
-    from simulator.sweep import ClusterUnreachable, Precision, executor, run_sweep
-    from toolkit.io import dumps, write_atomic
+    from tapesched.simulator.study_report import draw_figure, results_csv, summary_document
+    from tapesched.simulator.sweep import ClusterUnreachable, Precision, executor, run_sweep
+    from tapesched.toolkit.io import dumps, write_atomic
 
     cap = max_replications or (QUICK_MAX_REPLICATIONS if quick else FULL_MAX_REPLICATIONS)
     precision = Precision(

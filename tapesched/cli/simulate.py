@@ -13,12 +13,8 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from simulator.bw_main import NAME as BW_MAIN
-from simulator.golubchik import NAME as GOLUBCHIK
-from simulator.policy_registry import POLICIES
-from solvers.registry import SCHEDULERS
-from toolkit.cli.bw_main_options import BW_MAIN_OPTIONS, bw_main_options, given_bw_main
-from toolkit.cli.common import (
+from tapesched.cli.bw_main_options import BW_MAIN_OPTIONS, bw_main_options, given_bw_main
+from tapesched.cli.common import (
     EXIT_INFEASIBLE,
     DurationType,
     F,
@@ -33,18 +29,22 @@ from toolkit.cli.common import (
     progress_bar,
     reports_bad_input,
 )
-from toolkit.cli.out_options import dir_out_option
-from toolkit.io import dumps, save_instance, save_schedule
-from toolkit.model import Instance
-from toolkit.outputs import DirectoryOutput
-from toolkit.units import MAX_ARRIVALS, MAX_RATE_PER_YEAR, MAX_REPLICATIONS
-from toolkit.validator import validate
+from tapesched.cli.out_options import dir_out_option
+from tapesched.simulator.bw_main import NAME as BW_MAIN
+from tapesched.simulator.golubchik import NAME as GOLUBCHIK
+from tapesched.simulator.policy_registry import POLICIES
+from tapesched.solvers.registry import SCHEDULERS
+from tapesched.toolkit.io import dumps, save_instance, save_schedule
+from tapesched.toolkit.model import Instance
+from tapesched.toolkit.outputs import DirectoryOutput
+from tapesched.toolkit.units import MAX_ARRIVALS, MAX_RATE_PER_YEAR, MAX_REPLICATIONS
+from tapesched.toolkit.validator import validate
 
 if TYPE_CHECKING:
-    from simulator.experiment import Replication
-    from simulator.results import Estimate
-    from simulator.scenario import Scenario
-    from solvers.online.protocol import Scheduler
+    from tapesched.simulator.experiment import Replication
+    from tapesched.simulator.results import Estimate
+    from tapesched.simulator.scenario import Scenario
+    from tapesched.solvers.online.protocol import Scheduler
 
 
 def per_year_option(name: str, text: str) -> Callable[[F], F]:
@@ -76,8 +76,8 @@ def _simulate_instance(
     The instance runs on the solvers' dispatcher, so an offline mount
     policy (``belady``) may read its future requests here.
     """
-    from simulator.instance_run import simulate_instance
-    from solvers.plugins import SchedulerSpec
+    from tapesched.simulator.instance_run import simulate_instance
+    from tapesched.solvers.plugins import SchedulerSpec
 
     if scheduler == BW_MAIN:
         fail([f"--scheduler: {BW_MAIN} runs scenarios only (it needs movers and typed requests)"])
@@ -86,12 +86,12 @@ def _simulate_instance(
     check_scenario_scheduler(scheduler)
     spec: SchedulerSpec = scheduler
     if mount_policy is not None:
-        from solvers.online.mount_policy import (
+        from tapesched.solvers.online.mount_policy import (
             MountPolicyError,
             parse_mount_policy,
             with_mount_policy,
         )
-        from solvers.plugins import plug_scheduler, with_plugins
+        from tapesched.solvers.plugins import plug_scheduler, with_plugins
 
         try:
             parse_mount_policy(mount_policy, instance=instance)
@@ -115,7 +115,7 @@ def _simulate_instance(
             click.echo(f"the schedule is infeasible; nothing written to {out.given}", err=True)
         raise SystemExit(EXIT_INFEASIBLE)
     if out is not None:
-        from toolkit.io import write_atomic
+        from tapesched.toolkit.io import write_atomic
 
         with out.building() as staging:
             save_schedule(schedule, staging / "schedule.json")
@@ -147,7 +147,7 @@ def _document(
         bw_main = {"bw_main": {k: getattr(scenario.run.bw_main, k) for k in BW_MAIN_OPTIONS}}
     striping = {}
     if scenario.workload.classes:
-        from simulator.workload import striping_label
+        from tapesched.simulator.workload import striping_label
 
         striping = {"striping": striping_label(scenario.workload.classes)}
     return {
@@ -171,7 +171,7 @@ def _faults_document(scenario: Scenario, runs: Sequence[Replication]) -> dict[st
         return {}
     from attrs import asdict
 
-    from simulator.results import failed_record_of
+    from tapesched.simulator.results import failed_record_of
 
     return {
         "faults": asdict(scenario.faults),
@@ -237,11 +237,11 @@ def _print_estimates(
     scenario: Scenario, runs: Sequence[Replication], estimates: Mapping[str, Estimate]
 ) -> None:
     """The table of estimates, or one line saying why there is nothing to tabulate."""
-    from simulator.results import METRICS
+    from tapesched.simulator.results import METRICS
 
     striping = ""
     if scenario.workload.classes:
-        from simulator.workload import striping_label
+        from tapesched.simulator.workload import striping_label
 
         striping = f"striping {striping_label(scenario.workload.classes)}, "
     title = (
@@ -389,8 +389,14 @@ def simulate(
     simulator/requests_csv.py), run until all are done; the warm-up is then
     a share of the last arrival time.
     """
-    from simulator.scenario import FORMAT, scenario_from_dict
-    from toolkit.io import INSTANCE_FORMAT, instance_from_dict, kind_of, read_json, write_atomic
+    from tapesched.simulator.scenario import FORMAT, scenario_from_dict
+    from tapesched.toolkit.io import (
+        INSTANCE_FORMAT,
+        instance_from_dict,
+        kind_of,
+        read_json,
+        write_atomic,
+    )
 
     document = read_json(scenario_file)
     kind = kind_of(document)
@@ -401,10 +407,10 @@ def simulate(
     if isinstance(document, dict) and "format" in document and kind != "scenario":
         fail([f"{scenario_file}: format: expected {FORMAT!r} or {INSTANCE_FORMAT!r}"])
     scenario = scenario_from_dict(document, scenario_file)
-    from simulator.experiment import override, run_scenario
-    from simulator.export import ExportError, export
-    from simulator.scenario import arrivals_message, check_runnable
-    from toolkit.errors import InputError
+    from tapesched.simulator.experiment import override, run_scenario
+    from tapesched.simulator.export import ExportError, export
+    from tapesched.simulator.scenario import arrivals_message, check_runnable
+    from tapesched.toolkit.errors import InputError
 
     if scheduler is not None:
         check_scenario_scheduler(scheduler)
@@ -412,7 +418,7 @@ def simulate(
         scenario, scenario_file, allow_plugins, scheduler=scheduler, mount_policy=mount_policy
     )
     if mount_policy is not None:
-        from solvers.online.mount_policy import MountPolicyError, parse_mount_policy
+        from tapesched.solvers.online.mount_policy import MountPolicyError, parse_mount_policy
 
         try:
             parse_mount_policy(mount_policy, capacity_mb=lambda tape: 1.0)
@@ -435,8 +441,8 @@ def simulate(
             fail([f"{' and '.join(given)}: {arrivals_message(rate_per_s, span)}"])
     widths = None
     if striping is not None:
-        from simulator.experiment import check_striping
-        from simulator.workload import parse_striping
+        from tapesched.simulator.experiment import check_striping
+        from tapesched.simulator.workload import parse_striping
 
         try:
             widths = parse_striping(striping)
@@ -445,7 +451,7 @@ def simulate(
         why = check_striping(scenario, widths)
         if why is not None:
             fail([f"--striping: {why}"])
-    from simulator.faults import with_rates
+    from tapesched.simulator.faults import with_rates
 
     faults = with_rates(
         scenario.faults,
@@ -480,8 +486,8 @@ def simulate(
             fail([f"{scenario_file}: {p} (with {given_option})" for p in unrunnable])
     trace = None
     if workload_file is not None:
-        from simulator.requests_csv import load_workload
-        from simulator.scenario import check_trace
+        from tapesched.simulator.requests_csv import load_workload
+        from tapesched.simulator.scenario import check_trace
 
         trace = load_workload(workload_file)
         unfit = check_trace(scenario, trace)

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from simulator.bw_main import NAME as BW_MAIN
-from toolkit.cli.common import DurationType, NumberType, fail
-from toolkit.units import MAX_COUNT
+from tapesched.cli.common import DurationType, NumberType, fail
+from tapesched.simulator.bw_main import NAME as BW_MAIN
+from tapesched.toolkit.units import MAX_COUNT
 
 if TYPE_CHECKING:
-    from simulator.bw_main import BwMainParams
+    from tapesched.simulator.bw_main import BwMainParams
 
 BW_MAIN_OPTIONS = {
     "max_light_load": "--max-light-load",
@@ -102,6 +102,6 @@ def given_bw_main(
                 if v is not None
             ]
         )
-    from simulator.bw_main import with_params
+    from tapesched.simulator.bw_main import with_params
 
     return with_params(params, **given)

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.common import echo_warnings, fail, load_and_validate, reports_bad_input
-from toolkit.cli.out_options import file_out_option
-from toolkit.outputs import FileOutput, write_file
+from tapesched.cli.common import echo_warnings, fail, load_and_validate, reports_bad_input
+from tapesched.cli.out_options import file_out_option
+from tapesched.toolkit.outputs import FileOutput, write_file
 
 OUT_HELP = "The picture to write: FILE.png or FILE.svg (the suffix gives the format)."
 
@@ -59,8 +59,8 @@ def gantt(instance_file: str, schedule_file: str, out: FileOutput) -> None:
     is not drawn: one line naming it and its first violation, exit 2
     (tapesched verify lists every violation).
     """
-    from toolkit.figures import format_of, render
-    from toolkit.gantt import ARMS_NOTE, gantt_figure
+    from tapesched.toolkit.figures import format_of, render
+    from tapesched.toolkit.gantt import ARMS_NOTE, gantt_figure
 
     fmt = format_of(out.given)
     instance, schedule, report = load_and_validate(instance_file, schedule_file, timeline=True)
@@ -99,9 +99,9 @@ def results(results_file: str, out: FileOutput, metric: str | None) -> None:
     saturated point. A bad file is one line per problem at line N.column,
     exit 2.
     """
-    from simulator.study_report import load_results_csv, results_figure
-    from simulator.sweep import PRIMARY_METRIC
-    from toolkit.figures import format_of, render
+    from tapesched.simulator.study_report import load_results_csv, results_figure
+    from tapesched.simulator.sweep import PRIMARY_METRIC
+    from tapesched.toolkit.figures import format_of, render
 
     fmt = format_of(out.given)
     rows = load_results_csv(results_file)
@@ -131,8 +131,8 @@ def trajectory(result_file: str, out: FileOutput) -> None:
     steps, the incumbent solid and the bound dashed, ending at the run's
     runtime_s. A bad file is one line per problem at its JSON path, exit 2.
     """
-    from toolkit.figures import format_of, render
-    from toolkit.trajectory import load_trajectory, trajectory_figure
+    from tapesched.toolkit.figures import format_of, render
+    from tapesched.toolkit.trajectory import load_trajectory, trajectory_figure
 
     fmt = format_of(out.given)
     run = load_trajectory(result_file)

@@ -18,15 +18,15 @@ import click
 from rich.console import Console
 from rich.progress import Progress, TextColumn
 
-from toolkit.errors import InputError, one_line, shown
-from toolkit.io import load_instance, load_schedule
-from toolkit.model import Instance, Schedule
-from toolkit.registry import LoadError, Registry
-from toolkit.units import MAX_SIMULATED_S, parse_duration, parse_rate
-from toolkit.validator import Report, validate
+from tapesched.toolkit.errors import InputError, one_line, shown
+from tapesched.toolkit.io import load_instance, load_schedule
+from tapesched.toolkit.model import Instance, Schedule
+from tapesched.toolkit.registry import LoadError, Registry
+from tapesched.toolkit.units import MAX_SIMULATED_S, parse_duration, parse_rate
+from tapesched.toolkit.validator import Report, validate
 
 if TYPE_CHECKING:
-    from simulator.scenario import Scenario
+    from tapesched.simulator.scenario import Scenario
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -147,7 +147,7 @@ NO_PREFETCH_HELP = (
 def checked_solvers(text: str, option: str = "--solvers") -> list[str]:
     """The comma-separated solver names of ``option``, each checked; exits 2 naming the bad ones,
     or when it names none (``--solvers ''``)."""
-    from solvers.plugins import find_solver
+    from tapesched.solvers.plugins import find_solver
 
     names = [n.strip() for n in text.split(",") if n.strip()]
     if not names:
@@ -287,9 +287,9 @@ def check_scenario_scheduler(spec: str) -> None:
     and the simulator's own ``bw-main`` (:mod:`simulator.bw_main`) and ``golubchik``
     (:mod:`simulator.golubchik`).
     """
-    from simulator.bw_main import NAME as BW_MAIN
-    from simulator.golubchik import NAME as GOLUBCHIK
-    from solvers.plugins import SchedulerSpecError, resolve_scheduler
+    from tapesched.simulator.bw_main import NAME as BW_MAIN
+    from tapesched.simulator.golubchik import NAME as GOLUBCHIK
+    from tapesched.solvers.plugins import SchedulerSpecError, resolve_scheduler
 
     if spec in (BW_MAIN, GOLUBCHIK):
         return
@@ -330,9 +330,9 @@ def check_named_code(
     nothing given) replaces the file's and is the user's own choice: the
     file's is then neither imported nor refused.
     """
-    from simulator.scenario import named_code
-    from solvers.online.mount_policy import parse_mount_policy
-    from solvers.plugins import resolve_scheduler
+    from tapesched.simulator.scenario import named_code
+    from tapesched.solvers.online.mount_policy import parse_mount_policy
+    from tapesched.solvers.plugins import resolve_scheduler
 
     replaced = {
         "run.scheduler": scheduler is not None,

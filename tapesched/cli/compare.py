@@ -10,18 +10,18 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from solvers.compare import NOT_MODELLED, PROVABLE_UP_TO, ComparisonRow
-from solvers.registry import names as solver_names
-from toolkit.cli.common import (
+from tapesched.cli.common import (
     TimeLimitType,
     checked_solvers,
     fail,
     progress_bar,
     reports_bad_input,
 )
-from toolkit.gc_pause import paused_gc
-from toolkit.io import instance_from_dict, kind_of, read_json
-from toolkit.model import Instance
+from tapesched.solvers.compare import NOT_MODELLED, PROVABLE_UP_TO, ComparisonRow
+from tapesched.solvers.registry import names as solver_names
+from tapesched.toolkit.gc_pause import paused_gc
+from tapesched.toolkit.io import instance_from_dict, kind_of, read_json
+from tapesched.toolkit.model import Instance
 
 
 def _objective_text(row: ComparisonRow) -> str:
@@ -113,8 +113,8 @@ def compare(
     large-neighbourhood search is the best offline schedule to measure the
     others against.
     """
-    from solvers.compare import compare as run_compare
-    from solvers.compare import solvers_for
+    from tapesched.solvers.compare import compare as run_compare
+    from tapesched.solvers.compare import solvers_for
 
     names = checked_solvers(solver_list)
     if as_json and as_csv:

@@ -19,13 +19,13 @@ from attrs import evolve
 from rich.console import Console
 from rich.table import Table
 
-from toolkit.cli.common import TimeLimitType, progress_bar, reports_bad_input
-from toolkit.cli.out_options import dir_out_option
-from toolkit.outputs import DirectoryOutput
-from toolkit.tape_geometry import LOCATE_MODELS
+from tapesched.cli.common import TimeLimitType, progress_bar, reports_bad_input
+from tapesched.cli.out_options import dir_out_option
+from tapesched.toolkit.outputs import DirectoryOutput
+from tapesched.toolkit.tape_geometry import LOCATE_MODELS
 
 if TYPE_CHECKING:
-    from simulator.recall_study import StudyPoint
+    from tapesched.simulator.recall_study import StudyPoint
 
 NAME = "bnl-coverage"
 """The experiment's name under ``tapesched experiment``."""
@@ -117,10 +117,10 @@ def bnl_coverage(
     results.csv (experiment, series, x_name, x, metric, mean, half_width,
     replications, saturated), summary.json and figure.png.
     """
-    from simulator.recall_report import draw_figure, results_csv, summary_document
-    from simulator.recall_study import FULL, QUICK, run_study
-    from toolkit.cli.common import fail
-    from toolkit.io import dumps, write_atomic
+    from tapesched.cli.common import fail
+    from tapesched.simulator.recall_report import draw_figure, results_csv, summary_document
+    from tapesched.simulator.recall_study import FULL, QUICK, run_study
+    from tapesched.toolkit.io import dumps, write_atomic
 
     if out is None:
         fail(["--out: required, and missing"])

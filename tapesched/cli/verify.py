@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from toolkit.cli.common import (
+from tapesched.cli.common import (
     EXIT_INFEASIBLE,
     NO_PREFETCH_HELP,
     echo_verdict,
@@ -12,8 +12,8 @@ from toolkit.cli.common import (
     load_and_validate,
     reports_bad_input,
 )
-from toolkit.io import dumps
-from toolkit.validator import summary
+from tapesched.toolkit.io import dumps
+from tapesched.toolkit.validator import summary
 
 
 @click.command()

@@ -22,7 +22,7 @@ def list_solvers(as_json: bool) -> None:
     package and version, or null) and ``hidden`` (null, or why the name
     reaches another scheduler).
     """
-    from solvers.registry import ENTRY_POINT_GROUP, SCHEDULERS, SOLVERS, names
+    from tapesched.solvers.registry import ENTRY_POINT_GROUP, SCHEDULERS, SOLVERS, names
 
     plugins = SCHEDULERS.plugins()
     if as_json:

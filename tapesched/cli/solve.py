@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 import attrs
 import click
 
-from solvers.registry import names
-from toolkit.cli.common import (
+from tapesched.cli.common import (
     EXIT_INFEASIBLE,
     NO_PREFETCH_HELP,
     TimeLimitType,
@@ -17,14 +16,15 @@ from toolkit.cli.common import (
     print_violations,
     reports_bad_input,
 )
-from toolkit.cli.out_options import file_out_option
-from toolkit.io import dumps, load_instance, schedule_to_dict
-from toolkit.limits import MAX_WORKERS
-from toolkit.outputs import FileOutput
-from toolkit.validator import validate
+from tapesched.cli.out_options import file_out_option
+from tapesched.solvers.registry import names
+from tapesched.toolkit.io import dumps, load_instance, schedule_to_dict
+from tapesched.toolkit.limits import MAX_WORKERS
+from tapesched.toolkit.outputs import FileOutput
+from tapesched.toolkit.validator import validate
 
 if TYPE_CHECKING:
-    from solvers.result import Progress
+    from tapesched.solvers.result import Progress
 
 
 def log_line(point: Progress) -> None:
@@ -143,10 +143,10 @@ def solve(
     """
     if as_json and out.to_stdout:
         fail(["--json and --out -: both print on standard output; choose one"])
-    import solvers
-    from solvers.formulation import UnmodelledState
-    from solvers.plugins import find_solver
-    from toolkit.registry import LoadError
+    from tapesched import solvers
+    from tapesched.solvers.formulation import UnmodelledState
+    from tapesched.solvers.plugins import find_solver
+    from tapesched.toolkit.registry import LoadError
 
     try:
         find_solver(solver_name)
@@ -159,14 +159,14 @@ def solve(
     if no_prefetch and not solvers.takes_prefetch(solver_name):
         fail([f"--no-prefetch: solver {solver_name!r} may prefetch and has no option not to"])
     if mount_policy is not None:
-        from solvers.registry import SCHEDULERS, SOLVERS
+        from tapesched.solvers.registry import SCHEDULERS, SOLVERS
 
         if solver_name in SOLVERS and solver_name not in SCHEDULERS:
             fail([f"--mount-policy: solver {solver_name!r} is not an online heuristic"])
     instance = load_instance(instance_file)
     policy = None
     if mount_policy is not None:
-        from solvers.online.mount_policy import MountPolicyError, parse_mount_policy
+        from tapesched.solvers.online.mount_policy import MountPolicyError, parse_mount_policy
 
         try:
             policy = parse_mount_policy(mount_policy, instance=instance)

@@ -21,7 +21,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from toolkit.cli.common import (
+from tapesched.cli.common import (
     TimeLimitType,
     allow_plugins_option,
     check_named_code,
@@ -30,11 +30,11 @@ from toolkit.cli.common import (
     progress_bar,
     reports_bad_input,
 )
-from toolkit.cli.out_options import dir_out_option
-from toolkit.outputs import DirectoryOutput
+from tapesched.cli.out_options import dir_out_option
+from tapesched.toolkit.outputs import DirectoryOutput
 
 if TYPE_CHECKING:
-    from simulator.windows import WindowOutcome
+    from tapesched.simulator.windows import WindowOutcome
 
 NAME = "online-vs-offline"
 """The experiment's name under ``tapesched experiment``."""
@@ -58,7 +58,7 @@ TIME_LIMIT_S = 30.0
 
 def _default_solvers() -> str:
     """Every online heuristic of the registry, then ``cpsat``."""
-    from solvers.registry import SOLVERS
+    from tapesched.solvers.registry import SOLVERS
 
     online = [n for n in SOLVERS.names() if SOLVERS.entry(n).metadata.get("online")]
     return ",".join([*online, "cpsat"])
@@ -66,8 +66,8 @@ def _default_solvers() -> str:
 
 def _print_table(outcomes: Sequence[WindowOutcome], size: int) -> None:
     """Mean ± 95 % half-width and worst ratio per series and yardstick (``≤``: to a bound)."""
-    from simulator.window_report import table_cell
-    from simulator.windows import YARDSTICKS, distributions
+    from tapesched.simulator.window_report import table_cell
+    from tapesched.simulator.windows import YARDSTICKS, distributions
 
     table = Table(
         title=f"{NAME}: weighted flow over the optimum, {len(outcomes)} windows of {size} "
@@ -166,9 +166,9 @@ def online_vs_offline(
     than --lns-above requests is also solved by lns; windows.csv and
     summary.json name the solver of each yardstick's value.
     """
-    from simulator.export import ExportError
-    from simulator.scenario import check_runnable, load_scenario
-    from simulator.windows import is_exact, is_online, scenario_windows, solve_window
+    from tapesched.simulator.export import ExportError
+    from tapesched.simulator.scenario import check_runnable, load_scenario
+    from tapesched.simulator.windows import is_exact, is_online, scenario_windows, solve_window
 
     names = checked_solvers(_default_solvers() if solver_text is None else solver_text)
     online = [n for n in names if is_online(n)]
@@ -241,7 +241,7 @@ def _write(
     settings: dict[str, object],
 ) -> None:
     """The directory: the CSVs, the summary, the figure, and every window's files."""
-    from simulator.window_report import (
+    from tapesched.simulator.window_report import (
         draw_figure,
         results_csv,
         summary_document,
@@ -249,7 +249,7 @@ def _write(
         windows_csv,
         yardstick_file,
     )
-    from toolkit.io import dumps, save_instance, save_schedule, write_atomic
+    from tapesched.toolkit.io import dumps, save_instance, save_schedule, write_atomic
 
     with out.building() as staging:
         (staging / "windows").mkdir()

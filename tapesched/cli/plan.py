@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 import click
 
-from toolkit.cli.common import F, NumberType, fail, reports_bad_input
-from toolkit.units import MAX_ARRIVALS
+from tapesched.cli.common import F, NumberType, fail, reports_bad_input
+from tapesched.toolkit.units import MAX_ARRIVALS
 
 
 def _days(value: float | None) -> str:
@@ -84,8 +84,8 @@ def plan(
     average day, the drives needed on average and at peak (the load's
     peak_factor), and the share of a busy drive's time spent streaming.
     """
-    from simulator.sizing import load_load, what_if
-    from simulator.sizing import plan as make_plan
+    from tapesched.simulator.sizing import load_load, what_if
+    from tapesched.simulator.sizing import plan as make_plan
 
     load = what_if(
         load_load(load_file),
@@ -96,7 +96,7 @@ def plan(
     computed = make_plan(load)
     checked = None
     if check:
-        from simulator.sizing_check import expected_draws, simulate_load
+        from tapesched.simulator.sizing_check import expected_draws, simulate_load
 
         draws = expected_draws(load, days * 86400)
         if draws > MAX_ARRIVALS:

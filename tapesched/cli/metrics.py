@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from toolkit.cli.common import (
+from tapesched.cli.common import (
     EXIT_INFEASIBLE,
     fail,
     instance_and_schedule,
@@ -18,7 +18,7 @@ from toolkit.cli.common import (
     print_violations,
     reports_bad_input,
 )
-from toolkit.metrics import compute_metrics
+from tapesched.toolkit.metrics import compute_metrics
 
 _METRIC_LABELS = {
     "requests": ("requests", "{:d}"),

@@ -6,20 +6,20 @@ from collections.abc import Callable
 
 import click
 
-from toolkit.cli.common import NumberType, RateType, SpanType, describe, fail, reports_bad_input
-from toolkit.cli.out_options import file_out_option
-from toolkit.errors import shown
-from toolkit.generators import (
+from tapesched.cli.common import NumberType, RateType, SpanType, describe, fail, reports_bad_input
+from tapesched.cli.out_options import file_out_option
+from tapesched.toolkit.errors import shown
+from tapesched.toolkit.generators import (
     TECHNOLOGIES,
     WEIGHT_RULES,
     RandomParams,
     golubchik_instance,
     random_instance,
 )
-from toolkit.io import dumps, instance_to_dict
-from toolkit.model import OBJECTIVES, Instance
-from toolkit.outputs import FileOutput
-from toolkit.units import MAX_COUNT, MAX_SIZE_MB, MAX_TIME_S
+from tapesched.toolkit.io import dumps, instance_to_dict
+from tapesched.toolkit.model import OBJECTIVES, Instance
+from tapesched.toolkit.outputs import FileOutput
+from tapesched.toolkit.units import MAX_COUNT, MAX_SIZE_MB, MAX_TIME_S
 
 _COUNT = click.IntRange(min=1, max=MAX_COUNT)
 """A count of things to build: at least one, at most :data:`~toolkit.units.MAX_COUNT`."""

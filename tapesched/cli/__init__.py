@@ -11,9 +11,9 @@ gathers them into one ``click`` group. This is the only part of :mod:`toolkit` t
 :mod:`solvers` and :mod:`simulator`: the core of the toolkit (model, files, validator, metrics,
 generators, strategies) stands below both, and the commands sit above all
 three. What every command shares (exit codes, the one-line bad-input
-report, option types) is in :mod:`toolkit.cli.common`, their ``--out``
-options in :mod:`toolkit.cli.out_options`; Ctrl-C and SIGTERM end any of
-them with one line (:mod:`toolkit.cli.interrupts`), from the moment this
+report, option types) is in :mod:`tapesched.cli.common`, their ``--out``
+options in :mod:`tapesched.cli.out_options`; Ctrl-C and SIGTERM end any of
+them with one line (:mod:`tapesched.cli.interrupts`), from the moment this
 package begins to load them.
 """
 
@@ -21,35 +21,35 @@ from __future__ import annotations
 
 import click
 
-from toolkit.cli.interrupts import ending_on_signals
+from tapesched.cli.interrupts import ending_on_signals
 
 with ending_on_signals():  # a Ctrl-C while the commands load ends as in a command
-    from toolkit.cli.bnl_coverage import NAME as BNL_COVERAGE
-    from toolkit.cli.bnl_coverage import bnl_coverage
-    from toolkit.cli.bound import bound
-    from toolkit.cli.check import check
-    from toolkit.cli.cnaf_bulk_recall import NAME as CNAF_BULK_RECALL
-    from toolkit.cli.cnaf_bulk_recall import cnaf_bulk_recall
-    from toolkit.cli.compare import compare
-    from toolkit.cli.durability import NAME as DURABILITY
-    from toolkit.cli.durability import durability
-    from toolkit.cli.ecmwf_defer import NAME as ECMWF_DEFER
-    from toolkit.cli.ecmwf_defer import ecmwf_defer
-    from toolkit.cli.experiment import experiment
-    from toolkit.cli.generate import generate
-    from toolkit.cli.group import CommandGroup
-    from toolkit.cli.list_solvers import list_solvers
-    from toolkit.cli.metrics import metrics
-    from toolkit.cli.online_vs_offline import NAME as ONLINE_VS_OFFLINE
-    from toolkit.cli.online_vs_offline import online_vs_offline
-    from toolkit.cli.order import order
-    from toolkit.cli.plan import plan
-    from toolkit.cli.plot import plot
-    from toolkit.cli.replay import replay
-    from toolkit.cli.simulate import simulate
-    from toolkit.cli.solve import solve
-    from toolkit.cli.stripe import stripe
-    from toolkit.cli.verify import verify
+    from tapesched.cli.bnl_coverage import NAME as BNL_COVERAGE
+    from tapesched.cli.bnl_coverage import bnl_coverage
+    from tapesched.cli.bound import bound
+    from tapesched.cli.check import check
+    from tapesched.cli.cnaf_bulk_recall import NAME as CNAF_BULK_RECALL
+    from tapesched.cli.cnaf_bulk_recall import cnaf_bulk_recall
+    from tapesched.cli.compare import compare
+    from tapesched.cli.durability import NAME as DURABILITY
+    from tapesched.cli.durability import durability
+    from tapesched.cli.ecmwf_defer import NAME as ECMWF_DEFER
+    from tapesched.cli.ecmwf_defer import ecmwf_defer
+    from tapesched.cli.experiment import experiment
+    from tapesched.cli.generate import generate
+    from tapesched.cli.group import CommandGroup
+    from tapesched.cli.list_solvers import list_solvers
+    from tapesched.cli.metrics import metrics
+    from tapesched.cli.online_vs_offline import NAME as ONLINE_VS_OFFLINE
+    from tapesched.cli.online_vs_offline import online_vs_offline
+    from tapesched.cli.order import order
+    from tapesched.cli.plan import plan
+    from tapesched.cli.plot import plot
+    from tapesched.cli.replay import replay
+    from tapesched.cli.simulate import simulate
+    from tapesched.cli.solve import solve
+    from tapesched.cli.stripe import stripe
+    from tapesched.cli.verify import verify
 
 __all__ = ["main"]
 

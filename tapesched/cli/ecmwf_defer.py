@@ -18,12 +18,12 @@ from attrs import evolve
 from rich.console import Console
 from rich.table import Table
 
-from toolkit.cli.common import progress_bar, reports_bad_input
-from toolkit.cli.out_options import dir_out_option
-from toolkit.outputs import DirectoryOutput
+from tapesched.cli.common import progress_bar, reports_bad_input
+from tapesched.cli.out_options import dir_out_option
+from tapesched.toolkit.outputs import DirectoryOutput
 
 if TYPE_CHECKING:
-    from simulator.defer_study import DeferPoint
+    from tapesched.simulator.defer_study import DeferPoint
 
 NAME = "ecmwf-defer-dismount"
 """The experiment's name under ``tapesched experiment``."""
@@ -38,7 +38,7 @@ def _delay(defer_s: float) -> str:
 
 def _print_table(points: Sequence[DeferPoint]) -> None:
     """A row per delay: each eviction rule's mounts and mean mount latency."""
-    from simulator.defer_study import METRICS
+    from tapesched.simulator.defer_study import METRICS
 
     series = list(dict.fromkeys(p.series for p in points))
     table = Table(title=f"{NAME}: mounts and mean mount latency (s) against the delay T")
@@ -87,10 +87,10 @@ def ecmwf_defer(out: DirectoryOutput | None, quick: bool, drives: int) -> None:
     x, metric, mean, half_width, replications, saturated), summary.json and
     figure.png.
     """
-    from simulator.defer_report import draw_figure, results_csv, summary_document
-    from simulator.defer_study import FULL, QUICK, load_sample, run_study
-    from toolkit.cli.common import fail
-    from toolkit.io import dumps, write_atomic
+    from tapesched.cli.common import fail
+    from tapesched.simulator.defer_report import draw_figure, results_csv, summary_document
+    from tapesched.simulator.defer_study import FULL, QUICK, load_sample, run_study
+    from tapesched.toolkit.io import dumps, write_atomic
 
     if out is None:
         fail(["--out: required, and missing"])

@@ -13,8 +13,8 @@ import json
 
 import click
 
-from toolkit.cli.common import TimeLimitType, reports_bad_input
-from toolkit.io import load_instance
+from tapesched.cli.common import TimeLimitType, reports_bad_input
+from tapesched.toolkit.io import load_instance
 
 
 @click.command()
@@ -50,7 +50,7 @@ def bound(
     requests alone, added up; how many windows there were, were solved in
     the time and were proved optimal).
     """
-    from solvers.bounds import (
+    from tapesched.solvers.bounds import (
         arm_bound,
         drive_time_bound,
         lower_bound,
@@ -71,7 +71,7 @@ def bound(
         "best": lower_bound(instance),
     }
     if window is not None:
-        from solvers.window_bound import window_bound
+        from tapesched.solvers.window_bound import window_bound
 
         found = window_bound(instance, window=window, time_limit_s=time_limit_s, seed=seed)
         values["windows"] = found.bound

@@ -1,0 +1,118 @@
+"""tapesched: scheduling robotic tape archives.
+
+The public API, one import away (``import tapesched``)::
+
+    instance = tapesched.load_instance("instances/spec-example.json")
+    result = tapesched.solve(instance, solver="cpsat", time_limit_s=10, seed=1)
+    violations = tapesched.validate(instance, result.schedule)
+    metrics = tapesched.compute_metrics(instance, result.schedule)
+
+The package stands in layers, each importing only those below it:
+
+- :mod:`tapesched.toolkit`: the core model, instance and schedule files, the
+  validator, metrics, generators, Hypothesis strategies, plots;
+- :mod:`tapesched.solvers`: exact backends, heuristics and online
+  schedulers behind :func:`solve`;
+- :mod:`tapesched.simulator`: the discrete-event simulator of a whole
+  platform, its archival policies and workloads;
+- :mod:`tapesched.cli`: the ``tapesched`` command line (``python -m tapesched``).
+
+The names below are imported when first used, so ``import tapesched`` stays
+light: a command that never solves never loads OR-Tools.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
+
+try:
+    __version__ = version("tapesched")
+except PackageNotFoundError:  # run from a checkout that was never installed
+    __version__ = "0+unknown"
+
+_WHERE = {
+    "load_instance": "tapesched.toolkit.io",
+    "load_schedule": "tapesched.toolkit.io",
+    "save_instance": "tapesched.toolkit.io",
+    "save_schedule": "tapesched.toolkit.io",
+    "validate": "tapesched.toolkit.validator",
+    "compute_metrics": "tapesched.toolkit.metrics",
+    "Instance": "tapesched.toolkit.model",
+    "Schedule": "tapesched.toolkit.model",
+    "solve": "tapesched.solvers",
+    "Result": "tapesched.solvers.result",
+    "Status": "tapesched.solvers.result",
+    "Solver": "tapesched.solvers.registry",
+    "Scheduler": "tapesched.solvers.online.protocol",
+    "PlatformState": "tapesched.solvers.online.protocol",
+    "MountPolicy": "tapesched.solvers.online.mount_policy",
+    "Eviction": "tapesched.solvers.online.mount_policy",
+    "Orderer": "tapesched.solvers.recall_order",
+    "Policy": "tapesched.simulator.policy",
+    "Allocator": "tapesched.simulator.allocator",
+    "load_scenario": "tapesched.simulator.scenario",
+    "simulate": "tapesched.simulator.experiment",
+    "replay": "tapesched.simulator.replay",
+}
+"""Where each public name is defined: the module imported when the name is first used."""
+
+_RENAMED = {"simulate": "run_scenario"}
+"""Public names whose definition is spelled otherwise in its module."""
+
+__all__ = [
+    "Allocator",
+    "Eviction",
+    "Instance",
+    "MountPolicy",
+    "Orderer",
+    "PlatformState",
+    "Policy",
+    "Result",
+    "Schedule",
+    "Scheduler",
+    "Solver",
+    "Status",
+    "__version__",
+    "compute_metrics",
+    "load_instance",
+    "load_scenario",
+    "load_schedule",
+    "replay",
+    "save_instance",
+    "save_schedule",
+    "simulate",
+    "solve",
+    "validate",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'tapesched' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name]), _RENAMED.get(name, name))
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+if TYPE_CHECKING:
+    from tapesched.simulator.allocator import Allocator
+    from tapesched.simulator.experiment import run_scenario as simulate
+    from tapesched.simulator.policy import Policy
+    from tapesched.simulator.replay import replay
+    from tapesched.simulator.scenario import load_scenario
+    from tapesched.solvers import solve
+    from tapesched.solvers.online.mount_policy import Eviction, MountPolicy
+    from tapesched.solvers.online.protocol import PlatformState, Scheduler
+    from tapesched.solvers.recall_order import Orderer
+    from tapesched.solvers.registry import Solver
+    from tapesched.solvers.result import Result, Status
+    from tapesched.toolkit.io import load_instance, load_schedule, save_instance, save_schedule
+    from tapesched.toolkit.metrics import compute_metrics
+    from tapesched.toolkit.model import Instance, Schedule
+    from tapesched.toolkit.validator import validate
