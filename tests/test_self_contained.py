@@ -10,7 +10,17 @@ ROOT = Path(__file__).resolve().parents[1]
 OUTSIDE = re.compile(r"\.\./shared\b|\bshared[/](?:spec|traces|seeds|reference)\b")
 """A path into the reading material that lay beside the repository when it was started."""
 
-CHECKED = ("toolkit", "solvers", "simulator", "tests", "benchmarks", "instances", "docs", ".ci")
+CHECKED = (
+    "tapesched",
+    "toolkit",
+    "solvers",
+    "simulator",
+    "tests",
+    "benchmarks",
+    "instances",
+    "docs",
+    ".ci",
+)
 SUFFIXES = {".py", ".md", ".json", ".cfg", ".toml", ".txt", ""}
 
 
