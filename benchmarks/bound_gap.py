@@ -6,8 +6,8 @@ arm is drawn from :func:`toolkit.generators.random_instance` (the
 generator's LTO-class defaults otherwise: 6 TB tapes, weights ``1 / size in
 GB``, weighted flow), as in ``benchmarks/exact.py``. CP-SAT proves its
 optimum (``--time-limit`` s); the line gives the optimum, the best lower
-bound of :func:`solvers.bounds.lower_bound` beside the bound before it
-(:func:`solvers.bounds.basic_bound`), the best schedule of the online
+bound of :func:`solvers.bounds.bounds.lower_bound` beside the bound before it
+(:func:`solvers.bounds.bounds.basic_bound`), the best schedule of the online
 heuristics and of the local search, and the ratios bound / optimum and
 heuristic / optimum: the side whose ratio is further from 1 is the weak one.
 
@@ -16,7 +16,7 @@ A second table does the same on instances too large to prove: those of
 arms, ``--large``) and ``instances/random-300.json``, with the old and the
 new bound, their runtime, and the best of ``greedy`` and ``wspt``.
 
-Both tables also give the window bound of :mod:`solvers.window_bound`
+Both tables also give the window bound of :mod:`solvers.bounds.window_bound`
 (CP-SAT's bound on runs of requests, each run alone, added up): on the small
 instances with two windows of ``n / 2`` requests (``--window-time`` s for
 both), on the large ones with windows of ``--window`` requests
@@ -39,9 +39,9 @@ from exact import instance_for as exact_instance
 from heuristics import instance_for as loaded_instance
 
 from tapesched import solvers
-from tapesched.solvers.bounds import basic_bound, lower_bound
-from tapesched.solvers.window_bound import window_bound
-from tapesched.toolkit.io import load_instance
+from tapesched.solvers.bounds.bounds import basic_bound, lower_bound
+from tapesched.solvers.bounds.window_bound import window_bound
+from tapesched.toolkit.files.io import load_instance
 from tapesched.toolkit.model import Instance
 
 QUICK = ("greedy", "wspt")

@@ -1,14 +1,14 @@
-"""Set-up time of each exact backend against the model's size (``solvers/model_size.py``).
+"""Set-up time of each exact backend against the model's size (``solvers/exact/model_size.py``).
 
 For each size ``n`` (``--sizes``), one random instance (one library of 4
 drives, gangs of up to 2, tapes as many as requests, releases 60 s apart on
 average; seed ``--seed``) is built by each backend without a warm start,
 and its solver run under a 0.01 s limit: the seconds from the start of the
 build to the solver's return are the least any run of that model can take
-before it searches. A line gives :func:`solvers.model_size.arc_count`, the
-measured seconds, and what :data:`~solvers.model_size.CBC_SETUP`,
-:data:`~solvers.model_size.HIGHS_SETUP` and
-:data:`~solvers.model_size.CPSAT_SETUP` predict. Wall-clock, so it grows
+before it searches. A line gives :func:`solvers.exact.model_size.arc_count`, the
+measured seconds, and what :data:`~solvers.exact.model_size.CBC_SETUP`,
+:data:`~solvers.exact.model_size.HIGHS_SETUP` and
+:data:`~solvers.exact.model_size.CPSAT_SETUP` predict. Wall-clock, so it grows
 with whatever else loads the machine.
 
 Run with ``.venv/bin/python benchmarks/build_rate.py --sizes 10,30,60``
@@ -25,9 +25,15 @@ import time
 from ortools.sat.python import cp_model
 
 from tapesched.solvers.cpsat import build_model as build_cpsat
+from tapesched.solvers.exact.model_size import (
+    CBC_SETUP,
+    CPSAT_SETUP,
+    HIGHS_SETUP,
+    SetupCost,
+    arc_count,
+)
 from tapesched.solvers.milp import build_model as build_milp
 from tapesched.solvers.milp.backends import run_cbc, run_highs
-from tapesched.solvers.model_size import CBC_SETUP, CPSAT_SETUP, HIGHS_SETUP, SetupCost, arc_count
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tapesched.toolkit.model import Instance
 

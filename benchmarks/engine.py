@@ -4,7 +4,7 @@ The reference library (the queueing model of Golubchik et al., section 3):
 requests arrive in a Poisson stream; each takes a drive (FIFO), then an arm
 to mount its tape (loads before unloads, FIFO within each), transfers for
 an exponential time, then an arm to unload, and frees the drive. The model
-is written twice: with :mod:`simulator.engine` and :mod:`simulator.resource`
+is written twice: with :mod:`simulator.kernel.engine` and :mod:`simulator.kernel.resource`
 (callbacks on a heap) and with SimPy 4 (a generator per request, a
 ``PriorityResource`` for the arms). Both draw the same arrival and transfer
 times from one seeded stream before the run, so they simulate the same
@@ -29,8 +29,8 @@ from typing import Any
 
 import simpy
 
-from tapesched.simulator.engine import Engine
-from tapesched.simulator.resource import Resource
+from tapesched.simulator.kernel.engine import Engine
+from tapesched.simulator.kernel.resource import Resource
 
 DRIVES = 8
 ARMS = 4
@@ -58,7 +58,7 @@ def sample_path(n: int, seed: int) -> tuple[list[float], list[float]]:
 
 
 def run_engine(arrivals: list[float], transfers: list[float]) -> tuple[float, int]:
-    """The model on :mod:`simulator.engine`; mean response time and events run."""
+    """The model on :mod:`simulator.kernel.engine`; mean response time and events run."""
     engine = Engine()
     drives = Resource(engine, DRIVES)
     arms = Resource(engine, ARMS, priorities=2)

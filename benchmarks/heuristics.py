@@ -8,7 +8,7 @@ and runs every online heuristic of the registry, the local search and, up
 to :data:`EXACT_UP_TO` requests, CP-SAT, through
 :func:`solvers.compare.compare`. The ratio is to CP-SAT's proven optimum
 when it has one, else to the best lower bound known (CP-SAT's or
-:func:`solvers.bounds.lower_bound`), marked ``<=``: then it is an upper
+:func:`solvers.bounds.bounds.lower_bound`), marked ``<=``: then it is an upper
 bound on the true ratio.
 
 Run with ``make bench`` or ``.venv/bin/python benchmarks/heuristics.py``

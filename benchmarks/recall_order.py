@@ -1,6 +1,6 @@
 """The exact recall orderer against SLTF and offset order on 100, 300 and 1,000 files.
 
-One full LTO-7 tape (:data:`toolkit.technology.TAPE_FORMATS`, addressed by
+One full LTO-7 tape (:data:`toolkit.hardware.technology.TAPE_FORMATS`, addressed by
 byte offset) holds 1 GB files end to end, as BNL's small-file tape; each
 size draws that many of them at random (seeded: random spacing) and orders
 them with ``offset``, ``sltf`` and ``exact`` under CTA's cost heuristic,
@@ -23,8 +23,8 @@ import sys
 import numpy as np
 
 from tapesched.solvers.recall_order import exact_order, offset_order, sltf_order
-from tapesched.toolkit.tape_geometry import CtaCostHeuristic, SerpentineTape, TapeFile
-from tapesched.toolkit.technology import TAPE_FORMATS
+from tapesched.toolkit.hardware.tape_geometry import CtaCostHeuristic, SerpentineTape, TapeFile
+from tapesched.toolkit.hardware.technology import TAPE_FORMATS
 
 FILE_BYTES = 1_000_000_000
 """Size of each file (BNL's small files)."""

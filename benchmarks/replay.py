@@ -3,9 +3,9 @@
 The sample (``instances/traces/ecmwf/``: 10,000 cartridge requests of
 2011, the SL8500 layout of the same site and its cartridge map) runs on 170
 drives, one handbot a rail, keeping cartridges mounted (``tape-batching`` under
-``lru``: :func:`simulator.replay.replay`'s defaults); then the sample
+``lru``: :func:`simulator.replay.replay.replay`'s defaults); then the sample
 repeated 25 times end to end, each copy shifted by the sample's span
-(:func:`simulator.trace.repeat_trace`), 250,000 requests. For each it
+(:func:`simulator.replay.trace.repeat_trace`), 250,000 requests. For each it
 prints the wall-clock time of the replay alone (the files read before),
 requests per second, the CPU seconds of the replay (``time.process_time``:
 less sensitive than the wall clock to other jobs on the machine), the
@@ -28,8 +28,8 @@ import sys
 import time
 from pathlib import Path
 
-from tapesched.simulator.replay import replay
-from tapesched.simulator.trace import (
+from tapesched.simulator.replay.replay import replay
+from tapesched.simulator.replay.trace import (
     place_cartridges,
     read_homes,
     read_layout,

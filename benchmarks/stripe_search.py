@@ -22,12 +22,12 @@ import time
 
 from attrs import evolve
 
-from tapesched.simulator.experiment import override
-from tapesched.simulator.golubchik_studies import SCENARIO_FILE
-from tapesched.simulator.scenario import load_scenario
-from tapesched.simulator.stripe_search import METRIC, SweepEvaluate, library_times, mix_of, select
-from tapesched.simulator.sweep import Precision, executor
-from tapesched.simulator.workload import with_class_sizes
+from tapesched.simulator.run.experiment import override
+from tapesched.simulator.run.scenario import load_scenario
+from tapesched.simulator.workload.workload import with_class_sizes
+from tapesched.studies.golubchik_studies import SCENARIO_FILE
+from tapesched.studies.stripe_search import METRIC, SweepEvaluate, library_times, mix_of, select
+from tapesched.studies.sweep import Precision, executor
 
 RATES_PER_MIN = (0.05, 0.2, 0.4)
 

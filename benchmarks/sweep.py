@@ -22,10 +22,10 @@ import time
 
 from attrs import evolve
 
-from tapesched.simulator.scenario import load_scenario
-from tapesched.simulator.studies import SCENARIO_FILE, STUDIES, points
-from tapesched.simulator.study_report import results_csv
-from tapesched.simulator.sweep import Precision, executor, run_sweep
+from tapesched.simulator.run.scenario import load_scenario
+from tapesched.studies.studies import SCENARIO_FILE, STUDIES, points
+from tapesched.studies.study_report import results_csv
+from tapesched.studies.sweep import Precision, executor, run_sweep
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from tapesched import solvers
+from tapesched.toolkit.files.io import load_instance, load_schedule, save_instance, save_schedule
 from tapesched.toolkit.generators import RandomParams, random_instance
-from tapesched.toolkit.io import load_instance, load_schedule, save_instance, save_schedule
 from tapesched.toolkit.validator import validate
 
 SIZES = (1_000, 10_000, 100_000)

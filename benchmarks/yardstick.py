@@ -8,8 +8,8 @@ same time limit (60 s by default, one after another: on the 2-core
 reference machine ``lns`` and ``cpsat`` use both cores), through
 :func:`solvers.compare.compare`, which judges every schedule with the
 validator. The table gives the best bound known (the largest of the
-solvers' bounds, :func:`solvers.bounds.lower_bound` and the window bound of
-:mod:`solvers.window_bound` given the same time limit, windows of 10
+solvers' bounds, :func:`solvers.bounds.bounds.lower_bound` and the window bound of
+:mod:`solvers.bounds.window_bound` given the same time limit, windows of 10
 requests; or the optimum when a solver proved one) and each solver's
 objective with its ratio to it, an upper bound on its true ratio to the
 optimum (marked ``<=``). The last column is the best offline schedule's
@@ -32,9 +32,9 @@ from pathlib import Path
 from attrs import evolve
 from heuristics import instance_for
 
+from tapesched.solvers.bounds.window_bound import window_bound
 from tapesched.solvers.compare import compare
-from tapesched.solvers.window_bound import window_bound
-from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.files.io import load_instance
 from tapesched.toolkit.model import Instance
 
 SOLVERS = ("greedy", "wspt", "local-search", "lns", "cpsat")

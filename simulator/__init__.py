@@ -1,26 +1,17 @@
-"""Discrete-event simulator of a tape platform, its archival policies and its workloads.
+"""The discrete-event simulator of a whole tape platform, in rooms from the bottom up.
 
-- :mod:`simulator.engine` and :mod:`simulator.resource`: the core, which
-  knows nothing of tapes (a heap of time, sequence number and callback;
-  servers with priority classes, FIFO within each).
-- :mod:`simulator.technology` and :mod:`simulator.platform`: drive
-  technologies and random or fixed times; libraries with arms, drives,
-  movers, pass-through ports, and the jobs they carry out in time.
-- :mod:`simulator.files`, :mod:`simulator.catalogue`, :mod:`simulator.policy`
-  and the policies :mod:`simulator.rait`, :mod:`simulator.parallel`,
-  :mod:`simulator.vertical`, :mod:`simulator.hetero`: where every data and
-  parity block of every file lies.
-- :mod:`simulator.workload` and :mod:`simulator.requests_csv`: generated and
-  traced file requests; :mod:`simulator.trace` and :mod:`simulator.replay`:
-  the ECMWF cartridge trace replayed on its SL8500 layout.
-- :mod:`simulator.simulation`: a run, in which a scheduler of
-  :mod:`solvers.online` decides through
-  :class:`solvers.online.protocol.PlatformState`;
-  :mod:`simulator.results`, :mod:`simulator.export`,
-  :mod:`simulator.experiment` and :mod:`simulator.scenario`: what a run
-  measured, its schedule for the validator, replications, scenario files.
-- :mod:`simulator.instance_run`: a core-problem instance run as it is.
-- :mod:`simulator.durability` and :mod:`simulator.durability_study`: what
-  tape losses leave of the archive (each file readable, rebuilt or lost),
-  the closed forms, and ``tapesched experiment durability``.
+- :mod:`.kernel`: the event engine and servers with queues, which know nothing of tapes;
+- :mod:`.platform`: technologies, libraries with arms, drives, movers, library complexes, faults;
+- :mod:`.storage`: files, the tape catalogue, the archival policies (RAIT, PARALLEL,
+  VERTICAL, HETERO), the archive at time 0, the disk cache, the data account;
+- :mod:`.workload`: generated and CSV-traced file requests;
+- :mod:`.schedulers`: the simulator's own schedulers (the Blue Waters MAIN-SCHEDULER, Golubchik's);
+- :mod:`.run`: scenario files, the simulation, replications, what a run measured, its export;
+- :mod:`.sharing`: drives shared by groups, their allocators, the GEMSS-like HSM run;
+- :mod:`.replay`: a cartridge trace replayed on its library complex;
+- :mod:`.planning`: closed forms for sizing, striping and durability, and their check by simulation.
+
+A run's scheduler is any online scheduler of :mod:`tapesched.solvers.online`,
+deciding through :class:`tapesched.solvers.online.protocol.PlatformState`:
+the platform knows nothing of which scheduler runs.
 """

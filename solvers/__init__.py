@@ -69,7 +69,7 @@ def times_serpentine(solver: SchedulerSpec) -> bool:
     """Whether ``solver`` times a drive's serpentine ``locate`` model (version 2).
 
     Every built-in solver does (registry metadata ``serpentine``): those
-    built on :class:`solvers.timeline.Timeline` (the online heuristics,
+    built on :class:`solvers.timeline.timeline.Timeline` (the online heuristics,
     ``greedy``, ``local-search``, and every plug-in scheduler, dispatched on
     it), and the exact formulation's (``cpsat``, ``lns``, ``milp-cbc``,
     ``milp-highs``), whose locate arcs are timed pair by pair. A solver
@@ -133,7 +133,7 @@ def solve(
 
     Raises
     ------
-    solvers.formulation.UnmodelledLocate
+    solvers.exact.formulation.UnmodelledLocate
         When a drive of ``instance`` has a serpentine ``locate`` model
         (version 2) and ``solver`` does not time it (:func:`times_serpentine`):
         it refuses the instance rather than give a schedule the validator
@@ -149,7 +149,7 @@ def solve(
         mount policy (:class:`~solvers.online.mount_policy.MountPolicyError`).
     """
     if not times_serpentine(solver):
-        from tapesched.solvers.formulation import refuse_serpentine_locate
+        from tapesched.solvers.exact.formulation import refuse_serpentine_locate
 
         refuse_serpentine_locate(instance, _found(solver)[0])
     if mount_policy is not None:

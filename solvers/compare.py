@@ -3,7 +3,7 @@
 This is what a tape site asks: how far is the scheduling it runs (an online
 heuristic) from the best possible? For each instance the yardstick is the
 proven optimum when some exact solver proved one; otherwise the best lower
-bound known (the largest of the solvers' bounds and :func:`solvers.bounds.lower_bound`),
+bound known (the largest of the solvers' bounds and :func:`solvers.bounds.bounds.lower_bound`),
 in which case the ratio printed is an upper bound on the true ratio to the
 optimum. Every schedule is judged by the validator, and the objective shown is
 the validator's, whatever the solver reported.
@@ -18,8 +18,8 @@ from typing import Any, Literal
 from attrs import asdict, evolve, frozen
 
 from tapesched.solvers import times_serpentine
-from tapesched.solvers.bounds import lower_bound
-from tapesched.solvers.formulation import UnmodelledState, refuse_serpentine_locate
+from tapesched.solvers.bounds.bounds import lower_bound
+from tapesched.solvers.exact.formulation import UnmodelledState, refuse_serpentine_locate
 from tapesched.solvers.plugins import find_solver
 from tapesched.toolkit.model import Instance
 from tapesched.toolkit.validator import validate

@@ -70,7 +70,7 @@ from tapesched.solvers.cpsat.decisions import (
     earliest,
     to_plan,
 )
-from tapesched.solvers.plan import plan_to_schedule
+from tapesched.solvers.exact.plan import plan_to_schedule
 from tapesched.toolkit.model import Drive, InitialTape, Instance, Library, Request, Schedule
 from tapesched.toolkit.validator import validate
 

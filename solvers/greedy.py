@@ -15,7 +15,7 @@ earlier requests: it queues behind them. (The ``fifo`` dispatcher of
 :mod:`solvers.online` differs: it waits for drives to be free.)
 
 The placement itself, and what makes it fast on 100,000 requests over
-hundreds of drives, is the :class:`~solvers.timeline.Timeline`'s; greedy is the
+hundreds of drives, is the :class:`~solvers.timeline.timeline.Timeline`'s; greedy is the
 timeline run over the release order.
 """
 
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import time
 
-from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.result import Result, Status
-from tapesched.solvers.timeline import Timeline
+from tapesched.solvers.timeline.timeline import Timeline
 from tapesched.toolkit.model import Instance
 
 
@@ -52,7 +52,7 @@ def greedy(instance: Instance, *, time_limit_s: float | None = None, seed: int =
     -------
     Result
         Status ``feasible`` with the schedule, its objective and the lower bound of
-        :func:`solvers.bounds.lower_bound`, so that the gap is always visible.
+        :func:`solvers.bounds.bounds.lower_bound`, so that the gap is always visible.
     """
     began = time.perf_counter()
     timeline = Timeline(instance, online=True)

@@ -60,17 +60,17 @@ from collections.abc import Callable, Sequence
 from attrs import frozen
 from ortools.sat.python import cp_model
 
-from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.cpsat import CpsatModel, build_model
 from tapesched.solvers.cpsat.data import CpsatData
 from tapesched.solvers.cpsat.solution import read_plan
 from tapesched.solvers.cut import Incumbent, cut, incumbent_of, pin, ranked, splice
-from tapesched.solvers.deadline import Deadline, OutOfTime
+from tapesched.solvers.exact.deadline import Deadline, OutOfTime
+from tapesched.solvers.exact.plan import plan_to_schedule
+from tapesched.solvers.exact.stoppable import solve_stoppable
 from tapesched.solvers.local_search import improve
 from tapesched.solvers.online.best import best_heuristic
-from tapesched.solvers.plan import plan_to_schedule
 from tapesched.solvers.result import Progress, Result, Status
-from tapesched.solvers.stoppable import solve_stoppable
 from tapesched.toolkit.model import Instance, Schedule
 from tapesched.toolkit.validator import validate
 
@@ -200,7 +200,7 @@ def _solve_all(
     ``meanwhile``.
 
     A Ctrl-C (or any exception raised in this thread) stops every search
-    and goes on (:func:`solvers.stoppable.solve_stoppable`).
+    and goes on (:func:`solvers.exact.stoppable.solve_stoppable`).
     """
     solvers: list[cp_model.CpSolver] = []
     for seed in seeds:
@@ -301,7 +301,7 @@ def lns(
     -------
     Result
         ``optimal`` when the incumbent meets the bound: the larger of
-        :func:`solvers.bounds.lower_bound` and, when a neighbourhood was the
+        :func:`solvers.bounds.bounds.lower_bound` and, when a neighbourhood was the
         whole instance (a small one), CP-SAT's bound on it (lowered by what
         the model's rounding can add, see :mod:`solvers.cpsat`);
         ``timeout`` when the time limit ended the run; ``feasible`` when
@@ -312,7 +312,7 @@ def lns(
         ``infeasible`` when no online heuristic schedules the instance (a
         gang wider than its library). The schedule is never worse than
         the start, and the objective is the validator's; the bound is
-        :func:`solvers.bounds.lower_bound`, never above the objective, and
+        :func:`solvers.bounds.bounds.lower_bound`, never above the objective, and
         the trajectory holds every improvement.
     """
     began = time.perf_counter()

@@ -1,7 +1,7 @@
 """The ``local-search`` solver: an offline improver over request orders and drives.
 
 A candidate is a request order and, for each request, its drives (one per
-piece); :func:`solvers.timeline.decode` turns it into a feasible offline
+piece); :func:`solvers.timeline.timeline.decode` turns it into a feasible offline
 schedule by list scheduling (tapes may be prefetched before releases). The
 search starts from a given schedule (for the registered solver, the best of
 every online heuristic, :func:`solvers.online.best.best_heuristic`), whose
@@ -22,7 +22,7 @@ moves (iterated local search). The best schedule is judged by the
 validator's objective, so that whatever the decoder does, the schedule
 returned is feasible and its value recomputed. The search stops at the time
 limit, at an iteration budget, or when the best schedule meets
-:func:`solvers.bounds.lower_bound` (it is then optimal).
+:func:`solvers.bounds.bounds.lower_bound` (it is then optimal).
 
 Every random choice comes from one ``random.Random(seed)``: with an
 iteration budget and no time limit, equal seeds give equal schedules.
@@ -35,11 +35,11 @@ import random
 import time
 from collections.abc import Callable
 
-from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.greedy import greedy
 from tapesched.solvers.online.best import best_heuristic
 from tapesched.solvers.result import Progress, Result, Status
-from tapesched.solvers.timeline import decode
+from tapesched.solvers.timeline.timeline import decode
 from tapesched.toolkit.model import Instance, ObjectiveValue, Schedule
 from tapesched.toolkit.validator import validate
 
@@ -360,7 +360,7 @@ def local_search(
     -------
     Result
         Status ``feasible``, the best schedule and its validated objective,
-        :func:`solvers.bounds.lower_bound` as the bound, and the trajectory:
+        :func:`solvers.bounds.bounds.lower_bound` as the bound, and the trajectory:
         the start (the best of :func:`solvers.online.best.best_heuristic`,
         or ``greedy``'s when no heuristic schedules the instance), then each
         improvement.

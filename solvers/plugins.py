@@ -3,9 +3,9 @@
 An online scheduler is any object with the method of
 :class:`solvers.online.protocol.Scheduler` (``decide(now, waiting, platform)``; the
 contract is written there). Wherever the project takes a scheduler (the
-simulator's :class:`~simulator.simulation.Simulation`,
-:func:`~simulator.experiment.run_scenario`,
-:func:`~simulator.instance_run.simulate_instance`, a scenario file's
+simulator's :class:`~simulator.run.simulation.Simulation`,
+:func:`~simulator.run.experiment.run_scenario`,
+:func:`~simulator.run.instance_run.simulate_instance`, a scenario file's
 ``run.scheduler``, :func:`solvers.solve`, ``tapesched simulate --scheduler``,
 ``tapesched solve --solver``, ``tapesched compare --solvers``), it takes a
 *scheduler spec*, resolved here by :func:`resolve_scheduler`:
@@ -76,8 +76,8 @@ from tapesched.solvers.registry import (
 )
 from tapesched.solvers.result import Result
 from tapesched.toolkit.model import Instance
-from tapesched.toolkit.plugin_calls import FAULTS, Plugin, exception_line, guarded
 from tapesched.toolkit.registry import Entry, PluginEntry, qualified_name, unknown_message
+from tapesched.toolkit.runtime.plugin_calls import FAULTS, Plugin, exception_line, guarded
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -127,7 +127,8 @@ class PluggedScheduler:
 
     def guard(self) -> AbstractContextManager[None]:
         """Wraps a run of its schedulers: a plug-in's failure is one
-        :class:`~toolkit.plugin_calls.PluginError` (:func:`~toolkit.plugin_calls.guarded`)."""
+        :class:`~toolkit.runtime.plugin_calls.PluginError`
+        (:func:`~toolkit.runtime.plugin_calls.guarded`)."""
         return guarded(self.plugins)
 
     def make(self) -> Scheduler:

@@ -1,6 +1,6 @@
 """Recall ordering: in which order to read the files requested from one mounted tape.
 
-On a serpentine tape (:mod:`toolkit.tape_geometry`) the cheapest order to
+On a serpentine tape (:mod:`toolkit.hardware.tape_geometry`) the cheapest order to
 read a set of files is not their block order: two files far apart in block
 order may lie side by side on neighbouring wraps. The orderers here answer
 BNL's question (Yu et al., "Best practices in accessing tape-resident data
@@ -16,15 +16,15 @@ CTA's (SLTF under its cost heuristic), all under one locate model:
   routing solver (guided local search) for :data:`ROUTING_SHARE` of the
   time limit from :data:`SEARCH_FIRST_FROM` files, then CP-SAT's circuit
   constraint from its order, up to :data:`CP_SAT_MAX_FILES` files; the
-  routing solver alone beyond, up to :data:`~toolkit.limits.MAX_DENSE_FILES`
+  routing solver alone beyond, up to :data:`~toolkit.runtime.limits.MAX_DENSE_FILES`
   (the dense locate matrix grows as n^2). Proven optimal when
   the solver closes the gap within its time limit, else the best order
   found with a lower bound (the larger of the solver's bound and the
   assignment relaxation's). Ctrl-C stops either solver at once
-  (:mod:`solvers.stoppable`).
+  (:mod:`solvers.exact.stoppable`).
 
 ``sltf`` and ``exact`` work on the dense matrix of locates; ``sltf`` on more
-than :data:`~toolkit.limits.MAX_DENSE_FILES` files computes each step's row
+than :data:`~toolkit.runtime.limits.MAX_DENSE_FILES` files computes each step's row
 when it takes it instead.
 
 Every orderer follows :class:`Orderer`; :data:`ORDERERS` names them.
@@ -44,9 +44,8 @@ from ortools.constraint_solver import pywrapcp, routing_enums_pb2
 from ortools.sat.python import cp_model
 from scipy.optimize import linear_sum_assignment
 
-from tapesched.solvers.stoppable import route_stoppable, solve_stoppable
-from tapesched.toolkit.limits import MAX_DENSE_FILES
-from tapesched.toolkit.tape_geometry import (
+from tapesched.solvers.exact.stoppable import route_stoppable, solve_stoppable
+from tapesched.toolkit.hardware.tape_geometry import (
     LocateModel,
     SerpentineTape,
     TapeFile,
@@ -54,6 +53,7 @@ from tapesched.toolkit.tape_geometry import (
     locate_matrix_s,
     order_time_s,
 )
+from tapesched.toolkit.runtime.limits import MAX_DENSE_FILES
 
 Status = Literal["heuristic", "optimal", "feasible"]
 
@@ -85,7 +85,8 @@ class RecallOrder:
     order
         Indices into the files, in reading order.
     time_s
-        Estimated time: every locate and every read (:func:`~toolkit.tape_geometry.order_time_s`).
+        Estimated time: every locate and every read
+        (:func:`~toolkit.hardware.tape_geometry.order_time_s`).
     locate_s
         Its locates alone (``time_s`` less the reads, which no order changes).
     status
@@ -196,7 +197,7 @@ def _sltf_path_by_rows(
 ) -> list[int]:
     """:func:`_sltf_path` computing each step's locates when it takes them, from the head to
     the files not read yet: memory in n, not n^2 (for more than
-    :data:`~toolkit.limits.MAX_DENSE_FILES` files)."""
+    :data:`~toolkit.runtime.limits.MAX_DENSE_FILES` files)."""
     ends = np.array([f.end_block(tape) for f in files], dtype=np.int64)
     starts = np.array([f.block for f in files], dtype=np.int64)
     left = np.arange(len(files))
@@ -327,7 +328,7 @@ def exact_order(
     Raises
     ------
     ValueError
-        For more than :data:`~toolkit.limits.MAX_DENSE_FILES` files, whose dense
+        For more than :data:`~toolkit.runtime.limits.MAX_DENSE_FILES` files, whose dense
         locate matrix and assignment bound would not fit the time limit.
     """
     began = time.perf_counter()

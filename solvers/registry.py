@@ -147,7 +147,7 @@ def describe(name: str) -> str:
 def _online(name: str, scheduler: str, solver: str, description: str) -> None:
     """Declare the online heuristic ``name`` once: its scheduler and the solver dispatching it.
 
-    Every online heuristic places requests on :class:`solvers.timeline.Timeline`,
+    Every online heuristic places requests on :class:`solvers.timeline.timeline.Timeline`,
     which times a serpentine locate by the drive's model (metadata ``serpentine``).
     """
     SCHEDULERS.declare(name, scheduler, description)

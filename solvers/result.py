@@ -22,8 +22,8 @@ class Status(StrEnum):
     the time limit ran out before a proof; the best schedule found by then
     (if any) and the best bound come with it. ``not-built``: an exact
     solver's model was too large to build in the time given
-    (:mod:`solvers.model_size`), so no search ran; the warm start's schedule
-    (if any) and :func:`solvers.bounds.lower_bound` come with it.
+    (:mod:`solvers.exact.model_size`), so no search ran; the warm start's schedule
+    (if any) and :func:`solvers.bounds.bounds.lower_bound` come with it.
     """
 
     OPTIMAL = "optimal"

@@ -33,10 +33,10 @@ except PackageNotFoundError:  # run from a checkout that was never installed
     __version__ = "0+unknown"
 
 _WHERE = {
-    "load_instance": "tapesched.toolkit.io",
-    "load_schedule": "tapesched.toolkit.io",
-    "save_instance": "tapesched.toolkit.io",
-    "save_schedule": "tapesched.toolkit.io",
+    "load_instance": "tapesched.toolkit.files.io",
+    "load_schedule": "tapesched.toolkit.files.io",
+    "save_instance": "tapesched.toolkit.files.io",
+    "save_schedule": "tapesched.toolkit.files.io",
     "validate": "tapesched.toolkit.validator",
     "compute_metrics": "tapesched.toolkit.metrics",
     "Instance": "tapesched.toolkit.model",
@@ -50,11 +50,11 @@ _WHERE = {
     "MountPolicy": "tapesched.solvers.online.mount_policy",
     "Eviction": "tapesched.solvers.online.mount_policy",
     "Orderer": "tapesched.solvers.recall_order",
-    "Policy": "tapesched.simulator.policy",
-    "Allocator": "tapesched.simulator.allocator",
-    "load_scenario": "tapesched.simulator.scenario",
-    "simulate": "tapesched.simulator.experiment",
-    "replay": "tapesched.simulator.replay",
+    "Policy": "tapesched.simulator.storage.policy",
+    "Allocator": "tapesched.simulator.sharing.allocator",
+    "load_scenario": "tapesched.simulator.run.scenario",
+    "simulate": "tapesched.simulator.run.experiment",
+    "replay": "tapesched.simulator.replay.replay",
 }
 """Where each public name is defined: the module imported when the name is first used."""
 
@@ -101,18 +101,23 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from tapesched.simulator.allocator import Allocator
-    from tapesched.simulator.experiment import run_scenario as simulate
-    from tapesched.simulator.policy import Policy
-    from tapesched.simulator.replay import replay
-    from tapesched.simulator.scenario import load_scenario
+    from tapesched.simulator.replay.replay import replay
+    from tapesched.simulator.run.experiment import run_scenario as simulate
+    from tapesched.simulator.run.scenario import load_scenario
+    from tapesched.simulator.sharing.allocator import Allocator
+    from tapesched.simulator.storage.policy import Policy
     from tapesched.solvers import solve
     from tapesched.solvers.online.mount_policy import Eviction, MountPolicy
     from tapesched.solvers.online.protocol import PlatformState, Scheduler
     from tapesched.solvers.recall_order import Orderer
     from tapesched.solvers.registry import Solver
     from tapesched.solvers.result import Result, Status
-    from tapesched.toolkit.io import load_instance, load_schedule, save_instance, save_schedule
+    from tapesched.toolkit.files.io import (
+        load_instance,
+        load_schedule,
+        save_instance,
+        save_schedule,
+    )
     from tapesched.toolkit.metrics import compute_metrics
     from tapesched.toolkit.model import Instance, Schedule
     from tapesched.toolkit.validator import validate

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tapesched import solvers
-from tapesched.toolkit.io import load_instance, load_schedule
+from tapesched.toolkit.files.io import load_instance, load_schedule
 from tapesched.toolkit.validator import validate
 
 from .conftest import INSTANCES

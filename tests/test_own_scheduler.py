@@ -20,16 +20,16 @@ import pytest
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.simulator.experiment import override, run_scenario
-from tapesched.simulator.export import export
-from tapesched.simulator.instance_run import simulate_instance
-from tapesched.simulator.scenario import load_scenario
-from tapesched.simulator.simulation import Simulation
-from tapesched.simulator.workload import generate
+from tapesched.simulator.run.experiment import override, run_scenario
+from tapesched.simulator.run.export import export
+from tapesched.simulator.run.instance_run import simulate_instance
+from tapesched.simulator.run.scenario import load_scenario
+from tapesched.simulator.run.simulation import Simulation
+from tapesched.simulator.workload.workload import generate
 from tapesched.solvers import solve
-from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.plugins import ENTRY_POINT_GROUP
-from tapesched.toolkit.io import load_instance, load_schedule
+from tapesched.toolkit.files.io import load_instance, load_schedule
 from tapesched.toolkit.model import Drive, Instance, Library, Piece, Request, Tape
 from tapesched.toolkit.validator import validate
 from tests.conftest import INSTANCES, ROOT, dist_info
@@ -169,7 +169,7 @@ def test_a_scenario_run_to_its_end_completes_every_request_and_exports_a_valid_s
 def test_a_simulation_takes_the_object_or_its_name():
     from most_wanted import MostWantedTape
 
-    from tapesched.simulator.policy_registry import make_policy
+    from tapesched.simulator.storage.policy_registry import make_policy
 
     scenario = override(load_scenario(AMPEX), duration_s=3 * 3600)
     runs = []

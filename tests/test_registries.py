@@ -17,9 +17,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.simulator.policy_registry import ENTRY_POINT_GROUP as POLICY_GROUP
-from tapesched.simulator.policy_registry import POLICIES, make_policy
-from tapesched.simulator.vertical import Vertical
+from tapesched.simulator.storage.policy_registry import ENTRY_POINT_GROUP as POLICY_GROUP
+from tapesched.simulator.storage.policy_registry import POLICIES, make_policy
+from tapesched.simulator.storage.vertical import Vertical
 from tapesched.solvers import online
 from tapesched.solvers.registry import SCHEDULERS, SOLVERS
 from tests.conftest import INSTANCES, dist_info
@@ -90,19 +90,20 @@ def test_listing_the_registries_imports_none_of_their_modules():
     code = (
         "import sys\n"
         "from tapesched.solvers.registry import SCHEDULERS, SOLVERS\n"
-        "from tapesched.simulator.policy_registry import POLICIES\n"
+        "from tapesched.simulator.storage.policy_registry import POLICIES\n"
         "for registry in (SOLVERS, SCHEDULERS, POLICIES):\n"
         "    for name in registry.known():\n"
         "        registry.describe(name)\n"
         "ours = ('tapesched.solvers.', 'tapesched.simulator.')\n"
-        "print(sorted(m for m in sys.modules if m.startswith(ours)))\n"
+        "modules = [m for m, v in sys.modules.items() if not hasattr(v, '__path__')]\n"
+        "print(sorted(m for m in modules if m.startswith(ours)))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     loaded = ast.literal_eval(out)
     assert loaded == [
-        "tapesched.simulator.policy_registry",
+        "tapesched.simulator.storage.policy_registry",
         "tapesched.solvers.registry",
         "tapesched.solvers.result",
     ]
@@ -136,7 +137,7 @@ def test_an_installed_packages_policy_is_a_policy_everywhere(tmp_path, monkeypat
         tmp_path,
         "more-policies",
         POLICY_GROUP,
-        {"one-drive": "tapesched.simulator.vertical:Vertical"},
+        {"one-drive": "tapesched.simulator.storage.vertical:Vertical"},
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     assert isinstance(make_policy("one-drive", block_mb=10.0), Vertical)

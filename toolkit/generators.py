@@ -37,6 +37,13 @@ from typing import NamedTuple, Protocol, TypeVar
 
 from attrs import frozen
 
+from tapesched.toolkit.hardware.technology import (
+    GOLUBCHIK_LIBRARIES,
+    LIBRARIES,
+    MB_PER_GB,
+    LibraryTechnology,
+    required,
+)
 from tapesched.toolkit.model import (
     OBJECTIVES,
     Drive,
@@ -46,13 +53,6 @@ from tapesched.toolkit.model import (
     Piece,
     Request,
     Tape,
-)
-from tapesched.toolkit.technology import (
-    GOLUBCHIK_LIBRARIES,
-    LIBRARIES,
-    MB_PER_GB,
-    LibraryTechnology,
-    required,
 )
 
 T = TypeVar("T")
@@ -521,7 +521,7 @@ def random_instance(params: RandomParams, seed: int, name: str | None = None) ->
 TECHNOLOGIES: dict[str, LibraryTechnology] = {name: LIBRARIES[name] for name in GOLUBCHIK_LIBRARIES}
 """The two library technologies of Golubchik et al. (1994), keyed by name.
 
-Their figures and sources are those of the one table, :mod:`toolkit.technology`.
+Their figures and sources are those of the one table, :mod:`toolkit.hardware.technology`.
 The paper's times map to the core problem as follows: an arm move
 (``mount_s``, ``dismount_s``) is the robot load or unload; ``load_s`` is the
 drive load; the core problem's fixed ``unload_s`` is the rewind of half a
@@ -643,7 +643,7 @@ def golubchik_instance(
 
     One library ``L0`` of ``drives`` drives and ``arms`` arms with the
     parameters of ``technology`` (see :data:`TECHNOLOGIES`, and
-    :mod:`toolkit.technology` for the numbers and their sources), its tapes empty of
+    :mod:`toolkit.hardware.technology` for the numbers and their sources), its tapes empty of
     drives at time 0 (the paper unloads a tape as soon as its transfer ends).
     Requests arrive as a Poisson process of rate ``arrival_rate_per_s``; each
     is of class ``j`` with probability ``probabilities[j]`` (normalised), of

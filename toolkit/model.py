@@ -35,10 +35,10 @@ from tapesched.toolkit.fields import (
     parsed,
     text,
 )
-from tapesched.toolkit.technology import TAPE_FORMATS
+from tapesched.toolkit.hardware.technology import TAPE_FORMATS
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is timed
-    from tapesched.toolkit.tape_geometry import LocateModel, SerpentineTape
+    from tapesched.toolkit.hardware.tape_geometry import LocateModel, SerpentineTape
 
 INSTANCE_FORMAT = "tapesched.instance/1"
 INSTANCE_FORMAT_2 = "tapesched.instance/2"
@@ -47,7 +47,7 @@ INSTANCE_FORMAT_2 = "tapesched.instance/2"
 INSTANCE_FORMATS: tuple[str, ...] = (INSTANCE_FORMAT, INSTANCE_FORMAT_2)
 SCHEDULE_FORMAT = "tapesched.schedule/1"
 SCENARIO_FORMAT = "tapesched.scenario/1"
-"""A simulator scenario (:mod:`simulator.scenario`), named here beside the other formats."""
+"""A simulator scenario (:mod:`simulator.run.scenario`), named here beside the other formats."""
 OLD_SCENARIO_FORMATS: tuple[str, ...] = ("tapesched-scenario/1",)
 """Earlier names of the scenario format, still read; never written."""
 
@@ -104,7 +104,7 @@ class Library:
 
 LOCATE_MODEL_NAMES: tuple[str, ...] = ("cta-lto", "physical")
 """The locate models a drive of ``tapesched.instance/2`` may declare (``drives[i].locate.model``):
-CERN CTA's LTO cost heuristic and the physical model of :mod:`toolkit.tape_geometry`."""
+CERN CTA's LTO cost heuristic and the physical model of :mod:`toolkit.hardware.tape_geometry`."""
 
 
 @lru_cache(maxsize=256)
@@ -112,7 +112,7 @@ def serpentine_tape(format_name: str, capacity_mb: float) -> SerpentineTape:
     """The serpentine tape a piece offset of a tape of ``capacity_mb`` lies on.
 
     The tape's capacity, in bytes, is spread evenly over the wraps of the
-    format ``format_name`` (a key of :data:`toolkit.technology.TAPE_FORMATS`),
+    format ``format_name`` (a key of :data:`toolkit.hardware.technology.TAPE_FORMATS`),
     one byte a block, each wrap running the format's whole LPOS range: with
     ``B`` bytes and ``W`` wraps, wrap ``w`` holds the bytes from
     ``floor(w * B / W)`` to ``floor((w + 1) * B / W) - 1``. A tape of fewer
@@ -120,7 +120,7 @@ def serpentine_tape(format_name: str, capacity_mb: float) -> SerpentineTape:
     so that every wrap holds a byte). The format's own capacity plays no
     part: the instance's tape says how much it holds.
     """
-    from tapesched.toolkit.tape_geometry import SerpentineTape
+    from tapesched.toolkit.hardware.tape_geometry import SerpentineTape
 
     fmt = TAPE_FORMATS[format_name]
     blocks = max(round(capacity_mb * 1_000_000), 2 * fmt.wraps)
@@ -136,7 +136,7 @@ def serpentine_tape(format_name: str, capacity_mb: float) -> SerpentineTape:
 
 @lru_cache(maxsize=64)
 def _locate_model(model: str, format_name: str) -> LocateModel:
-    from tapesched.toolkit.tape_geometry import CtaCostHeuristic, PhysicalLocate
+    from tapesched.toolkit.hardware.tape_geometry import CtaCostHeuristic, PhysicalLocate
 
     if model == "physical":
         return PhysicalLocate.for_format(TAPE_FORMATS[format_name])
@@ -148,7 +148,7 @@ class Locate:
     """A drive's serpentine locate model (``drives[i].locate``, version 2 of the instance format).
 
     ``model`` is one of :data:`LOCATE_MODEL_NAMES` and ``format`` a tape
-    format of :data:`toolkit.technology.TAPE_FORMATS` (``LTO-7``): a piece
+    format of :data:`toolkit.hardware.technology.TAPE_FORMATS` (``LTO-7``): a piece
     offset maps to a wrap and an LPOS of that format's geometry
     (:func:`serpentine_tape`) and the locate between two positions costs
     what the model says (docs/core-problem.md, "The locate model").
@@ -191,7 +191,7 @@ def locate_time_s(
     locate model"): ``|to - from| / locate_mb_s`` without a serpentine
     ``locate`` model, else the model's time on a tape of ``capacity_mb``
     (:meth:`Locate.locate_s`). :meth:`Drive.locate_s` and the simulator's
-    drive models (:class:`simulator.technology.DriveModel`) both time their
+    drive models (:class:`simulator.platform.technology.DriveModel`) both time their
     locates here.
     """
     if locate is None:

@@ -35,7 +35,7 @@ reached through :meth:`~Registry.load`, :meth:`~Registry.entry` and
 :meth:`~Registry.resolve`.
 
 This module is part of the toolkit's core, below the packages that keep
-registries (:mod:`solvers.registry`, :mod:`simulator.policy_registry`), and
+registries (:mod:`solvers.registry`, :mod:`simulator.storage.policy_registry`), and
 imports none of them.
 
 Example
@@ -60,7 +60,7 @@ from typing import Any, TypeVar
 from attrs import define, field, frozen
 
 from tapesched.toolkit.errors import shown
-from tapesched.toolkit.plugin_calls import PluginError, call_plugin, exception_line
+from tapesched.toolkit.runtime.plugin_calls import PluginError, call_plugin, exception_line
 
 T = TypeVar("T")
 
@@ -169,7 +169,7 @@ def load_spec(spec: str, failure: type[LoadError] = LoadError) -> object:
     LoadError
         (of the class ``failure``) when ``spec`` is malformed, its module
         cannot be imported (whatever the module raises, ``sys.exit`` included:
-        :func:`~toolkit.plugin_calls.call_plugin`), or it lacks the attribute.
+        :func:`~toolkit.runtime.plugin_calls.call_plugin`), or it lacks the attribute.
     """
     try:
         module_name, attribute = _split(spec)

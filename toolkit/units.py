@@ -40,7 +40,7 @@ finishes: :data:`MAX_TIME_S`, :data:`MAX_SIMULATED_S`, :data:`MAX_SIZE_MB`,
 :data:`MIN_RATE_MB_S` and :data:`MAX_RATE_MB_S`, :data:`MAX_WEIGHT`,
 :data:`MAX_COUNT`, :data:`MAX_ARRIVALS`, :data:`MAX_REPLICATIONS` and
 :data:`MAX_RATE_PER_YEAR`. The limits on the work and memory of a run (the
-bytes of an input, the draws of an experiment) are :mod:`toolkit.limits`'.
+bytes of an input, the draws of an experiment) are :mod:`toolkit.runtime.limits`'.
 """
 
 from __future__ import annotations

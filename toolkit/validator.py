@@ -51,7 +51,7 @@ Times compare with a tolerance of :data:`EPS` (1e-6 s), as the spec asks.
 The drive operations a schedule implies (load, locate, transfer, unload) are
 timed once, here, as the rules are checked: ``validate(..., timeline=True)``
 also returns them as :class:`DriveActivity` intervals (what the Gantt chart
-of :mod:`toolkit.gantt` draws), each at the earliest time the rules allow:
+of :mod:`toolkit.plots.gantt` draws), each at the earliest time the rules allow:
 a load as its mount ends, a locate as soon as the drive is free (its tape
 loaded, or its last transfer done), an unload after the drive's last action.
 The schedule does not record them, so a solver may have done them later
@@ -70,7 +70,6 @@ from typing import Any, NamedTuple
 
 from attrs import field, frozen
 
-from tapesched.toolkit.gc_pause import paused_gc
 from tapesched.toolkit.model import (
     ArmOperation,
     Drive,
@@ -80,6 +79,7 @@ from tapesched.toolkit.model import (
     ScheduledRequest,
 )
 from tapesched.toolkit.objectives import objective_value
+from tapesched.toolkit.runtime.gc_pause import paused_gc
 
 EPS = 1e-6
 RULES: tuple[str, ...] = (
@@ -211,7 +211,7 @@ def validate(
     Parameters
     ----------
     instance
-        A well-formed instance (as built by :mod:`toolkit.io`).
+        A well-formed instance (as built by :mod:`toolkit.files.io`).
     schedule
         A well-formed schedule; ids inside it need not exist.
     timeline
@@ -568,7 +568,7 @@ def stay_of_transfer(
     Returns that stay's index, or -1, and the index of the stay strictly
     around ``start`` whatever its tape (for messages), or -1 when the drive
     is empty then. Shared with the solvers that read schedules back
-    (:func:`solvers.plan.read_stays`), so that they place transfers as this
+    (:func:`solvers.exact.plan.read_stays`), so that they place transfers as this
     validator does.
     """
     finish = start if end is None else end

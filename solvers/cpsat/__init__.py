@@ -1,4 +1,5 @@
-"""The ``cpsat`` solver: the exact formulation of ``solvers/formulation.md`` in OR-Tools CP-SAT.
+"""The ``cpsat`` solver: the exact formulation of ``solvers/exact/formulation.md`` in OR-Tools
+CP-SAT.
 
 Each drive sequences its nodes with a circuit through a depot (a node absent
 from the drive takes its self-loop), whose arcs are continues (same tape, the
@@ -8,7 +9,7 @@ dismounts are optional fixed-size intervals under a cumulative per library
 a tape's holds do not overlap. The modules:
 
 - :mod:`~solvers.cpsat.data`: the formulation's data
-  (:mod:`solvers.formulation`: nodes, candidate drives, twin groups, every
+  (:mod:`solvers.exact.formulation`: nodes, candidate drives, twin groups, every
   length in seconds, tape gaps), every length in ticks, the horizon;
 - :mod:`~solvers.cpsat.variables`: the variables, one builder;
 - :mod:`~solvers.cpsat.constraints`: one function per constraint family;
@@ -44,18 +45,18 @@ import time
 from attrs import frozen
 from ortools.sat.python import cp_model
 
-from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.cpsat.constraints import add_all
 from tapesched.solvers.cpsat.data import CpsatData
 from tapesched.solvers.cpsat.hint import add_hint, read_hint
 from tapesched.solvers.cpsat.objective import Scaled, objective_cap, set_objective
 from tapesched.solvers.cpsat.solution import read_plan
 from tapesched.solvers.cpsat.variables import CpsatVariables, build_variables
-from tapesched.solvers.deadline import Deadline, OutOfTime
-from tapesched.solvers.model_size import CPSAT_SETUP, fits, not_built
-from tapesched.solvers.plan import plan_to_schedule
+from tapesched.solvers.exact.deadline import Deadline, OutOfTime
+from tapesched.solvers.exact.model_size import CPSAT_SETUP, fits, not_built
+from tapesched.solvers.exact.plan import plan_to_schedule
+from tapesched.solvers.exact.stoppable import solve_stoppable
 from tapesched.solvers.result import Result, Status
-from tapesched.solvers.stoppable import solve_stoppable
 from tapesched.solvers.warm_start import warm_start
 from tapesched.toolkit.model import Instance, Schedule
 from tapesched.toolkit.validator import validate
@@ -98,7 +99,7 @@ def build_model(
         express it; the horizon then shrinks to the latest end that a
         solution as good may have (:func:`~solvers.cpsat.objective.objective_cap`).
     deadline
-        When to give up building (raising :class:`~solvers.deadline.OutOfTime`);
+        When to give up building (raising :class:`~solvers.exact.deadline.OutOfTime`);
         ``None``: never.
     prefetch
         ``False``: the non-anticipative problem (no mount, load or locate
@@ -195,12 +196,12 @@ def cpsat(
         one and without a time limit; ``timeout`` at the time limit, with the
         best schedule found (the hint's when the search found none) and the
         best bound; ``not-built`` when the model is too large to build in
-        the time left (:mod:`solvers.model_size`), with the hint's schedule
-        and the bound of :func:`solvers.bounds.lower_bound`;
+        the time left (:mod:`solvers.exact.model_size`), with the hint's schedule
+        and the bound of :func:`solvers.bounds.bounds.lower_bound`;
         ``infeasible`` when no schedule exists. The objective is
         the validator's recomputation of the returned schedule; the bound is
         the larger of CP-SAT's (see the notes on time resolution) and
-        :func:`solvers.bounds.lower_bound`, never above the objective. Should
+        :func:`solvers.bounds.bounds.lower_bound`, never above the objective. Should
         the hint's schedule beat the solver's (only a model that is not exact
         can let it), the hint's is returned, ``optimal`` becoming ``feasible``.
 

@@ -1,4 +1,4 @@
-"""The constraints of the CP-SAT model, one function per family of ``solvers/formulation.md``.
+"""The constraints of the CP-SAT model, one function per family of ``solvers/exact/formulation.md``.
 
 Every function takes the model, the data (:class:`~solvers.cpsat.data.CpsatData`)
 and the variables (:class:`~solvers.cpsat.variables.CpsatVariables`) and adds one
@@ -225,7 +225,7 @@ def add_no_prefetch(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables)
 def add_symmetry_breaking(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:
     """Identical empty drives take their first pieces in increasing node order.
 
-    Within a group of :attr:`~solvers.formulation.Formulation.drive_twins`,
+    Within a group of :attr:`~solvers.exact.formulation.Formulation.drive_twins`,
     the rank of a drive is the index of its first node plus one, or one more
     than any node when it does nothing; ranks increase along the group. Two drives of a group never
     share a first node, so this keeps exactly one of their permutations.
@@ -294,9 +294,9 @@ def earliest_start(data: CpsatData, n: int) -> int:
     faster of the two speeds on a linear drive; on a serpentine one, whose
     locates need not keep the triangle inequality, no faster than the last
     locate into the piece can be,
-    :meth:`~solvers.formulation.Formulation.into_locate_s`), once the tape
+    :meth:`~solvers.exact.formulation.Formulation.into_locate_s`), once the tape
     is loaded in the drive
-    (:meth:`~solvers.formulation.Formulation.loaded_s`: at once on a drive
+    (:meth:`~solvers.exact.formulation.Formulation.loaded_s`: at once on a drive
     holding it at time 0; otherwise after the drive and the tape are freed
     of what holds them at time 0, a mount and a load). The bound is computed
     in seconds and rounded down, less a tick, so that it stays below the sum
@@ -408,7 +408,7 @@ def add_tape_sequences(model: cp_model.CpModel, data: CpsatData, v: CpsatVariabl
     A tape is in one drive at a time, so the nodes of a tape form a sequence
     in time, whatever drives run them: a circuit per tape through a depot,
     the tape's initial node first, and on each arc ``a -> b`` at least
-    :meth:`~solvers.formulation.Formulation.gap_to_next_use` between ``C(a)``
+    :meth:`~solvers.exact.formulation.Formulation.gap_to_next_use` between ``C(a)``
     and ``S(b)``, each length rounded to ticks. The drive circuits imply
     it; stated per tape, it bounds the locates and switches that a tape
     read many times needs, which the per-drive circuits only see once the
@@ -439,7 +439,7 @@ def add_tape_sequences(model: cp_model.CpModel, data: CpsatData, v: CpsatVariabl
 def add_all(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> None:
     """Every constraint family of the formulation, plus symmetry breaking and redundant ones.
 
-    Raises :class:`~solvers.deadline.OutOfTime` when ``data.deadline``
+    Raises :class:`~solvers.exact.deadline.OutOfTime` when ``data.deadline``
     passes on the way.
     """
     for family in (

@@ -1,7 +1,7 @@
 """The instance as the CP-SAT model sees it: the formulation's data, in ticks, and its horizon.
 
 The nodes, candidate drives, twin groups and every length in seconds are the
-formulation's (:class:`solvers.formulation.Formulation`, shared with the
+formulation's (:class:`solvers.exact.formulation.Formulation`, shared with the
 MILP); they re-time a solution exactly (see :mod:`solvers.cpsat.decisions`).
 :class:`CpsatData` adds what is CP-SAT's own: every length again in integer
 *ticks* of ``resolution_s`` (CP-SAT needs integers), whether the rounded
@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 from functools import cached_property
 
-from tapesched.solvers.deadline import Deadline
-from tapesched.solvers.formulation import Formulation
+from tapesched.solvers.exact.deadline import Deadline
+from tapesched.solvers.exact.formulation import Formulation
 from tapesched.toolkit.model import Instance
 
 DEPOT = -1
@@ -55,7 +55,8 @@ def is_multiple(seconds: float, tick: float) -> bool:
 
 
 class CpsatData(Formulation):
-    """The formulation's data (:class:`~solvers.formulation.Formulation`) and its lengths in ticks.
+    """The formulation's data (:class:`~solvers.exact.formulation.Formulation`) and its lengths in
+    ticks.
 
     Parameters
     ----------
@@ -64,10 +65,10 @@ class CpsatData(Formulation):
     resolution_s
         Length of one tick in seconds (> 0).
     deadline
-        When building the model must stop (:class:`~solvers.deadline.Deadline`);
+        When building the model must stop (:class:`~solvers.exact.deadline.Deadline`);
         the builders check it in their loops.
     prefetch
-        ``False``: the non-anticipative problem (:class:`~solvers.formulation.Formulation`).
+        ``False``: the non-anticipative problem (:class:`~solvers.exact.formulation.Formulation`).
 
     Attributes
     ----------

@@ -8,7 +8,7 @@ the drives hold each tape (:attr:`CpsatDecisions.tape_orders`). Given them, ever
 rule of the spec is a precedence ``t(v) >= t(u) + length`` between events
 (transfer starts and ends, mount and dismount starts) or a lower bound
 (releases, time 0), and :func:`earliest` computes the earliest times: the
-longest chains of precedences (:class:`~solvers.retiming.EventGraph`, shared
+longest chains of precedences (:class:`~solvers.exact.retiming.EventGraph`, shared
 with the MILP reader).
 
 Two uses, one code:
@@ -31,8 +31,8 @@ from collections.abc import Callable, Mapping
 from attrs import frozen
 
 from tapesched.solvers.cpsat.data import CpsatData
-from tapesched.solvers.plan import Plan, Stay
-from tapesched.solvers.retiming import EventGraph, PositiveCycle
+from tapesched.solvers.exact.plan import Plan, Stay
+from tapesched.solvers.exact.retiming import EventGraph, PositiveCycle
 from tapesched.toolkit.model import Schedule
 
 EPS = 1e-6
@@ -113,7 +113,7 @@ class InvalidDecisions(ValueError):
 def earliest(data: CpsatData, decisions: CpsatDecisions, *, exact: bool) -> Times:
     """The earliest times of ``decisions``: exact seconds, or model ticks (whole floats).
 
-    The precedences go into the shared :class:`~solvers.retiming.EventGraph`
+    The precedences go into the shared :class:`~solvers.exact.retiming.EventGraph`
     (events named as in :data:`Event`), whose longest paths are the times.
     Without prefetch (``data.prefetch`` false) a stay's mount is no earlier
     than its first request's release, and each locate no earlier than its
@@ -209,7 +209,7 @@ def earliest(data: CpsatData, decisions: CpsatDecisions, *, exact: bool) -> Time
 
 
 def to_plan(data: CpsatData, decisions: CpsatDecisions, times: Times) -> Plan:
-    """The :class:`~solvers.plan.Plan` of ``decisions`` at ``times`` (in seconds)."""
+    """The :class:`~solvers.exact.plan.Plan` of ``decisions`` at ``times`` (in seconds)."""
     instance = data.instance
     drive_of = decisions.drive_of()
     starts = {r.id: times.start[j] for j, r in enumerate(instance.requests)}
@@ -237,7 +237,7 @@ def assign_lanes(
     """Split timed arm operations ``(start, end, op, library)`` into arm lanes.
 
     ``arm_free`` holds, per library, when each of its arms is free at the
-    start (:meth:`~solvers.formulation.Formulation.arm_free_s`, in the unit
+    start (:meth:`~solvers.exact.formulation.Formulation.arm_free_s`, in the unit
     of ``ops``). Operations in order of start, each on a lane of its
     library whose last operation has ended, or whose arm is free, by then
     (to within :data:`EPS`): intervals never more than ``arms`` deep, the
@@ -262,7 +262,7 @@ def decisions_from_schedule(data: CpsatData, schedule: Schedule) -> CpsatDecisio
     """The decisions of a feasible schedule, or ``None`` when the model cannot express them.
 
     The schedule is read as the validator reads it
-    (:meth:`~solvers.formulation.Formulation.stays_of`):
+    (:meth:`~solvers.exact.formulation.Formulation.stays_of`):
     each drive's stays, the nodes each runs in order, the mount before a
     stay's first node and the dismount after its last. Arm operations of
     positive length go to lanes in order of start; each tape's stays are

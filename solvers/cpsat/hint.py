@@ -33,7 +33,7 @@ from tapesched.toolkit.model import Schedule, ScheduledRequest
 def canonical(data: CpsatData, decisions: CpsatDecisions) -> CpsatDecisions:
     """``decisions`` in the form that symmetry breaking and dominance keep.
 
-    Within each group of :attr:`~solvers.formulation.Formulation.drive_twins`,
+    Within each group of :attr:`~solvers.exact.formulation.Formulation.drive_twins`,
     the sequences are sorted by first node, idle drives last, as
     :func:`~solvers.cpsat.constraints.add_symmetry_breaking` requires.
     Lanes and tape orders name nodes, not drives, so they stay as they are.
@@ -116,7 +116,7 @@ def twins_in_order(data: CpsatData, schedule: Schedule, starts: Sequence[float])
     """``schedule`` with identical requests renamed so that they start in index order.
 
     ``starts`` are the requests' starts by index, as the model would time
-    them. Identical requests (:attr:`~solvers.formulation.Formulation.request_twins`)
+    them. Identical requests (:attr:`~solvers.exact.formulation.Formulation.request_twins`)
     trade places freely, and :func:`~solvers.cpsat.constraints.add_twin_order`
     keeps one order: the one this renaming gives. ``schedule`` itself is
     returned when already in order.

@@ -1,4 +1,4 @@
-"""Reading a CP-SAT solution back into a :class:`solvers.plan.Plan`.
+"""Reading a CP-SAT solution back into a :class:`solvers.exact.plan.Plan`.
 
 The solver's values give the decisions (each drive's circuit, which nodes
 are dismounted, the order of the arm operations and of each tape's stays);
@@ -19,7 +19,7 @@ from ortools.sat.python import cp_model
 from tapesched.solvers.cpsat.data import DEPOT, CpsatData
 from tapesched.solvers.cpsat.decisions import CpsatDecisions, Op, assign_lanes, earliest, to_plan
 from tapesched.solvers.cpsat.variables import CpsatVariables
-from tapesched.solvers.plan import Plan
+from tapesched.solvers.exact.plan import Plan
 
 
 def read_decisions(solver: cp_model.CpSolver, data: CpsatData, v: CpsatVariables) -> CpsatDecisions:

@@ -1,6 +1,6 @@
 """The variables of the CP-SAT model, built in one place.
 
-Names follow ``solvers/formulation.md``: ``on[p, d]`` is its ``x[p,d]``,
+Names follow ``solvers/exact/formulation.md``: ``on[p, d]`` is its ``x[p,d]``,
 ``arc[d, a, b]`` a circuit arc of drive ``d`` (``DEPOT`` at either end for
 ``first`` / ``last``, ``a == b`` for a node absent from the drive),
 ``switch[d, a, b]`` its ``w`` and ``cont[d, a, b]`` its complement on arcs

@@ -1,4 +1,4 @@
-"""Exact MILP backend: ``solvers/formulation.md`` in PuLP, solved by CBC or HiGHS.
+"""Exact MILP backend: ``solvers/exact/formulation.md`` in PuLP, solved by CBC or HiGHS.
 
 Why disjunctive and not time-indexed
 ------------------------------------
@@ -25,12 +25,12 @@ tape force, and a binary-free hull row of its two orders
 The package
 -----------
 :mod:`~solvers.milp.data` (the formulation's data of
-:mod:`solvers.formulation`, arcs, bounds, horizon),
+:mod:`solvers.exact.formulation`, arcs, bounds, horizon),
 :mod:`~solvers.milp.variables` (every variable),
 :mod:`~solvers.milp.constraints` (one function per constraint family),
 :mod:`~solvers.milp.objective`, :mod:`~solvers.milp.hint` (a schedule as
 variable values), :mod:`~solvers.milp.solution` (values back to a
-:class:`~solvers.plan.Plan` with exact times) and
+:class:`~solvers.exact.plan.Plan` with exact times) and
 :mod:`~solvers.milp.backends` (running CBC and HiGHS). :func:`build_model`
 is the one model builder both solvers share.
 
@@ -43,9 +43,9 @@ the best of the solver's incumbent and the warm start's
 schedule, improved by local search), so there is always one when a
 heuristic's schedule is feasible. ``not-built``: the model was too large to
 build in the time left after the warm start (predicted by
-:mod:`solvers.model_size` from its size, CBC's and HiGHS's set-up costs
+:mod:`solvers.exact.model_size` from its size, CBC's and HiGHS's set-up costs
 measured apart, or found out when building passed the deadline); the
-schedule is the warm start's and the bound :func:`solvers.bounds.lower_bound`.
+schedule is the warm start's and the bound :func:`solvers.bounds.bounds.lower_bound`.
 ``feasible``: the solver stopped without a proof and without reaching the
 limit, or its answer could not be used (then the warm start's schedule is
 returned). ``infeasible``: proven, which no well-formed instance is.
@@ -68,8 +68,10 @@ from collections.abc import Callable
 import pulp
 from attrs import frozen
 
-from tapesched.solvers.deadline import Deadline, OutOfTime
-from tapesched.solvers.formulation import refuse_start_state
+from tapesched.solvers.exact.deadline import Deadline, OutOfTime
+from tapesched.solvers.exact.formulation import refuse_start_state
+from tapesched.solvers.exact.model_size import CBC_SETUP, HIGHS_SETUP, SetupCost, fits, not_built
+from tapesched.solvers.exact.plan import Plan, Stay, plan_to_schedule
 from tapesched.solvers.milp.backends import ABS_GAP, REL_GAP, Outcome, run_cbc, run_highs
 from tapesched.solvers.milp.constraints import add_all
 from tapesched.solvers.milp.data import MilpData
@@ -77,8 +79,6 @@ from tapesched.solvers.milp.hint import apply_hint
 from tapesched.solvers.milp.objective import set_objective
 from tapesched.solvers.milp.solution import read_decisions, retime
 from tapesched.solvers.milp.variables import MilpVariables, build_variables
-from tapesched.solvers.model_size import CBC_SETUP, HIGHS_SETUP, SetupCost, fits, not_built
-from tapesched.solvers.plan import Plan, Stay, plan_to_schedule
 from tapesched.solvers.result import Result, Status
 from tapesched.solvers.warm_start import warm_start
 from tapesched.toolkit.model import Instance, Schedule
@@ -115,7 +115,7 @@ def build_model(
         Objective value of a feasible schedule, if one is known: an optimal
         schedule is no worse, which bounds its ends and tightens every big-M.
     deadline
-        When to give up building (:class:`~solvers.deadline.OutOfTime`).
+        When to give up building (:class:`~solvers.exact.deadline.OutOfTime`).
     prefetch
         ``False``: the non-anticipative problem (no mount, load or locate
         for a request before its release).

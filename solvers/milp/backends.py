@@ -41,7 +41,7 @@ import highspy
 import pulp
 from attrs import frozen
 
-from tapesched.solvers.stoppable import children_stopped, highs_stoppable
+from tapesched.solvers.exact.stoppable import children_stopped, highs_stoppable
 
 REL_GAP = 1e-9
 """Relative gap under which both solvers call an incumbent optimal."""

@@ -24,7 +24,7 @@ from typing import Any
 
 import pulp
 
-from tapesched.solvers.deadline import Deadline
+from tapesched.solvers.exact.deadline import Deadline
 from tapesched.solvers.milp.data import MilpData
 from tapesched.solvers.milp.variables import MilpVariables, op_window, zero_arc
 
@@ -73,7 +73,7 @@ def _end(var: MilpVariables, data: MilpData, u: int, coefficient: float) -> list
 def assignment(problem: Problem, data: MilpData, var: MilpVariables) -> None:
     """Every piece on exactly one drive of its library; a gang's pieces on distinct drives.
 
-    Interchangeable drives (:attr:`~solvers.formulation.Formulation.drive_twins`) are
+    Interchangeable drives (:attr:`~solvers.exact.formulation.Formulation.drive_twins`) are
     ordered by the first piece they run: piece ``k`` may run on the next
     drive of a class only if a piece before ``k`` runs on the previous one.
     Renumbering the drives of a class by their first piece maps any schedule
@@ -380,7 +380,7 @@ def tape_order(problem: Problem, data: MilpData, var: MilpVariables) -> None:
 
     The order of two pieces' holds (``before``) is the order of their
     transfers, which are inside the holds, and the later starts at least
-    :meth:`~solvers.formulation.Formulation.gap_to_later_use_s` after the
+    :meth:`~solvers.exact.formulation.Formulation.gap_to_later_use_s` after the
     earlier ends. :func:`tape_residency` implies
     it through the holds' ends and starts, which are free to move within
     their big-M rows; stated on the transfers, it lifts the LP bound.
@@ -499,7 +499,7 @@ def add_all(
 ) -> None:
     """Every constraint family of the formulation, the deadline checked between families.
 
-    Raises :class:`~solvers.deadline.OutOfTime` once ``deadline`` has passed.
+    Raises :class:`~solvers.exact.deadline.OutOfTime` once ``deadline`` has passed.
     """
     for family in (
         assignment,

@@ -7,7 +7,7 @@ solutions share one indexing and one set of bounds. Nothing here depends on
 PuLP.
 
 The nodes, their drives, the twin groups, the lengths in seconds and the tape
-gaps are the formulation's (:class:`solvers.formulation.Formulation`, shared
+gaps are the formulation's (:class:`solvers.exact.formulation.Formulation`, shared
 with CP-SAT): a *piece node* per piece of every request (indices ``0 ..
 P-1``, in request and piece order) and an *initial node* per drive that holds
 a tape at time 0 (indices ``P ..``), fixed on its drive, with transfer start
@@ -28,7 +28,7 @@ from collections.abc import Mapping
 
 from attrs import frozen
 
-from tapesched.solvers.formulation import Formulation, Node
+from tapesched.solvers.exact.formulation import Formulation, Node
 from tapesched.toolkit.model import Instance
 
 ARM_EPS = 1e-6
@@ -59,9 +59,9 @@ class MilpData(Formulation):
     """The formulation's data, and the MILP's arcs, arm operations and bounds.
 
     The nodes, their drives and the lengths in seconds are those of
-    :class:`~solvers.formulation.Formulation`; the attributes below are the
+    :class:`~solvers.exact.formulation.Formulation`; the attributes below are the
     MILP's own. Drives are named by id, as in :attr:`Node.drives
-    <solvers.formulation.Node.drives>`.
+    <solvers.exact.formulation.Node.drives>`.
 
     Parameters
     ----------
@@ -229,7 +229,8 @@ class MilpData(Formulation):
 
     @property
     def drive_twin_ids(self) -> tuple[tuple[str, ...], ...]:
-        """The formulation's :attr:`~solvers.formulation.Formulation.drive_twins`, by drive id."""
+        """The formulation's :attr:`~solvers.exact.formulation.Formulation.drive_twins`, by drive
+        id."""
         return tuple(tuple(self.drives[d].id for d in group) for group in self.drive_twins)
 
     def mount_tail(self, v: int, d: str) -> float:
@@ -263,7 +264,7 @@ class MilpData(Formulation):
 
 
 def horizon(data: MilpData, unload: Mapping[tuple[int, str], float]) -> float:
-    """The horizon of ``solvers/formulation.md``: every job done one after the other.
+    """The horizon of ``solvers/exact/formulation.md``: every job done one after the other.
 
     The latest release, plus an unload and dismount of each initial tape,
     plus for every piece a full switch on its slowest drive (unload,
@@ -276,7 +277,7 @@ def horizon(data: MilpData, unload: Mapping[tuple[int, str], float]) -> float:
     The longest locate into a piece is, on a linear drive, one over the
     farther part of its tape from its offset; on a serpentine drive, the
     longest from the load point or the end of a node that may precede it
-    (:meth:`~solvers.formulation.Formulation.worst_into_locate_s`), the only
+    (:meth:`~solvers.exact.formulation.Formulation.worst_into_locate_s`), the only
     locates into it a schedule can make.
     """
     instance = data.instance
@@ -393,7 +394,7 @@ def _drive_gap_s(data: MilpData, u: int, v: int, d: str) -> float:
     """Least seconds from ``C(u)`` to ``S(v)`` when ``v`` runs after ``u`` on drive ``d``.
 
     Other nodes may run in between, so as in
-    :meth:`~solvers.formulation.Formulation.gap_to_later_use_s`: with no
+    :meth:`~solvers.exact.formulation.Formulation.gap_to_later_use_s`: with no
     switch on the way (one tape), the head travels from where ``u`` leaves
     it to ``v``'s offset no faster than the drive's locate or read speed;
     with a switch, the drive unloads, the arm dismounts and mounts, the drive
@@ -402,7 +403,7 @@ def _drive_gap_s(data: MilpData, u: int, v: int, d: str) -> float:
     On a serpentine drive, whose locates need not keep the triangle
     inequality, the head's travel has no floor from the distance: the last
     locate into ``v`` is bounded by
-    :meth:`~solvers.formulation.Formulation.into_locate_s` instead, after a
+    :meth:`~solvers.exact.formulation.Formulation.into_locate_s` instead, after a
     switch (unload, dismount, mount, load) when the tapes differ.
     """
     drive = data.instance.drive_by_id[d]
@@ -435,7 +436,7 @@ def _conflicts(data: MilpData) -> dict[tuple[int, int], tuple[float, float]]:
     least, over the later request's pieces, of the least
     :func:`_drive_gap_s` from a piece of the earlier one;
     on a shared tape, the largest
-    :meth:`~solvers.formulation.Formulation.gap_to_later_use_s` over their
+    :meth:`~solvers.exact.formulation.Formulation.gap_to_later_use_s` over their
     pieces of one tape (each use of it follows); the larger of the two when
     both hold.
     """

@@ -4,7 +4,7 @@ The solvers start from it (CBC reads it as a MIP start, HiGHS as a
 solution set before the run), so that they hold a feasible incumbent from
 the first node, and its objective value bounds the ends of an optimal
 schedule (:class:`solvers.milp.data.MilpData`). The schedule is read as the
-validator reads it (:meth:`solvers.formulation.Formulation.stays_of`, shared
+validator reads it (:meth:`solvers.exact.formulation.Formulation.stays_of`, shared
 with CP-SAT): each drive's mounts and dismounts in time order make its tape
 stays, each transfer belongs to the stay that holds its start, and the
 stays' nodes in start order make the drive's sequence; arm operations are
@@ -34,7 +34,7 @@ def schedule_decisions(
     ``None`` also when the schedule cannot be a solution of the model: a
     request missing or on the wrong drives, a mount with no transfer in its
     stay (never useful, and the model has no node for it), operations that
-    contradict each other (see :func:`solvers.plan.read_stays`).
+    contradict each other (see :func:`solvers.exact.plan.read_stays`).
     """
     read = data.stays_of(schedule)
     if read is None:

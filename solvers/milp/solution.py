@@ -1,4 +1,4 @@
-"""From the solver's values to a :class:`~solvers.plan.Plan` with exact times.
+"""From the solver's values to a :class:`~solvers.exact.plan.Plan` with exact times.
 
 A MILP solver meets its constraints only to tolerances: a binary may be off
 by 1e-6 and a big-M row of a few thousand seconds then slack by milliseconds,
@@ -9,7 +9,7 @@ binaries and split into tape stays, each arm operation's lane) and the
 solver's times only to order things, and :func:`retime` recomputes every
 time exactly as the earliest that those decisions allow: a longest path
 over "event ``b`` at least ``offset`` after event ``a``" edges (transfer
-starts, mount and dismount starts; :class:`~solvers.retiming.EventGraph`,
+starts, mount and dismount starts; :class:`~solvers.exact.retiming.EventGraph`,
 shared with the CP-SAT reader), all offsets being exact durations of the
 instance. The result is never later than the solver's own times (up to
 its tolerances), so its objective is at most the solver's incumbent, and it
@@ -23,10 +23,10 @@ from itertools import pairwise
 
 from attrs import frozen
 
+from tapesched.solvers.exact.plan import Plan, Stay
+from tapesched.solvers.exact.retiming import EventGraph, PositiveCycle
 from tapesched.solvers.milp.data import ARM_EPS, MilpData
 from tapesched.solvers.milp.variables import MilpVariables
-from tapesched.solvers.plan import Plan, Stay
-from tapesched.solvers.retiming import EventGraph, PositiveCycle
 
 Event = tuple[object, ...]
 """An event of :func:`retime`: ``("S", request)``, ``("M", drive, stay)`` or ``("D", drive, stay)``.

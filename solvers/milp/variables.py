@@ -1,6 +1,6 @@
 """Every variable of the MILP, built in one place with the bounds of :mod:`solvers.milp.data`.
 
-Decisions (``solvers/formulation.md``), with the names used here:
+Decisions (``solvers/exact/formulation.md``), with the names used here:
 
 - ``x[k, d]``: piece node ``k`` runs on drive ``d``.
 - ``cont[u, v, d]`` and ``switch[u, v, d]``: ``v`` follows ``u`` on ``d``,

@@ -8,8 +8,8 @@
   waiting requests and the idle drives, and the ask-until-it-waits loop.
 - :mod:`solvers.online.dispatcher`: the solvers' loop, a scheduler
   dispatched over a core-problem instance on a
-  :class:`~solvers.timeline.Timeline` (the simulator's loop is
-  :class:`simulator.simulation.Simulation`).
+  :class:`~solvers.timeline.timeline.Timeline` (the simulator's loop is
+  :class:`simulator.run.simulation.Simulation`).
 - :mod:`solvers.online.mount_policy`: mount policies (which idle tape a
   mount evicts, when an idle tape is put away, which queues may trigger a
   mount), composed with any scheduler by

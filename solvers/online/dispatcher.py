@@ -2,13 +2,13 @@
 
 A :class:`Dispatcher` asks a :class:`~solvers.online.protocol.Scheduler` at
 every event time (a release, or a drive becoming free) until it waits, and
-carries out each decision on a :class:`~solvers.timeline.Timeline` in
+carries out each decision on a :class:`~solvers.timeline.timeline.Timeline` in
 online mode, so that nothing is done for a request before the decision that
 starts it: its unloads, arm operations and locates begin at the decision
 time or later, which is at or after its release. The same timeline places
 the requests of :mod:`solvers.greedy`, and the simulator drives a
 :class:`Dispatcher` step by step (:meth:`Dispatcher.step`, in
-:mod:`simulator.instance_run`): each heuristic has one implementation. The
+:mod:`simulator.run.instance_run`): each heuristic has one implementation. The
 waiting requests and the idle drives are kept in a
 :class:`~solvers.online.state.DispatchState`, as the simulator's run keeps
 its own; :class:`PlatformView` is what the scheduler reads
@@ -23,16 +23,16 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
-from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.online.protocol import Decision, Dismount, Preview, Scheduler, Start
 from tapesched.solvers.online.state import MAX_IDLE_WAKES, DispatchState, LeftWaiting, as_decision
 from tapesched.solvers.result import Result, Status
-from tapesched.solvers.timeline import Timeline
+from tapesched.solvers.timeline.timeline import Timeline
 from tapesched.toolkit.metrics import alone_s, fastest_first
 from tapesched.toolkit.model import Drive, Instance, Request, Schedule
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
-    from tapesched.toolkit.tape_geometry import LocateModel, SerpentineTape
+    from tapesched.toolkit.hardware.tape_geometry import LocateModel, SerpentineTape
 
 
 class ServiceTimes:
@@ -288,7 +288,7 @@ class Dispatcher:
     though nothing else happens then (``None``: at the next event only);
     a deferred dismount (:mod:`solvers.online.mount_policy`) is due so.
     Decisions are carried out on an online
-    :class:`~solvers.timeline.Timeline` with the decision time as the
+    :class:`~solvers.timeline.timeline.Timeline` with the decision time as the
     earliest time of any operation. Drive-free events go on after the last
     request has started, so that a policy may still put tapes away.
 
@@ -509,7 +509,7 @@ def solve_online(instance: Instance, scheduler: Scheduler, name: str) -> Result:
 
     The result of every online heuristic, registered or plugged in
     (:mod:`solvers.plugins`): status ``feasible``, the schedule and its
-    objective, and :func:`solvers.bounds.lower_bound` as the bound, so that
+    objective, and :func:`solvers.bounds.bounds.lower_bound` as the bound, so that
     the gap is always visible.
     """
     began = time.perf_counter()

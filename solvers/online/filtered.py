@@ -2,7 +2,7 @@
 
 A wrapper that composes a scheduler (a mount policy's criteria,
 :class:`solvers.online.mount_policy.MountPolicied`; the HSM's admission,
-:class:`simulator.hsm_run.HsmAdmission`) shows the inner scheduler fewer
+:class:`simulator.sharing.hsm_run.HsmAdmission`) shows the inner scheduler fewer
 waiting requests than the platform has, and ranks them its own way. Such a
 view answers every question of :class:`~solvers.online.protocol.PlatformState`
 as the platform does, but for the three that say which requests wait
@@ -24,7 +24,7 @@ from tapesched.solvers.online.protocol import Decision, PlatformState, Preview
 from tapesched.toolkit.model import Request
 
 if TYPE_CHECKING:
-    from tapesched.toolkit.tape_geometry import LocateModel, SerpentineTape
+    from tapesched.toolkit.hardware.tape_geometry import LocateModel, SerpentineTape
 
 
 class FilteredPlatform(ABC):

@@ -100,8 +100,8 @@ from tapesched.solvers.online.protocol import (
 )
 from tapesched.solvers.online.state import WaitingRequests
 from tapesched.toolkit.model import Instance, Request
-from tapesched.toolkit.plugin_calls import PluginError, call_plugin, exception_line
 from tapesched.toolkit.registry import LoadError, load_spec
+from tapesched.toolkit.runtime.plugin_calls import PluginError, call_plugin, exception_line
 from tapesched.toolkit.units import parse_duration
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
@@ -906,7 +906,8 @@ def is_plugged(spec: str) -> bool:
 
 def _plugged(spec: str) -> MountPolicy:
     """The mount policy of one's own ``spec`` names, imported and made here, through
-    :func:`~toolkit.registry.load_spec` and :func:`~toolkit.plugin_calls.call_plugin`: whatever
+    :func:`~toolkit.registry.load_spec` and :func:`~toolkit.runtime.plugin_calls.call_plugin`:
+    whatever
     its module or its factory raises (``sys.exit`` too) is one line."""
     obj = load_spec(spec, MountPolicyError)
     factory = inspect.isclass(obj) or (callable(obj) and not isinstance(obj, MountPolicy))

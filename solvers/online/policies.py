@@ -90,7 +90,7 @@ from tapesched.toolkit.model import Instance, Request
 
 if TYPE_CHECKING:  # the orderers need numpy, OR-Tools and SciPy: imported when used
     from tapesched.solvers.recall_order import Orderer
-    from tapesched.toolkit.tape_geometry import LocateModel, SerpentineTape
+    from tapesched.toolkit.hardware.tape_geometry import LocateModel, SerpentineTape
 
 EPS = 1e-9
 """Slack, in seconds, under which a backfilled request is deemed not to delay a gang."""
@@ -134,7 +134,7 @@ def unblocked(waiting: Sequence[Request], platform: PlatformState) -> Sequence[R
     method ``not_waiting_for_tape(waiting)`` (not part of
     :class:`PlatformState`: optional) returning that list, or ``None`` when
     it cannot (``waiting`` is not its own waiting list, a trial is open);
-    the simulator's state does (:class:`simulator.simulation.SimulationState`),
+    the simulator's state does (:class:`simulator.run.simulation.SimulationState`),
     so that a policy does not test, at every decision, each request held
     back by a tape in use. Otherwise ``waiting`` itself is returned: the
     callers (:func:`first_startable`, :func:`_loaded`) pass over such
@@ -406,7 +406,7 @@ class ReadOrder:
         would answer, and the rest of ``exact``'s path); a request joining,
         or the head elsewhere, asks the orderer again.
         """
-        from tapesched.toolkit.tape_geometry import TapeFile
+        from tapesched.toolkit.hardware.tape_geometry import TapeFile
 
         tape, model = geometry
         head_mb = platform.head_mb(drive)

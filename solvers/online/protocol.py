@@ -8,7 +8,7 @@ to put away (:class:`Dismount`), or ``None`` to wait. Two loops carry the
 protocol out, each asking at every event time until the scheduler waits:
 the solvers' :class:`~solvers.online.dispatcher.Dispatcher` over a
 core-problem instance, and the simulator's
-:class:`~simulator.simulation.Simulation` over its platform. Both keep the
+:class:`~simulator.run.simulation.Simulation` over its platform. Both keep the
 waiting requests and the idle drives in one
 :class:`~solvers.online.state.DispatchState`, so that what a policy reads
 means the same in both; what a policy may read is :class:`PlatformState`,
@@ -66,7 +66,7 @@ from attrs import frozen
 from tapesched.toolkit.model import Request
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
-    from tapesched.toolkit.tape_geometry import LocateModel, SerpentineTape
+    from tapesched.toolkit.hardware.tape_geometry import LocateModel, SerpentineTape
 
 
 @frozen
@@ -115,7 +115,7 @@ class PlatformState(Protocol):
     """What a policy may read of a platform: the plug point's other half.
 
     :class:`~solvers.online.dispatcher.PlatformView` implements it over a
-    core-problem dispatch, :class:`~simulator.simulation.SimulationState`
+    core-problem dispatch, :class:`~simulator.run.simulation.SimulationState`
     over the simulator's live platform, so that each policy runs unchanged
     in both; a policy may read these methods and nothing else. Drives and
     tapes are named by id, libraries by id or by their number (0, 1, ... in

@@ -2,7 +2,7 @@
 
 The solvers' :class:`~solvers.online.dispatcher.Dispatcher` (over a
 core-problem instance) and the simulator's
-:class:`~simulator.simulation.Simulation` (over its platform) each run the
+:class:`~simulator.run.simulation.Simulation` (over its platform) each run the
 protocol of :mod:`solvers.online.protocol`: requests become waiting, drives
 become idle or busy, and at each event the scheduler is asked until it
 waits. A :class:`DispatchState` keeps, for both, the waiting requests (in
@@ -21,7 +21,7 @@ from typing import overload
 
 from tapesched.solvers.online.protocol import Decision, Dismount, PlatformState, Scheduler, Start
 from tapesched.toolkit.model import Request
-from tapesched.toolkit.plugin_calls import PluginFault
+from tapesched.toolkit.runtime.plugin_calls import PluginFault
 
 
 class WaitingRequests(Sequence[Request]):

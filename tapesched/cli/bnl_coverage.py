@@ -3,9 +3,9 @@
 Reads 10, 50 and 100 % of the files of full LTO-7 and TS1150 tapes (10 GB
 and 1 GB files), evenly or randomly spaced, under no order, ERADAT's offset
 order with 3 requests in flight, RAO (SLTF) with 70 and with 3 in flight,
-and the exact order (:mod:`simulator.recall_study`, where what the requests
+and the exact order (:mod:`tapesched.studies.recall_study`, where what the requests
 in flight mean is set out), and writes the throughput and the gain over
-offset order (:mod:`simulator.recall_report`).
+offset order (:mod:`tapesched.studies.recall_report`).
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from rich.table import Table
 
 from tapesched.cli.common import TimeLimitType, progress_bar, reports_bad_input
 from tapesched.cli.out_options import dir_out_option
-from tapesched.toolkit.outputs import DirectoryOutput
-from tapesched.toolkit.tape_geometry import LOCATE_MODELS
+from tapesched.toolkit.files.outputs import DirectoryOutput
+from tapesched.toolkit.hardware.tape_geometry import LOCATE_MODELS
 
 if TYPE_CHECKING:
-    from tapesched.simulator.recall_study import StudyPoint
+    from tapesched.studies.recall_study import StudyPoint
 
 NAME = "bnl-coverage"
 """The experiment's name under ``tapesched experiment``."""
@@ -118,9 +118,9 @@ def bnl_coverage(
     replications, saturated), summary.json and figure.png.
     """
     from tapesched.cli.common import fail
-    from tapesched.simulator.recall_report import draw_figure, results_csv, summary_document
-    from tapesched.simulator.recall_study import FULL, QUICK, run_study
-    from tapesched.toolkit.io import dumps, write_atomic
+    from tapesched.studies.recall_report import draw_figure, results_csv, summary_document
+    from tapesched.studies.recall_study import FULL, QUICK, run_study
+    from tapesched.toolkit.files.io import dumps, write_atomic
 
     if out is None:
         fail(["--out: required, and missing"])

@@ -1,8 +1,8 @@
 """``tapesched bound``: every lower bound of an instance's optimum, side by side.
 
 A heuristic's gap is only as meaningful as the bound it is measured
-against; this command shows each family of :mod:`solvers.bounds` and, with
-``--windows N``, the bound of :mod:`solvers.window_bound` (CP-SAT on runs of
+against; this command shows each family of :mod:`solvers.bounds.bounds` and, with
+``--windows N``, the bound of :mod:`solvers.bounds.window_bound` (CP-SAT on runs of
 ``N`` requests, each alone), so a user can see which one binds and how
 much a few seconds of CP-SAT add.
 """
@@ -14,7 +14,7 @@ import json
 import click
 
 from tapesched.cli.common import TimeLimitType, reports_bad_input
-from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.files.io import load_instance
 
 
 @click.command()
@@ -50,7 +50,7 @@ def bound(
     requests alone, added up; how many windows there were, were solved in
     the time and were proved optimal).
     """
-    from tapesched.solvers.bounds import (
+    from tapesched.solvers.bounds.bounds import (
         arm_bound,
         drive_time_bound,
         lower_bound,
@@ -71,7 +71,7 @@ def bound(
         "best": lower_bound(instance),
     }
     if window is not None:
-        from tapesched.solvers.window_bound import window_bound
+        from tapesched.solvers.bounds.window_bound import window_bound
 
         found = window_bound(instance, window=window, time_limit_s=time_limit_s, seed=seed)
         values["windows"] = found.bound

@@ -2,7 +2,7 @@
 
 The Blue Waters paper names them (MAXLIGHTLOAD, MINLBINTERVAL,
 MAXWAITINGTIME, MAXREQCOUNT, MAXIMBALANCE) and gives no values;
-:class:`simulator.bw_main.BwMainParams` holds the defaults chosen. Both
+:class:`simulator.schedulers.bw_main.BwMainParams` holds the defaults chosen. Both
 commands take them the same way and refuse them, one line per option, when
 the scheduler that runs is not ``bw-main``.
 """
@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from tapesched.cli.common import DurationType, NumberType, fail
-from tapesched.simulator.bw_main import NAME as BW_MAIN
+from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
 from tapesched.toolkit.units import MAX_COUNT
 
 if TYPE_CHECKING:
-    from tapesched.simulator.bw_main import BwMainParams
+    from tapesched.simulator.schedulers.bw_main import BwMainParams
 
 BW_MAIN_OPTIONS = {
     "max_light_load": "--max-light-load",
@@ -28,7 +28,7 @@ BW_MAIN_OPTIONS = {
     "max_req_count": "--max-req-count",
     "max_imbalance": "--max-imbalance",
 }
-"""bw-main's parameters (simulator.bw_main.BwMainParams fields) and their options."""
+"""bw-main's parameters (simulator.schedulers.bw_main.BwMainParams fields) and their options."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -102,6 +102,6 @@ def given_bw_main(
                 if v is not None
             ]
         )
-    from tapesched.simulator.bw_main import with_params
+    from tapesched.simulator.schedulers.bw_main import with_params
 
     return with_params(params, **given)

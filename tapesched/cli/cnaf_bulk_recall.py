@@ -3,7 +3,7 @@
 A bulk recall of about 95,000 files and 315 TB on 16 T10000D drives shared
 with the other experiments' recalls and migrations, under static caps,
 under CNAF's Orchestrator and under the offline optimum of the allocation
-(:mod:`simulator.cnaf_study`, where the scenario and its background load
+(:mod:`tapesched.studies.cnaf_study`, where the scenario and its background load
 are set out), against Table 1 of Cavalli et al.
 """
 
@@ -18,7 +18,7 @@ from rich.table import Table
 
 from tapesched.cli.common import NumberType, progress_bar, reports_bad_input
 from tapesched.cli.out_options import dir_out_option
-from tapesched.toolkit.outputs import DirectoryOutput
+from tapesched.toolkit.files.outputs import DirectoryOutput
 
 NAME = "cnaf-bulk-recall"
 """The experiment's name under ``tapesched experiment``."""
@@ -71,7 +71,7 @@ def cnaf_bulk_recall(
     hour, first seed).
     """
     from tapesched.cli.common import fail
-    from tapesched.simulator.cnaf_study import (
+    from tapesched.studies.cnaf_study import (
         FULL,
         METRICS,
         PAPER,
@@ -81,7 +81,7 @@ def cnaf_bulk_recall(
         run_study,
         summary_document,
     )
-    from tapesched.toolkit.io import dumps, write_atomic
+    from tapesched.toolkit.files.io import dumps, write_atomic
 
     if out is None:
         fail(["--out: required, and missing"])

@@ -19,14 +19,14 @@ from rich.console import Console
 from rich.progress import Progress, TextColumn
 
 from tapesched.toolkit.errors import InputError, one_line, shown
-from tapesched.toolkit.io import load_instance, load_schedule
+from tapesched.toolkit.files.io import load_instance, load_schedule
 from tapesched.toolkit.model import Instance, Schedule
 from tapesched.toolkit.registry import LoadError, Registry
 from tapesched.toolkit.units import MAX_SIMULATED_S, parse_duration, parse_rate
 from tapesched.toolkit.validator import Report, validate
 
 if TYPE_CHECKING:
-    from tapesched.simulator.scenario import Scenario
+    from tapesched.simulator.run.scenario import Scenario
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -284,11 +284,11 @@ def check_scenario_scheduler(spec: str) -> None:
     """Exit with the one-line bad-input report unless ``spec`` gives a scheduler of scenarios.
 
     Those are the solvers' online schedulers, plug-ins, ``module.path:Attr``
-    and the simulator's own ``bw-main`` (:mod:`simulator.bw_main`) and ``golubchik``
-    (:mod:`simulator.golubchik`).
+    and the simulator's own ``bw-main`` (:mod:`simulator.schedulers.bw_main`) and ``golubchik``
+    (:mod:`simulator.schedulers.golubchik`).
     """
-    from tapesched.simulator.bw_main import NAME as BW_MAIN
-    from tapesched.simulator.golubchik import NAME as GOLUBCHIK
+    from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
+    from tapesched.simulator.schedulers.golubchik import NAME as GOLUBCHIK
     from tapesched.solvers.plugins import SchedulerSpecError, resolve_scheduler
 
     if spec in (BW_MAIN, GOLUBCHIK):
@@ -323,14 +323,14 @@ def check_named_code(
     """Exit 2, one line each, for the code a scenario file names that its run would import.
 
     A file is data: its ``module.path:Attr`` values
-    (:func:`simulator.scenario.named_code`) are imported only when the user
+    (:func:`simulator.run.scenario.named_code`) are imported only when the user
     allows it (``allowed``, ``--allow-plugins``), here, as the run starts,
     and each is checked to give what it must (a scheduler, a mount policy).
     What the command line gives (``scheduler``, ``mount_policy``; ``None``:
     nothing given) replaces the file's and is the user's own choice: the
     file's is then neither imported nor refused.
     """
-    from tapesched.simulator.scenario import named_code
+    from tapesched.simulator.run.scenario import named_code
     from tapesched.solvers.online.mount_policy import parse_mount_policy
     from tapesched.solvers.plugins import resolve_scheduler
 

@@ -4,7 +4,7 @@ For each policy (RAIT, PARALLEL, VERTICAL) and scheme (4+1, 4+2, 8+2), an
 archive written at time zero loses each tape independently with
 probability ``q``; the shares of files lost, of groups lost and of files
 read by a rebuild are drawn against ``q`` beside the binomial closed form
-(:mod:`simulator.durability_study`, :mod:`simulator.durability`).
+(:mod:`tapesched.studies.durability_study`, :mod:`simulator.planning.durability`).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from rich.table import Table
 
 from tapesched.cli.common import NumberType, progress_bar, reports_bad_input
 from tapesched.cli.out_options import dir_out_option
-from tapesched.toolkit.limits import MAX_DRAWS
-from tapesched.toolkit.outputs import DirectoryOutput
+from tapesched.toolkit.files.outputs import DirectoryOutput
+from tapesched.toolkit.runtime.limits import MAX_DRAWS
 
 if TYPE_CHECKING:
-    from tapesched.simulator.durability_study import Panel, Value
+    from tapesched.studies.durability_study import Panel, Value
 
 NAME = "durability"
 """The experiment's name under ``tapesched experiment``."""
@@ -52,9 +52,9 @@ def _print_tape_loss_table(panel: Panel, policies: Sequence[str], years: float) 
     The groups of the three policies' archives are pooled (every group of
     every draw is an independent trial at that ``q``); files are per policy.
     """
-    from tapesched.simulator.durability import group_loss_probability, tape_loss_rate
-    from tapesched.simulator.durability_study import Value, pooled_groups, series_name
-    from tapesched.simulator.files import Scheme
+    from tapesched.simulator.planning.durability import group_loss_probability, tape_loss_rate
+    from tapesched.simulator.storage.files import Scheme
+    from tapesched.studies.durability_study import Value, pooled_groups, series_name
 
     table = Table(
         title=f"{NAME}: share of groups lost (pooled over the policies, exact binomial interval) "
@@ -170,7 +170,7 @@ def durability(
     request and requests failed.
     """
     from tapesched.cli.common import fail
-    from tapesched.simulator.durability_study import (
+    from tapesched.studies.durability_study import (
         FULL,
         FULL_HANDLING,
         QUICK,
@@ -182,7 +182,7 @@ def durability(
         summary_document,
         tape_loss_panel,
     )
-    from tapesched.toolkit.io import dumps, write_atomic
+    from tapesched.toolkit.files.io import dumps, write_atomic
 
     if out is None:
         fail(["--out: required, and missing"])

@@ -3,7 +3,7 @@
 Replays the shipped ECMWF sample on its SL8500 complex under ``lru``,
 ``fifo`` and ``belady`` eviction with a dismount delay ``T`` (and kept
 mounted), and writes the mounts and mount latencies
-(:mod:`simulator.defer_study`, :mod:`simulator.defer_report`).
+(:mod:`tapesched.studies.defer_study`, :mod:`tapesched.studies.defer_report`).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from rich.table import Table
 
 from tapesched.cli.common import progress_bar, reports_bad_input
 from tapesched.cli.out_options import dir_out_option
-from tapesched.toolkit.outputs import DirectoryOutput
+from tapesched.toolkit.files.outputs import DirectoryOutput
 
 if TYPE_CHECKING:
-    from tapesched.simulator.defer_study import DeferPoint
+    from tapesched.studies.defer_study import DeferPoint
 
 NAME = "ecmwf-defer-dismount"
 """The experiment's name under ``tapesched experiment``."""
@@ -38,7 +38,7 @@ def _delay(defer_s: float) -> str:
 
 def _print_table(points: Sequence[DeferPoint]) -> None:
     """A row per delay: each eviction rule's mounts and mean mount latency."""
-    from tapesched.simulator.defer_study import METRICS
+    from tapesched.studies.defer_study import METRICS
 
     series = list(dict.fromkeys(p.series for p in points))
     table = Table(title=f"{NAME}: mounts and mean mount latency (s) against the delay T")
@@ -88,9 +88,9 @@ def ecmwf_defer(out: DirectoryOutput | None, quick: bool, drives: int) -> None:
     figure.png.
     """
     from tapesched.cli.common import fail
-    from tapesched.simulator.defer_report import draw_figure, results_csv, summary_document
-    from tapesched.simulator.defer_study import FULL, QUICK, load_sample, run_study
-    from tapesched.toolkit.io import dumps, write_atomic
+    from tapesched.studies.defer_report import draw_figure, results_csv, summary_document
+    from tapesched.studies.defer_study import FULL, QUICK, load_sample, run_study
+    from tapesched.toolkit.files.io import dumps, write_atomic
 
     if out is None:
         fail(["--out: required, and missing"])

@@ -1,13 +1,14 @@
 """``tapesched experiment``: one of the Blue Waters paper's or Golubchik et al.'s experiments,
 swept and drawn.
 
-The experiments are data (:mod:`simulator.studies`, :mod:`simulator.golubchik_studies`);
+The experiments are data (:mod:`tapesched.studies.studies`,
+:mod:`tapesched.studies.golubchik_studies`);
 the sweep runs their
 points on local worker processes, in this process (``--workers 1``) or on a
 Dask cluster (``--dask ADDRESS``), replicates each to a precision and keeps
-every replication in a cache beside ``--out`` (:mod:`simulator.sweep`), and
+every replication in a cache beside ``--out`` (:mod:`tapesched.studies.sweep`), and
 the results are written as ``results.csv``, ``summary.json`` and
-``figure.png`` (:mod:`simulator.study_report`), the directory whole or not
+``figure.png`` (:mod:`tapesched.studies.study_report`), the directory whole or not
 at all.
 """
 
@@ -35,16 +36,16 @@ from tapesched.cli.common import (
     reports_bad_input,
 )
 from tapesched.cli.out_options import dir_out_option
-from tapesched.simulator.bw_main import NAME as BW_MAIN
+from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
 from tapesched.toolkit.errors import InputError
-from tapesched.toolkit.limits import MAX_WORKERS
-from tapesched.toolkit.outputs import DirectoryOutput, kept_directory
+from tapesched.toolkit.files.outputs import DirectoryOutput, kept_directory
+from tapesched.toolkit.runtime.limits import MAX_WORKERS
 from tapesched.toolkit.units import MAX_REPLICATIONS
 
 if TYPE_CHECKING:
-    from tapesched.simulator.studies import Study
-    from tapesched.simulator.sweep import Cache, Point, PointResult
     from tapesched.solvers.plugins import SchedulerSpec
+    from tapesched.studies.studies import Study
+    from tapesched.studies.sweep import Cache, Point, PointResult
 
 OUT_FILES = ("results.csv", "summary.json", "figure.png")
 """What ``experiment`` writes to ``--out``: an existing directory holding only these is replaced."""
@@ -66,8 +67,8 @@ def _local_workers() -> int:
 
 def all_studies() -> dict[str, Study]:
     """Every experiment by name: the Blue Waters paper's, then Golubchik et al.'s."""
-    from tapesched.simulator.golubchik_studies import GOLUBCHIK_STUDIES
-    from tapesched.simulator.studies import STUDIES
+    from tapesched.studies.golubchik_studies import GOLUBCHIK_STUDIES
+    from tapesched.studies.studies import STUDIES
 
     return {**STUDIES, **GOLUBCHIK_STUDIES}
 
@@ -82,7 +83,7 @@ def experiment_names(ctx: click.Context) -> list[str]:
 
 def _listing() -> None:
     """One line per experiment: name, figure, title; then its x values and series."""
-    from tapesched.simulator.studies import sequence
+    from tapesched.studies.studies import sequence
 
     for study in all_studies().values():
         click.echo(f"{study.name}: {study.figure}, {study.title}")
@@ -134,7 +135,8 @@ HEADINGS = {
     "mean_stretch": "stretch",
     "throughput_mb_s_over_window": "throughput (MB/s)",
 }
-"""The table's heading of each metric a study reports (:attr:`simulator.studies.Study.metrics`)."""
+"""The table's heading of each metric a study reports
+(:attr:`tapesched.studies.studies.Study.metrics`)."""
 
 
 def _cell(result: PointResult, metric: str) -> str:
@@ -149,7 +151,7 @@ def _cell(result: PointResult, metric: str) -> str:
 
 def _print_table(study: Study, results: Sequence[PointResult]) -> None:
     """The results as a table: a row per point, then each series' maximum sustainable rate."""
-    from tapesched.simulator.study_report import by_series, max_sustainable_rate
+    from tapesched.studies.study_report import by_series, max_sustainable_rate
 
     metrics = study.metrics
 
@@ -174,7 +176,7 @@ def _print_table(study: Study, results: Sequence[PointResult]) -> None:
             said = "none (every rate saturated)" if rate is None else f"{rate:g} requests/{unit}"
             click.echo(f"{name}: maximum sustainable rate {said}")
     if study.kind == "map":
-        from tapesched.simulator.study_report import best_map
+        from tapesched.studies.study_report import best_map
 
         for (scale, x), vector in sorted(best_map(results, metrics[0]).items()):
             click.echo(f"sizes x{scale:g}, {study.axis.name} {x:g}: best {vector}")
@@ -273,9 +275,9 @@ def experiment(
     if listing:
         _listing()
         return
-    from tapesched.simulator.experiment import override
-    from tapesched.simulator.scenario import check_runnable, load_scenario
-    from tapesched.simulator.studies import Unavailable, points, unavailable
+    from tapesched.simulator.run.experiment import override
+    from tapesched.simulator.run.scenario import check_runnable, load_scenario
+    from tapesched.studies.studies import Unavailable, points, unavailable
     from tapesched.toolkit.registry import unknown_message
 
     if name is None:
@@ -324,8 +326,8 @@ def experiment(
 
 def _cache(cache_dir: str | None, out: DirectoryOutput) -> Cache:
     """The cache of replications: ``--cache``, else ``DIR.cache`` beside ``--out``, checked
-    before any work (:func:`toolkit.outputs.kept_directory`); its warnings go to stderr."""
-    from tapesched.simulator.sweep import Cache
+    before any work (:func:`toolkit.files.outputs.kept_directory`); its warnings go to stderr."""
+    from tapesched.studies.sweep import Cache
 
     directory = cache_dir or str(Path(out.given).with_name(Path(out.given).name + ".cache"))
     try:
@@ -351,9 +353,9 @@ def _run(
     scheduler: SchedulerSpec,
 ) -> None:
     """Sweep the points, print the table, write the directory."""
-    from tapesched.simulator.study_report import draw_figure, results_csv, summary_document
-    from tapesched.simulator.sweep import ClusterUnreachable, Precision, executor, run_sweep
-    from tapesched.toolkit.io import dumps, write_atomic
+    from tapesched.studies.study_report import draw_figure, results_csv, summary_document
+    from tapesched.studies.sweep import ClusterUnreachable, Precision, executor, run_sweep
+    from tapesched.toolkit.files.io import dumps, write_atomic
 
     cap = max_replications or (QUICK_MAX_REPLICATIONS if quick else FULL_MAX_REPLICATIONS)
     precision = Precision(

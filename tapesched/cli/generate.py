@@ -9,6 +9,8 @@ import click
 from tapesched.cli.common import NumberType, RateType, SpanType, describe, fail, reports_bad_input
 from tapesched.cli.out_options import file_out_option
 from tapesched.toolkit.errors import shown
+from tapesched.toolkit.files.io import dumps, instance_to_dict
+from tapesched.toolkit.files.outputs import FileOutput
 from tapesched.toolkit.generators import (
     TECHNOLOGIES,
     WEIGHT_RULES,
@@ -16,9 +18,7 @@ from tapesched.toolkit.generators import (
     golubchik_instance,
     random_instance,
 )
-from tapesched.toolkit.io import dumps, instance_to_dict
 from tapesched.toolkit.model import OBJECTIVES, Instance
-from tapesched.toolkit.outputs import FileOutput
 from tapesched.toolkit.units import MAX_COUNT, MAX_SIZE_MB, MAX_TIME_S
 
 _COUNT = click.IntRange(min=1, max=MAX_COUNT)

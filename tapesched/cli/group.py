@@ -11,7 +11,7 @@ error and an exit code, never a traceback nor click's usage block:
 - a plug-in that fails, however it fails (raises, exits, breaks the protocol,
   leaves requests waiting for ever): ``plug-in my_module:Mine: Mine.decide
   raised RuntimeError: ...``, exit 2, nothing written
-  (:class:`~toolkit.plugin_calls.PluginError`); ``tapesched --debug`` prints
+  (:class:`~toolkit.runtime.plugin_calls.PluginError`); ``tapesched --debug`` prints
   the plug-in's traceback before that line.
 """
 
@@ -24,7 +24,7 @@ import click
 
 from tapesched.cli.common import fail
 from tapesched.cli.interrupts import ending_on_signals
-from tapesched.toolkit.plugin_calls import PluginError
+from tapesched.toolkit.runtime.plugin_calls import PluginError
 
 
 def usage_line(error: click.UsageError) -> str:

@@ -3,7 +3,7 @@
 Both become exceptions in the main thread (``KeyboardInterrupt``, and
 :class:`Terminated` for SIGTERM), so every ``finally`` and ``except
 BaseException`` on the way out runs: the temporary files and directories of
-:mod:`toolkit.outputs` are removed and the target is left as it was. The
+:mod:`toolkit.files.outputs` are removed and the target is left as it was. The
 group of commands (:class:`tapesched.cli.group.CommandGroup`) then prints ``tapesched:
 interrupted`` (or ``terminated``) on standard error and exits 130 (or 143),
 128 plus the signal's number, which is what a shell reports for a command
@@ -21,7 +21,7 @@ around the imports).
 
 Native code that holds the interpreter for long (OR-Tools' routing solver,
 HiGHS) sees neither exception; it stops at the flag of
-:func:`toolkit.signals.deferred_signals` instead, and the signal is raised
+:func:`toolkit.runtime.signals.deferred_signals` instead, and the signal is raised
 when it returns, then taken here.
 """
 
@@ -36,7 +36,7 @@ from types import FrameType
 
 import click
 
-from tapesched.toolkit.signals import INTERRUPTS
+from tapesched.toolkit.runtime.signals import INTERRUPTS
 
 EXIT_INTERRUPTED = 128 + signal.SIGINT
 EXIT_TERMINATED = 128 + signal.SIGTERM

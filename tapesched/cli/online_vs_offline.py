@@ -7,8 +7,8 @@ start. Each online scheduler of ``--solvers`` is run on the window's
 instance, and the offline ones (at least one exact) solve it twice: as the
 contract has it (the clairvoyant optimum, prefetching allowed) and without
 prefetch (the non-anticipative optimum). What a window keeps of the run's
-state, and why the ratios stay meaningful, is :mod:`simulator.windows`;
-the files are :mod:`simulator.window_report`.
+state, and why the ratios stay meaningful, is :mod:`tapesched.studies.windows`;
+the files are :mod:`tapesched.studies.window_report`.
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ from tapesched.cli.common import (
     reports_bad_input,
 )
 from tapesched.cli.out_options import dir_out_option
-from tapesched.toolkit.outputs import DirectoryOutput
+from tapesched.toolkit.files.outputs import DirectoryOutput
 
 if TYPE_CHECKING:
-    from tapesched.simulator.windows import WindowOutcome
+    from tapesched.studies.windows import WindowOutcome
 
 NAME = "online-vs-offline"
 """The experiment's name under ``tapesched experiment``."""
@@ -43,7 +43,8 @@ OUT_FILES = ("results.csv", "windows.csv", "summary.json", "figure.png", "window
 """What the experiment writes to ``--out``; an existing directory holding only these is replaced."""
 
 LNS_ABOVE = 16
-"""Default of ``--lns-above`` (:data:`simulator.windows.LNS_ABOVE`, not imported here so that
+"""Default of ``--lns-above`` (:data:`tapesched.studies.windows.LNS_ABOVE`, not imported here so
+that
 ``tapesched --help`` does not load the simulator)."""
 
 QUICK_WINDOWS = 3
@@ -66,8 +67,8 @@ def _default_solvers() -> str:
 
 def _print_table(outcomes: Sequence[WindowOutcome], size: int) -> None:
     """Mean ± 95 % half-width and worst ratio per series and yardstick (``≤``: to a bound)."""
-    from tapesched.simulator.window_report import table_cell
-    from tapesched.simulator.windows import YARDSTICKS, distributions
+    from tapesched.studies.window_report import table_cell
+    from tapesched.studies.windows import YARDSTICKS, distributions
 
     table = Table(
         title=f"{NAME}: weighted flow over the optimum, {len(outcomes)} windows of {size} "
@@ -166,9 +167,9 @@ def online_vs_offline(
     than --lns-above requests is also solved by lns; windows.csv and
     summary.json name the solver of each yardstick's value.
     """
-    from tapesched.simulator.export import ExportError
-    from tapesched.simulator.scenario import check_runnable, load_scenario
-    from tapesched.simulator.windows import is_exact, is_online, scenario_windows, solve_window
+    from tapesched.simulator.run.export import ExportError
+    from tapesched.simulator.run.scenario import check_runnable, load_scenario
+    from tapesched.studies.windows import is_exact, is_online, scenario_windows, solve_window
 
     names = checked_solvers(_default_solvers() if solver_text is None else solver_text)
     online = [n for n in names if is_online(n)]
@@ -241,7 +242,7 @@ def _write(
     settings: dict[str, object],
 ) -> None:
     """The directory: the CSVs, the summary, the figure, and every window's files."""
-    from tapesched.simulator.window_report import (
+    from tapesched.studies.window_report import (
         draw_figure,
         results_csv,
         summary_document,
@@ -249,7 +250,7 @@ def _write(
         windows_csv,
         yardstick_file,
     )
-    from tapesched.toolkit.io import dumps, save_instance, save_schedule, write_atomic
+    from tapesched.toolkit.files.io import dumps, save_instance, save_schedule, write_atomic
 
     with out.building() as staging:
         (staging / "windows").mkdir()

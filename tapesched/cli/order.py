@@ -1,9 +1,9 @@
 """``tapesched order``: the order to read files from one mounted tape, and its estimated time.
 
-Reads a recall file (:mod:`toolkit.recall_file`: the tape as a CTA site
+Reads a recall file (:mod:`toolkit.files.recall_file`: the tape as a CTA site
 knows it, or a technology and byte offsets), orders its files with one of
 the orderers of :mod:`solvers.recall_order` under a locate model of
-:mod:`toolkit.tape_geometry`, and prints the order (each file's wrap, LPOS,
+:mod:`toolkit.hardware.tape_geometry`, and prints the order (each file's wrap, LPOS,
 locate and read) and the estimated time, as a table or JSON.
 """
 
@@ -14,17 +14,17 @@ from rich.console import Console
 from rich.table import Table
 
 from tapesched.cli.common import NumberType, fail, reports_bad_input
-from tapesched.toolkit.io import dumps
-from tapesched.toolkit.limits import MAX_DENSE_FILES
-from tapesched.toolkit.recall_file import RecallFile, load_recall
-from tapesched.toolkit.tape_geometry import (
+from tapesched.toolkit.files.io import dumps
+from tapesched.toolkit.files.recall_file import RecallFile, load_recall
+from tapesched.toolkit.hardware.tape_geometry import (
     LOCATE_MODELS,
     MB,
     CtaCostHeuristic,
     LocateModel,
     PhysicalLocate,
 )
-from tapesched.toolkit.technology import TAPE_FORMATS
+from tapesched.toolkit.hardware.technology import TAPE_FORMATS
+from tapesched.toolkit.runtime.limits import MAX_DENSE_FILES
 
 
 def _model(name: str, recall: RecallFile, source: str) -> LocateModel:

@@ -1,6 +1,6 @@
 """The ``--out`` options of the commands that write, checked before any work starts.
 
-A command's ``--out`` value becomes a checked target of :mod:`toolkit.outputs`
+A command's ``--out`` value becomes a checked target of :mod:`toolkit.files.outputs`
 while the command line is parsed, so a target that may not be written (a
 directory, a device, a FIFO, a symbolic link to one, a user's directory that a
 run would replace) fails at once with one line and exit 2, before minutes of
@@ -20,7 +20,7 @@ import click
 
 from tapesched.cli.common import fail
 from tapesched.toolkit.errors import InputError
-from tapesched.toolkit.outputs import (
+from tapesched.toolkit.files.outputs import (
     STDOUT,
     DirectoryOutput,
     FileOutput,
@@ -34,7 +34,7 @@ OPTION = "--out"
 def file_out_option(
     help: str, *, required: bool = False, stdout_when_left_out: bool = False
 ) -> Callable[[Any], Any]:
-    """``--out FILE`` as a :class:`~toolkit.outputs.FileOutput` (``-``: standard output).
+    """``--out FILE`` as a :class:`~toolkit.files.outputs.FileOutput` (``-``: standard output).
 
     Parameters
     ----------
@@ -65,7 +65,7 @@ def file_out_option(
 
 
 def dir_out_option(names: Collection[str], help: str) -> Callable[[Any], Any]:
-    """``--out DIR`` as a :class:`~toolkit.outputs.DirectoryOutput` for the files ``names``.
+    """``--out DIR`` as a :class:`~toolkit.files.outputs.DirectoryOutput` for the files ``names``.
 
     ``-`` is refused: standard output cannot hold a directory of files.
     """

@@ -1,9 +1,9 @@
 """``tapesched plan``: size an archive's disk caches and tape drives from its load (SDSC, 1998).
 
-The arithmetic is :mod:`simulator.sizing` (cache lifetime, drives busy and
+The arithmetic is :mod:`simulator.planning.sizing` (cache lifetime, drives busy and
 needed, streaming share, per service class); ``--check`` simulates a
 generated day of the load on the planned drives with each class's cache
-(:mod:`simulator.sizing_check`) and prints the simulated figures beside the
+(:mod:`simulator.planning.sizing_check`) and prints the simulated figures beside the
 computed ones. ``--bytes-scale``, ``--file-scale`` and ``--cache-scale``
 ask the paper's what-if questions (40 times the data, 40 times larger
 files, half the cache).
@@ -84,8 +84,8 @@ def plan(
     average day, the drives needed on average and at peak (the load's
     peak_factor), and the share of a busy drive's time spent streaming.
     """
-    from tapesched.simulator.sizing import load_load, what_if
-    from tapesched.simulator.sizing import plan as make_plan
+    from tapesched.simulator.planning.sizing import load_load, what_if
+    from tapesched.simulator.planning.sizing import plan as make_plan
 
     load = what_if(
         load_load(load_file),
@@ -96,7 +96,7 @@ def plan(
     computed = make_plan(load)
     checked = None
     if check:
-        from tapesched.simulator.sizing_check import expected_draws, simulate_load
+        from tapesched.simulator.planning.sizing_check import expected_draws, simulate_load
 
         draws = expected_draws(load, days * 86400)
         if draws > MAX_ARRIVALS:

@@ -1,17 +1,17 @@
 """``tapesched plot``: pictures of a schedule (a Gantt chart) and of an experiment's results.
 
 ``plot gantt INSTANCE SCHEDULE --out FILE`` judges the schedule with the
-validator first and draws only a feasible one (:mod:`toolkit.gantt`), from
+validator first and draws only a feasible one (:mod:`toolkit.plots.gantt`), from
 the validator's own timing of every drive operation. ``plot results
 RESULTS.csv --out FILE`` redraws the figure of an experiment
 (``tapesched experiment``) from its ``results.csv``
-(:mod:`simulator.study_report`), the one the run drew or that of another
+(:mod:`tapesched.studies.study_report`), the one the run drew or that of another
 metric of the file. The format is the suffix of ``--out``, ``.png`` or
-``.svg`` (:mod:`toolkit.figures`), checked before any file is read; the
-picture is written whole or not at all (:mod:`toolkit.outputs`), and the
+``.svg`` (:mod:`toolkit.plots.figures`), checked before any file is read; the
+picture is written whole or not at all (:mod:`toolkit.files.outputs`), and the
 same input gives the same bytes. ``plot trajectory RESULT.json --out FILE``
 draws a solver's incumbent and bound against time from the result that
-``tapesched solve --json`` prints (:mod:`toolkit.trajectory`). matplotlib
+``tapesched solve --json`` prints (:mod:`toolkit.plots.trajectory`). matplotlib
 is imported only when a picture is drawn, so that the other commands start
 as fast as before.
 """
@@ -24,7 +24,7 @@ import click
 
 from tapesched.cli.common import echo_warnings, fail, load_and_validate, reports_bad_input
 from tapesched.cli.out_options import file_out_option
-from tapesched.toolkit.outputs import FileOutput, write_file
+from tapesched.toolkit.files.outputs import FileOutput, write_file
 
 OUT_HELP = "The picture to write: FILE.png or FILE.svg (the suffix gives the format)."
 
@@ -59,8 +59,8 @@ def gantt(instance_file: str, schedule_file: str, out: FileOutput) -> None:
     is not drawn: one line naming it and its first violation, exit 2
     (tapesched verify lists every violation).
     """
-    from tapesched.toolkit.figures import format_of, render
-    from tapesched.toolkit.gantt import ARMS_NOTE, gantt_figure
+    from tapesched.toolkit.plots.figures import format_of, render
+    from tapesched.toolkit.plots.gantt import ARMS_NOTE, gantt_figure
 
     fmt = format_of(out.given)
     instance, schedule, report = load_and_validate(instance_file, schedule_file, timeline=True)
@@ -99,9 +99,9 @@ def results(results_file: str, out: FileOutput, metric: str | None) -> None:
     saturated point. A bad file is one line per problem at line N.column,
     exit 2.
     """
-    from tapesched.simulator.study_report import load_results_csv, results_figure
-    from tapesched.simulator.sweep import PRIMARY_METRIC
-    from tapesched.toolkit.figures import format_of, render
+    from tapesched.studies.study_report import load_results_csv, results_figure
+    from tapesched.studies.sweep import PRIMARY_METRIC
+    from tapesched.toolkit.plots.figures import format_of, render
 
     fmt = format_of(out.given)
     rows = load_results_csv(results_file)
@@ -131,8 +131,8 @@ def trajectory(result_file: str, out: FileOutput) -> None:
     steps, the incumbent solid and the bound dashed, ending at the run's
     runtime_s. A bad file is one line per problem at its JSON path, exit 2.
     """
-    from tapesched.toolkit.figures import format_of, render
-    from tapesched.toolkit.trajectory import load_trajectory, trajectory_figure
+    from tapesched.toolkit.plots.figures import format_of, render
+    from tapesched.toolkit.plots.trajectory import load_trajectory, trajectory_figure
 
     fmt = format_of(out.given)
     run = load_trajectory(result_file)

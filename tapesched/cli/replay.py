@@ -1,4 +1,5 @@
-"""``tapesched replay``: replay a cartridge trace on a library layout (:mod:`simulator.replay`)."""
+"""``tapesched replay``: replay a cartridge trace on a library layout
+(:mod:`simulator.replay.replay`)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from rich.table import Table
 
 from tapesched.cli.common import check_scenario_scheduler, fail, reports_bad_input
 from tapesched.cli.out_options import file_out_option
-from tapesched.simulator.replay import ReplayResult, unreplayable
-from tapesched.simulator.replay import replay as run_replay
-from tapesched.simulator.trace import (
+from tapesched.simulator.replay.replay import ReplayResult, unreplayable
+from tapesched.simulator.replay.replay import replay as run_replay
+from tapesched.simulator.replay.trace import (
     Homes,
     LibraryLayout,
     TraceRequest,
@@ -25,8 +26,8 @@ from tapesched.simulator.trace import (
 )
 from tapesched.solvers.online.mount_policy import MountPolicyError, parse_mount_policy
 from tapesched.toolkit.errors import InputError
-from tapesched.toolkit.io import dumps
-from tapesched.toolkit.outputs import FileOutput
+from tapesched.toolkit.files.io import dumps
+from tapesched.toolkit.files.outputs import FileOutput
 
 HOMES_BESIDE = "crtmapping.json"
 """A cartridge map of this name beside the trace gives the default home levels."""
@@ -183,7 +184,7 @@ def replay(
 ) -> None:
     """Replay a cartridge trace (CSV, .bz2 too) on a library layout (JSON, .bz2 too).
 
-    A run of the simulator (simulator.replay) on the layout's SL8500 complex:
+    A run of the simulator (simulator.replay.replay) on the layout's SL8500 complex:
     one handbot per level, loads before unloads, T10000 load and unload
     times, elevator and pass-through between levels, cartridges floating to
     the level that dismounts them; each request reads its cartridge for the

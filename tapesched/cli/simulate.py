@@ -30,20 +30,20 @@ from tapesched.cli.common import (
     reports_bad_input,
 )
 from tapesched.cli.out_options import dir_out_option
-from tapesched.simulator.bw_main import NAME as BW_MAIN
-from tapesched.simulator.golubchik import NAME as GOLUBCHIK
-from tapesched.simulator.policy_registry import POLICIES
+from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
+from tapesched.simulator.schedulers.golubchik import NAME as GOLUBCHIK
+from tapesched.simulator.storage.policy_registry import POLICIES
 from tapesched.solvers.registry import SCHEDULERS
-from tapesched.toolkit.io import dumps, save_instance, save_schedule
+from tapesched.toolkit.files.io import dumps, save_instance, save_schedule
+from tapesched.toolkit.files.outputs import DirectoryOutput
 from tapesched.toolkit.model import Instance
-from tapesched.toolkit.outputs import DirectoryOutput
 from tapesched.toolkit.units import MAX_ARRIVALS, MAX_RATE_PER_YEAR, MAX_REPLICATIONS
 from tapesched.toolkit.validator import validate
 
 if TYPE_CHECKING:
-    from tapesched.simulator.experiment import Replication
-    from tapesched.simulator.results import Estimate
-    from tapesched.simulator.scenario import Scenario
+    from tapesched.simulator.run.experiment import Replication
+    from tapesched.simulator.run.results import Estimate
+    from tapesched.simulator.run.scenario import Scenario
     from tapesched.solvers.online.protocol import Scheduler
 
 
@@ -58,7 +58,7 @@ RECORD_COLUMNS = (
     "id", "kind", "file", "size_mb", "arrival_s", "start_s", "end_s", "free_s",
     "drives", "tapes", "host_mb", "mounts", "alone_s", "restarts", "rebuilt",
 )  # fmt: skip
-"""Columns of ``requests.csv`` (:class:`simulator.results.RequestRecord` fields)."""
+"""Columns of ``requests.csv`` (:class:`simulator.run.results.RequestRecord` fields)."""
 
 OUT_FILES = ("summary.json", "requests.csv", "events.jsonl", "instance.json", "schedule.json")
 """What ``simulate`` writes to ``--out``: an existing directory holding only these is replaced."""
@@ -76,7 +76,7 @@ def _simulate_instance(
     The instance runs on the solvers' dispatcher, so an offline mount
     policy (``belady``) may read its future requests here.
     """
-    from tapesched.simulator.instance_run import simulate_instance
+    from tapesched.simulator.run.instance_run import simulate_instance
     from tapesched.solvers.plugins import SchedulerSpec
 
     if scheduler == BW_MAIN:
@@ -115,7 +115,7 @@ def _simulate_instance(
             click.echo(f"the schedule is infeasible; nothing written to {out.given}", err=True)
         raise SystemExit(EXIT_INFEASIBLE)
     if out is not None:
-        from tapesched.toolkit.io import write_atomic
+        from tapesched.toolkit.files.io import write_atomic
 
         with out.building() as staging:
             save_schedule(schedule, staging / "schedule.json")
@@ -131,15 +131,15 @@ def _document(
 
     Keys: ``scenario``, ``policy``, ``scheduler``, (with request classes)
     ``striping``, the widths as Golubchik et al. name them (``"122"``), ``rate_per_h``,
-    ``duration_s``; ``replications``, one :class:`simulator.results.RunSummary`
+    ``duration_s``; ``replications``, one :class:`simulator.run.results.RunSummary`
     mapping per replication (seed, arrivals, completions, backlog,
     ``saturated`` and each metric, ``null`` where it cannot be measured);
-    ``estimates``, each metric of :data:`simulator.results.METRICS` as
-    :meth:`simulator.results.Estimate.to_dict` gives it (``mean``,
+    ``estimates``, each metric of :data:`simulator.run.results.METRICS` as
+    :meth:`simulator.run.results.Estimate.to_dict` gives it (``mean``,
     ``half_width_95``, ``n``, ``degrees_of_freedom``, ``wider_than_mean``,
     ``missing``: why there is no mean); with a scenario's ``disk_cache``,
     ``disk_cache``, per replication the reads it served from disk and each
-    service class's figures (:meth:`simulator.disk_cache.ClassReport.to_dict`:
+    service class's figures (:meth:`simulator.storage.disk_cache.ClassReport.to_dict`:
     hit rate, mean residency of the files evicted, the fill lifetime).
     """
     bw_main = {}
@@ -147,7 +147,7 @@ def _document(
         bw_main = {"bw_main": {k: getattr(scenario.run.bw_main, k) for k in BW_MAIN_OPTIONS}}
     striping = {}
     if scenario.workload.classes:
-        from tapesched.simulator.workload import striping_label
+        from tapesched.simulator.workload.workload import striping_label
 
         striping = {"striping": striping_label(scenario.workload.classes)}
     return {
@@ -171,7 +171,7 @@ def _faults_document(scenario: Scenario, runs: Sequence[Replication]) -> dict[st
         return {}
     from attrs import asdict
 
-    from tapesched.simulator.results import failed_record_of
+    from tapesched.simulator.run.results import failed_record_of
 
     return {
         "faults": asdict(scenario.faults),
@@ -237,11 +237,11 @@ def _print_estimates(
     scenario: Scenario, runs: Sequence[Replication], estimates: Mapping[str, Estimate]
 ) -> None:
     """The table of estimates, or one line saying why there is nothing to tabulate."""
-    from tapesched.simulator.results import METRICS
+    from tapesched.simulator.run.results import METRICS
 
     striping = ""
     if scenario.workload.classes:
-        from tapesched.simulator.workload import striping_label
+        from tapesched.simulator.workload.workload import striping_label
 
         striping = f"striping {striping_label(scenario.workload.classes)}, "
     title = (
@@ -311,8 +311,8 @@ def _print_estimates(
     default=None,
     metavar="P",
     help="Probability that a mount or dismount fails and is tried again (the Blue Waters "
-    "paper's 0.01). Any fault option turns faults on (simulator/faults.py): the scenario's "
-    "faults section, else its defaults, with the rates given replaced.",
+    "paper's 0.01). Any fault option turns faults on (simulator/platform/faults.py): "
+    "the scenario's faults section, else its defaults, with the rates given replaced.",
 )
 @per_year_option(
     "--drive-failures-per-year",
@@ -386,11 +386,11 @@ def simulate(
     directory appears whole when the run succeeds, and not at all when it
     fails or is interrupted.
     With --workload, the requests come from a CSV trace (see
-    simulator/requests_csv.py), run until all are done; the warm-up is then
+    simulator/workload/requests_csv.py), run until all are done; the warm-up is then
     a share of the last arrival time.
     """
-    from tapesched.simulator.scenario import FORMAT, scenario_from_dict
-    from tapesched.toolkit.io import (
+    from tapesched.simulator.run.scenario import FORMAT, scenario_from_dict
+    from tapesched.toolkit.files.io import (
         INSTANCE_FORMAT,
         instance_from_dict,
         kind_of,
@@ -407,9 +407,9 @@ def simulate(
     if isinstance(document, dict) and "format" in document and kind != "scenario":
         fail([f"{scenario_file}: format: expected {FORMAT!r} or {INSTANCE_FORMAT!r}"])
     scenario = scenario_from_dict(document, scenario_file)
-    from tapesched.simulator.experiment import override, run_scenario
-    from tapesched.simulator.export import ExportError, export
-    from tapesched.simulator.scenario import arrivals_message, check_runnable
+    from tapesched.simulator.run.experiment import override, run_scenario
+    from tapesched.simulator.run.export import ExportError, export
+    from tapesched.simulator.run.scenario import arrivals_message, check_runnable
     from tapesched.toolkit.errors import InputError
 
     if scheduler is not None:
@@ -441,8 +441,8 @@ def simulate(
             fail([f"{' and '.join(given)}: {arrivals_message(rate_per_s, span)}"])
     widths = None
     if striping is not None:
-        from tapesched.simulator.experiment import check_striping
-        from tapesched.simulator.workload import parse_striping
+        from tapesched.simulator.run.experiment import check_striping
+        from tapesched.simulator.workload.workload import parse_striping
 
         try:
             widths = parse_striping(striping)
@@ -451,7 +451,7 @@ def simulate(
         why = check_striping(scenario, widths)
         if why is not None:
             fail([f"--striping: {why}"])
-    from tapesched.simulator.faults import with_rates
+    from tapesched.simulator.platform.faults import with_rates
 
     faults = with_rates(
         scenario.faults,
@@ -486,8 +486,8 @@ def simulate(
             fail([f"{scenario_file}: {p} (with {given_option})" for p in unrunnable])
     trace = None
     if workload_file is not None:
-        from tapesched.simulator.requests_csv import load_workload
-        from tapesched.simulator.scenario import check_trace
+        from tapesched.simulator.run.scenario import check_trace
+        from tapesched.simulator.workload.requests_csv import load_workload
 
         trace = load_workload(workload_file)
         unfit = check_trace(scenario, trace)

@@ -18,9 +18,9 @@ from tapesched.cli.common import (
 )
 from tapesched.cli.out_options import file_out_option
 from tapesched.solvers.registry import names
-from tapesched.toolkit.io import dumps, load_instance, schedule_to_dict
-from tapesched.toolkit.limits import MAX_WORKERS
-from tapesched.toolkit.outputs import FileOutput
+from tapesched.toolkit.files.io import dumps, load_instance, schedule_to_dict
+from tapesched.toolkit.files.outputs import FileOutput
+from tapesched.toolkit.runtime.limits import MAX_WORKERS
 from tapesched.toolkit.validator import validate
 
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ def solve(
     if as_json and out.to_stdout:
         fail(["--json and --out -: both print on standard output; choose one"])
     from tapesched import solvers
-    from tapesched.solvers.formulation import UnmodelledState
+    from tapesched.solvers.exact.formulation import UnmodelledState
     from tapesched.solvers.plugins import find_solver
     from tapesched.toolkit.registry import LoadError
 

@@ -5,7 +5,7 @@ default) and one or more arrival rates, prints the paper's fast answers
 (the no-load width of each class, the vector of highest stability limit),
 then the best vector of the full search and the best equi-striped vector
 found on the simulator, each with its 95 % interval, and the gap between
-them (:mod:`simulator.stripe_search`). ``--equi-only`` runs equi-striping
+them (:mod:`tapesched.studies.stripe_search`). ``--equi-only`` runs equi-striping
 alone (``K`` vectors instead of ``K ** J``).
 """
 
@@ -26,12 +26,12 @@ from tapesched.cli.common import (
     fail,
     reports_bad_input,
 )
-from tapesched.toolkit.io import dumps
-from tapesched.toolkit.limits import MAX_WORKERS
+from tapesched.toolkit.files.io import dumps
+from tapesched.toolkit.runtime.limits import MAX_WORKERS
 from tapesched.toolkit.units import MAX_ARRIVALS, MAX_SIZE_MB
 
 if TYPE_CHECKING:
-    from tapesched.simulator.stripe_search import Candidate, Selection
+    from tapesched.studies.stripe_search import Candidate, Selection
 
 WORKLOADS_GB = {"small": (1.0, 2.0, 3.0), "medium": (2.0, 4.0, 6.0), "large": (4.0, 8.0, 12.0)}
 """The paper's three class mixes (Section 5, Figures 8, 10 and 12), in GB."""
@@ -166,10 +166,11 @@ def stripe(
     """
     from attrs import evolve
 
-    from tapesched.simulator.experiment import override
-    from tapesched.simulator.golubchik_studies import SCENARIO_FILE
-    from tapesched.simulator.scenario import arrivals_message, load_scenario
-    from tapesched.simulator.stripe_search import (
+    from tapesched.simulator.run.experiment import override
+    from tapesched.simulator.run.scenario import arrivals_message, load_scenario
+    from tapesched.simulator.workload.workload import with_class_sizes
+    from tapesched.studies.golubchik_studies import SCENARIO_FILE
+    from tapesched.studies.stripe_search import (
         METRIC,
         SweepEvaluate,
         label,
@@ -177,8 +178,7 @@ def stripe(
         mix_of,
         select,
     )
-    from tapesched.simulator.sweep import Precision, executor
-    from tapesched.simulator.workload import with_class_sizes
+    from tapesched.studies.sweep import Precision, executor
 
     if workload is not None and sizes is not None:
         fail(["--sizes: not with --workload (both set the class sizes)"])

@@ -1,6 +1,6 @@
 """Optima of tiny instances by enumeration, to check solvers and bounds against.
 
-:func:`brute_force` decodes, through :func:`solvers.timeline.decode` (offline),
+:func:`brute_force` decodes, through :func:`solvers.timeline.timeline.decode` (offline),
 every request order with every way of placing each request: a tuple of
 distinct drives of its library, one per piece, and the order in which its
 pieces are placed (which decides whose arm operations come first). It keeps
@@ -37,7 +37,7 @@ an active schedule no worse than any given one, hence an optimum, since the
 three objectives are nondecreasing in every end. The remount matters: a
 decoder that only located would miss the optimum of an instance where
 locating back takes longer than a remount (``remount_pays`` in
-``test_brute_force.py``); :func:`solvers.timeline.decode` remounts exactly when
+``test_brute_force.py``); :func:`solvers.timeline.timeline.decode` remounts exactly when
 that makes the piece complete earlier.
 
 Where the argument stops
@@ -55,7 +55,7 @@ because the decoder places all the arm operations of a request at its turn:
   dismount for ``j``, then the dismount and mount for ``i``, then the mount
   for ``j``, which no order reproduces (``interleaved_arms``: optimum 7,
   every decoded candidate 9 or more);
-- with several arms, the lanes of :class:`solvers.arms.ArmTimeline` are
+- with several arms, the lanes of :class:`solvers.timeline.arms.ArmTimeline` are
   filled first fit, which may leave unused a gap that another split of the
   operations would expose.
 
@@ -73,7 +73,7 @@ import itertools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 
-from tapesched.solvers.timeline import decode
+from tapesched.solvers.timeline.timeline import decode
 from tapesched.toolkit.model import Instance, Request, Schedule, ScheduledRequest
 from tapesched.toolkit.validator import validate
 

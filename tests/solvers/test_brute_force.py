@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.greedy import greedy
-from tapesched.solvers.timeline import decode
-from tapesched.toolkit.io import load_instance
+from tapesched.solvers.timeline.timeline import decode
+from tapesched.toolkit.files.io import load_instance
 from tapesched.toolkit.model import (
     ArmOperation,
     Drive,

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tapesched.solvers import Status, solve
-from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.greedy import greedy
 from tapesched.solvers.result import Result
 from tapesched.toolkit.generators import RandomParams, random_instance

@@ -9,14 +9,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tapesched import solvers
-from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.cpsat.data import CpsatData
 from tapesched.solvers.cut import cut, incumbent_of, splice
 from tapesched.solvers.lns import lns
 from tapesched.solvers.online.best import best_heuristic
 from tapesched.solvers.result import Progress, Status
+from tapesched.toolkit.files.io import load_instance
 from tapesched.toolkit.generators import RandomParams, random_instance
-from tapesched.toolkit.io import load_instance
 from tapesched.toolkit.model import Instance
 from tapesched.toolkit.strategies import instances
 from tapesched.toolkit.validator import validate

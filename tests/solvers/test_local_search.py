@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tapesched import solvers
-from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.greedy import greedy
 from tapesched.solvers.local_search import improve, local_search
 from tapesched.solvers.result import Status
-from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.files.io import load_instance
 from tapesched.toolkit.model import Instance, Schedule, ScheduledRequest
 from tapesched.toolkit.strategies import instances
 from tapesched.toolkit.validator import validate

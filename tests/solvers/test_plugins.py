@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tapesched import solvers
-from tapesched.solvers.bounds import lower_bound
+from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.online.dispatcher import dispatch
 from tapesched.solvers.online.policies import SCHEDULERS, Fifo, Wspt
 from tapesched.solvers.plugins import (
@@ -24,7 +24,7 @@ from tapesched.solvers.plugins import (
     resolve_scheduler,
 )
 from tapesched.solvers.registry import UnknownSolverError
-from tapesched.toolkit.io import load_instance
+from tapesched.toolkit.files.io import load_instance
 from tapesched.toolkit.validator import validate
 from tests.conftest import INSTANCES, dist_info
 

@@ -26,7 +26,7 @@ from tapesched.solvers.recall_order import (
     request_order,
     sltf_order,
 )
-from tapesched.toolkit.tape_geometry import (
+from tapesched.toolkit.hardware.tape_geometry import (
     CtaCostHeuristic,
     LocateModel,
     PhysicalLocate,

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from tapesched import solvers
 from tapesched.solvers import Status
-from tapesched.solvers.bounds import (
+from tapesched.solvers.bounds.bounds import (
     arm_bound,
     drive_time_bound,
     lower_bound,
@@ -25,8 +25,8 @@ from tapesched.solvers.bounds import (
     tape_bound,
 )
 from tapesched.solvers.cpsat import cpsat
-from tapesched.solvers.formulation import UnmodelledState
-from tapesched.toolkit.io import load_instance
+from tapesched.solvers.exact.formulation import UnmodelledState
+from tapesched.toolkit.files.io import load_instance
 from tapesched.toolkit.model import Instance
 from tapesched.toolkit.validator import validate
 

@@ -1,7 +1,7 @@
 """Statuses of the exact solvers that no other test reaches through ``solvers.solve``.
 
 ``optimal`` (``test_exact_family.py``), ``feasible`` (``test_registry.py``)
-and ``not-built`` (``test_deadline.py``, and ``tests/toolkit/test_cli_json.py``
+and ``not-built`` (``test_deadline.py``, and ``tests/cli/test_cli_json.py``
 through ``tapesched solve``) are reached elsewhere.
 """
 
@@ -26,7 +26,7 @@ def test_no_schedule_exists_is_infeasible(solver):
 
 def test_a_built_model_cut_short_by_its_limit_is_a_timeout():
     # 30 requests, gangs of 2 on 3 drives and 1 arm: built in a fraction of a second
-    # (solvers.model_size), then far from a proof in 3 s (CP-SAT stops at 8-10 gangs in 60 s).
+    # (solvers.exact.model_size), then far from a proof in 3 s (CP-SAT stops at 8-10 gangs in 60 s).
     params = RandomParams(
         n_requests=30, drives_per_library=(3, 3), arms=(1, 1), max_gang=2, release_horizon_s=600
     )

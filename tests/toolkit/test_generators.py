@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from tapesched.toolkit.errors import Problem
+from tapesched.toolkit.files.io import dumps, instance_to_dict, loads_instance
 from tapesched.toolkit.generators import (
     MB_PER_GB,
     TECHNOLOGIES,
@@ -17,7 +18,6 @@ from tapesched.toolkit.generators import (
     random_instance,
 )
 from tapesched.toolkit.instance_checks import check_instance
-from tapesched.toolkit.io import dumps, instance_to_dict, loads_instance
 from tapesched.toolkit.model import OBJECTIVES, REQUEST_KINDS, Instance
 
 

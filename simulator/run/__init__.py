@@ -1,0 +1,9 @@
+"""A run of the platform: scenario files, the simulation, what it measured, its replications.
+
+- :mod:`.scenario`: scenario files (platform, archival policy, workload, run settings);
+- :mod:`.simulation`: the run itself, a scheduler deciding through its state;
+- :mod:`.experiment`: replications of a scenario with their seeds;
+- :mod:`.results`: a record per request, the metrics, replications and their intervals;
+- :mod:`.export`: the realised run as a core-problem instance and schedule, for the validator;
+- :mod:`.instance_run`: a core-problem instance run as it is, no policy layer.
+"""

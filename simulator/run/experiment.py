@@ -1,0 +1,239 @@
+"""Running a scenario: replications with their seeds, records, metrics and files.
+
+:func:`run_once` is one replication (a workload drawn from the seed, a run
+to the workload's duration, its records and summary); :func:`run_scenario`
+repeats it with seeds ``seed, seed + 1, ...`` and combines the metrics with
+their 95 % intervals (:mod:`simulator.run.results`). The same scenario and seed
+give byte-identical outputs.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import IO
+
+from attrs import evolve, frozen
+
+from tapesched.simulator.platform.faults import FaultSpec
+from tapesched.simulator.run.results import (
+    Estimate,
+    RequestRecord,
+    RunSummary,
+    combine,
+    record_of,
+    summarise,
+)
+from tapesched.simulator.run.scenario import Scenario, make_archive
+from tapesched.simulator.run.simulation import Simulation
+from tapesched.simulator.schedulers.bw_main import BwMainParams, simulator_scheduler
+from tapesched.simulator.storage.policy_registry import make_policy, policy_guard
+from tapesched.simulator.workload.workload import Workload, generate, with_striping
+from tapesched.solvers.online.mount_policy import parse_mount_policy, with_mount_policy
+from tapesched.solvers.online.protocol import Scheduler
+from tapesched.solvers.plugins import SchedulerSpec, resolve_scheduler, with_plugins
+
+
+@frozen
+class Replication:
+    """One run: its records, its summary and the simulation (for exports)."""
+
+    records: tuple[RequestRecord, ...]
+    summary: RunSummary
+    simulation: Simulation
+
+
+def override(
+    scenario: Scenario,
+    *,
+    policy: str | None = None,
+    scheduler: SchedulerSpec | None = None,
+    rate_per_s: float | None = None,
+    duration_s: float | None = None,
+    seed: int | None = None,
+    replications: int | None = None,
+    bw_main: BwMainParams | None = None,
+    striping: Sequence[int] | None = None,
+    mount_policy: str | None = None,
+    faults: FaultSpec | None = None,
+) -> Scenario:
+    """The scenario with the given settings replaced (``None``: kept).
+
+    ``scheduler`` is any scheduler spec (:mod:`solvers.plugins`): a name,
+    ``module.path:Attr``, an entry point's name, or the object itself;
+    ``bw_main`` the parameters of the ``bw-main`` scheduler; ``striping``
+    the stripe width of each request class (:func:`check_striping` says
+    whether the platform can run them); ``mount_policy`` a mount policy spec
+    (:mod:`solvers.online.mount_policy`); ``faults`` a fault model
+    (:mod:`simulator.platform.faults`).
+    """
+    workload = scenario.workload
+    if striping is not None:
+        workload = with_striping(workload, striping)
+    if rate_per_s is not None:
+        workload = evolve(workload, rate_per_s=rate_per_s)
+    if duration_s is not None:
+        workload = evolve(workload, duration_s=duration_s)
+    run = scenario.run
+    if scheduler is not None:
+        run = evolve(run, scheduler=scheduler)
+    if seed is not None:
+        run = evolve(run, seed=seed)
+    if replications is not None:
+        run = evolve(run, replications=replications)
+    if bw_main is not None:
+        run = evolve(run, bw_main=bw_main)
+    if mount_policy is not None:
+        run = evolve(run, mount_policy=mount_policy)
+    return evolve(
+        scenario,
+        policy=policy or scenario.policy,
+        workload=workload,
+        run=run,
+        faults=faults if faults is not None else scenario.faults,
+    )
+
+
+def check_striping(scenario: Scenario, widths: Sequence[int]) -> str | None:
+    """Why ``scenario`` cannot run with the stripe widths ``widths`` (one line), or ``None``.
+
+    There must be one width per request class, each at most the drives of
+    one library (a gang wider than that would wait for ever).
+    """
+    classes = scenario.workload.classes
+    if not classes:
+        return "the scenario has no request classes (workload.request_classes) to stripe"
+    if len(widths) != len(classes):
+        return f"expected {len(classes)} widths, one per request class, got {len(widths)}"
+    per_library: dict[str, int] = {}
+    for d in scenario.platform.drives:
+        per_library[d.library] = per_library.get(d.library, 0) + 1
+    most = max(per_library.values())
+    wide = [w for w in widths if w > most]
+    if wide:
+        return f"width {wide[0]} is more than the {most} drives of a library"
+    return None
+
+
+@contextmanager
+def without_cyclic_gc() -> Iterator[None]:
+    """The cyclic garbage collector off inside the block (as it was, after).
+
+    A replication drops no reference cycles while it runs, and builds
+    millions of objects that live to its end (requests, plans, layouts,
+    records): the collector's full passes over them, each time the objects
+    have grown by a quarter, cost more the longer the run, and on the Blue
+    Waters benchmark made a 4-week run 2.2 times as slow per week as a
+    1-week one. The cycles a run leaves are collected once it is dropped.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def scheduler_of(scenario: Scenario) -> SchedulerSpec:
+    """The scheduler spec a run of ``scenario`` uses: its scheduler, under its mount policy.
+
+    Each run gets a scheduler and a mount policy of its own (both keep
+    state); the tapes' capacity is the platform's.
+    """
+    spec = simulator_scheduler(scenario.run.scheduler, scenario.run.bw_main)
+    mount_policy = scenario.run.mount_policy
+    if mount_policy is None:
+        return spec
+    capacity_mb = scenario.platform.tape_capacity_mb
+    plugged = resolve_scheduler(spec)
+
+    def under_mount_policy() -> Scheduler:
+        policy = parse_mount_policy(mount_policy, capacity_mb=lambda tape: capacity_mb)
+        return with_mount_policy(plugged.make(), policy)
+
+    return with_plugins(plugged, under_mount_policy, mount_policy)
+
+
+def run_once(
+    scenario: Scenario,
+    seed: int,
+    *,
+    workload: Workload | None = None,
+    record: bool = True,
+    log: IO[bytes] | None = None,
+    progress: Callable[[float], None] | None = None,
+    to_end: bool = False,
+) -> Replication:
+    """One replication of ``scenario`` with ``seed`` (the workload's and the times').
+
+    The run stops at the workload's duration, or with ``to_end`` once every
+    request is done (for a finite trace: nothing is then left undone, so
+    nothing is saturated). The cyclic garbage collector is off meanwhile
+    (:func:`without_cyclic_gc`).
+
+    Raises
+    ------
+    KeyError
+        For an unknown policy or scheduler name.
+    solvers.plugins.SchedulerSpecError
+        (a ``ValueError``) for a scheduler spec that gives no scheduler.
+    """
+    with without_cyclic_gc():
+        policy = make_policy(scenario.policy, **scenario.policy_params)
+        with policy_guard(policy):
+            if workload is None:
+                workload = generate(scenario.workload, seed, make_archive(scenario, seed, policy))
+            simulation = Simulation(
+                scenario.platform,
+                policy,
+                scheduler_of(scenario),
+                workload,
+                seed=seed,
+                record=record,
+                log=log,
+                cache=scenario.disk_cache,
+                faults=scenario.faults,
+            )
+            duration = scenario.workload.duration_s
+            simulation.run(None if to_end else duration, progress)
+            records = tuple(record_of(e, simulation) for e in simulation.finished)
+            summary = summarise(simulation, records, seed, scenario.run.warmup * duration)
+    return Replication(records, summary, simulation)
+
+
+def run_scenario(
+    scenario: Scenario,
+    *,
+    scheduler: SchedulerSpec | None = None,
+    workload: Workload | None = None,
+    log: IO[bytes] | None = None,
+    progress: Callable[[int, float], None] | None = None,
+) -> tuple[list[Replication], dict[str, Estimate]]:
+    """Every replication of ``scenario`` and the metrics over them.
+
+    ``scheduler`` replaces the scenario's (``run.scheduler``): a name,
+    ``module.path:Attr``, an entry point's name, a class or factory of
+    schedulers, or a scheduler, of which each replication gets its own
+    (:mod:`solvers.plugins`). With ``workload`` (a trace), every replication
+    runs it to its end, the seeds changing only the random times; otherwise
+    each draws its own. ``log`` receives the first replication's event log;
+    ``progress(k, now)`` is called as replication ``k`` advances.
+    """
+    scenario = override(scenario, scheduler=scheduler)
+    replications = []
+    for k in range(scenario.run.replications):
+        report = None if progress is None else (lambda now, k=k: progress(k, now))
+        replications.append(
+            run_once(
+                scenario,
+                scenario.run.seed + k,
+                workload=workload,
+                record=k == 0,
+                log=log if k == 0 else None,
+                progress=report,
+                to_end=workload is not None,
+            )
+        )
+    return replications, combine([r.summary for r in replications])

@@ -1,0 +1,8 @@
+"""The simulator's own schedulers, which need more of the platform than the core problem shows.
+
+- :mod:`.bw_main`: the Blue Waters paper's MAIN-SCHEDULER and LOAD-BALANCER;
+- :mod:`.golubchik`: the service discipline of Golubchik, Muntz and Watson (1994).
+
+Both decide through :class:`tapesched.solvers.online.protocol.PlatformState`
+like every online scheduler of :mod:`tapesched.solvers.online`.
+"""

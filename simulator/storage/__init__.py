@@ -1,0 +1,10 @@
+"""What is stored where: files, the tape catalogue, the archival policies, the disk cache.
+
+- :mod:`.files`: the files and what an archival policy tells the platform to do;
+- :mod:`.catalogue`: the tapes, what was appended to them, where each file's stripes lie;
+- :mod:`.policy`: what every archival policy offers the platform; :mod:`.policy_registry`
+  names them; the policies :mod:`.rait`, :mod:`.parallel`, :mod:`.vertical`, :mod:`.hetero`;
+- :mod:`.archive`: the archive at time 0, laid out lazily from the seed;
+- :mod:`.disk_cache`: an LRU disk cache per service class in front of the tapes;
+- :mod:`.data_account`: every file readable, readable after a rebuild, or lost.
+"""

@@ -1,0 +1,93 @@
+"""The one table of drive and library technologies: every figure has its source."""
+
+from __future__ import annotations
+
+import pytest
+
+from tapesched.toolkit.generators import TECHNOLOGIES, golubchik_instance
+from tapesched.toolkit.hardware.technology import (
+    DRIVE_FIGURES,
+    DRIVES,
+    GOLUBCHIK_LIBRARIES,
+    LIBRARIES,
+    LIBRARY_FIGURES,
+    DriveTechnology,
+    LibraryTechnology,
+    required,
+)
+
+
+def test_every_figure_of_every_row_names_its_source():
+    for name, drive in DRIVES.items():
+        assert drive.name == name
+        assert set(drive.sources) == set(DRIVE_FIGURES)
+        assert all(text.strip() for text in drive.sources.values())
+    for name, library in LIBRARIES.items():
+        assert library.name == name
+        given = {f for f in LIBRARY_FIGURES if getattr(library, f) is not None}
+        assert set(library.sources) == given >= {"mount_s", "dismount_s"}
+        assert library.drive is DRIVES[library.drive.name]
+        assert library.drive.source in library.source
+
+
+def test_the_rows_the_shipped_files_depend_on():
+    assert list(DRIVES) == ["LTO-7", "T10000D", "TS1160", "ampex", "exabyte", "3590"]
+    assert list(LIBRARIES) == ["ampex", "exabyte", "SL8500"]
+    ampex = DRIVES["ampex"]
+    assert (ampex.rate_mb_s, ampex.load_s, ampex.unload_s, ampex.locate_mb_s) == (
+        12.5,
+        5.0,
+        17.0,
+        500.0,
+    )
+    sl8500 = LIBRARIES["SL8500"]
+    assert (sl8500.mount_s, sl8500.dismount_s, sl8500.drive.name) == (11.0, 11.0, "T10000D")
+    assert (sl8500.drive.load_s, sl8500.drive.unload_s) == (13.0, 23.0)
+
+
+def test_a_figure_without_a_source_or_a_source_without_a_figure_is_refused():
+    row = DRIVES["LTO-7"]
+    sources = dict(row.sources)
+    del sources["load_s"]
+    with pytest.raises(ValueError, match=r"figures without a source \['load_s'\]"):
+        DriveTechnology("x", "x", 1.0, 1.0, 1.0, 1.0, 1.0, sources=sources)
+    with pytest.raises(ValueError, match=r"sources of no figure \['tapes'\]"):
+        LibraryTechnology(
+            "x", "x", row, 1.0, 1.0, sources={"mount_s": "a", "dismount_s": "b", "tapes": "c"}
+        )
+
+
+def test_estimates_say_so():
+    sl8500 = LIBRARIES["SL8500"].sources
+    assert sl8500["elevator_s"].startswith("estimate")
+    assert sl8500["pass_through_s"].startswith("estimate")
+    t10000d = DRIVES["T10000D"].sources
+    assert t10000d["load_s"].startswith("estimate") and t10000d["unload_s"].startswith("estimate")
+
+
+def test_locates_cross_half_a_tape_in_the_tabled_time():
+    for drive in DRIVES.values():
+        assert drive.capacity_mb / 2 / drive.locate_mb_s == pytest.approx(drive.half_tape_locate_s)
+
+
+def test_the_generator_reads_the_golubchik_rows():
+    assert tuple(TECHNOLOGIES) == GOLUBCHIK_LIBRARIES
+    for name in GOLUBCHIK_LIBRARIES:
+        row = LIBRARIES[name]
+        inst = golubchik_instance(3, technology=name, seed=1)
+        lib, drive = inst.libraries[0], inst.drives[0]
+        assert (lib.mount_s, lib.dismount_s) == (row.mount_s, row.dismount_s)
+        assert (len(inst.drives), lib.arms, len(inst.tapes)) == (row.drives, row.arms, row.tapes)
+        assert (drive.rate_mb_s, drive.load_s, drive.unload_s, drive.locate_mb_s) == (
+            row.drive.rate_mb_s,
+            row.drive.load_s,
+            row.drive.unload_s,
+            row.drive.locate_mb_s,
+        )
+        assert {t.capacity_mb for t in inst.tapes} == {row.drive.capacity_mb}
+
+
+def test_required_refuses_a_figure_the_table_does_not_give():
+    assert required(LIBRARIES["SL8500"].elevator_s, "elevator") == 20.0
+    with pytest.raises(ValueError, match="gives no ampex elevator_s"):
+        required(LIBRARIES["ampex"].elevator_s, "ampex elevator_s")
