@@ -55,7 +55,7 @@ def _print_table(points: Sequence[StudyPoint], policies: Sequence[str]) -> None:
             table.add_column(f"{policy} gain %", justify="right")
     rows: dict[tuple[str, str, float], dict[str, StudyPoint]] = {}
     for p in points:
-        rows.setdefault((p.case, p.spacing, p.coverage_pct), {})[p.policy] = p
+        rows.setdefault((p.case, p.spacing, p.coverage_pct), {})[p.ordering] = p
     for (case, spacing, coverage), by_policy in rows.items():
         files = next(iter(by_policy.values())).files
         table.add_row(
@@ -132,7 +132,7 @@ def bnl_coverage(
         locate=locate,
         seed=seed,
     )
-    names = [p.name for p in config.policies]
+    names = [p.name for p in config.orderings]
     click.echo(
         f"{NAME}: {', '.join(c.name for c in config.cases)}; {config.replications} lists a "
         f"point; exact up to {config.exact_max_files} files, {config.exact_time_limit_s:g} s; "
@@ -161,7 +161,7 @@ def bnl_coverage(
                 "in_flight": p.in_flight,
                 "sorted_submission": p.sorted_submission,
             }
-            for p in config.policies
+            for p in config.orderings
         ],
         "replications": config.replications,
         "exact_time_limit_s": config.exact_time_limit_s,

@@ -2,16 +2,16 @@
 
 - ``results.csv``: the columns of every experiment's
   (:data:`tapesched.studies.study_report.COLUMNS`); a row per series (``<tape>
-  <spacing> <policy>``, :class:`tapesched.studies.recall_study.StudyPoint`),
+  <spacing> <ordering>``, :class:`tapesched.studies.recall_study.StudyPoint`),
   coverage and metric (``throughput_mb_s``, ``gain_over_offset_pct``).
   ``x_name`` is ``coverage_pct``; ``saturated`` is always false (a mounted
-  tape has no queue to grow); ``mean`` is empty where the policy was not
+  tape has no queue to grow); ``mean`` is empty where the ordering was not
   run (the exact order of a list too long for it).
 - ``summary.json`` (:func:`summary_document`): the settings, every point's
   estimates (:meth:`simulator.run.results.Estimate.to_dict`) and files read.
 - ``figure.png`` (:func:`draw_figure`): throughput (top row) and gain over
   offset order (bottom row) against coverage, a column per tape, a colour
-  per policy, even spacing solid and random dashed, with 95 % intervals; a
+  per ordering, even spacing solid and random dashed, with 95 % intervals; a
   point not run leaves a gap in its line.
 
 Numbers are written by ``repr``, exactly, as in every experiment's files.
@@ -61,7 +61,7 @@ def summary_document(
     series: dict[str, dict[str, object]] = {}
     for p in points:
         entry = series.setdefault(
-            p.series, {"case": p.case, "spacing": p.spacing, "policy": p.policy, "points": []}
+            p.series, {"case": p.case, "spacing": p.spacing, "policy": p.ordering, "points": []}
         )
         points_of = entry["points"]
         assert isinstance(points_of, list)
@@ -87,10 +87,10 @@ def _value(mean: float | None) -> float:
 def draw_figure(points: Sequence[StudyPoint], path: Path) -> None:
     """Throughput and gain against coverage, a column per tape (see the module)."""
     cases = list(dict.fromkeys(p.case for p in points))
-    policies = list(dict.fromkeys(p.policy for p in points))
+    orderings = list(dict.fromkeys(p.ordering for p in points))
     figure = new_figure(4.0 * max(len(cases), 1), 7.0)
     grid = figure.subplots(2, max(len(cases), 1), squeeze=False)
-    colours = {name: f"C{k}" for k, name in enumerate(policies)}
+    colours = {name: f"C{k}" for k, name in enumerate(orderings)}
     labels = {
         "throughput_mb_s": "throughput (MB/s)",
         "gain_over_offset_pct": "gain over offset (%)",
@@ -99,11 +99,11 @@ def draw_figure(points: Sequence[StudyPoint], path: Path) -> None:
         for row, metric in enumerate(METRICS):
             axes = grid[row][column]
             for spacing, style in (("even", "-"), ("random", "--")):
-                for policy in policies:
+                for ordering in orderings:
                     kept = [
                         p
                         for p in points
-                        if p.case == case and p.spacing == spacing and p.policy == policy
+                        if p.case == case and p.spacing == spacing and p.ordering == ordering
                     ]
                     if all(p.estimates[metric].mean is None for p in kept):
                         continue
@@ -116,8 +116,8 @@ def draw_figure(points: Sequence[StudyPoint], path: Path) -> None:
                         marker="o",
                         markersize=3,
                         capsize=2,
-                        color=colours[policy],
-                        label=f"{policy}, {spacing}",
+                        color=colours[ordering],
+                        label=f"{ordering}, {spacing}",
                     )
             axes.set_xlabel("coverage (% of the tape's files)")
             axes.set_ylabel(labels[metric])

@@ -13,8 +13,9 @@ What the requests in flight mean (the paper's Sections 1.2.1 and 2)
 -------------------------------------------------------------------
 The chosen files form a *request list* in random order (``shuf``'s, for
 both spacings: nothing is assumed of the order a user asks in). A
-*policy* (:class:`RecallPolicy`) submits that list in a *submission order* and
-keeps ``in_flight`` requests queued at the drive; each time a file has
+*recall ordering* (:class:`RecallOrdering`; the series' last word, its
+``policy`` in ``summary.json``) submits that list in a *submission order*
+and keeps ``in_flight`` requests queued at the drive; each time a file has
 been read, the drive reads next the request in flight its orderer picks
 (the first of the orderer's order over the requests in flight, from the
 head), and the next request of the submission order joins:
@@ -45,7 +46,7 @@ head), and the next request of the submission order joins:
   cheapest order (:func:`solvers.recall_order.exact_order`, an asymmetric
   TSP path, within a time limit): what no queue of HPSS reaches, the
   bound of ordering; stopped by its time limit above an order another
-  policy read, it takes that order (the cheapest known). Run up to
+  ordering read, it takes that order (the cheapest known). Run up to
   :attr:`StudyConfig.exact_max_files` files; at 100 % coverage the files
   cover the tape back to back, offset order has no locate and is optimal,
   so it is the exact order without a solve.
@@ -155,7 +156,7 @@ CASES = (
 
 
 @frozen
-class RecallPolicy:
+class RecallOrdering:
     """How the request list reaches the drive and which request in flight it reads next.
 
     Attributes
@@ -177,17 +178,17 @@ class RecallPolicy:
     sorted_submission: bool
 
 
-POLICIES = (
-    RecallPolicy("none", "none", 3, sorted_submission=False),
-    RecallPolicy("offset", "offset", 3, sorted_submission=True),
-    RecallPolicy("sltf", "sltf", 70, sorted_submission=True),
-    RecallPolicy("sltf-3", "sltf", 3, sorted_submission=True),
-    RecallPolicy("exact", "exact", None, sorted_submission=False),
+ORDERINGS = (
+    RecallOrdering("none", "none", 3, sorted_submission=False),
+    RecallOrdering("offset", "offset", 3, sorted_submission=True),
+    RecallOrdering("sltf", "sltf", 70, sorted_submission=True),
+    RecallOrdering("sltf-3", "sltf", 3, sorted_submission=True),
+    RecallOrdering("exact", "exact", None, sorted_submission=False),
 )
-"""The policies of the study (see the module's docstring)."""
+"""The orderings of the study (see the module's docstring)."""
 
 BASELINE = "offset"
-"""The policy every gain is measured against (ERADAT; the paper's "No RAO")."""
+"""The ordering every gain is measured against (ERADAT; the paper's "No RAO")."""
 
 Pick = Callable[[SerpentineTape, LocateModel, int, npt.NDArray[np.int64]], int]
 """The index, in the window, of the request in flight read next: from the tape, the locate
@@ -306,10 +307,10 @@ class StudyConfig:
 
     Attributes
     ----------
-    cases, coverages_pct, spacings, policies
+    cases, coverages_pct, spacings, orderings
         The study's grid.
     replications
-        Request lists drawn per case, coverage and spacing (each policy reads
+        Request lists drawn per case, coverage and spacing (each ordering reads
         the same lists, so that its gain over offset is paired).
     exact_time_limit_s
         The exact orderer's limit per list.
@@ -328,7 +329,7 @@ class StudyConfig:
     cases: tuple[TapeCase, ...] = CASES
     coverages_pct: tuple[float, ...] = COVERAGES_PCT
     spacings: tuple[str, ...] = SPACINGS
-    policies: tuple[RecallPolicy, ...] = POLICIES
+    orderings: tuple[RecallOrdering, ...] = ORDERINGS
     replications: int = 5
     exact_time_limit_s: float = 10.0
     exact_max_files: int = 1000
@@ -358,34 +359,34 @@ def locate_model(config: StudyConfig, case: TapeCase) -> LocateModel:
     raise ValueError(f"locate must be 'cta' or 'physical', got {config.locate!r}")
 
 
-def policy_order(
-    policy: RecallPolicy,
+def read_order(
+    ordering: RecallOrdering,
     tape: SerpentineTape,
     model: LocateModel,
     files: Sequence[TapeFile],
     config: StudyConfig,
 ) -> list[int] | None:
-    """The order ``policy`` reads the request list ``files`` in (``None``: no exact order)."""
+    """The order ``ordering`` reads the request list ``files`` in (``None``: no exact order)."""
     listed = range(len(files))
     by_block = sorted(listed, key=lambda k: files[k].block)
-    if policy.in_flight is None:
-        if policy.orderer == "exact" and locates_s(tape, model, files, by_block) == 0.0:
+    if ordering.in_flight is None:
+        if ordering.orderer == "exact" and locates_s(tape, model, files, by_block) == 0.0:
             return by_block  # Offset order has no locate at all: nothing is cheaper.
-        if policy.orderer == "exact" and len(files) > config.exact_max_files:
+        if ordering.orderer == "exact" and len(files) > config.exact_max_files:
             return None
-        found = ORDERERS[policy.orderer](
+        found = ORDERERS[ordering.orderer](
             tape, model, HEAD_BLOCK, files, time_limit_s=config.exact_time_limit_s
         )
         return list(found.order)
-    submission = by_block if policy.sorted_submission else listed
-    return read_in_flight(tape, model, files, list(submission), policy.orderer, policy.in_flight)
+    submission = by_block if ordering.sorted_submission else listed
+    return read_in_flight(tape, model, files, list(submission), ordering.orderer, ordering.in_flight)
 
 
 @frozen
 class Measure:
-    """One policy's reading of one request list."""
+    """One ordering's reading of one request list."""
 
-    policy: str
+    ordering: str
     throughput_mb_s: float | None
     gain_over_offset_pct: float | None
 
@@ -403,12 +404,12 @@ def measure_list(
     config: StudyConfig,
     solved: dict[tuple[int, ...], float | None] | None = None,
 ) -> dict[str, Measure]:
-    """Every policy of ``config`` on one request list (file indices on the tape, in list order).
+    """Every ordering of ``config`` on one request list (file indices on the tape, in list order).
 
-    The whole-list policies (``exact``) see a set, not a list: ``solved``,
+    The whole-list orderings (``exact``) see a set, not a list: ``solved``,
     when given, keeps their time per set of files (an even spacing draws the
     same set in every replication, so it is solved once). An exact order
-    stopped by its time limit above an order another policy read is
+    stopped by its time limit above an order another ordering read is
     replaced by that order: ``exact`` is the cheapest order known.
     """
     tape = case.tape()
@@ -416,22 +417,22 @@ def measure_list(
     files = case.tape_files(listed)
     total_mb = len(files) * case.file_mb
     times: dict[str, float | None] = {}
-    for policy in config.policies:
-        key = (config.policies.index(policy), *sorted(listed))
-        if policy.in_flight is None and solved is not None and key in solved:
-            times[policy.name] = solved[key]
+    for ordering in config.orderings:
+        key = (config.orderings.index(ordering), *sorted(listed))
+        if ordering.in_flight is None and solved is not None and key in solved:
+            times[ordering.name] = solved[key]
             continue
-        order = policy_order(policy, tape, model, files, config)
-        times[policy.name] = None if order is None else read_time_s(tape, model, files, order)
-        if policy.in_flight is None and solved is not None:
-            solved[key] = times[policy.name]
+        order = read_order(ordering, tape, model, files, config)
+        times[ordering.name] = None if order is None else read_time_s(tape, model, files, order)
+        if ordering.in_flight is None and solved is not None:
+            solved[key] = times[ordering.name]
     known = [t for t in times.values() if t is not None]
     throughput: dict[str, float | None] = {}
-    for policy in config.policies:
-        spent = times[policy.name]
-        if spent is not None and policy.orderer == "exact":
+    for ordering in config.orderings:
+        spent = times[ordering.name]
+        if spent is not None and ordering.orderer == "exact":
             spent = min(spent, *known)
-        throughput[policy.name] = None if spent is None else total_mb / spent
+        throughput[ordering.name] = None if spent is None else total_mb / spent
     base = throughput.get(BASELINE)
     return {
         name: Measure(
@@ -447,13 +448,13 @@ def measure_list(
 class StudyPoint:
     """One series at one coverage: its estimates over the replications.
 
-    ``series`` is ``<case> <spacing> <policy>`` (``LTO-7 10GB random sltf``);
+    ``series`` is ``<case> <spacing> <ordering>`` (``LTO-7 10GB random sltf``);
     ``files`` the length of the request list.
     """
 
     case: str
     spacing: str
-    policy: str
+    ordering: str
     coverage_pct: float
     files: int
     estimates: Mapping[str, Estimate]
@@ -461,13 +462,13 @@ class StudyPoint:
     @property
     def series(self) -> str:
         """The series' name in ``results.csv``."""
-        return f"{self.case} {self.spacing} {self.policy}"
+        return f"{self.case} {self.spacing} {self.ordering}"
 
 
 def run_study(
     config: StudyConfig, progress: Callable[[str], None] | None = None
 ) -> list[StudyPoint]:
-    """Every point of ``config``: case, spacing, policy and coverage, in that order.
+    """Every point of ``config``: case, spacing, ordering and coverage, in that order.
 
     Even spacing picks the same files in every replication (only the list's
     order changes, which only ``none`` and ``sltf`` see).
@@ -489,19 +490,19 @@ def run_study(
                 by_coverage[coverage] = runs
                 if progress is not None:
                     progress(f"{case.name} {spacing} {coverage:g} %")
-            for policy in config.policies:
+            for ordering in config.orderings:
                 for coverage, runs in by_coverage.items():
                     estimates = {
                         "throughput_mb_s": _estimate(
-                            [m[policy.name].throughput_mb_s for m in runs]
+                            [m[ordering.name].throughput_mb_s for m in runs]
                         ),
                         "gain_over_offset_pct": _estimate(
-                            [m[policy.name].gain_over_offset_pct for m in runs]
+                            [m[ordering.name].gain_over_offset_pct for m in runs]
                         ),
                     }
                     points.append(
                         StudyPoint(
-                            case.name, spacing, policy.name, coverage, sizes[coverage], estimates
+                            case.name, spacing, ordering.name, coverage, sizes[coverage], estimates
                         )
                     )
     return points

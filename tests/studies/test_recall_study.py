@@ -22,7 +22,7 @@ from tapesched.cli import main
 from tapesched.solvers.recall_order import ORDERERS
 from tapesched.studies import recall_study
 from tapesched.studies.recall_study import (
-    POLICIES,
+    ORDERINGS,
     StudyConfig,
     TapeCase,
     chosen_files,
@@ -37,14 +37,14 @@ from tapesched.toolkit.hardware.technology import TAPE_FORMATS
 SMALL = TapeCase("TS1150", 20_000.0)
 """A full TS1150 tape of 500 files of 20 GB: the study's geometry, a tenth of its files."""
 
-POLICY = {p.name: p for p in POLICIES}
+ORDERING = {p.name: p for p in ORDERINGS}
 
 
 def _gain(points, spacing: str, policy: str, coverage: float) -> float:
     (point,) = [
         p
         for p in points
-        if p.spacing == spacing and p.policy == policy and p.coverage_pct == coverage
+        if p.spacing == spacing and p.ordering == policy and p.coverage_pct == coverage
     ]
     mean = point.estimates["gain_over_offset_pct"].mean
     assert mean is not None
@@ -87,7 +87,7 @@ def test_even_spacing_takes_every_kth_file_and_lists_them_shuffled():
 def test_ordering_gains_shrink_with_coverage_and_vanish_at_100():
     config = StudyConfig(
         cases=(SMALL,),
-        policies=(POLICY["offset"], POLICY["sltf"], POLICY["exact"]),
+        orderings=(ORDERING["offset"], ORDERING["sltf"], ORDERING["exact"]),
         replications=2,
         exact_time_limit_s=0.5,
         exact_max_files=60,
@@ -109,7 +109,7 @@ def test_random_spacing_gains_more_than_even_at_10_percent():
     config = StudyConfig(
         cases=(TapeCase("TS1150", 1_000.0),),
         coverages_pct=(10.0,),
-        policies=(POLICY["offset"], POLICY["sltf"]),
+        orderings=(ORDERING["offset"], ORDERING["sltf"]),
         replications=2,
     )
     points = run_study(config)
@@ -143,7 +143,7 @@ def test_the_command_writes_the_experiments_files(tmp_path, monkeypatch):
     assert {r["experiment"] for r in rows} == {"bnl-coverage"}
     assert {r["x_name"] for r in rows} == {"coverage_pct"}
     assert {r["metric"] for r in rows} == {"throughput_mb_s", "gain_over_offset_pct"}
-    assert len(rows) == 2 * len(POLICIES) * 2 * 2  # spacings, policies, coverages, metrics
+    assert len(rows) == 2 * len(ORDERINGS) * 2 * 2  # spacings, policies, coverages, metrics
     assert {r["saturated"] for r in rows} == {"false"}
     summary = json.loads((out / "summary.json").read_text())
     assert summary["experiment"] == "bnl-coverage"
