@@ -23,8 +23,10 @@ import time
 from attrs import evolve
 
 from tapesched.simulator.run.scenario import load_scenario
-from tapesched.studies.studies import SCENARIO_FILE, STUDIES, points
-from tapesched.studies.study_report import results_csv
+from tapesched.studies.blue_waters import BW_FIG6
+from tapesched.studies.results_file import results_csv
+from tapesched.studies.studies import SCENARIO_FILE, points
+from tapesched.studies.study_report import result_rows
 from tapesched.studies.sweep import Precision, executor, run_sweep
 
 
@@ -34,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hours", type=float, default=12.0)
     args = parser.parse_args(argv)
     study = evolve(
-        STUDIES["bw-fig6"],
+        BW_FIG6.study,
         series=("parallel", "vertical"),
         quick_x_values=(200, 400, 600, 800),
         quick_duration_s=args.hours * 3600,
@@ -51,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         with executor(workers) as pool:
             outcome = run_sweep(swept, seed=1, precision=precision, pool=pool)
         walls[workers] = time.perf_counter() - began
-        texts.add(results_csv(study, outcome.results))
+        texts.add(results_csv(result_rows(study, outcome.results)))
         print(f"{workers} worker(s): {walls[workers]:6.1f} s")
     speedup = walls[1] / walls[args.workers]
     print(f"speed-up on {args.workers} workers: {speedup:.2f}x")

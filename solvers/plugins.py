@@ -76,7 +76,13 @@ from tapesched.solvers.registry import (
 )
 from tapesched.solvers.result import Result
 from tapesched.toolkit.model import Instance
-from tapesched.toolkit.registry import Entry, PluginEntry, qualified_name, unknown_message
+from tapesched.toolkit.registry import (
+    Entry,
+    LoadError,
+    PluginEntry,
+    qualified_name,
+    unknown_message,
+)
 from tapesched.toolkit.runtime.plugin_calls import FAULTS, Plugin, exception_line, guarded
 
 __all__ = [
@@ -93,6 +99,7 @@ __all__ = [
     "plugin_entries",
     "resolve_scheduler",
     "scheduler_entry",
+    "solver_list",
     "with_plugins",
 ]
 
@@ -345,3 +352,18 @@ def find_solver(spec: SchedulerSpec) -> tuple[str, Solver]:
             )
     plugged = resolve_scheduler(spec)
     return plugged.name, _as_solver(plugged)
+
+
+def solver_list(text: str, option: str = "--solvers") -> tuple[list[str], list[str]]:
+    """The comma-separated solver names of ``text``, and one line (naming ``option``) for each
+    problem: a name that gives no solver (:func:`find_solver`), or no name at all."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        return [], [f"{option}: names no solver (give one or more, separated by commas)"]
+    problems = []
+    for name in names:
+        try:
+            find_solver(name)
+        except LoadError as exc:
+            problems.append(f"{option}: {exc}")
+    return names, problems

@@ -15,6 +15,8 @@ The package stands in layers, each importing only those below it:
   schedulers behind :func:`solve`;
 - :mod:`tapesched.simulator`: the discrete-event simulator of a whole
   platform, its archival policies and workloads;
+- :mod:`tapesched.studies`: the experiments, each a plug-in of one registry,
+  run by :func:`run_experiment`;
 - :mod:`tapesched.cli`: the ``tapesched`` command line (``python -m tapesched``).
 
 The names below are imported when first used, so ``import tapesched`` stays
@@ -55,6 +57,8 @@ _WHERE = {
     "load_scenario": "tapesched.simulator.run.scenario",
     "simulate": "tapesched.simulator.run.experiment",
     "replay": "tapesched.simulator.replay.replay",
+    "Experiment": "tapesched.studies.experiment",
+    "run_experiment": "tapesched.studies.runner",
 }
 """Where each public name is defined: the module imported when the name is first used."""
 
@@ -64,6 +68,7 @@ _RENAMED = {"simulate": "run_scenario"}
 __all__ = [
     "Allocator",
     "Eviction",
+    "Experiment",
     "Instance",
     "MountPolicy",
     "Orderer",
@@ -80,6 +85,7 @@ __all__ = [
     "load_scenario",
     "load_schedule",
     "replay",
+    "run_experiment",
     "save_instance",
     "save_schedule",
     "simulate",
@@ -112,6 +118,8 @@ if TYPE_CHECKING:
     from tapesched.solvers.recall_order import Orderer
     from tapesched.solvers.registry import Solver
     from tapesched.solvers.result import Result, Status
+    from tapesched.studies.experiment import Experiment
+    from tapesched.studies.runner import run_experiment
     from tapesched.toolkit.files.io import (
         load_instance,
         load_schedule,

@@ -5,5 +5,6 @@
 - :mod:`.experiment`: replications of a scenario with their seeds;
 - :mod:`.results`: a record per request, the metrics, replications and their intervals;
 - :mod:`.export`: the realised run as a core-problem instance and schedule, for the validator;
-- :mod:`.instance_run`: a core-problem instance run as it is, no policy layer.
+- :mod:`.instance_run`: a core-problem instance run as it is, no policy layer;
+- :mod:`.consent`: the code a scenario file names, imported only with the user's consent.
 """

@@ -2,19 +2,17 @@
 
 Each command is a module of this package (``check``, ``solve``, ``solvers``,
 ``verify``, ``metrics``, ``compare``, ``generate``, ``simulate``,
-``replay``, ``experiment``, ``plot``, ``stripe``, ``order``, ``plan``, and ``experiment
-online-vs-offline`` in ``online_vs_offline``, ``experiment bnl-coverage`` in
-``bnl_coverage``, ``experiment ecmwf-defer-dismount`` in ``ecmwf_defer``, ``experiment
-cnaf-bulk-recall`` in ``cnaf_bulk_recall``, ``experiment durability`` in
-``durability``); :data:`main`
-gathers them into one ``click`` group. This is the only part of :mod:`toolkit` that may import
-:mod:`solvers` and :mod:`simulator`: the core of the toolkit (model, files, validator, metrics,
-generators, strategies) stands below both, and the commands sit above all
-three. What every command shares (exit codes, the one-line bad-input
-report, option types) is in :mod:`tapesched.cli.common`, their ``--out``
-options in :mod:`tapesched.cli.out_options`; Ctrl-C and SIGTERM end any of
-them with one line (:mod:`tapesched.cli.interrupts`), from the moment this
-package begins to load them.
+``replay``, ``experiment``, ``plot``, ``stripe``, ``bound``, ``order``,
+``plan``); :data:`main` gathers them into one ``click`` group. ``experiment``
+is a group of its own: a command per experiment of the studies' registry,
+made from the experiment's declared parameters. The command line is the top
+layer: it may import every package below it (the toolkit, the solvers, the
+simulator, the studies), none of which imports it. What every command
+shares (exit codes, the one-line bad-input report, option types) is in
+:mod:`tapesched.cli.common`, their ``--out`` options in
+:mod:`tapesched.cli.out_options`; Ctrl-C and SIGTERM end any of them with
+one line (:mod:`tapesched.cli.interrupts`), from the moment this package
+begins to load them.
 """
 
 from __future__ import annotations
@@ -24,24 +22,14 @@ import click
 from tapesched.cli.interrupts import ending_on_signals
 
 with ending_on_signals():  # a Ctrl-C while the commands load ends as in a command
-    from tapesched.cli.bnl_coverage import NAME as BNL_COVERAGE
-    from tapesched.cli.bnl_coverage import bnl_coverage
     from tapesched.cli.bound import bound
     from tapesched.cli.check import check
-    from tapesched.cli.cnaf_bulk_recall import NAME as CNAF_BULK_RECALL
-    from tapesched.cli.cnaf_bulk_recall import cnaf_bulk_recall
     from tapesched.cli.compare import compare
-    from tapesched.cli.durability import NAME as DURABILITY
-    from tapesched.cli.durability import durability
-    from tapesched.cli.ecmwf_defer import NAME as ECMWF_DEFER
-    from tapesched.cli.ecmwf_defer import ecmwf_defer
     from tapesched.cli.experiment import experiment
     from tapesched.cli.generate import generate
     from tapesched.cli.group import CommandGroup
     from tapesched.cli.list_solvers import list_solvers
     from tapesched.cli.metrics import metrics
-    from tapesched.cli.online_vs_offline import NAME as ONLINE_VS_OFFLINE
-    from tapesched.cli.online_vs_offline import online_vs_offline
     from tapesched.cli.order import order
     from tapesched.cli.plan import plan
     from tapesched.cli.plot import plot
@@ -73,8 +61,3 @@ main.add_command(plot)
 main.add_command(stripe)
 main.add_command(bound)
 main.add_command(plan)
-main.route("experiment", ONLINE_VS_OFFLINE, online_vs_offline)
-main.route("experiment", BNL_COVERAGE, bnl_coverage)
-main.route("experiment", ECMWF_DEFER, ecmwf_defer)
-main.route("experiment", CNAF_BULK_RECALL, cnaf_bulk_recall)
-main.route("experiment", DURABILITY, durability)

@@ -1,10 +1,11 @@
-"""The five parameters of ``bw-main`` as options, shared by ``simulate`` and ``experiment``.
+"""The five parameters of ``bw-main`` as options of ``simulate``.
 
 The Blue Waters paper names them (MAXLIGHTLOAD, MINLBINTERVAL,
 MAXWAITINGTIME, MAXREQCOUNT, MAXIMBALANCE) and gives no values;
-:class:`simulator.schedulers.bw_main.BwMainParams` holds the defaults chosen. Both
-commands take them the same way and refuse them, one line per option, when
-the scheduler that runs is not ``bw-main``.
+:class:`simulator.schedulers.bw_main.BwMainParams` holds the defaults chosen. They
+are refused, one line per option, when the scheduler that runs is not
+``bw-main``; the swept experiments declare the same options
+(:data:`tapesched.studies.swept_study.BW_MAIN_PARAMETERS`).
 """
 
 from __future__ import annotations

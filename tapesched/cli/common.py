@@ -18,6 +18,7 @@ import click
 from rich.console import Console
 from rich.progress import Progress, TextColumn
 
+from tapesched.simulator.run.consent import ALLOW_PLUGINS_HELP
 from tapesched.toolkit.errors import InputError, one_line, shown
 from tapesched.toolkit.files.io import load_instance, load_schedule
 from tapesched.toolkit.model import Instance, Schedule
@@ -146,18 +147,10 @@ NO_PREFETCH_HELP = (
 
 def checked_solvers(text: str, option: str = "--solvers") -> list[str]:
     """The comma-separated solver names of ``option``, each checked; exits 2 naming the bad ones,
-    or when it names none (``--solvers ''``)."""
-    from tapesched.solvers.plugins import find_solver
+    or when it names none (``--solvers ''``; :func:`solvers.plugins.solver_list`)."""
+    from tapesched.solvers.plugins import solver_list
 
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    if not names:
-        fail([f"{option}: names no solver (give one or more, separated by commas)"])
-    problems = []
-    for name in names:
-        try:
-            find_solver(name)
-        except LoadError as exc:
-            problems.append(f"{option}: {exc}")
+    names, problems = solver_list(text, option)
     if problems:
         fail(problems)
     return names
@@ -281,29 +274,13 @@ class RegistryChoice(click.Choice[str]):
 
 
 def check_scenario_scheduler(spec: str) -> None:
-    """Exit with the one-line bad-input report unless ``spec`` gives a scheduler of scenarios.
+    """Exit with the one-line bad-input report unless ``spec`` gives a scheduler of scenarios
+    (:func:`simulator.run.consent.scheduler_problem`)."""
+    from tapesched.simulator.run.consent import scheduler_problem
 
-    Those are the solvers' online schedulers, plug-ins, ``module.path:Attr``
-    and the simulator's own ``bw-main`` (:mod:`simulator.schedulers.bw_main`) and ``golubchik``
-    (:mod:`simulator.schedulers.golubchik`).
-    """
-    from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
-    from tapesched.simulator.schedulers.golubchik import NAME as GOLUBCHIK
-    from tapesched.solvers.plugins import SchedulerSpecError, resolve_scheduler
-
-    if spec in (BW_MAIN, GOLUBCHIK):
-        return
-    try:
-        resolve_scheduler(spec)
-    except SchedulerSpecError as exc:
-        fail([f"--scheduler: {exc}"])
-
-
-ALLOW_PLUGINS_HELP = (
-    "Run the plug-ins the scenario file names as module.path:Attr (run.scheduler, "
-    "run.scheduler.mount_policy), importing them when the run starts; without it such a "
-    "file is refused. Reading or checking a file never imports what it names."
-)
+    problem = scheduler_problem(spec)
+    if problem is not None:
+        fail([f"--scheduler: {problem}"])
 
 
 def allow_plugins_option(command: F) -> F:
@@ -320,37 +297,12 @@ def check_named_code(
     scheduler: object = None,
     mount_policy: object = None,
 ) -> None:
-    """Exit 2, one line each, for the code a scenario file names that its run would import.
+    """Exit 2, one line each, for the code a scenario file names that its run would import
+    (:func:`simulator.run.consent.named_code_problems`)."""
+    from tapesched.simulator.run.consent import named_code_problems
 
-    A file is data: its ``module.path:Attr`` values
-    (:func:`simulator.run.scenario.named_code`) are imported only when the user
-    allows it (``allowed``, ``--allow-plugins``), here, as the run starts,
-    and each is checked to give what it must (a scheduler, a mount policy).
-    What the command line gives (``scheduler``, ``mount_policy``; ``None``:
-    nothing given) replaces the file's and is the user's own choice: the
-    file's is then neither imported nor refused.
-    """
-    from tapesched.simulator.run.scenario import named_code
-    from tapesched.solvers.online.mount_policy import parse_mount_policy
-    from tapesched.solvers.plugins import resolve_scheduler
-
-    replaced = {
-        "run.scheduler": scheduler is not None,
-        "run.scheduler.name": scheduler is not None,
-        "run.scheduler.mount_policy": mount_policy is not None,
-    }
-    named = [(path, spec) for path, spec in named_code(scenario) if not replaced[path]]
-    if named and not allowed:
-        why = "the file names code to import; run it with --allow-plugins if you trust it"
-        fail([f"{source}: {path}: {spec}: {why}" for path, spec in named])
-    problems = []
-    for path, spec in named:
-        try:
-            if path.endswith("mount_policy"):
-                parse_mount_policy(spec, capacity_mb=lambda tape: 1.0)
-            else:
-                resolve_scheduler(spec)
-        except LoadError as exc:
-            problems.append(f"{source}: {path}: {exc}")
+    problems = named_code_problems(
+        scenario, source, allowed, scheduler=scheduler, mount_policy=mount_policy
+    )
     if problems:
         fail(problems)

@@ -41,28 +41,7 @@ def usage_line(error: click.UsageError) -> str:
 
 class CommandGroup(click.Group):
     """A click group whose commands end in one line: bad usage and a failed plug-in exit 2,
-    Ctrl-C 130, SIGTERM 143.
-
-    :meth:`route` gives a command's first argument a command of its own
-    (``tapesched experiment online-vs-offline SCENARIO --window N``, whose
-    options are not those of the other experiments).
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.routes: dict[tuple[str, str], click.Command] = {}
-
-    def route(self, command: str, first: str, target: click.Command) -> None:
-        """Run ``target`` for ``command first ...`` (the rest of the arguments are its own)."""
-        self.routes[command, first] = target
-
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        target = self.routes.get((args[0], args[1])) if len(args) > 1 else None
-        if target is not None:
-            return f"{args[0]} {args[1]}", target, args[2:]
-        return super().resolve_command(ctx, args)
+    Ctrl-C 130, SIGTERM 143."""
 
     def invoke(self, ctx: click.Context) -> Any:
         with ending_on_signals():

@@ -64,11 +64,10 @@ def file_out_option(
     )
 
 
-def dir_out_option(names: Collection[str], help: str) -> Callable[[Any], Any]:
-    """``--out DIR`` as a :class:`~toolkit.files.outputs.DirectoryOutput` for the files ``names``.
-
-    ``-`` is refused: standard output cannot hold a directory of files.
-    """
+def _directory_check(
+    names: Collection[str],
+) -> Callable[[click.Context, click.Parameter, str | None], DirectoryOutput | None]:
+    """The callback making ``--out DIR`` a checked directory of the files ``names``."""
 
     def check(ctx: click.Context, _: click.Parameter, value: str | None) -> DirectoryOutput | None:
         if value is None:
@@ -80,4 +79,19 @@ def dir_out_option(names: Collection[str], help: str) -> Callable[[Any], Any]:
         except InputError as exc:
             fail(exc.lines())
 
+    return check
+
+
+def dir_out_option(names: Collection[str], help: str) -> Callable[[Any], Any]:
+    """``--out DIR`` as a :class:`~toolkit.files.outputs.DirectoryOutput` for the files ``names``.
+
+    ``-`` is refused: standard output cannot hold a directory of files.
+    """
+    check = _directory_check(names)
     return click.option(OPTION, "out", metavar="DIR", default=None, callback=check, help=help)
+
+
+def dir_out_param(names: Collection[str], help: str) -> click.Option:
+    """The option of :func:`dir_out_option`, for a command made at run time."""
+    check = _directory_check(names)
+    return click.Option([OPTION, "out"], metavar="DIR", default=None, callback=check, help=help)

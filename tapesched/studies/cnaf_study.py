@@ -48,8 +48,6 @@ and grids the linear program by 15 minutes; the full study runs 10.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import random
 from collections import defaultdict
@@ -76,8 +74,6 @@ from tapesched.simulator.sharing.offline_allocation import (
     offline_allocation,
     periods_for,
 )
-from tapesched.studies.study_report import COLUMNS
-from tapesched.toolkit.plots.figures import new_figure, render
 
 EXPERIMENT = "cnaf-bulk-recall"
 """The experiment's name under ``tapesched experiment``."""
@@ -384,6 +380,11 @@ def run_study(
         runs += run_seed(config, config.seed + k, offline)
         if progress is not None:
             progress(k + 1)
+    return outcome_of(config, runs)
+
+
+def outcome_of(config: CnafConfig, runs: Sequence[SeriesRun]) -> StudyOutcome:
+    """The study's outcome from every run: each series' metrics estimated over its seeds."""
     estimates: dict[str, dict[str, Estimate]] = {}
     by_series: dict[str, list[SeriesRun]] = defaultdict(list)
     for r in runs:
@@ -394,78 +395,3 @@ def run_study(
             for m in METRICS
         }
     return StudyOutcome(config, tuple(runs), estimates)
-
-
-def _number(value: float | None) -> str:
-    return "" if value is None else repr(float(value))
-
-
-def results_csv(outcome: StudyOutcome) -> str:
-    """``results.csv``: a row per series and metric (the columns of every experiment)."""
-    text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for series, metrics in outcome.estimates.items():
-        for metric in METRICS:
-            e = metrics[metric]
-            writer.writerow(
-                [EXPERIMENT, series, "scale", repr(outcome.config.scale), metric,
-                 _number(e.mean), _number(e.half_width), e.n, "false"]
-            )  # fmt: skip
-    return text.getvalue()
-
-
-def summary_document(outcome: StudyOutcome, settings: Mapping[str, object]) -> dict[str, object]:
-    """``summary.json``: settings, each series' estimates, the paper's table, every run.
-
-    A metric a series has not (the offline optimum's wait and reclamation) is ``null``.
-    """
-    return {
-        "experiment": EXPERIMENT,
-        "title": TITLE,
-        "settings": dict(settings),
-        "paper_table_1": PAPER,
-        "series": {
-            s: {m: e.to_dict() for m, e in metrics.items()}
-            for s, metrics in outcome.estimates.items()
-        },
-        "runs": [
-            {
-                "series": r.series,
-                "seed": r.seed,
-                **{m: None if math.isnan(v) else v for m, v in r.metrics.items()},
-            }
-            for r in outcome.runs
-        ],
-    }
-
-
-def draw_figure(outcome: StudyOutcome, path: str) -> None:
-    """The bulk recall's throughput and drives per hour, first seed, a line per series."""
-    from pathlib import Path
-
-    figure = new_figure(9.0, 6.0)
-    top, bottom = figure.subplots(2, 1, sharex=True)
-    seed = outcome.config.seed
-    for k, series in enumerate(SERIES):
-        run = next((r for r in outcome.runs if r.series == series and r.seed == seed), None)
-        if run is None:
-            continue
-        label = f"{series} ({run.metrics['throughput_mb_s']:.0f} MB/s, "
-        label += f"{run.metrics['avg_drives']:.1f} drives, {run.metrics['duration_h']:.0f} h)"
-        hours = range(len(run.hourly_mb_s))
-        top.step(hours, run.hourly_mb_s, where="post", color=f"C{k}", label=label)
-        bottom.step(hours, run.hourly_drives, where="post", color=f"C{k}")
-    for series, colour in (("static", "C0"), ("orchestrator", "C1")):
-        top.axhline(PAPER[series]["throughput_mb_s"], color=colour, linestyle=":", linewidth=1)
-        bottom.axhline(PAPER[series]["avg_drives"], color=colour, linestyle=":", linewidth=1)
-    top.set_ylabel("CMS recall MB/s (hourly mean)")
-    bottom.set_ylabel("CMS drives (hourly mean)")
-    bottom.set_xlabel("hours since the bulk recall was requested")
-    top.legend(fontsize=7, title="seed 1 (dotted: the paper's averages)", title_fontsize=7)
-    longest = max((r.metrics["duration_h"] for r in outcome.runs if r.seed == seed), default=1.0)
-    for axes in (top, bottom):
-        axes.grid(True, alpha=0.3)
-        axes.set_xlim(0.0, longest * 1.05 + 1.0)
-    figure.suptitle(f"{EXPERIMENT} (scale {outcome.config.scale:g}): {TITLE}", fontsize=8)
-    Path(path).write_bytes(render(figure, "png"))

@@ -1,4 +1,9 @@
-"""What `tapesched experiment ecmwf-defer-dismount` writes: results.csv, summary.json, figure.
+"""``tapesched experiment ecmwf-defer-dismount``: the ECMWF sample against the dismount delay.
+
+Replays the shipped ECMWF sample on its SL8500 complex under ``lru``,
+``fifo`` and ``belady`` eviction with a dismount delay ``T`` (and kept
+mounted), a point per rule and delay (:class:`EcmwfDeferDismount`,
+:mod:`tapesched.studies.defer_study`), and writes:
 
 - ``results.csv``: the columns of every experiment's
   (:data:`tapesched.studies.study_report.COLUMNS`); a row per eviction rule
@@ -20,15 +25,38 @@ Numbers are written by ``repr``, exactly, as in every experiment's files.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tapesched.studies.defer_study import EXPERIMENT, METRICS, X_NAME, DeferPoint
-from tapesched.studies.study_report import COLUMNS, csv_number
-from tapesched.toolkit.plots.figures import new_figure, render
+from attrs import evolve, frozen
+from rich.table import Table
+
+from tapesched.studies import defer_study
+from tapesched.studies.defer_study import (
+    EXPERIMENT,
+    FULL,
+    METRICS,
+    X_NAME,
+    DeferConfig,
+    DeferPoint,
+    Sample,
+    load_sample,
+    replay_point,
+)
+from tapesched.studies.experiment import (
+    ExperimentError,
+    Parameter,
+    Results,
+    Run,
+    Wide,
+    run_in_turn,
+)
+from tapesched.studies.results_file import ResultRow
+from tapesched.toolkit.plots.figures import new_figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 TITLE = "mounts and mount latency of the ECMWF sample against the dismount delay"
 """The experiment's one-line title."""
@@ -45,21 +73,23 @@ DRAWN = ("mounts", "mean_mount_latency_s", "mean_latency_s")
 """The metrics the figure draws, a panel each."""
 
 
-def results_csv(points: Sequence[DeferPoint]) -> str:
-    """The text of ``results.csv``: a row per point and metric."""
-    text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for p in points:
-        saturated = "true" if p.result.saturated else "false"
-        for metric in METRICS:
-            writer.writerow(
-                [
-                    EXPERIMENT, p.series, X_NAME, repr(p.defer_s), metric,
-                    csv_number(p.value(metric)), "", 1, saturated,
-                ]
-            )  # fmt: skip
-    return text.getvalue()
+def result_rows(points: Sequence[DeferPoint]) -> list[ResultRow]:
+    """The rows of ``results.csv``: a row per point and metric."""
+    return [
+        ResultRow(
+            EXPERIMENT,
+            p.series,
+            X_NAME,
+            p.defer_s,
+            metric,
+            p.value(metric),
+            None,
+            1,
+            p.result.saturated,
+        )
+        for p in points
+        for metric in METRICS
+    ]
 
 
 def summary_document(
@@ -88,7 +118,7 @@ def summary_document(
     }
 
 
-def draw_figure(points: Sequence[DeferPoint], path: Path) -> None:
+def draw_figure(points: Sequence[DeferPoint]) -> Figure:
     """A panel per drawn metric against the delay (see the module)."""
     figure = new_figure(4.2 * len(DRAWN), 3.8)
     grid = figure.subplots(1, len(DRAWN), squeeze=False)[0]
@@ -119,4 +149,131 @@ def draw_figure(points: Sequence[DeferPoint], path: Path) -> None:
         axes.grid(True, alpha=0.3)
     grid[0].legend(fontsize=7)
     figure.suptitle(f"{EXPERIMENT}: {TITLE}", fontsize=9)
-    path.write_bytes(render(figure, "png"))
+    return figure
+
+
+def _delay(defer_s: float) -> str:
+    return "kept" if math.isinf(defer_s) else f"{defer_s:g}"
+
+
+def _table(points: Sequence[DeferPoint]) -> Wide:
+    """A row per delay: each eviction rule's mounts and mean mount latency."""
+    series = list(dict.fromkeys(p.series for p in points))
+    table = Table(title=f"{EXPERIMENT}: mounts and mean mount latency (s) against the delay T")
+    table.add_column("T (s)", justify="right")
+    for name in series:
+        table.add_column(f"{name} mounts", justify="right")
+        table.add_column(f"{name} mount latency", justify="right")
+        table.add_column(f"{name} latency, all", justify="right")
+    by_delay: dict[float, dict[str, DeferPoint]] = {}
+    for p in points:
+        by_delay.setdefault(p.defer_s, {})[p.series] = p
+    for defer_s, row in by_delay.items():
+        cells = []
+        for name in series:
+            for metric in METRICS[:3]:
+                value = row[name].value(metric)
+                digits = 0 if metric == "mounts" else 1
+                cells.append("saturated" if value is None else f"{value:,.{digits}f}")
+        table.add_row(_delay(defer_s), *cells)
+    return Wide(table, 160)
+
+
+@frozen
+class Replay:
+    """A point of the experiment: an eviction rule and a delay, on the sample replayed."""
+
+    eviction: str
+    defer_s: float
+    sample: Sample
+
+
+class EcmwfDeferDismount:
+    """The experiment ``ecmwf-defer-dismount`` (see the module): a point per rule and delay."""
+
+    name = EXPERIMENT
+    description = (
+        "the ECMWF sample's mounts and mount latency against the dismount delay, under lru, "
+        "fifo and belady"
+    )
+    parameters = (
+        Parameter(
+            "drives",
+            "integer",
+            "Drives of the complex, spread over its levels with drives.",
+            quick=FULL.drives,
+            full=FULL.drives,
+            low=1,
+            show_default=True,
+        ),
+    )
+    outputs = ()
+    quick_help = "The first 5,000 requests, delays 0, 300 and 1800 s and kept: well under a minute."
+    help = """Mounts and mount latency of the ECMWF sample against the dismount delay T.
+
+    The shipped sample (instances/traces/ecmwf/) replayed on its SL8500
+    complex with its cartridge map, one handbot a rail, tape-batching, for
+    T in 0, 60, 120, 300, 600, 900, 1800 s and kept mounted, under lru,
+    fifo and belady eviction (belady reads the trace's future: a
+    yardstick). Writes to --out results.csv (experiment, series, x_name,
+    x, metric, mean, half_width, replications, saturated), summary.json and
+    figure.png.
+    """
+
+    def details(self) -> list[str]:
+        """How to run it."""
+        return [f"tapesched experiment {EXPERIMENT} --out DIR [--quick] (see --help)"]
+
+    def config(self, run: Run) -> DeferConfig:
+        """The study's settings: ``--quick``'s or the full ones, on ``--drives`` drives."""
+        return evolve(defer_study.QUICK if run.quick else defer_study.FULL, drives=run["drives"])
+
+    def points(self, run: Run) -> list[Replay]:
+        """Each eviction rule and delay, on the sample (its drives checked first)."""
+        requests, layout, homes = load_sample()
+        drives = run["drives"]
+        if drives > layout.drives:
+            why = f"the sample's layout has {layout.drives} drives, asked for {drives}"
+            raise ExperimentError([f"--drives: {why}"])
+        config = self.config(run)
+        if config.requests is not None:
+            requests = requests[: config.requests]
+        run.show.line(
+            f"{EXPERIMENT}: {len(requests):,d} requests on {drives} drives; T in "
+            f"{', '.join(_delay(t) for t in config.defer_s)}; {', '.join(config.evictions)}"
+        )
+        sample = (requests, layout, homes)
+        return [Replay(e, t, sample) for e in config.evictions for t in config.defer_s]
+
+    def run_point(self, point: Replay, run: Run) -> DeferPoint:
+        """One replay of the sample."""
+        return replay_point(self.config(run), point.eviction, point.defer_s, point.sample)
+
+    def run_points(self, points: Sequence[Replay], run: Run) -> list[DeferPoint]:
+        """Each replay in turn."""
+        return run_in_turn(self, points, run)
+
+    def results(self, run: Run, outcomes: Sequence[DeferPoint], elapsed_s: float) -> Results:
+        """The rows, the summary with its settings, the table."""
+        config = self.config(run)
+        settings: dict[str, object] = {
+            "quick": run.quick,
+            "drives": config.drives,
+            "requests": len(outcomes[0].result.latencies_s),
+            "defer_s": [None if math.isinf(t) else t for t in config.defer_s],
+            "evictions": list(config.evictions),
+            "scheduler": "tape-batching",
+            "elapsed_s": elapsed_s,
+        }
+        return Results(
+            EXPERIMENT,
+            tuple(result_rows(outcomes)),
+            summary_document(outcomes, settings),
+            tuple(outcomes),
+            report=(_table(outcomes),),
+            ending=lambda out: f"ran in {elapsed_s:.1f} s; wrote {out}",
+        )
+
+    def figure(self, results: Results) -> Figure:
+        """Mounts and latencies against the delay, a panel per metric."""
+        return draw_figure(results.outcomes)

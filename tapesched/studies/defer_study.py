@@ -141,10 +141,14 @@ def load_sample(
     return requests, layout, dict(homes)
 
 
+Sample = tuple[Sequence[TraceRequest], LibraryLayout, dict[str, int]]
+"""The requests replayed, their complex's layout and every cartridge's home level."""
+
+
 def run_study(
     config: DeferConfig,
     advance: Callable[[str], None] | None = None,
-    sample: tuple[Sequence[TraceRequest], LibraryLayout, dict[str, int]] | None = None,
+    sample: Sample | None = None,
 ) -> list[DeferPoint]:
     """Replay the sample once per eviction rule and delay, in that order.
 
@@ -156,9 +160,15 @@ def run_study(
     points: list[DeferPoint] = []
     for eviction in config.evictions:
         for defer_s in config.defer_s:
-            spec = mount_policy(eviction, defer_s)
-            result = replay(requests, layout, config.drives, homes=homes, mount_policy=spec)
-            points.append(DeferPoint(eviction, defer_s, result))
+            points.append(replay_point(config, eviction, defer_s, (requests, layout, homes)))
             if advance is not None:
-                advance(spec)
+                advance(mount_policy(eviction, defer_s))
     return points
+
+
+def replay_point(config: DeferConfig, eviction: str, defer_s: float, sample: Sample) -> DeferPoint:
+    """One replay of ``sample`` (its requests as replayed) under ``eviction`` and ``defer_s``."""
+    requests, layout, homes = sample
+    spec = mount_policy(eviction, defer_s)
+    result = replay(requests, layout, config.drives, homes=homes, mount_policy=spec)
+    return DeferPoint(eviction, defer_s, result)

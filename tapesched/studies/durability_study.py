@@ -1,5 +1,6 @@
-"""``tapesched experiment durability``: what each policy loses when tapes are lost, and what
-failed tape handling costs it.
+"""The durability study: what each policy loses when tapes are lost, and what failed tape
+handling costs it (``tapesched experiment durability``,
+:mod:`tapesched.studies.durability_report`).
 
 The study is a list of *panels*, each a sweep over its own x axis drawn as a
 row of the figure (:class:`Panel`). The tape-loss panel
@@ -42,12 +43,9 @@ interval); ``summary.json`` gives the groups' ends.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from pathlib import Path
 from random import Random
 
 import numpy as np
@@ -71,9 +69,8 @@ from tapesched.simulator.run.scenario import Scenario, load_scenario
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.files import FileSpec, Scheme
 from tapesched.simulator.storage.policy_registry import make_policy
-from tapesched.studies.studies import SCENARIO_FILE, STUDIES, base_of
-from tapesched.studies.study_report import COLUMNS, csv_number
-from tapesched.toolkit.plots.figures import new_figure, render
+from tapesched.studies.blue_waters import BW_FIG10
+from tapesched.studies.studies import SCENARIO_FILE, base_of
 
 EXPERIMENT = "durability"
 """The experiment's name under ``tapesched experiment``."""
@@ -440,7 +437,7 @@ QUICK_HANDLING = HandlingConfig(p_values=(0.0, 0.05, 0.1), days=1, replications=
 def blue_waters_at_65(days: float) -> Scenario:
     """The Blue Waters scenario as ``bw-fig10`` runs it (files of 1 GB to 1 TB at 65 an hour,
     ``B`` = 192 MB, the paper's MAIN-SCHEDULER and LOAD-BALANCER), for ``days``."""
-    base = base_of(STUDIES["bw-fig10"], load_scenario(SCENARIO_FILE), quick=True)
+    base = base_of(BW_FIG10.study, load_scenario(SCENARIO_FILE), quick=True)
     return override(base, duration_s=days * 86_400.0)
 
 
@@ -540,141 +537,3 @@ def pooled_groups(points: Sequence[PanelPoint]) -> Proportion:
             raise ValueError(f"{p.series} at {p.x!r} is not a tape-loss point")
         lost, trials = lost + counted, trials + drawn
     return proportion(lost, trials)
-
-
-def results_csv(panels: Sequence[Panel]) -> str:
-    """The text of ``results.csv``: a row per panel, point and metric, then the closed forms.
-
-    A closed form's row (series ``closed form 4+2``, metric
-    ``groups_lost_share``) has no interval and ``replications`` 0.
-    """
-    text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for panel in panels:
-        for p in panel.points:
-            for metric, v in p.values.items():
-                writer.writerow(
-                    [
-                        EXPERIMENT, p.series, panel.x_name, repr(p.x), metric,
-                        csv_number(v.mean), csv_number(v.half_width), p.replications,
-                        "true" if p.detail.get("saturated") else "false",
-                    ]
-                )  # fmt: skip
-        xs = sorted({p.x for p in panel.points})
-        for curve in (c for c in panel.curves if c.tabulated):
-            for x in xs:
-                writer.writerow(
-                    [
-                        EXPERIMENT, curve.label, panel.x_name, repr(x), curve.metric,
-                        csv_number(curve.value(x)), "", 0, "false",
-                    ]
-                )  # fmt: skip
-    return text.getvalue()
-
-
-def summary_document(panels: Sequence[Panel], settings: Mapping[str, object]) -> dict[str, object]:
-    """The ``summary.json`` document: ``experiment``, ``title``, ``settings`` and ``panels``.
-
-    Each panel gives its ``x_name``, ``settings`` and, per series, its
-    ``points``: ``x``, ``replications``, each metric's ``mean``,
-    ``half_width_95``, ``low`` and ``high``, and the point's details.
-    """
-    document: dict[str, object] = {}
-    for panel in panels:
-        series: dict[str, list[dict[str, object]]] = {}
-        for p in panel.points:
-            series.setdefault(p.series, []).append(
-                {
-                    "x": p.x,
-                    "replications": p.replications,
-                    **{
-                        metric: {
-                            "mean": v.mean,
-                            "half_width_95": v.half_width,
-                            "low": v.low,
-                            "high": v.high,
-                        }
-                        for metric, v in p.values.items()
-                    },
-                    **p.detail,
-                }
-            )
-        document[panel.name] = {
-            "x_name": panel.x_name,
-            "settings": dict(panel.settings),
-            "series": series,
-        }
-    return {
-        "experiment": EXPERIMENT,
-        "title": TITLE,
-        "settings": dict(settings),
-        "panels": document,
-    }
-
-
-MARKERS = "osD^v<>"
-
-
-def draw_figure(panels: Sequence[Panel], path: Path) -> None:
-    """A row per panel, a column per metric; points with their intervals, closed forms as lines.
-
-    On log axes a point measured at 0 cannot be drawn: it is left out (its
-    interval's top is still in ``results.csv``). Series of one colour are
-    told apart by their marker and nudged apart along x.
-    """
-    columns = max(len(p.metrics) for p in panels)
-    figure = new_figure(4.6 * columns, 4.2 * len(panels))
-    grid = figure.subplots(len(panels), columns, squeeze=False)
-    for row, panel in zip(grid, panels, strict=True):
-        markers: dict[str, str] = {}
-        for name in panel.series:
-            prefix = name.split(" ")[0]
-            markers.setdefault(prefix, MARKERS[len(markers) % len(MARKERS)])
-        nudges = {m: 1.0 + 0.06 * (k - (len(markers) - 1) / 2) for k, m in enumerate(markers)}
-        lo, hi = min(p.x for p in panel.points), max(p.x for p in panel.points)
-        if not panel.log_x:
-            dense = tuple(lo + (hi - lo) * k / 59 for k in range(60))
-        else:
-            dense = log_sweep(lo, hi, 60) if 0 < lo < hi else (lo, hi)
-        for axes, metric in zip(row, panel.metrics, strict=False):
-            for k, name in enumerate(panel.series):
-                prefix = name.split(" ")[0]
-                colour = panel.colours.get(name, f"C{k}")
-                mine = [
-                    p
-                    for p in panel.points
-                    if p.series == name and p.values[metric].mean is not None
-                ]
-                if panel.log_y:
-                    mine = [p for p in mine if (p.values[metric].mean or 0.0) > 0]
-                xs = [p.x * (nudges[prefix] if panel.log_x else 1.0) for p in mine]
-                ys = [p.values[metric].mean or 0.0 for p in mine]
-                lows = [y - (p.values[metric].low or y) for y, p in zip(ys, mine, strict=True)]
-                highs = [(p.values[metric].high or y) - y for y, p in zip(ys, mine, strict=True)]
-                axes.errorbar(
-                    xs, ys, yerr=[lows, highs], fmt=markers[prefix], markersize=4, color=colour,
-                    mfc="none", elinewidth=0.8, capsize=2, linestyle="none", label=name,
-                )  # fmt: skip
-            for curve in (c for c in panel.curves if c.metric == metric):
-                axes.plot(
-                    dense, [curve.value(x) for x in dense], color=curve.colour, linewidth=1,
-                    label=curve.label,
-                )  # fmt: skip
-            if panel.log_x:
-                axes.set_xscale("log")
-            if panel.log_y:
-                axes.set_yscale("log")
-            axes.set_xlabel(panel.x_label, fontsize=8)
-            axes.set_ylabel(panel.labels.get(metric, metric))
-            axes.grid(True, which="both", alpha=0.25)
-            if panel.second_x is not None:
-                top = axes.secondary_xaxis(
-                    "top", functions=(panel.second_x.forward, panel.second_x.inverse)
-                )
-                top.set_xlabel(panel.second_x.label, fontsize=8)
-        for axes in row[len(panel.metrics) :]:
-            axes.set_visible(False)
-        row[0].legend(fontsize=6, ncols=2)
-    figure.suptitle(f"{EXPERIMENT}: {TITLE}", fontsize=9)
-    path.write_bytes(render(figure, "png"))

@@ -1,6 +1,6 @@
 """Golubchik, Muntz and Watson's striping study (1994, Section 5) as experiments.
 
-Beside the Blue Waters experiments (:mod:`tapesched.studies.studies`), these run the
+Beside the Blue Waters experiments (:mod:`tapesched.studies.blue_waters`), these run the
 Ampex library of their Section 5 table (``instances/scenarios/golubchik/
 ampex.json``) under their service discipline (the ``golubchik`` scheduler,
 :mod:`simulator.schedulers.golubchik`), three request classes of probability 1/3 each,
@@ -34,6 +34,7 @@ from pathlib import Path
 
 from tapesched.simulator.schedulers.golubchik import NAME as GOLUBCHIK
 from tapesched.studies.studies import DAY_S, Axis, Study
+from tapesched.studies.swept_study import SweptStudy
 
 SCENARIO_FILE = (
     Path(__file__).resolve().parents[2] / "instances" / "scenarios" / "golubchik" / "ampex.json"
@@ -88,51 +89,56 @@ def _figure(
     )
 
 
-GOLUBCHIK_STUDIES: dict[str, Study] = {
-    s.name: s
-    for s in (
-        _figure(
-            "gol-fig8",
-            "Figures 8-9",
-            (1, 2, 3),
-            (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8),
-            (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6),
-        ),
-        _figure(
-            "gol-fig10",
-            "Figures 10-11",
-            (2, 4, 6),
-            (0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5),
-            (0.025, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5),
-        ),
-        _figure(
-            "gol-fig12",
-            "Figures 12-13",
-            (4, 8, 12),
-            (0.0125, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.175, 0.2, 0.25, 0.3),
-            (0.0125, 0.025, 0.05, 0.1, 0.15, 0.2, 0.28),
-        ),
-        Study(
-            "gol-fig14",
-            "The best striping vector over arrival rate and request size (x 1/2/3 GB)",
-            "Figure 14",
-            "x 1/2/3 GB",
-            RATE_PER_MIN,
-            (0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0, 1.3),
-            (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0),
-            MONOTONE_VECTORS,
-            20 * DAY_S,
-            4 * DAY_S,
-            scenario_file=SCENARIO_FILE,
-            scheduler=GOLUBCHIK,
-            class_sizes_mb=(1000.0, 2000.0, 3000.0),
-            scales=(0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0),
-            quick_scales=(0.25, 0.5, 1.0, 2.0, 4.0),
-            quick_series=PAPER_VECTORS,
-            metrics=METRICS,
-            y_label="size factor on the 1/2/3 GB classes",
-            kind="map",
-        ),
+GOL_FIG8 = SweptStudy(
+    _figure(
+        "gol-fig8",
+        "Figures 8-9",
+        (1, 2, 3),
+        (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8),
+        (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6),
     )
-}
-"""The striping experiments by name (``tapesched experiment --list``)."""
+)
+
+GOL_FIG10 = SweptStudy(
+    _figure(
+        "gol-fig10",
+        "Figures 10-11",
+        (2, 4, 6),
+        (0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5),
+        (0.025, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5),
+    )
+)
+
+GOL_FIG12 = SweptStudy(
+    _figure(
+        "gol-fig12",
+        "Figures 12-13",
+        (4, 8, 12),
+        (0.0125, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.175, 0.2, 0.25, 0.3),
+        (0.0125, 0.025, 0.05, 0.1, 0.15, 0.2, 0.28),
+    )
+)
+
+GOL_FIG14 = SweptStudy(
+    Study(
+        "gol-fig14",
+        "The best striping vector over arrival rate and request size (x 1/2/3 GB)",
+        "Figure 14",
+        "x 1/2/3 GB",
+        RATE_PER_MIN,
+        (0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0, 1.3),
+        (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0),
+        MONOTONE_VECTORS,
+        20 * DAY_S,
+        4 * DAY_S,
+        scenario_file=SCENARIO_FILE,
+        scheduler=GOLUBCHIK,
+        class_sizes_mb=(1000.0, 2000.0, 3000.0),
+        scales=(0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0),
+        quick_scales=(0.25, 0.5, 1.0, 2.0, 4.0),
+        quick_series=PAPER_VECTORS,
+        metrics=METRICS,
+        y_label="size factor on the 1/2/3 GB classes",
+        kind="map",
+    )
+)

@@ -1,4 +1,11 @@
-"""What ``tapesched experiment bnl-coverage`` writes: ``results.csv``, ``summary.json``, figure.
+"""``tapesched experiment bnl-coverage``: BNL's recall-ordering study on one mounted tape.
+
+Reads 10, 50 and 100 % of the files of full LTO-7 and TS1150 tapes (10 GB
+and 1 GB files), evenly or randomly spaced, under no order, ERADAT's offset
+order with 3 requests in flight, RAO (SLTF) with 70 and with 3 in flight,
+and the exact order (:mod:`tapesched.studies.recall_study`, where what the
+requests in flight mean is set out). The experiment (:class:`BnlCoverage`)
+runs a point per tape and spacing, and writes:
 
 - ``results.csv``: the columns of every experiment's
   (:data:`tapesched.studies.study_report.COLUMNS`); a row per series (``<tape>
@@ -19,35 +26,51 @@ Numbers are written by ``repr``, exactly, as in every experiment's files.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tapesched.studies.recall_study import EXPERIMENT, METRICS, X_NAME, StudyPoint
-from tapesched.studies.study_report import COLUMNS, csv_number
-from tapesched.toolkit.plots.figures import new_figure, render
+from attrs import evolve
+from rich.table import Table
+
+from tapesched.studies import recall_study
+from tapesched.studies.experiment import Parameter, Results, Run, Wide, run_in_turn
+from tapesched.studies.recall_study import (
+    EXPERIMENT,
+    METRICS,
+    X_NAME,
+    StudyConfig,
+    StudyPoint,
+    run_case,
+)
+from tapesched.studies.results_file import ResultRow
+from tapesched.toolkit.hardware.tape_geometry import LOCATE_MODELS
+from tapesched.toolkit.plots.figures import new_figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 TITLE = "throughput of a mounted tape read at 10, 50 and 100 % coverage, per recall order"
 """The experiment's one-line title."""
 
 
-def results_csv(points: Sequence[StudyPoint]) -> str:
-    """The text of ``results.csv``: a row per point and metric."""
-    text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for p in points:
-        for metric in METRICS:
-            e = p.estimates[metric]
-            writer.writerow(
-                [
-                    EXPERIMENT, p.series, X_NAME, repr(p.coverage_pct), metric,
-                    csv_number(e.mean), csv_number(e.half_width), e.n, "false",
-                ]
-            )  # fmt: skip
-    return text.getvalue()
+def result_rows(points: Sequence[StudyPoint]) -> list[ResultRow]:
+    """The rows of ``results.csv``: a row per point and metric."""
+    return [
+        ResultRow(
+            EXPERIMENT,
+            p.series,
+            X_NAME,
+            p.coverage_pct,
+            metric,
+            p.estimates[metric].mean,
+            p.estimates[metric].half_width,
+            p.estimates[metric].n,
+            False,
+        )
+        for p in points
+        for metric in METRICS
+    ]
 
 
 def summary_document(
@@ -84,7 +107,7 @@ def _value(mean: float | None) -> float:
     return math.nan if mean is None else mean
 
 
-def draw_figure(points: Sequence[StudyPoint], path: Path) -> None:
+def draw_figure(points: Sequence[StudyPoint]) -> Figure:
     """Throughput and gain against coverage, a column per tape (see the module)."""
     cases = list(dict.fromkeys(p.case for p in points))
     orderings = list(dict.fromkeys(p.ordering for p in points))
@@ -128,4 +151,175 @@ def draw_figure(points: Sequence[StudyPoint], path: Path) -> None:
                 axes.axhline(0.0, color="black", linewidth=0.8)
     grid[0][0].legend(fontsize=6, ncol=2)
     figure.suptitle(f"{EXPERIMENT}: {TITLE}", fontsize=9)
-    path.write_bytes(render(figure, "png"))
+    return figure
+
+
+def parameters(quick: StudyConfig, full: StudyConfig) -> tuple[Parameter, ...]:
+    """The experiment's options, their values those of the ``--quick`` and the full study."""
+    return (
+        Parameter(
+            "replications",
+            "integer",
+            f"Request lists drawn per point (default {full.replications}, "
+            f"--quick {quick.replications}).",
+            quick=quick.replications,
+            full=full.replications,
+            low=1,
+            high=100,
+        ),
+        Parameter(
+            "time_limit",
+            "time-limit",
+            f"The exact order's limit per list (default {full.exact_time_limit_s:g} s, "
+            f"--quick {quick.exact_time_limit_s:g} s).",
+            quick=quick.exact_time_limit_s,
+            full=full.exact_time_limit_s,
+        ),
+        Parameter(
+            "locate",
+            "choice",
+            "Locate model: CTA's LTO cost heuristic, or the physical one of each format.",
+            quick="cta",
+            full="cta",
+            choices=LOCATE_MODELS,
+            show_default=True,
+        ),
+        Parameter(
+            "seed", "integer", "Seeds the request lists.", quick=1, full=1, show_default=True
+        ),
+    )
+
+
+def _cell(point: StudyPoint, metric: str, digits: int) -> str:
+    e = point.estimates[metric]
+    if e.mean is None:
+        return "-"
+    if e.half_width is None or e.half_width == 0.0:
+        return f"{e.mean:.{digits}f}"
+    return f"{e.mean:.{digits}f} ± {e.half_width:.{digits}f}"
+
+
+def _table(points: Sequence[StudyPoint], orderings: Sequence[str]) -> Wide:
+    """A row per tape, spacing and coverage: each ordering's MB/s, then its gain over offset."""
+    table = Table(
+        title=f"{EXPERIMENT}: throughput (MB/s) and gain over offset order (%), mean ± 95 %"
+    )
+    for heading in ("tape", "spacing", "coverage", "files"):
+        table.add_column(heading, justify="right" if heading in ("coverage", "files") else "left")
+    for ordering in orderings:
+        table.add_column(f"{ordering} MB/s", justify="right")
+    for ordering in orderings:
+        if ordering != "offset":
+            table.add_column(f"{ordering} gain %", justify="right")
+    rows: dict[tuple[str, str, float], dict[str, StudyPoint]] = {}
+    for p in points:
+        rows.setdefault((p.case, p.spacing, p.coverage_pct), {})[p.ordering] = p
+    for (case, spacing, coverage), by_ordering in rows.items():
+        files = next(iter(by_ordering.values())).files
+        table.add_row(
+            case,
+            spacing,
+            f"{coverage:g} %",
+            str(files),
+            *(_cell(by_ordering[q], "throughput_mb_s", 1) for q in orderings),
+            *(_cell(by_ordering[q], "gain_over_offset_pct", 1) for q in orderings if q != "offset"),
+        )
+    return Wide(table, 200)
+
+
+class BnlCoverage:
+    """The experiment ``bnl-coverage`` (see the module): a point per tape and spacing."""
+
+    name = EXPERIMENT
+    description = "10, 50 and 100 % of a full tape read under each recall order (BNL's study)"
+    outputs = ()
+    quick_help = (
+        "The 10 GB tapes only, 3 request lists a point, exact up to 300 files at 2 s: about a "
+        "minute on 2 cores."
+    )
+    help = """Read 10, 50 and 100 % of a full tape's files under each recall order (BNL's study).
+
+    Full LTO-7 and TS1150 (JD) tapes of 10 GB and 1 GB files; the files
+    chosen evenly or randomly spaced; policies none (the list as given, 3
+    in flight), offset (ERADAT: sorted, 3 in flight), sltf (RAO: sorted, 70
+    in flight, shortest locate first among them), sltf-3 (RAO among
+    ERADAT's 3) and exact (the whole list, optimal order). Writes to --out
+    results.csv (experiment, series, x_name, x, metric, mean, half_width,
+    replications, saturated), summary.json and figure.png.
+    """
+
+    @property
+    def parameters(self) -> tuple[Parameter, ...]:
+        """Its options, from the study's ``--quick`` and full settings
+        (:data:`tapesched.studies.recall_study.QUICK`, ``FULL``)."""
+        return parameters(recall_study.QUICK, recall_study.FULL)
+
+    def details(self) -> list[str]:
+        """How to run it."""
+        return [f"tapesched experiment {EXPERIMENT} --out DIR [--quick] (see --help)"]
+
+    def config(self, run: Run) -> StudyConfig:
+        """The study's settings: ``--quick``'s or the full ones, with the options given."""
+        return evolve(
+            recall_study.QUICK if run.quick else recall_study.FULL,
+            replications=run["replications"],
+            exact_time_limit_s=run["time_limit"],
+            locate=run["locate"],
+            seed=run["seed"],
+        )
+
+    def points(self, run: Run) -> list[tuple[int, str]]:
+        """Each tape (its index among the cases) and spacing."""
+        config = self.config(run)
+        run.show.line(
+            f"{EXPERIMENT}: {', '.join(c.name for c in config.cases)}; {config.replications} "
+            f"lists a point; exact up to {config.exact_max_files} files, "
+            f"{config.exact_time_limit_s:g} s; locate model {config.locate}"
+        )
+        return [(c, spacing) for c in range(len(config.cases)) for spacing in config.spacings]
+
+    def run_point(self, point: tuple[int, str], run: Run) -> list[StudyPoint]:
+        """One tape at one spacing: every ordering at every coverage."""
+        return run_case(self.config(run), *point)
+
+    def run_points(self, points: Sequence[tuple[int, str]], run: Run) -> list[list[StudyPoint]]:
+        """Each tape and spacing in turn."""
+        return run_in_turn(self, points, run)
+
+    def results(self, run: Run, outcomes: Sequence[list[StudyPoint]], elapsed_s: float) -> Results:
+        """The rows, the summary with its settings, the table."""
+        config = self.config(run)
+        points = [p for outcome in outcomes for p in outcome]
+        settings: dict[str, object] = {
+            "quick": run.quick,
+            "cases": [c.name for c in config.cases],
+            "coverages_pct": list(config.coverages_pct),
+            "spacings": list(config.spacings),
+            "policies": [
+                {
+                    "name": p.name,
+                    "orderer": p.orderer,
+                    "in_flight": p.in_flight,
+                    "sorted_submission": p.sorted_submission,
+                }
+                for p in config.orderings
+            ],
+            "replications": config.replications,
+            "exact_time_limit_s": config.exact_time_limit_s,
+            "exact_max_files": config.exact_max_files,
+            "locate": config.locate,
+            "seed": config.seed,
+            "elapsed_s": elapsed_s,
+        }
+        return Results(
+            EXPERIMENT,
+            tuple(result_rows(points)),
+            summary_document(points, settings),
+            tuple(points),
+            report=(_table(points, [p.name for p in config.orderings]),),
+            ending=lambda out: f"ran in {elapsed_s:.1f} s; wrote {out}",
+        )
+
+    def figure(self, results: Results) -> Figure:
+        """Throughput and gain against coverage, a column per tape."""
+        return draw_figure(results.outcomes)

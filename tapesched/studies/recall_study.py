@@ -379,7 +379,9 @@ def read_order(
         )
         return list(found.order)
     submission = by_block if ordering.sorted_submission else listed
-    return read_in_flight(tape, model, files, list(submission), ordering.orderer, ordering.in_flight)
+    return read_in_flight(
+        tape, model, files, list(submission), ordering.orderer, ordering.in_flight
+    )
 
 
 @frozen
@@ -468,43 +470,50 @@ class StudyPoint:
 def run_study(
     config: StudyConfig, progress: Callable[[str], None] | None = None
 ) -> list[StudyPoint]:
-    """Every point of ``config``: case, spacing, ordering and coverage, in that order.
+    """Every point of ``config``: case, spacing, ordering and coverage, in that order
+    (:func:`run_case` for each case and spacing)."""
+    return [
+        point
+        for c in range(len(config.cases))
+        for spacing in config.spacings
+        for point in run_case(config, c, spacing, progress)
+    ]
+
+
+def run_case(
+    config: StudyConfig, c: int, spacing: str, progress: Callable[[str], None] | None = None
+) -> list[StudyPoint]:
+    """The points of the case ``config.cases[c]`` at ``spacing``: ordering and coverage.
 
     Even spacing picks the same files in every replication (only the list's
-    order changes, which only ``none`` and ``sltf`` see).
+    order changes, which only ``none`` and ``sltf`` see). ``progress`` is told
+    each coverage done.
     """
+    case = config.cases[c]
+    by_coverage: dict[float, list[dict[str, Measure]]] = {}
+    solved: dict[tuple[int, ...], float | None] = {}
+    sizes: dict[float, int] = {}
+    for coverage in config.coverages_pct:
+        runs = []
+        for r in range(config.replications):
+            listed = chosen_files(case, coverage, spacing, _rng(config, c, coverage, spacing, r))
+            sizes[coverage] = len(listed)
+            runs.append(measure_list(case, listed, config, solved))
+        by_coverage[coverage] = runs
+        if progress is not None:
+            progress(f"{case.name} {spacing} {coverage:g} %")
     points: list[StudyPoint] = []
-    for c, case in enumerate(config.cases):
-        for spacing in config.spacings:
-            by_coverage: dict[float, list[dict[str, Measure]]] = {}
-            solved: dict[tuple[int, ...], float | None] = {}
-            sizes: dict[float, int] = {}
-            for coverage in config.coverages_pct:
-                runs = []
-                for r in range(config.replications):
-                    listed = chosen_files(
-                        case, coverage, spacing, _rng(config, c, coverage, spacing, r)
-                    )
-                    sizes[coverage] = len(listed)
-                    runs.append(measure_list(case, listed, config, solved))
-                by_coverage[coverage] = runs
-                if progress is not None:
-                    progress(f"{case.name} {spacing} {coverage:g} %")
-            for ordering in config.orderings:
-                for coverage, runs in by_coverage.items():
-                    estimates = {
-                        "throughput_mb_s": _estimate(
-                            [m[ordering.name].throughput_mb_s for m in runs]
-                        ),
-                        "gain_over_offset_pct": _estimate(
-                            [m[ordering.name].gain_over_offset_pct for m in runs]
-                        ),
-                    }
-                    points.append(
-                        StudyPoint(
-                            case.name, spacing, ordering.name, coverage, sizes[coverage], estimates
-                        )
-                    )
+    for ordering in config.orderings:
+        for coverage, runs in by_coverage.items():
+            estimates = {
+                "throughput_mb_s": _estimate([m[ordering.name].throughput_mb_s for m in runs]),
+                "gain_over_offset_pct": _estimate(
+                    [m[ordering.name].gain_over_offset_pct for m in runs]
+                ),
+            }
+            points.append(
+                StudyPoint(case.name, spacing, ordering.name, coverage, sizes[coverage], estimates)
+            )
     return points
 
 

@@ -1,6 +1,11 @@
-"""The Blue Waters paper's experiments (Section 6, Figures 5-11) as data: base, x values, series.
+"""Swept studies as data (:class:`Study`): a base scenario, the setting x changes, the series.
 
-An experiment (:class:`Study`) is a scenario (the shipped ``blue-waters.json``
+The Blue Waters paper's experiments (Section 6, Figures 5-11,
+:mod:`tapesched.studies.blue_waters`) and Golubchik et al.'s
+(:mod:`tapesched.studies.golubchik_studies`) are studies, each run as an
+experiment by :class:`tapesched.studies.swept_study.SweptStudy`.
+
+A study is a scenario (the shipped ``blue-waters.json``
 by default, read through :func:`simulator.run.scenario.load_scenario`) with a
 size range, a fixed rate and block size, and an *axis*: the one setting
 its x changes (the arrival rate, the block size ``B``, the EC compression
@@ -11,7 +16,8 @@ through :func:`simulator.run.experiment.override` and the axis' setter; nothing
 else of the scenario is changed, so a change of the shipped scenario (its
 archive, its platform) reaches every experiment.
 
-The paper gives figures but not its horizons or its points; chosen here:
+The Blue Waters paper gives figures but not its horizons or its points; chosen
+there:
 
 - x values: the paper's ranges, spaced to show where each policy saturates
   (``--quick``: about half of them, over the same range); for small and
@@ -220,109 +226,6 @@ class Study:
     def horizon_s(self, quick: bool) -> float:
         """The simulated time of one replication."""
         return self.quick_duration_s if quick else self.duration_s
-
-
-POLICIES = ("rait", "parallel", "vertical")
-
-STUDIES: dict[str, Study] = {
-    s.name: s
-    for s in (
-        Study(
-            "bw-fig5",
-            "RAIT block size B against weighted response time, 1 GB-1 TB files at 180/h",
-            "Figure 5",
-            "gb-tb",
-            Axis("block_mb", "block size B (MB)", "block_mb", log=True),
-            (1, 4, 16, 64, 192, 512, 1024, 2048, 4096, 8192),
-            (1, 16, 192, 8192),
-            POLICIES,
-            4 * WEEK_S,
-            2 * DAY_S,
-            rate_per_h=180,
-        ),
-        Study(
-            "bw-fig6",
-            "Weighted response time against arrival rate, small files (10 MB-1 GB)",
-            "Figure 6",
-            "small",
-            RATE,
-            (200, 400, 600, 800, 1000, 1200, 1500, 2000, 3000, 4000, 5000, 6000),
-            (400, 800, 1200, 2000, 4000, 6000),
-            POLICIES,
-            2 * WEEK_S,
-            1 * DAY_S,
-            block_mb=16,
-        ),
-        Study(
-            "bw-fig7",
-            "Weighted response time against arrival rate, medium files (1-100 GB)",
-            "Figure 7",
-            "medium",
-            RATE,
-            (50, 100, 200, 300, 400, 600, 800, 1200, 1600, 2400),
-            (100, 200, 400, 800, 1600),
-            POLICIES,
-            4 * WEEK_S,
-            2 * DAY_S,
-            block_mb=256,
-        ),
-        Study(
-            "bw-fig8",
-            "Weighted response time against arrival rate, large files (1-100 TB)",
-            "Figure 8",
-            "large",
-            RATE,
-            (0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0),
-            (0.1, 0.5, 1.0, 1.5, 2.0),
-            POLICIES,
-            26 * WEEK_S,
-            4 * WEEK_S,
-            block_mb=8192,
-        ),
-        Study(
-            "bw-fig9",
-            "EC compression ratio C_P against weighted response time, C_D = 3, at 65/h",
-            "Figure 9",
-            "gb-tb",
-            Axis("ec_ratio", "EC compression ratio C_P (x)", "ec_ratio"),
-            (1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75, 3.0),
-            (1.0, 2.0, 3.0),
-            POLICIES,
-            8 * WEEK_S,
-            4 * DAY_S,
-            rate_per_h=65,
-            log_y=False,
-            data_ratio=(3.0, 3.0),
-        ),
-        Study(
-            "bw-fig10",
-            "Load balancer period MINLBINTERVAL against weighted response time, at 65/h",
-            "Figure 10",
-            "gb-tb",
-            Axis("min_lb_interval_d", "MINLBINTERVAL (days)", MIN_LB_INTERVAL, DAY_S, log=True),
-            (0.5, 1, 3, 6, 12, 24, 48),
-            (1, 6, 24),
-            POLICIES,
-            26 * WEEK_S,
-            8 * WEEK_S,
-            rate_per_h=65,
-        ),
-        Study(
-            "bw-fig11",
-            "HETERO against each single policy, 10 MB-10 TB files, by arrival rate",
-            "Figure 11",
-            "mixed",
-            LOG_RATE,
-            (0.003, 0.01, 0.03, 0.1, 0.3, 0.6, 1, 3, 7, 10, 30),
-            (0.1, 0.3, 1, 3, 10),
-            ("hetero", *POLICIES),
-            26 * WEEK_S,
-            12 * WEEK_S,
-            block_mb=512,
-        ),
-    )
-}
-"""Every experiment by name (``tapesched experiment --list``)."""
 
 
 def unavailable(study: Study, scheduler: SchedulerSpec = SCHEDULER) -> str | None:

@@ -1,79 +1,31 @@
-"""What an experiment's sweep reports: ``results.csv``, ``summary.json`` and its figure.
+"""What a swept study reports: the rows of ``results.csv``, ``summary.json``, its table.
 
-``results.csv`` has one row per point, series and metric (:data:`COLUMNS`):
-the metric's mean and 95 % half-width over the point's replications (empty
-when there is none: a saturated point has no mean, a single replication no
-interval), the replications run and whether the point is saturated. Numbers
-are written by ``repr``, exactly, so that the same sweep gives the same
-file byte for byte wherever it ran.
+``results.csv`` (:func:`result_rows`) has one row per point, series and
+metric: the metric's mean and 95 % half-width over the point's replications
+(empty when there is none: a saturated point has no mean, a single
+replication no interval), the replications run and whether the point is
+saturated (:mod:`tapesched.studies.results_file` writes it).
 
 ``summary.json`` (:func:`summary_document`) holds the settings, every
 point's estimates per series and, when x is the arrival rate, each
 series' maximum sustainable rate (:func:`max_sustainable_rate`).
 
-The figure (:func:`draw_figure`) plots the primary metric (the paper's
-average weighted response time) against x, one line per series with its
-95 % intervals, the axes labelled with their units and logarithmic where
-the paper's are; a saturated point, which has no mean, is marked by a cross
-on the top edge, at its x. The figure is drawn from :class:`CurvePoint` rows,
-which a sweep's results give (:func:`curve_points`) and so does a
-``results.csv`` read back (:func:`read_results_csv`, :func:`csv_curve_points`):
-``tapesched plot results`` redraws an experiment's figure from its file, the
-same bytes as the run drew, or the figure of another metric of the file.
+:func:`report` is what the terminal shows: a table of every point, each
+series' maximum sustainable rate, a map's best series per cell. The figure
+is :mod:`tapesched.studies.study_figure`'s.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
 
-from attrs import frozen
-from matplotlib.figure import Figure
+from rich.table import Table
 
-from tapesched.studies.studies import STUDIES, Study
+from tapesched.studies.experiment import Wide
+from tapesched.studies.lines_figure import CurvePoint
+from tapesched.studies.results_file import ResultRow
+from tapesched.studies.studies import Study
 from tapesched.studies.sweep import PRIMARY_METRIC, PointResult, Precision
-from tapesched.toolkit.errors import InputError, Problem, capped
-from tapesched.toolkit.fields import (
-    check,
-    checked,
-    finite,
-    natural,
-    nonempty_text,
-    one_of,
-    optional,
-)
-from tapesched.toolkit.files.io import TEXT
-from tapesched.toolkit.files.reading import read_text
-from tapesched.toolkit.plots.figures import new_figure, render
-
-COLUMNS = (
-    "experiment", "series", "x_name", "x", "metric",
-    "mean", "half_width", "replications", "saturated",
-)  # fmt: skip
-"""The columns of ``results.csv``."""
-
-Y_LABEL = "average weighted response time (s/GB)"
-"""The Blue Waters figures' y axis: :data:`~tapesched.studies.sweep.PRIMARY_METRIC` and its unit."""
-
-Y_LABELS: Mapping[str, str] = {
-    PRIMARY_METRIC: Y_LABEL,
-    "mean_stretch": "mean stretch (response time over service time)",
-    "throughput_mb_s_over_window": "throughput over the measured window (MB/s)",
-}
-"""The y axis of each metric of :data:`~tapesched.studies.studies.METRICS` (another: its name)."""
-
-LOG_Y_METRICS = (PRIMARY_METRIC, "mean_stretch")
-"""The metrics drawn on a log y axis when the experiment's is (:attr:`Study.log_y`): those
-that grow without bound towards saturation."""
-
-
-def csv_number(value: float | None) -> str:
-    """A number as every experiment's ``results.csv`` writes it: exactly (``repr``), or
-    empty for ``None``."""
-    return "" if value is None else repr(float(value))
 
 
 def by_series(results: Sequence[PointResult]) -> dict[str, list[PointResult]]:
@@ -84,29 +36,23 @@ def by_series(results: Sequence[PointResult]) -> dict[str, list[PointResult]]:
     return grouped
 
 
-def results_csv(study: Study, results: Sequence[PointResult]) -> str:
-    """The text of ``results.csv``: a row per point, series and metric of ``study.metrics``."""
-    text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for result in results:
-        estimates = result.estimates
-        for metric in study.metrics:
-            e = estimates[metric]
-            writer.writerow(
-                (
-                    study.name,
-                    result.point.series,
-                    study.axis.name,
-                    csv_number(result.point.x),
-                    metric,
-                    csv_number(e.mean),
-                    csv_number(e.half_width),
-                    len(result.runs),
-                    "true" if result.saturated else "false",
-                )
-            )
-    return text.getvalue()
+def result_rows(study: Study, results: Sequence[PointResult]) -> list[ResultRow]:
+    """The rows of ``results.csv``: a row per point, series and metric of ``study.metrics``."""
+    return [
+        ResultRow(
+            study.name,
+            result.point.series,
+            study.axis.name,
+            result.point.x,
+            metric,
+            result.estimates[metric].mean,
+            result.estimates[metric].half_width,
+            len(result.runs),
+            result.saturated,
+        )
+        for result in results
+        for metric in study.metrics
+    ]
 
 
 def max_sustainable_rate(results: Sequence[PointResult]) -> float | None:
@@ -190,21 +136,6 @@ def summary_document(
     }
 
 
-@frozen
-class CurvePoint:
-    """One point of a figure: a series' metric at x, and whether the point is saturated.
-
-    ``mean`` is ``None`` when the point has none (saturated, or nothing
-    measured); ``half_width`` when it has no interval (one replication).
-    """
-
-    series: str
-    x: float
-    mean: float | None
-    half_width: float | None
-    saturated: bool
-
-
 def curve_points(
     results: Sequence[PointResult], metric: str = PRIMARY_METRIC
 ) -> tuple[CurvePoint, ...]:
@@ -244,7 +175,7 @@ def split_series(name: str) -> tuple[str, float]:
     return vector, float(factor) if factor else 1.0
 
 
-def _best_cells(points: Sequence[CurvePoint]) -> dict[tuple[float, float], str]:
+def best_cells(points: Sequence[CurvePoint]) -> dict[tuple[float, float], str]:
     """For each (size factor, x) of a map's points, the best vector."""
     by_scale: dict[float, list[CurvePoint]] = {}
     for p in points:
@@ -260,302 +191,55 @@ def best_map(
     results: Sequence[PointResult], metric: str = "mean_response_s"
 ) -> dict[tuple[float, float], str]:
     """For each (size factor, x) of a map, the best vector (:func:`best_by_x` per factor)."""
-    return _best_cells(curve_points(results, metric))
+    return best_cells(curve_points(results, metric))
 
 
-def _lines(
-    axes: Any,
-    points: Sequence[CurvePoint],
-    *,
-    log_x: bool,
-    log_y: bool,
-    x_label: str,
-    y_label: str,
-) -> None:
-    """One line per series against x with its 95 % intervals, saturated points as crosses on top."""
-    series: dict[str, list[CurvePoint]] = {}
-    for point in points:
-        series.setdefault(point.series, []).append(point)
-    any_mean = False
-    any_saturated = False
-    for name, group in series.items():
-        measured = [
-            (p.x, p.mean, p.half_width or 0.0)
-            for p in group
-            if p.mean is not None and not p.saturated
-        ]
-        line = axes.errorbar(
-            [m[0] for m in measured],
-            [m[1] for m in measured],
-            yerr=[m[2] for m in measured],
-            marker="o",
-            markersize=4,
-            capsize=3,
-            label=name,
+HEADINGS = {
+    "mean_weighted_response_s_per_gb": "weighted response (s/GB)",
+    "mean_response_s": "response (s)",
+    "drive_busy_share_over_horizon": "drive utilisation",
+    "arm_busy_share_over_horizon": "arm utilisation",
+    "mean_stretch": "stretch",
+    "throughput_mb_s_over_window": "throughput (MB/s)",
+}
+"""The table's heading of each metric a study reports (:attr:`Study.metrics`)."""
+
+
+def _cell(result: PointResult, metric: str) -> str:
+    """A metric's mean ± 95 % half-width, or why there is none."""
+    if result.saturated:
+        return "saturated"
+    e = result.estimates[metric]
+    if e.mean is None:
+        return e.reason
+    return f"{e.mean:.4g}" if e.half_width is None else f"{e.mean:.4g} ± {e.half_width:.2g}"
+
+
+def report(study: Study, results: Sequence[PointResult]) -> list[str | Wide]:
+    """What the terminal shows of a sweep: a table, a row per point; then, over arrival
+    rates, each series' maximum sustainable rate, and on a map the best series per cell."""
+    metrics = study.metrics
+    table = Table(title=f"{study.name} ({study.figure}): {study.title}; mean ± 95 % half-width")
+    table.add_column("series")
+    table.add_column(study.axis.name, justify="right")
+    for metric in metrics:
+        table.add_column(HEADINGS.get(metric, metric), justify="right")
+    table.add_column("replications", justify="right")
+    for r in results:
+        table.add_row(
+            r.point.series,
+            f"{r.point.x:g}",
+            *(_cell(r, m) for m in metrics),
+            str(len(r.runs)),
         )
-        any_mean = any_mean or bool(measured)
-        saturated = [p.x for p in group if p.saturated]
-        if saturated:
-            any_saturated = True
-            # The crosses are placed in axes height, which the x limits ignore: their x
-            # joins the data limits, so that a rate where every point saturates shows.
-            axes.dataLim.update_from_data_x(saturated, ignore=False)
-            axes.scatter(
-                saturated,
-                [1.0] * len(saturated),
-                marker="x",
-                s=60,
-                color=line.lines[0].get_color(),
-                transform=axes.get_xaxis_transform(),
-                clip_on=False,
-                zorder=3,
-            )
-    if any_saturated:
-        axes.scatter([], [], marker="x", color="black", label="saturated (no mean)")
-    if log_x:
-        axes.set_xscale("log")
-    if log_y and any_mean:
-        axes.set_yscale("log")
-    axes.set_xlabel(x_label)
-    axes.set_ylabel(y_label)
-    axes.grid(True, which="both", alpha=0.3)
-    many = len(series) > 8
-    axes.legend(fontsize=7 if many else 8, ncol=2 if many else 1)
-
-
-def _y_label(study: Study | None, metric: str) -> str:
-    """The y axis of ``metric``: the study's own for its primary metric, else :data:`Y_LABELS`."""
-    if study is not None and metric == study.metrics[0]:
-        return study.y_label
-    return Y_LABELS.get(metric, metric)
-
-
-def _log_y(study: Study | None, metric: str) -> bool:
-    """Whether ``metric`` is drawn on a log axis: the study's primary metric or one that grows
-    without bound towards saturation, when the study's axis is."""
-    if study is None or not study.log_y:
-        return False
-    return metric == study.metrics[0] or metric in LOG_Y_METRICS
-
-
-def _map(axes: Any, points: Sequence[CurvePoint], study: Study) -> None:
-    """The best vector on a grid of (x, size factor), each cell coloured and labelled."""
-    best = _best_cells(points)
-    xs = sorted({p.x for p in points})
-    scales = sorted({split_series(p.series)[1] for p in points})
-    vectors = sorted(set(best.values()))
-    colour = {v: i for i, v in enumerate(vectors)}
-    grid = [[colour.get(best.get((scale, x), ""), -1) for x in xs] for scale in scales]
-    masked = [[float("nan") if v < 0 else float(v) for v in row] for row in grid]
-    axes.imshow(masked, origin="lower", aspect="auto", cmap="tab20",
-                vmin=0, vmax=max(len(vectors) - 1, 1), interpolation="nearest")  # fmt: skip
-    for i, scale in enumerate(scales):
-        for j, x in enumerate(xs):
-            text = best.get((scale, x), "sat.")
-            axes.text(j, i, text, ha="center", va="center", fontsize=8)
-    axes.set_xticks(range(len(xs)), [f"{x:g}" for x in xs])
-    axes.set_yticks(range(len(scales)), [f"x{s:g}" for s in scales])
-    axes.set_xlabel(study.axis.label)
-    axes.set_ylabel(study.y_label)
-
-
-def _title(study: Study) -> str:
-    return f"{study.name} ({study.figure}): {study.title}"
-
-
-def draw_figure(study: Study, results: Sequence[PointResult], path: Path) -> None:
-    """Draw the study's figure as a PNG at ``path``.
-
-    The primary metric (``study.metrics[0]``) against x, one line per
-    series; a striping study draws the drive utilisation beside it (the
-    paper's utilisation figures), and a map the best vector per cell.
-    """
-    primary = study.metrics[0]
+    shown: list[str | Wide] = [Wide(table, 120)]
+    if study.axis.is_rate:
+        for name, group in by_series(results).items():
+            rate = max_sustainable_rate(group)
+            unit = study.axis.name.removeprefix("rate_per_")
+            said = "none (every rate saturated)" if rate is None else f"{rate:g} requests/{unit}"
+            shown.append(f"{name}: maximum sustainable rate {said}")
     if study.kind == "map":
-        figure = new_figure(8.5, 4.8)
-        _map(figure.add_subplot(), curve_points(results, primary), study)
-        figure.suptitle(
-            f"{_title(study)}\nbest: lowest mean response time; sat.: every vector saturated",
-            fontsize=9,
-        )
-    elif study.striped:
-        figure = new_figure(13, 5)
-        left, right = figure.subplots(1, 2)
-        for axes, metric, label in (
-            (left, primary, study.y_label),
-            (right, study.metrics[1], "drive utilisation (busy share)"),
-        ):
-            _lines(axes, curve_points(results, metric), log_x=study.axis.log,
-                   log_y=metric == primary and study.log_y, x_label=study.axis.label,
-                   y_label=label)  # fmt: skip
-        figure.suptitle(_title(study), fontsize=9)
-    else:
-        figure = figure_of(study, curve_points(results, primary), primary)
-    path.write_bytes(render(figure, "png"))
-
-
-def figure_of(
-    study: Study | None,
-    points: Sequence[CurvePoint],
-    metric: str = PRIMARY_METRIC,
-    *,
-    experiment: str = "",
-    x_name: str = "x",
-) -> Figure:
-    """Draw ``metric`` against x, one line per series with its 95 % intervals.
-
-    Parameters
-    ----------
-    study
-        The experiment, for its title, x label and scales; ``None`` for one
-        this version does not know (a file of another version, a user's
-        own), drawn on linear axes, titled ``experiment`` and its x axis
-        labelled ``x_name``.
-    points
-        The points, grouped into series in the order they first appear.
-    metric
-        The metric drawn, for the y axis' label and scale.
-    """
-    figure = new_figure(7.5, 4.8)
-    axes = figure.add_subplot()
-    if study is not None and study.kind == "map" and metric == study.metrics[0]:
-        _map(axes, points, study)
-    else:
-        _lines(
-            axes,
-            points,
-            log_x=study is not None and study.axis.log,
-            log_y=_log_y(study, metric),
-            x_label=study.axis.label if study is not None else x_name,
-            y_label=_y_label(study, metric),
-        )
-    axes.set_title(_title(study) if study is not None else experiment, fontsize=9)
-    return figure
-
-
-@checked(kw_only=True)
-class ResultRow:
-    """A line of ``results.csv`` by its columns (:data:`COLUMNS`, in their order); problems
-    at ``line N.column``."""
-
-    experiment: str = check(nonempty_text)
-    series: str = check(nonempty_text)
-    x_name: str = check(nonempty_text)
-    x: float = check(finite)
-    metric: str = check(nonempty_text)
-    mean: float | None = check(optional(finite), default=None)
-    half_width: float | None = check(optional(finite), default=None)
-    replications: int = check(natural)
-    saturated: str = check(one_of(("true", "false")))
-
-
-def read_results_csv(text: str, source: str = "<results>") -> tuple[ResultRow, ...]:
-    """The rows of a ``results.csv``, every value checked.
-
-    Columns may come in any order, and others are ignored; an empty ``mean``
-    or ``half_width`` is none. One file holds one experiment, each metric over
-    one x (a study of several sweeps, ``durability``'s panels, has a metric
-    per sweep).
-
-    Raises
-    ------
-    InputError
-        A missing column (at ``line 1``), a line of the wrong length, a bad
-        value (``line N.x: expected a finite number, got 'abc'``), a second
-        experiment in one file, a metric over a second x, or no rows at all.
-    """
-    lines = csv.reader(io.StringIO(text))
-    columns = next(lines, [])
-    missing = [c for c in COLUMNS if c not in columns]
-    if missing:
-        raise InputError(source, [Problem("line 1", f"missing column {c!r}") for c in missing])
-    read_row = TEXT.reader(ResultRow, path="line {}")
-    problems: list[Problem] = []
-    rows: list[ResultRow] = []
-    x_of: dict[str, str] = {}
-    for number, values in enumerate(lines, 2):
-        if not values:
-            continue
-        if len(values) != len(columns):
-            problems.append(Problem(f"line {number}", f"expected {len(columns)} values"))
-            continue
-        cells = {c: v for c, v in zip(columns, values, strict=True) if c in COLUMNS}
-        cells = {c: v for c, v in cells.items() if v or c not in ("mean", "half_width")}
-        row, bad = read_row(cells, number)
-        if row is None:
-            problems.extend(bad)
-            continue
-        if rows and row.experiment != rows[0].experiment:
-            first = f"{rows[0].experiment!r} over {rows[0].x_name!r}"
-            problems.append(
-                Problem(
-                    f"line {number}",
-                    f"experiment {row.experiment!r} over {row.x_name!r}, the file's first row "
-                    f"{first}: one experiment a file",
-                )
-            )
-            continue
-        x_name = x_of.setdefault(row.metric, row.x_name)
-        if row.x_name != x_name:
-            problems.append(
-                Problem(
-                    f"line {number}",
-                    f"metric {row.metric!r} over {row.x_name!r}, its first row over "
-                    f"{x_name!r}: one x a metric",
-                )
-            )
-            continue
-        rows.append(row)
-    if problems:
-        raise InputError(source, capped(problems))
-    if not rows:
-        raise InputError(source, [Problem("", "no rows below the header")])
-    return tuple(rows)
-
-
-def load_results_csv(path: str | Path) -> tuple[ResultRow, ...]:
-    """The rows of the ``results.csv`` file at ``path`` (:func:`read_results_csv`).
-
-    Raises
-    ------
-    InputError
-        When the file cannot be read, is not UTF-8 text or holds bad rows.
-    """
-    return read_results_csv(read_text(path), str(path))
-
-
-def csv_curve_points(rows: Sequence[ResultRow], metric: str) -> tuple[CurvePoint, ...]:
-    """The points of ``metric`` among the rows of a ``results.csv``, in file order."""
-    return tuple(
-        CurvePoint(r.series, r.x, r.mean, r.half_width, r.saturated == "true")
-        for r in rows
-        if r.metric == metric
-    )
-
-
-def _known_studies() -> dict[str, Study]:
-    """Every experiment of this version by name, the Blue Waters paper's and Golubchik's."""
-    from tapesched.studies.golubchik_studies import GOLUBCHIK_STUDIES
-
-    return {**STUDIES, **GOLUBCHIK_STUDIES}
-
-
-def results_figure(rows: Sequence[ResultRow], metric: str = PRIMARY_METRIC) -> Figure:
-    """The figure of ``metric`` from the rows of a ``results.csv`` (:func:`read_results_csv`).
-
-    The experiment is looked up by name (:data:`~tapesched.studies.studies.STUDIES`)
-    for its title, labels and scales; the primary metric's figure is then
-    the one the run drew, byte for byte.
-
-    Raises
-    ------
-    ValueError
-        When no row holds ``metric``; the message lists those the rows hold.
-    """
-    points = csv_curve_points(rows, metric)
-    if not points:
-        held = ", ".join(dict.fromkeys(r.metric for r in rows))
-        raise ValueError(f"{metric!r} is not a metric of the file (it holds {held})")
-    first = next(r for r in rows if r.metric == metric)
-    study = _known_studies().get(first.experiment)
-    return figure_of(study, points, metric, experiment=first.experiment, x_name=first.x_name)
+        for (scale, x), vector in sorted(best_map(results, metrics[0]).items()):
+            shown.append(f"sizes x{scale:g}, {study.axis.name} {x:g}: best {vector}")
+    return shown

@@ -75,7 +75,7 @@ from signal import SIGINT
 from typing import Any
 
 import attrs
-from attrs import evolve, frozen
+from attrs import evolve, field, frozen
 
 from tapesched.simulator.run.experiment import run_once
 from tapesched.simulator.run.results import (
@@ -163,11 +163,14 @@ class Precision:
 
 @frozen
 class PointResult:
-    """A point and its replications' summaries, in replication order."""
+    """A point and its replications' summaries, in replication order; ``cached`` of them
+    were found in the cache, not run (not compared: the same results, wherever they came
+    from)."""
 
     point: Point
     runs: tuple[RunSummary, ...]
     seeds: tuple[int, ...]
+    cached: int = field(default=0, eq=False)
 
     @property
     def saturated(self) -> bool:
@@ -528,6 +531,7 @@ def run_sweep(
     task = run or run_replication
     runs: list[list[RunSummary | None]] = [[] for _ in points]
     seeds: list[list[int]] = [[] for _ in points]
+    cached = [0 for _ in points]
     pending: dict[Future[RunSummary], tuple[int, int]] = {}
     counts = {"simulated": 0, "cached": 0, "done": 0}
 
@@ -549,6 +553,7 @@ def run_sweep(
                 kept = cache.get(key, s) if cache is not None else None
                 if kept is not None:
                     counts["cached"] += 1
+                    cached[i] += 1
                     runs[i].append(kept)
                 else:
                     runs[i].append(None)
@@ -567,7 +572,7 @@ def run_sweep(
             counts["simulated"] += 1
             advance(i)
     results = tuple(
-        PointResult(point, tuple(r for r in runs[i] if r is not None), tuple(seeds[i]))
+        PointResult(point, tuple(r for r in runs[i] if r is not None), tuple(seeds[i]), cached[i])
         for i, point in enumerate(points)
     )
     return SweepOutcome(results, counts["simulated"], counts["cached"])

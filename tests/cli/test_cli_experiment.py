@@ -9,10 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.studies import studies
-from tapesched.studies.study_report import COLUMNS
-from tests.conftest import INSTANCES
-from tests.studies.test_sweep import TINY
+from tapesched.studies.registry import ENTRY_POINT_GROUP
+from tapesched.studies.results_file import COLUMNS
+from tests.conftest import INSTANCES, dist_info
 
 AMPEX = str(INSTANCES / "scenarios" / "ampex.json")
 
@@ -24,9 +23,12 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def tiny(monkeypatch):
-    """The tiny experiment of the sweep tests, registered as ``tiny``."""
-    monkeypatch.setitem(studies.STUDIES, "tiny", TINY)
+def tiny(tmp_path, monkeypatch):
+    """The tiny experiment of the sweep tests, installed as ``tiny`` (an entry point)."""
+    site = tmp_path / "site"
+    target = "tests.studies.test_sweep:TINY_EXPERIMENT"
+    dist_info(site, "tiny-experiment", ENTRY_POINT_GROUP, {"tiny": target})
+    monkeypatch.syspath_prepend(str(site))
     return ("experiment", "tiny", "--scenario", AMPEX, "--quick", "--workers", "1")
 
 
@@ -137,7 +139,7 @@ def test_an_interrupted_run_leaves_no_directory_and_its_replications_in_the_cach
     code, _, err = run(*tiny, "--out", str(out), "--cache", str(tmp_path / "kept"))
     assert code == 130 and err.splitlines() == ["tapesched: interrupted"]
     assert not out.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept", "site"]
     assert len(list((tmp_path / "kept").glob("*.json"))) == 2
 
 

@@ -10,10 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.studies import studies
+from tapesched.studies.registry import ENTRY_POINT_GROUP
 from tapesched.toolkit.plots.gantt import ARMS_NOTE
-from tests.conftest import INSTANCES
-from tests.studies.test_sweep import TINY
+from tests.conftest import INSTANCES, dist_info
 
 SPEC = str(INSTANCES / "spec-example.json")
 OPTIMUM = str(INSTANCES / "spec-example.optimum.json")
@@ -128,21 +127,30 @@ def test_plot_without_a_command_is_one_line_and_exit_2():
 
 
 @pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory) -> Path:
+def site(tmp_path_factory) -> Path:
+    """A folder where the tiny experiment of the sweep tests is installed as ``tiny``."""
+    site = tmp_path_factory.mktemp("site")
+    target = "tests.studies.test_sweep:TINY_EXPERIMENT"
+    dist_info(site, "tiny-experiment", ENTRY_POINT_GROUP, {"tiny": target})
+    return site
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory, site) -> Path:
     """The directory of a run of the tiny experiment of the sweep tests."""
     out = tmp_path_factory.mktemp("tiny") / "out"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(studies.STUDIES, "tiny", TINY)
+        patch.syspath_prepend(str(site))
         args = ("experiment", "tiny", "--scenario", AMPEX, "--quick", "--workers", "1")
         code, _, stderr = run(*args, "--out", str(out))
     assert code == 0, stderr
     return out
 
 
-def test_results_redraws_the_experiments_own_figure_byte_for_byte(tiny_run, tmp_path):
+def test_results_redraws_the_experiments_own_figure_byte_for_byte(tiny_run, site, tmp_path):
     out = tmp_path / "again.png"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(studies.STUDIES, "tiny", TINY)
+        patch.syspath_prepend(str(site))
         code, stdout, stderr = run("plot", "results", str(tiny_run / RESULTS), "--out", str(out))
     assert (code, stderr) == (0, "")
     assert stdout == f"wrote {out}: mean_weighted_response_s_per_gb of tiny, 2 series, 4 points\n"
@@ -163,14 +171,14 @@ def test_results_draws_another_metric_as_svg(tiny_run, tmp_path):
 
 
 def test_a_saturated_point_beyond_every_mean_is_inside_the_figure():
-    from tapesched.studies.study_report import CurvePoint, figure_of
+    from tapesched.studies.lines_figure import CurvePoint, lines_figure
 
     points = (
         CurvePoint("a", 1.0, 1.5, 0.1, False),
         CurvePoint("a", 2.0, 2.5, None, False),
         CurvePoint("b", 9.0, None, None, True),
     )
-    figure = figure_of(None, points, "m")
+    figure = lines_figure(points, "m", title="", x_label="x")
     figure.canvas.draw()
     low, high = figure.axes[0].get_xlim()
     assert low < 1.0 and high >= 9.0

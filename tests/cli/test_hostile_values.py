@@ -22,17 +22,15 @@ from typing import Any
 
 import click
 import pytest
-from attrs import evolve
 
 from tapesched.cli import main
 from tapesched.cli.common import NumberType, SpanType
-from tapesched.studies import studies
+from tapesched.studies.registry import ENTRY_POINT_GROUP
 from tapesched.studies.sweep import entry_digest
 from tapesched.toolkit.errors import MAX_LINE
-from tests.conftest import INSTANCES
-from tests.hostile import bounded
 from tests.cli.test_cli_simulate import run
-from tests.studies.test_sweep import TINY
+from tests.conftest import INSTANCES, dist_info
+from tests.hostile import bounded
 
 AMPEX = str(INSTANCES / "scenarios" / "ampex.json")
 LOAD = str(INSTANCES / "plan" / "sdsc-1998.json")
@@ -53,18 +51,19 @@ def refused(*args: str) -> str:
 
 
 def _commands() -> Iterator[tuple[str, click.Command]]:
-    """Every command of ``tapesched``, the routed ones (``experiment online-vs-offline``)
+    """Every command of ``tapesched``, each experiment's (``experiment online-vs-offline``)
     included, with its command line."""
 
     def walk(command: click.Command, path: str) -> Iterator[tuple[str, click.Command]]:
         yield path, command
         if isinstance(command, click.Group):
-            for name, sub in command.commands.items():
+            context = click.Context(command)
+            for name in command.list_commands(context):
+                sub = command.get_command(context, name)
+                assert sub is not None
                 yield from walk(sub, f"{path} {name}")
 
     yield from walk(main, "tapesched")
-    for (command, first), target in main.routes.items():
-        yield f"tapesched {command} {first}", target
 
 
 def _reads_a_float(kind: click.ParamType, param: click.Parameter) -> bool:
@@ -99,7 +98,7 @@ def test_every_float_option_is_the_one_number_type(command, param):
 def test_the_walk_sees_the_float_options_of_the_issue():
     names = {(path, p.name) for path, command in _commands() for p in command.params}
     for wanted in [
-        ("tapesched experiment", "precision"),
+        ("tapesched experiment gol-fig8", "precision"),
         ("tapesched experiment cnaf-bulk-recall", "scale"),
         ("tapesched experiment durability", "horizon_years"),
         ("tapesched plan", "days"),
@@ -290,7 +289,7 @@ def test_an_unknown_experiment_lists_every_experiment():
         *("online-vs-offline", "bnl-coverage", "ecmwf-defer-dismount", "cnaf-bulk-recall"),
         "durability",
     ]
-    # Each name listed runs: the routed ones are commands of their own.
+    # Each name listed is a command of its own.
     for name in listed:
         code, stdout, _ = run("experiment", name, "--help")
         assert code == 0 and stdout.startswith("Usage: "), name
@@ -298,36 +297,16 @@ def test_an_unknown_experiment_lists_every_experiment():
 
 # --- Group 5: the replication cache, read as any input -------------------------------------
 
-ONE_CHANGES: dict[str, Any] = {
-    "name": "one",
-    "x_values": (60.0,),
-    "quick_x_values": (60.0,),
-    "series": ("vertical",),
-    "quick_duration_s": 2 * 3600.0,
-}
-"""The tiny sweep of :mod:`tests.studies.test_sweep` cut to one point."""
-
-ONE = evolve(TINY, **ONE_CHANGES)
-"""An experiment of one point, two replications of a moment each."""
-
-SITE = f"""from attrs import evolve
-
-from tapesched.studies import studies
-from tests.studies.test_sweep import TINY
-
-studies.STUDIES["one"] = evolve(TINY, **{ONE_CHANGES!r})
-"""
-"""A ``sitecustomize`` registering :data:`ONE` in a child (:func:`tests.hostile.bounded`)."""
-
 
 @pytest.fixture
 def one(monkeypatch, tmp_path):
-    """The command line of :data:`ONE` writing ``tmp_path/one``, registered in this process and
-    in children started with ``env=one.env``."""
-    monkeypatch.setitem(studies.STUDIES, "one", ONE)
+    """The command line of the one-point experiment of the sweep tests
+    (:data:`tests.studies.test_sweep.ONE`) writing ``tmp_path/one``, installed as ``one``
+    in this process and in children started with ``env=one.env``."""
     site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(SITE)
+    target = "tests.studies.test_sweep:ONE_EXPERIMENT"
+    dist_info(site, "one-experiment", ENTRY_POINT_GROUP, {"one": target})
+    monkeypatch.syspath_prepend(str(site))
     args = ["experiment", "one", "--scenario", AMPEX, "--quick", "--workers", "1",
             "--max-replications", "2", "--out", str(tmp_path / "one")]  # fmt: skip
     return SimpleNamespace(args=args, env={"PYTHONPATH": str(site)}, out=tmp_path / "one")

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tapesched.simulator.run.scenario import load_scenario
-from tapesched.studies.studies import SCENARIO_FILE, STUDIES, points
+from tapesched.studies.registry import EXPERIMENTS
+from tapesched.studies.studies import SCENARIO_FILE, points
 from tapesched.studies.sweep import PointResult, Precision, executor, run_sweep
 
 SEED = 1
@@ -25,7 +26,7 @@ def run_points(
     name: str, xs: Iterable[float], series: Iterable[str] | None = None
 ) -> dict[tuple[str, float], PointResult]:
     """The quick points of experiment ``name`` at ``xs`` (and ``series``), by (series, x)."""
-    study = STUDIES[name]
+    study = EXPERIMENTS[name].study
     wanted_x = set(xs)
     wanted_series = set(series or study.series)
     assert wanted_x <= set(study.quick_x_values)

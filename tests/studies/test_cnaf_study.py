@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from tapesched.cli import main
 from tapesched.studies.cnaf_study import METRICS, QUICK, SERIES, bulk_recall, run_study
-from tapesched.studies.study_report import COLUMNS
+from tapesched.studies.results_file import COLUMNS
 
 
 def test_the_bulk_recall_has_the_papers_size_at_full_scale() -> None:

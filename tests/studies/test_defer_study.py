@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from tapesched.cli import main
 from tapesched.studies import defer_study
 from tapesched.studies.defer_study import DeferConfig, load_sample, mount_policy, run_study
-from tapesched.studies.study_report import COLUMNS
+from tapesched.studies.results_file import COLUMNS
 
 STUDY = DeferConfig(defer_s=(0.0, 300.0, 1800.0, math.inf), requests=3_000)
 """The first 3,000 requests of the sample on 170 drives, four delays, three rules."""

@@ -16,7 +16,7 @@ from tapesched.cli import main
 from tapesched.simulator.run.experiment import override, run_once
 from tapesched.simulator.run.scenario import load_scenario, scenario_from_dict
 from tapesched.simulator.workload.workload import generate, with_striping
-from tapesched.studies.golubchik_studies import GOLUBCHIK_STUDIES, SCENARIO_FILE
+from tapesched.studies.golubchik_studies import GOL_FIG8, SCENARIO_FILE
 from tapesched.studies.studies import points
 from tapesched.studies.study_report import best_by_x, best_map
 from tapesched.studies.sweep import InProcess, Precision, run_sweep
@@ -210,7 +210,7 @@ def test_each_drive_is_let_go_at_its_own_end_not_with_its_buddies():
 @pytest.fixture(scope="module")
 def fig8():
     """``gol-fig8 --quick`` with seed 1, two replications a point, in this process."""
-    study = GOLUBCHIK_STUDIES["gol-fig8"]
+    study = GOL_FIG8.study
     swept = points(study, load_scenario(SCENARIO_FILE), quick=True)
     precision = Precision(max_replications=2, metric=study.metrics[0])
     outcome = run_sweep(swept, seed=1, precision=precision, pool=InProcess())

@@ -344,10 +344,3 @@ def test_windows_too_large_to_prove_are_also_solved_by_lns_and_the_report_names_
         for yardstick in window["yardsticks"].values():
             assert "lns" not in {a["solver"] for a in yardstick["attempts"]}
             assert yardstick["solver"] in ("cpsat", "non-anticipative schedule")
-
-
-def test_the_commands_default_threshold_is_the_simulators():
-    from tapesched.cli.online_vs_offline import LNS_ABOVE as CLI_LNS_ABOVE
-    from tapesched.studies.windows import LNS_ABOVE
-
-    assert CLI_LNS_ABOVE == LNS_ABOVE

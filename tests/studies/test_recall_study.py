@@ -30,7 +30,7 @@ from tapesched.studies.recall_study import (
     read_time_s,
     run_study,
 )
-from tapesched.studies.study_report import COLUMNS
+from tapesched.studies.results_file import COLUMNS
 from tapesched.toolkit.hardware.tape_geometry import CtaCostHeuristic, PhysicalLocate
 from tapesched.toolkit.hardware.technology import TAPE_FORMATS
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -12,22 +13,23 @@ from attrs import evolve
 
 from tapesched.simulator.run.results import RunSummary
 from tapesched.simulator.run.scenario import Scenario, load_scenario
+from tapesched.studies.blue_waters import BW_FIG6, BW_FIG10
+from tapesched.studies.registry import EXPERIMENTS
+from tapesched.studies.results_file import COLUMNS, results_csv
 from tapesched.studies.studies import (
     METRICS,
     RATE,
     SCENARIO_FILE,
     SCHEDULER,
-    STUDIES,
     Study,
     Unavailable,
     points,
     unavailable,
 )
+from tapesched.studies.study_figure import study_figure
 from tapesched.studies.study_report import (
-    COLUMNS,
-    draw_figure,
     max_sustainable_rate,
-    results_csv,
+    result_rows,
     summary_document,
 )
 from tapesched.studies.sweep import (
@@ -41,6 +43,8 @@ from tapesched.studies.sweep import (
     run_replication,
     run_sweep,
 )
+from tapesched.studies.swept_study import SweptStudy
+from tapesched.toolkit.plots.figures import render
 from tests.conftest import INSTANCES
 
 AMPEX = INSTANCES / "scenarios" / "ampex.json"
@@ -59,6 +63,29 @@ TINY = Study(
     block_mb=64,
 )
 """A sweep of four points of well under a second each: 60/h keeps up, 2000/h is saturated."""
+
+TINY_EXPERIMENT = SweptStudy(TINY)
+""":data:`TINY` as an experiment (``tapesched experiment tests.studies.test_sweep:TINY_EXPERIMENT``,
+or installed under the name ``tiny``)."""
+
+ONE = evolve(
+    TINY,
+    name="one",
+    x_values=(60.0,),
+    quick_x_values=(60.0,),
+    series=("vertical",),
+    quick_duration_s=2 * 3600.0,
+)
+"""The tiny sweep cut to one point: an experiment of two replications of a moment each."""
+
+ONE_EXPERIMENT = SweptStudy(ONE)
+""":data:`ONE` as an experiment."""
+
+
+def tiny_csv(results: Sequence[PointResult]) -> str:
+    """The ``results.csv`` of :data:`TINY`'s results."""
+    return results_csv(result_rows(TINY, results))
+
 
 PRECISION = Precision(share=0.05, min_replications=2, max_replications=3)
 
@@ -187,7 +214,7 @@ def test_a_second_sweep_takes_every_replication_from_the_cache(tmp_path, tiny_po
     )
     assert first.calls == one.simulated > 0 and one.cached == 0
     assert again.calls == 0 and two.simulated == 0 and two.cached == one.simulated
-    assert results_csv(TINY, two.results) == results_csv(TINY, one.results)
+    assert tiny_csv(two.results) == tiny_csv(one.results)
 
 
 def test_an_interrupted_sweep_resumes_where_it_stopped(tmp_path, tiny_points, tiny_results):
@@ -201,7 +228,7 @@ def test_an_interrupted_sweep_resumes_where_it_stopped(tmp_path, tiny_points, ti
         tiny_points, seed=1, precision=PRECISION, pool=InProcess(), cache=cache, run=resumed
     )
     assert outcome.cached == 3 and resumed.calls == outcome.simulated
-    assert results_csv(TINY, outcome.results) == results_csv(TINY, tiny_results)
+    assert tiny_csv(outcome.results) == tiny_csv(tiny_results)
 
 
 def test_another_scenario_or_seed_is_another_cache_entry(tmp_path, tiny_points):
@@ -226,14 +253,14 @@ def test_another_scenario_or_seed_is_another_cache_entry(tmp_path, tiny_points):
 def test_serial_processes_and_a_dask_cluster_give_the_same_results(tiny_points, tiny_results):
     from distributed import LocalCluster
 
-    serial = results_csv(TINY, tiny_results)
+    serial = tiny_csv(tiny_results)
     with executor(workers=2) as pool:
-        assert results_csv(TINY, sweep(tiny_points, pool=pool)) == serial
+        assert tiny_csv(sweep(tiny_points, pool=pool)) == serial
     with (
         LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
         executor(dask_address=cluster.scheduler_address) as pool,
     ):
-        assert results_csv(TINY, sweep(tiny_points, pool=pool)) == serial
+        assert tiny_csv(sweep(tiny_points, pool=pool)) == serial
 
 
 # --- what a sweep reports ----------------------------------------------------------------
@@ -270,7 +297,7 @@ def test_summary_json_gives_each_series_its_maximum_sustainable_rate():
 
 
 def test_results_csv_has_a_row_per_point_series_and_metric(tiny_points, tiny_results):
-    rows = list(csv.DictReader(io.StringIO(results_csv(TINY, tiny_results))))
+    rows = list(csv.DictReader(io.StringIO(tiny_csv(tiny_results))))
     assert tuple(rows[0]) == COLUMNS
     assert len(rows) == len(tiny_points) * len(METRICS)
     assert {(r["series"], float(r["x"]), r["metric"]) for r in rows} == {
@@ -289,10 +316,8 @@ def test_results_csv_has_a_row_per_point_series_and_metric(tiny_points, tiny_res
             assert float(r["half_width"]) >= 0
 
 
-def test_the_figure_is_a_png(tmp_path, tiny_results):
-    path = tmp_path / "figure.png"
-    draw_figure(TINY, tiny_results, path)
-    data = path.read_bytes()
+def test_the_figure_is_a_png(tiny_results):
+    data = render(study_figure(TINY, tiny_results), "png")
     assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 10_000
 
 
@@ -302,7 +327,7 @@ def test_the_figure_is_a_png(tmp_path, tiny_results):
 def test_every_experiment_runs_under_the_papers_scheduler():
     scenario = load_scenario(SCENARIO_FILE)
     assert SCHEDULER == "bw-main"
-    for study in STUDIES.values():
+    for study in (EXPERIMENTS[n].study for n in EXPERIMENTS if n.startswith("bw-")):
         assert unavailable(study) is None
         swept = points(study, scenario, quick=True)
         assert len(swept) == len(study.series) * len(study.quick_x_values)
@@ -312,7 +337,7 @@ def test_every_experiment_runs_under_the_papers_scheduler():
 
 def test_the_load_balancer_period_reaches_bw_main():
     scenario = load_scenario(SCENARIO_FILE)
-    study = STUDIES["bw-fig10"]
+    study = BW_FIG10.study
     swept = points(study, scenario, quick=True)
     periods = sorted({p.scenario.run.bw_main.min_lb_interval_s for p in swept})
     assert periods == [x * 86400.0 for x in sorted(study.quick_x_values)]
@@ -321,15 +346,15 @@ def test_the_load_balancer_period_reaches_bw_main():
 
 def test_the_load_balancer_period_is_refused_under_another_scheduler():
     scenario = load_scenario(SCENARIO_FILE)
-    study = STUDIES["bw-fig10"]
+    study = BW_FIG10.study
     why = unavailable(study, "fifo")
     assert why is not None and "'fifo' has no MINLBINTERVAL" in why and "\n" not in why
     with pytest.raises(Unavailable):
         points(study, scenario, quick=True, scheduler="fifo")
-    assert unavailable(STUDIES["bw-fig6"], "fifo") is None
-    assert {
-        p.scenario.run.scheduler for p in points(STUDIES["bw-fig6"], scenario, True, "fifo")
-    } == {"fifo"}
+    assert unavailable(BW_FIG6.study, "fifo") is None
+    assert {p.scenario.run.scheduler for p in points(BW_FIG6.study, scenario, True, "fifo")} == {
+        "fifo"
+    }
 
 
 def test_the_shipped_scenario_is_the_default_base():

@@ -30,6 +30,7 @@ from tapesched.simulator.storage.files import FileSpec, Scheme
 from tapesched.simulator.storage.policy import Policy, preload
 from tapesched.simulator.storage.policy_registry import make_policy
 from tapesched.simulator.workload.workload import SIZE_CLASSES_MB
+from tapesched.studies.durability_report import result_rows
 from tapesched.studies.durability_study import (
     HANDLING_X,
     QUICK,
@@ -38,10 +39,9 @@ from tapesched.studies.durability_study import (
     TAPE_LOSS_X,
     HandlingConfig,
     handling_panel,
-    results_csv,
     tape_loss_panel,
 )
-from tapesched.studies.study_report import read_results_csv
+from tapesched.studies.results_file import read_results_csv, results_csv
 
 BLOCK_MB = 16.0
 POLICIES = ("rait", "parallel", "vertical")
@@ -360,7 +360,7 @@ def test_the_quick_experiment_writes_its_files_and_its_rows_say_what_they_should
             for p in POLICIES:
                 lost = cell[(f"{p} {s}", q, "files_lost_share")]
                 rebuilt = cell[(f"{p} {s}", q, "files_rebuilt_share")]
-                assert lost.replications == QUICK.replications and lost.saturated == "false"
+                assert lost.replications == QUICK.replications and lost.saturated is False
                 assert lost.mean is not None and rebuilt.mean is not None
                 assert 0 <= lost.mean <= 1 and lost.mean + rebuilt.mean <= 1
         for p in POLICIES:
@@ -400,12 +400,14 @@ def test_the_same_seed_gives_the_same_results(tmp_path):
     )  # fmt: skip
     text = (tmp_path / "a" / "results.csv").read_text()
     config = evolve(QUICK, files=200, replications=5)
-    assert results_csv([tape_loss_panel(config, 1)]) == text
-    assert results_csv([tape_loss_panel(config, 2)]) != text
+    assert results_csv(result_rows([tape_loss_panel(config, 1)])) == text
+    assert results_csv(result_rows([tape_loss_panel(config, 2)])) != text
 
 
 def test_the_handling_sweep_is_the_same_from_the_same_seed():
     config = HandlingConfig(p_values=(0.0, 0.1), days=0.25, replications=2, policies=("parallel",))
     first = handling_panel(config, 3)
     assert handling_panel(config, 3) == first
-    assert results_csv([first]) != results_csv([handling_panel(config, 4)])
+    assert results_csv(result_rows([first])) != results_csv(
+        result_rows([handling_panel(config, 4)])
+    )
