@@ -48,7 +48,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from attrs import asdict, frozen
+from attrs import asdict, evolve, frozen
 
 from tapesched.simulator.run.simulation import AdmittedRequest, Simulation
 from tapesched.simulator.storage.data_account import data_account
@@ -325,24 +325,29 @@ def _losses(simulation: Simulation) -> dict[str, Any]:
 
 @frozen
 class Estimate:
-    """A metric over replications: its mean and the half-width of its 95 % interval.
+    """A metric at a point, over its replications: the mean and the half-width of its 95 %
+    interval, the replications, and whether the point is saturated.
 
-    ``mean`` is ``None`` when there is nothing to estimate: ``reason`` then
-    says why (``"saturated"``: the platform could not keep up, so a mean
-    would only measure the run's length; ``"no request measured"``: no
-    request arriving after the warm-up completed). ``half_width`` is
-    ``None`` with a single replication, which gives no interval.
+    The one estimate of the project: a run's metrics (:func:`combine`), every row of an
+    experiment's ``results.csv`` and every point of its figure. ``mean`` is ``None``
+    when there is nothing to estimate: ``reason`` then says why (``"saturated"``: the
+    platform could not keep up, so a mean would only measure the run's length; ``"no
+    request measured"``: no request arriving after the warm-up completed).
+    ``half_width`` is ``None`` with a single replication, which gives no interval.
+    ``saturated`` is the point's (a replication could not keep up), whatever the
+    metric: a saturated point's utilisation has a mean.
     """
 
     mean: float | None
     half_width: float | None
-    n: int
+    replications: int
+    saturated: bool = False
     reason: str = "saturated"
 
     @property
     def degrees_of_freedom(self) -> int:
         """Of the Student's t behind the interval: replications less one."""
-        return max(self.n - 1, 0)
+        return max(self.replications - 1, 0)
 
     @property
     def wide(self) -> bool:
@@ -364,11 +369,12 @@ class Estimate:
         return text
 
     def to_dict(self) -> dict[str, object]:
-        """As a JSON-ready mapping (``summary.json``)."""
+        """As a JSON-ready mapping (``summary.json``; ``n``: the replications; whether the point
+        is saturated is said beside, once a point)."""
         return {
             "mean": self.mean,
             "half_width_95": self.half_width,
-            "n": self.n,
+            "n": self.replications,
             "degrees_of_freedom": self.degrees_of_freedom,
             "wider_than_mean": self.wide,
             "missing": None if self.mean is not None else self.reason,
@@ -401,7 +407,7 @@ METRICS = (
 
 
 def combine(runs: Sequence[RunSummary]) -> dict[str, Estimate]:
-    """Each metric of :data:`METRICS` over the replications ``runs``.
+    """Each metric of :data:`METRICS` over the replications ``runs``, saturated when one is.
 
     A response metric is missing when any replication is saturated, or when
     one measured no request; the estimate says which.
@@ -411,9 +417,10 @@ def combine(runs: Sequence[RunSummary]) -> dict[str, Estimate]:
     for name in METRICS:
         values = [getattr(r, name) for r in runs]
         if saturated and name.startswith("mean_"):
-            out[name] = Estimate(None, None, len(runs))
+            found = Estimate(None, None, len(runs))
         elif any(v is None for v in values):
-            out[name] = Estimate(None, None, len(runs), "no request measured")
+            found = Estimate(None, None, len(runs), reason="no request measured")
         else:
-            out[name] = estimate(values)
+            found = estimate(values)
+        out[name] = evolve(found, saturated=saturated)
     return out

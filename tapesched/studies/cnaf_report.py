@@ -38,7 +38,7 @@ from tapesched.studies.cnaf_study import (
     outcome_of,
     run_seed,
 )
-from tapesched.studies.experiment import Parameter, Results, Run, Wide, run_in_turn
+from tapesched.studies.experiment import Experiment, Parameter, Results, Run, Wide
 from tapesched.studies.results_file import ResultRow
 from tapesched.toolkit.plots.figures import new_figure
 
@@ -59,17 +59,7 @@ HEADINGS = {
 def result_rows(outcome: StudyOutcome) -> list[ResultRow]:
     """The rows of ``results.csv``: a row per series and metric, x the recall's scale."""
     return [
-        ResultRow(
-            EXPERIMENT,
-            series,
-            "scale",
-            outcome.config.scale,
-            metric,
-            metrics[metric].mean,
-            metrics[metric].half_width,
-            metrics[metric].n,
-            False,
-        )
+        ResultRow(EXPERIMENT, series, "scale", outcome.config.scale, metric, metrics[metric])
         for series, metrics in outcome.estimates.items()
         for metric in METRICS
     ]
@@ -152,7 +142,7 @@ def _table(outcome: StudyOutcome) -> Wide:
     return Wide(table, 160)
 
 
-class CnafBulkRecall:
+class CnafBulkRecall(Experiment):
     """The experiment ``cnaf-bulk-recall`` (see the module): a point per seed."""
 
     name = EXPERIMENT
@@ -183,7 +173,6 @@ class CnafBulkRecall:
         ),
         Parameter("seed", "integer", "The first seed.", quick=1, full=1, show_default=True),
     )
-    outputs = ()
     quick_help = (
         "A tenth of the recall and of the horizon, 3 seeds, the linear program on a "
         "15-minute grid: under a minute of CPU."
@@ -219,10 +208,6 @@ class CnafBulkRecall:
     def run_point(self, seed: int, run: Run) -> list[SeriesRun]:
         """Every series on one seed's batches."""
         return run_seed(self.config(run), seed)
-
-    def run_points(self, points: Sequence[int], run: Run) -> list[list[SeriesRun]]:
-        """Each seed in turn."""
-        return run_in_turn(self, points, run)
 
     def results(self, run: Run, outcomes: Sequence[list[SeriesRun]], elapsed_s: float) -> Results:
         """The rows, the summary with its settings, the table."""

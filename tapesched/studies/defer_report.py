@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from attrs import evolve, frozen
 from rich.table import Table
 
+from tapesched.simulator.run.results import Estimate
 from tapesched.studies import defer_study
 from tapesched.studies.defer_study import (
     EXPERIMENT,
@@ -45,12 +46,12 @@ from tapesched.studies.defer_study import (
     replay_point,
 )
 from tapesched.studies.experiment import (
+    Experiment,
     ExperimentError,
     Parameter,
     Results,
     Run,
     Wide,
-    run_in_turn,
 )
 from tapesched.studies.results_file import ResultRow
 from tapesched.toolkit.plots.figures import new_figure
@@ -74,7 +75,7 @@ DRAWN = ("mounts", "mean_mount_latency_s", "mean_latency_s")
 
 
 def result_rows(points: Sequence[DeferPoint]) -> list[ResultRow]:
-    """The rows of ``results.csv``: a row per point and metric."""
+    """The rows of ``results.csv``: a row per point and metric (a replay is one run)."""
     return [
         ResultRow(
             EXPERIMENT,
@@ -82,10 +83,7 @@ def result_rows(points: Sequence[DeferPoint]) -> list[ResultRow]:
             X_NAME,
             p.defer_s,
             metric,
-            p.value(metric),
-            None,
-            1,
-            p.result.saturated,
+            Estimate(p.value(metric), None, 1, p.result.saturated),
         )
         for p in points
         for metric in METRICS
@@ -188,7 +186,7 @@ class Replay:
     sample: Sample
 
 
-class EcmwfDeferDismount:
+class EcmwfDeferDismount(Experiment):
     """The experiment ``ecmwf-defer-dismount`` (see the module): a point per rule and delay."""
 
     name = EXPERIMENT
@@ -207,7 +205,6 @@ class EcmwfDeferDismount:
             show_default=True,
         ),
     )
-    outputs = ()
     quick_help = "The first 5,000 requests, delays 0, 300 and 1800 s and kept: well under a minute."
     help = """Mounts and mount latency of the ECMWF sample against the dismount delay T.
 
@@ -248,10 +245,6 @@ class EcmwfDeferDismount:
     def run_point(self, point: Replay, run: Run) -> DeferPoint:
         """One replay of the sample."""
         return replay_point(self.config(run), point.eviction, point.defer_s, point.sample)
-
-    def run_points(self, points: Sequence[Replay], run: Run) -> list[DeferPoint]:
-        """Each replay in turn."""
-        return run_in_turn(self, points, run)
 
     def results(self, run: Run, outcomes: Sequence[DeferPoint], elapsed_s: float) -> Results:
         """The rows, the summary with its settings, the table."""

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from attrs import evolve
 from rich.table import Table
 
+from tapesched.simulator.run.results import Estimate
 from tapesched.studies.durability_study import (
     EXPERIMENT,
     FULL,
@@ -34,14 +35,20 @@ from tapesched.studies.durability_study import (
     TITLE,
     DurabilityConfig,
     Panel,
-    Value,
     handling_panel,
     log_sweep,
     pooled_groups,
     series_name,
     tape_loss_panel,
 )
-from tapesched.studies.experiment import ExperimentError, Parameter, Results, Run, Wide, run_in_turn
+from tapesched.studies.experiment import (
+    Experiment,
+    ExperimentError,
+    Parameter,
+    Results,
+    Run,
+    Wide,
+)
 from tapesched.studies.results_file import ResultRow
 from tapesched.toolkit.plots.figures import new_figure
 from tapesched.toolkit.runtime.limits import MAX_DRAWS
@@ -62,37 +69,14 @@ def result_rows(panels: Sequence[Panel]) -> list[ResultRow]:
     rows = []
     for panel in panels:
         for p in panel.points:
-            saturated = bool(p.detail.get("saturated"))
-            for metric, v in p.values.items():
-                rows.append(
-                    ResultRow(
-                        EXPERIMENT,
-                        p.series,
-                        panel.x_name,
-                        p.x,
-                        metric,
-                        v.mean,
-                        v.half_width,
-                        p.replications,
-                        saturated,
-                    )
-                )
+            for metric, estimate in p.values.items():
+                rows.append(ResultRow(EXPERIMENT, p.series, panel.x_name, p.x, metric, estimate))
         xs = sorted({p.x for p in panel.points})
         for curve in (c for c in panel.curves if c.tabulated):
             for x in xs:
-                rows.append(
-                    ResultRow(
-                        EXPERIMENT,
-                        curve.label,
-                        panel.x_name,
-                        x,
-                        curve.metric,
-                        curve.value(x),
-                        None,
-                        0,
-                        False,
-                    )
-                )
+                closed = Estimate(curve.value(x), None, 0)
+                label, metric = curve.label, curve.metric
+                rows.append(ResultRow(EXPERIMENT, label, panel.x_name, x, metric, closed))
     return rows
 
 
@@ -115,8 +99,8 @@ def summary_document(panels: Sequence[Panel], settings: Mapping[str, object]) ->
                         metric: {
                             "mean": v.mean,
                             "half_width_95": v.half_width,
-                            "low": v.low,
-                            "high": v.high,
+                            "low": p.interval(metric)[0],
+                            "high": p.interval(metric)[1],
                         }
                         for metric, v in p.values.items()
                     },
@@ -173,8 +157,9 @@ def draw_figure(panels: Sequence[Panel]) -> Figure:
                     mine = [p for p in mine if (p.values[metric].mean or 0.0) > 0]
                 xs = [p.x * (nudges[prefix] if panel.log_x else 1.0) for p in mine]
                 ys = [p.values[metric].mean or 0.0 for p in mine]
-                lows = [y - (p.values[metric].low or y) for y, p in zip(ys, mine, strict=True)]
-                highs = [(p.values[metric].high or y) - y for y, p in zip(ys, mine, strict=True)]
+                ends = [p.interval(metric) for p in mine]
+                lows = [y - (low or y) for y, (low, _) in zip(ys, ends, strict=True)]
+                highs = [(high or y) - y for y, (_, high) in zip(ys, ends, strict=True)]
                 axes.errorbar(
                     xs, ys, yerr=[lows, highs], fmt=markers[prefix], markersize=4, color=colour,
                     mfc="none", elinewidth=0.8, capsize=2, linestyle="none", label=name,
@@ -203,7 +188,7 @@ def draw_figure(panels: Sequence[Panel]) -> Figure:
     return figure
 
 
-def _cell(value: Value) -> str:
+def _cell(value: Estimate) -> str:
     """A share and its half-width; ``0`` alone when every draw gave 0; ``-`` when nothing was
     measured."""
     if value.mean is None:
@@ -248,7 +233,7 @@ def _tape_loss_table(panel: Panel, policies: Sequence[str], years: float) -> Wid
                 f"{q:g}",
                 f"{tape_loss_rate(q, years):.3g}",
                 f"{group_loss_probability(scheme, q):.3g}",
-                _cell(Value(pooled.share, pooled.half_width)),
+                _cell(Estimate(pooled.share, pooled.half_width, pooled.trials)),
             ]
             for point in points:
                 cells.append(_cell(point.values["files_lost_share"]))
@@ -274,7 +259,7 @@ def _handling_table(panel: Panel) -> Wide:
     return Wide(table, 160)
 
 
-class Durability:
+class Durability(Experiment):
     """The experiment ``durability`` (see the module): a point per sweep."""
 
     name = EXPERIMENT
@@ -323,7 +308,6 @@ class Durability:
             choices=PANELS,
         ),
     )
-    outputs = ()
     quick_help = (
         "6 values of q, 2,000 files per policy and scheme, 100 draws; 3 values of p, "
         "a day, 2 runs each: under a minute."
@@ -382,10 +366,6 @@ class Durability:
         if panel == "tape-loss":
             return tape_loss_panel(self.config(run), run["seed"])
         return handling_panel(QUICK_HANDLING if run.quick else FULL_HANDLING, run["seed"])
-
-    def run_points(self, points: Sequence[str], run: Run) -> list[Panel]:
-        """Each sweep in turn."""
-        return run_in_turn(self, points, run)
 
     def results(self, run: Run, outcomes: Sequence[Panel], elapsed_s: float) -> Results:
         """The rows, the summary with its settings, a table per sweep."""

@@ -49,7 +49,7 @@ from functools import partial
 from random import Random
 
 import numpy as np
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 from numpy.typing import ArrayLike, NDArray
 
 from tapesched.simulator.planning.durability import (
@@ -138,30 +138,39 @@ FULL = DurabilityConfig(q_values=log_sweep(1e-3, 0.2, 12), files=8_000, replicat
 QUICK = DurabilityConfig(q_values=log_sweep(1e-3, 0.2, 6), files=2_000, replications=100)
 
 
-@frozen
-class Value:
-    """A metric at a point: its mean, the half-width of its 95 % interval, and the ends drawn.
-
-    ``low`` and ``high`` are the interval's ends (``mean`` plus or minus
-    ``half_width`` for a symmetric one); all ``None`` when nothing was
-    measured.
-    """
-
-    mean: float | None
-    half_width: float | None
-    low: float | None = None
-    high: float | None = None
+EXACT_INTERVALS = {"groups_lost_share": "groups_lost_interval_95"}
+"""The metrics whose interval is not the mean plus or minus its half-width: the key of a
+point's details holding the interval's ends."""
 
 
 @frozen
 class PanelPoint:
-    """A series at an x of a panel: each metric's value, and what ``summary.json`` adds."""
+    """A series at an x of a panel: each metric's estimate, and what ``summary.json`` adds.
+
+    An estimate's half-width is the larger side of its interval; the ends are
+    :meth:`interval`'s.
+    """
 
     series: str
     x: float
     replications: int
-    values: Mapping[str, Value]
+    values: Mapping[str, Estimate]
     detail: Mapping[str, object] = field(factory=dict)
+
+    def interval(self, metric: str) -> tuple[float | None, float | None]:
+        """The ends of ``metric``'s 95 % interval: the exact binomial one of the groups lost
+        (:data:`EXACT_INTERVALS`), else the mean plus or minus the half-width (the mean at
+        both ends without one); ``None`` at both when nothing was measured."""
+        ends = self.detail.get(EXACT_INTERVALS.get(metric, ""))
+        if isinstance(ends, list):
+            low, high = ends
+            return low, high
+        e = self.values[metric]
+        if e.mean is None:
+            return None, None
+        if e.half_width is None:
+            return e.mean, e.mean
+        return e.mean - e.half_width, e.mean + e.half_width
 
 
 @frozen
@@ -290,22 +299,13 @@ def lay_out_all(
     return archives
 
 
-def _t_value(e: Estimate) -> Value:
-    """A mean and its t interval as a :class:`Value`."""
-    if e.mean is None:
-        return Value(None, None)
-    if e.half_width is None:
-        return Value(e.mean, None, e.mean, e.mean)
-    return Value(e.mean, e.half_width, e.mean - e.half_width, e.mean + e.half_width)
-
-
 def _point(laid_out: LaidOut, result: LossEstimate) -> PanelPoint:
     groups = result.groups
     values = {
-        "files_lost_share": _t_value(result.files_lost_share),
-        "groups_lost_share": Value(groups.share, groups.half_width, groups.low, groups.high),
-        "files_rebuilt_share": _t_value(result.files_rebuilt_share),
-        "bytes_lost_share": _t_value(result.bytes_lost_share),
+        "files_lost_share": result.files_lost_share,
+        "groups_lost_share": Estimate(groups.share, groups.half_width, result.replications),
+        "files_rebuilt_share": result.files_rebuilt_share,
+        "bytes_lost_share": result.bytes_lost_share,
     }
     detail: dict[str, object] = {
         "groups_lost": groups.successes,
@@ -465,15 +465,17 @@ def handling_panel(
                 for k in range(config.replications)
             ]
             saturated = any(r.saturated for r in runs)
+            measured: dict[str, list[float | None]] = {
+                "mean_response_s": [r.mean_response_s for r in runs],
+                "mean_weighted_response_s_per_gb": [
+                    r.mean_weighted_response_s_per_gb for r in runs
+                ],
+                "mounts_per_request": [r.mounts / max(r.arrived, 1) for r in runs],
+                "failed_share": [r.failed / max(r.arrived, 1) for r in runs],
+            }
             values = {
-                "mean_response_s": _t_value(estimate([r.mean_response_s for r in runs])),
-                "mean_weighted_response_s_per_gb": _t_value(
-                    estimate([r.mean_weighted_response_s_per_gb for r in runs])
-                ),
-                "mounts_per_request": _t_value(
-                    estimate([r.mounts / max(r.arrived, 1) for r in runs])
-                ),
-                "failed_share": _t_value(estimate([r.failed / max(r.arrived, 1) for r in runs])),
+                metric: evolve(estimate(numbers), saturated=saturated)
+                for metric, numbers in measured.items()
             }
             detail: dict[str, object] = {
                 "saturated": saturated,

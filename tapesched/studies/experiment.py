@@ -232,8 +232,8 @@ class Results:
     summary
         ``summary.json``'s document.
     outcomes
-        What each point gave (:meth:`Experiment.run_point`), in the points' order: what
-        the figure is drawn from.
+        What the figure is drawn from: by default what each point gave
+        (:meth:`Experiment.run_point`), in the points' order.
     columns
         Columns of ``results.csv`` after the common ones
         (:data:`~tapesched.studies.results_file.COLUMNS`); each row gives their values
@@ -331,17 +331,13 @@ class Experiment(Protocol):
     def figure(self, results: Results) -> Figure:
         """The experiment's figure (default: the first metric of the rows against x, a
         line per series; :func:`tapesched.studies.lines_figure.lines_figure`)."""
-        from tapesched.studies.lines_figure import CurvePoint, lines_figure
+        from tapesched.studies.lines_figure import lines_figure
 
         rows = results.rows
         metric = rows[0].metric if rows else ""
         drawn = [r for r in rows if r.metric == metric]
-        return lines_figure(
-            [CurvePoint(r.series, r.x, r.mean, r.half_width, r.saturated) for r in drawn],
-            metric,
-            title=results.experiment,
-            x_label=drawn[0].x_name if drawn else "x",
-        )
+        x_label = drawn[0].x_name if drawn else "x"
+        return lines_figure(drawn, metric, title=results.experiment, x_label=x_label)
 
 
 def run_in_turn(experiment: Experiment, points: Sequence[Any], run: Run) -> list[Any]:

@@ -3,8 +3,9 @@
 What every experiment's figure may be drawn as (the default of
 :meth:`tapesched.studies.experiment.Experiment.figure`), and what a swept
 study's figure is made of (:mod:`tapesched.studies.study_figure`): the
-points of a series joined, each with its interval, a saturated point (which
-has no mean) marked by a cross on the top edge at its x.
+rows of a series (:class:`~tapesched.studies.results_file.ResultRow`) joined,
+each point with its interval, a saturated point (which has no mean) marked by
+a cross on the top edge at its x.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from attrs import frozen
 from matplotlib.figure import Figure
 
+from tapesched.studies.results_file import ResultRow
 from tapesched.toolkit.plots.figures import new_figure
 
 Y_LABEL = "average weighted response time (s/GB)"
@@ -28,24 +29,9 @@ Y_LABELS: Mapping[str, str] = {
 """The y axis of each metric of :data:`~tapesched.studies.studies.METRICS` (another: its name)."""
 
 
-@frozen
-class CurvePoint:
-    """One point of a figure: a series' metric at x, and whether the point is saturated.
-
-    ``mean`` is ``None`` when the point has none (saturated, or nothing
-    measured); ``half_width`` when it has no interval (one replication).
-    """
-
-    series: str
-    x: float
-    mean: float | None
-    half_width: float | None
-    saturated: bool
-
-
 def draw_lines(
     axes: Any,
-    points: Sequence[CurvePoint],
+    rows: Sequence[ResultRow],
     *,
     log_x: bool,
     log_y: bool,
@@ -53,16 +39,16 @@ def draw_lines(
     y_label: str,
 ) -> None:
     """One line per series against x with its 95 % intervals, saturated points as crosses on top."""
-    series: dict[str, list[CurvePoint]] = {}
-    for point in points:
-        series.setdefault(point.series, []).append(point)
+    series: dict[str, list[ResultRow]] = {}
+    for row in rows:
+        series.setdefault(row.series, []).append(row)
     any_mean = False
     any_saturated = False
     for name, group in series.items():
         measured = [
-            (p.x, p.mean, p.half_width or 0.0)
-            for p in group
-            if p.mean is not None and not p.saturated
+            (r.x, r.estimate.mean, r.estimate.half_width or 0.0)
+            for r in group
+            if r.estimate.mean is not None and not r.estimate.saturated
         ]
         line = axes.errorbar(
             [m[0] for m in measured],
@@ -74,7 +60,7 @@ def draw_lines(
             label=name,
         )
         any_mean = any_mean or bool(measured)
-        saturated = [p.x for p in group if p.saturated]
+        saturated = [r.x for r in group if r.estimate.saturated]
         if saturated:
             any_saturated = True
             # The crosses are placed in axes height, which the x limits ignore: their x
@@ -104,7 +90,7 @@ def draw_lines(
 
 
 def lines_figure(
-    points: Sequence[CurvePoint],
+    rows: Sequence[ResultRow],
     metric: str,
     *,
     title: str,
@@ -118,7 +104,7 @@ def lines_figure(
     axes = figure.add_subplot()
     draw_lines(
         axes,
-        points,
+        rows,
         log_x=log_x,
         log_y=log_y,
         x_label=x_label,

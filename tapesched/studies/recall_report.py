@@ -34,7 +34,7 @@ from attrs import evolve
 from rich.table import Table
 
 from tapesched.studies import recall_study
-from tapesched.studies.experiment import Parameter, Results, Run, Wide, run_in_turn
+from tapesched.studies.experiment import Experiment, Parameter, Results, Run, Wide
 from tapesched.studies.recall_study import (
     EXPERIMENT,
     METRICS,
@@ -57,17 +57,7 @@ TITLE = "throughput of a mounted tape read at 10, 50 and 100 % coverage, per rec
 def result_rows(points: Sequence[StudyPoint]) -> list[ResultRow]:
     """The rows of ``results.csv``: a row per point and metric."""
     return [
-        ResultRow(
-            EXPERIMENT,
-            p.series,
-            X_NAME,
-            p.coverage_pct,
-            metric,
-            p.estimates[metric].mean,
-            p.estimates[metric].half_width,
-            p.estimates[metric].n,
-            False,
-        )
+        ResultRow(EXPERIMENT, p.series, X_NAME, p.coverage_pct, metric, p.estimates[metric])
         for p in points
         for metric in METRICS
     ]
@@ -227,12 +217,11 @@ def _table(points: Sequence[StudyPoint], orderings: Sequence[str]) -> Wide:
     return Wide(table, 200)
 
 
-class BnlCoverage:
+class BnlCoverage(Experiment):
     """The experiment ``bnl-coverage`` (see the module): a point per tape and spacing."""
 
     name = EXPERIMENT
     description = "10, 50 and 100 % of a full tape read under each recall order (BNL's study)"
-    outputs = ()
     quick_help = (
         "The 10 GB tapes only, 3 request lists a point, exact up to 300 files at 2 s: about a "
         "minute on 2 cores."
@@ -281,10 +270,6 @@ class BnlCoverage:
     def run_point(self, point: tuple[int, str], run: Run) -> list[StudyPoint]:
         """One tape at one spacing: every ordering at every coverage."""
         return run_case(self.config(run), *point)
-
-    def run_points(self, points: Sequence[tuple[int, str]], run: Run) -> list[list[StudyPoint]]:
-        """Each tape and spacing in turn."""
-        return run_in_turn(self, points, run)
 
     def results(self, run: Run, outcomes: Sequence[list[StudyPoint]], elapsed_s: float) -> Results:
         """The rows, the summary with its settings, the table."""

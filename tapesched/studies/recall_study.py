@@ -523,5 +523,5 @@ def _estimate(values: Sequence[float | None]) -> Estimate:
         return Estimate(None, None, 0, reason="not run (too many files for exact)")
     found = estimate(values)
     if found.half_width is not None and not math.isfinite(found.half_width):
-        return Estimate(found.mean, None, found.n)
+        return Estimate(found.mean, None, found.replications)
     return found

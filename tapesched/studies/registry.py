@@ -22,13 +22,11 @@ installation.
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
+from tapesched.studies.experiment import Experiment
 from tapesched.toolkit.registry import LoadError, Registry, qualified_name
 from tapesched.toolkit.runtime.plugin_calls import Plugin, call_plugin
-
-if TYPE_CHECKING:
-    from tapesched.studies.experiment import Experiment
 
 ENTRY_POINT_GROUP = "tapesched.experiments"
 """Entry-point group in which packages declare their experiments (``name = module:Class``)."""
@@ -79,8 +77,19 @@ for _name, _target, _description in (
     EXPERIMENTS.declare(_name, _target, _description)
 
 REQUIRED = ("name", "description", "parameters", "points", "run_point")
-"""What an object must have to be taken for an experiment (the rest has defaults when its
-class subclasses :class:`~tapesched.studies.experiment.Experiment`)."""
+"""What an object must have, of its own, to be taken for an experiment (the rest has defaults
+when its class subclasses :class:`~tapesched.studies.experiment.Experiment`)."""
+
+
+def _missing(value: object) -> list[str]:
+    """The members of :data:`REQUIRED` that ``value`` lacks, or takes from the protocol
+    itself (which only says what they are)."""
+    return [
+        member
+        for member in REQUIRED
+        if not hasattr(value, member)
+        or getattr(type(value), member, None) is getattr(Experiment, member)
+    ]
 
 
 def find_experiment(spec: str) -> Experiment:
@@ -102,13 +111,13 @@ def find_experiment(spec: str) -> Experiment:
     value = found.value
     if inspect.isclass(value):
         value = call_plugin(spec, "make", value)
-    missing = [member for member in REQUIRED if not hasattr(value, member)]
+    missing = _missing(value)
     if missing:
         raise LoadError(
             f"{spec}: a {type(value).__name__} is not an experiment: it has no "
             f"{' nor '.join(missing)}"
         )
-    return cast("Experiment", value)
+    return cast(Experiment, value)
 
 
 def experiment_plugins(experiment: Experiment) -> tuple[Plugin, ...]:

@@ -1,7 +1,8 @@
 """``results.csv``, the one table every experiment writes: its columns, rows, reader.
 
-A row per point, series and metric (:data:`COLUMNS`): the experiment, the
-series, the x axis' name and the point's x, the metric, its mean and 95 %
+A row per point, series and metric (:data:`COLUMNS`, :class:`ResultRow`): the
+experiment, the series, the x axis' name and the point's x, the metric, and its
+estimate (:class:`~simulator.run.results.Estimate`): the mean and 95 %
 half-width over the point's replications (empty when there is none: a
 saturated point has no mean, a single replication no interval), the
 replications and whether the point is saturated. Numbers are written by
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from attrs import frozen
 
+from tapesched.simulator.run.results import Estimate
 from tapesched.toolkit.errors import InputError, Problem, capped
 from tapesched.toolkit.fields import (
     check,
@@ -47,12 +49,11 @@ def csv_number(value: float | None) -> str:
 
 @frozen
 class ResultRow:
-    """A row of ``results.csv``: a metric of a series at a point, over its replications.
-
-    ``mean`` is ``None`` when there is none (a saturated point, a point not run);
-    ``half_width`` when there is no interval (one replication); ``extra`` holds the
-    values of an experiment's own columns after :data:`COLUMNS`
-    (:attr:`~tapesched.studies.experiment.Results.columns`).
+    """A row of ``results.csv``: a metric of a series at a point, estimated over its
+    replications (:class:`~simulator.run.results.Estimate`: the mean, ``None`` when there
+    is none; the half-width, ``None`` without an interval; the replications; whether the
+    point is saturated). ``extra`` holds the values of an experiment's own columns after
+    :data:`COLUMNS` (:attr:`~tapesched.studies.experiment.Results.columns`).
     """
 
     experiment: str
@@ -60,18 +61,16 @@ class ResultRow:
     x_name: str
     x: float
     metric: str
-    mean: float | None
-    half_width: float | None
-    replications: int
-    saturated: bool
+    estimate: Estimate
     extra: tuple[str, ...] = ()
 
     def cells(self) -> tuple[object, ...]:
         """The row as ``results.csv`` writes it: numbers exactly, flags as ``true``/``false``."""
+        e = self.estimate
         return (
             self.experiment, self.series, self.x_name, csv_number(self.x), self.metric,
-            csv_number(self.mean), csv_number(self.half_width), self.replications,
-            "true" if self.saturated else "false", *self.extra,
+            csv_number(e.mean), csv_number(e.half_width), e.replications,
+            "true" if e.saturated else "false", *self.extra,
         )  # fmt: skip
 
 
@@ -138,10 +137,8 @@ def read_results_csv(text: str, source: str = "<results>") -> tuple[ResultRow, .
         if line is None:
             problems.extend(bad)
             continue
-        row = ResultRow(
-            line.experiment, line.series, line.x_name, line.x, line.metric, line.mean,
-            line.half_width, line.replications, line.saturated == "true",
-        )  # fmt: skip
+        estimate = Estimate(line.mean, line.half_width, line.replications, line.saturated == "true")
+        row = ResultRow(line.experiment, line.series, line.x_name, line.x, line.metric, estimate)
         if rows and row.experiment != rows[0].experiment:
             first = f"{rows[0].experiment!r} over {rows[0].x_name!r}"
             problems.append(

@@ -6,9 +6,9 @@ average weighted response time) against x, one line per series with its
 the paper's are; a saturated point, which has no mean, is marked by a cross
 on the top edge, at its x. A striping study draws the drive utilisation
 beside it, and a map (``gol-fig14``) the best vector of each cell. The
-figure is drawn from :class:`~tapesched.studies.study_report.CurvePoint`
-rows, which a sweep's results give and so does a ``results.csv`` read back
-(:func:`csv_curve_points`): ``tapesched plot results`` redraws an
+figure is drawn from the rows of ``results.csv``
+(:class:`~tapesched.studies.results_file.ResultRow`), which a sweep's results
+give and so does the file read back: ``tapesched plot results`` redraws an
 experiment's figure from its file (:func:`results_figure`), the same bytes
 as the run drew, or the figure of another metric of the file; an experiment
 that is no swept study, or that this version does not know, is drawn on
@@ -22,10 +22,10 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from tapesched.studies.lines_figure import Y_LABELS, CurvePoint, draw_lines, lines_figure
+from tapesched.studies.lines_figure import Y_LABELS, draw_lines, lines_figure
 from tapesched.studies.results_file import ResultRow
 from tapesched.studies.studies import Study
-from tapesched.studies.study_report import best_cells, curve_points, split_series
+from tapesched.studies.study_report import best_cells, metric_rows, split_series
 from tapesched.studies.sweep import PRIMARY_METRIC, PointResult
 from tapesched.toolkit.plots.figures import new_figure
 from tapesched.toolkit.registry import LoadError
@@ -50,11 +50,11 @@ def _log_y(study: Study, metric: str) -> bool:
     return metric == study.metrics[0] or metric in LOG_Y_METRICS
 
 
-def _map(axes: Any, points: Sequence[CurvePoint], study: Study) -> None:
+def _map(axes: Any, rows: Sequence[ResultRow], study: Study) -> None:
     """The best vector on a grid of (x, size factor), each cell coloured and labelled."""
-    best = best_cells(points)
-    xs = sorted({p.x for p in points})
-    scales = sorted({split_series(p.series)[1] for p in points})
+    best = best_cells(rows)
+    xs = sorted({r.x for r in rows})
+    scales = sorted({split_series(r.series)[1] for r in rows})
     vectors = sorted(set(best.values()))
     colour = {v: i for i, v in enumerate(vectors)}
     grid = [[colour.get(best.get((scale, x), ""), -1) for x in xs] for scale in scales]
@@ -85,7 +85,7 @@ def study_figure(study: Study, results: Sequence[PointResult]) -> Figure:
     primary = study.metrics[0]
     if study.kind == "map":
         figure = new_figure(8.5, 4.8)
-        _map(figure.add_subplot(), curve_points(results, primary), study)
+        _map(figure.add_subplot(), metric_rows(results, primary), study)
         figure.suptitle(
             f"{_title(study)}\nbest: lowest mean response time; sat.: every vector saturated",
             fontsize=9,
@@ -97,18 +97,18 @@ def study_figure(study: Study, results: Sequence[PointResult]) -> Figure:
             (left, primary, study.y_label),
             (right, study.metrics[1], "drive utilisation (busy share)"),
         ):
-            draw_lines(axes, curve_points(results, metric), log_x=study.axis.log,
+            draw_lines(axes, metric_rows(results, metric), log_x=study.axis.log,
                    log_y=metric == primary and study.log_y, x_label=study.axis.label,
                    y_label=label)  # fmt: skip
         figure.suptitle(_title(study), fontsize=9)
     else:
-        figure = figure_of(study, curve_points(results, primary), primary)
+        figure = figure_of(study, metric_rows(results, primary), primary)
     return figure
 
 
 def figure_of(
     study: Study | None,
-    points: Sequence[CurvePoint],
+    rows: Sequence[ResultRow],
     metric: str = PRIMARY_METRIC,
     *,
     experiment: str = "",
@@ -123,21 +123,21 @@ def figure_of(
         this version does not know (a file of another version, a user's
         own), drawn on linear axes, titled ``experiment`` and its x axis
         labelled ``x_name``.
-    points
-        The points, grouped into series in the order they first appear.
+    rows
+        The rows of ``metric``, grouped into series in the order they first appear.
     metric
         The metric drawn, for the y axis' label and scale.
     """
     if study is None:
-        return lines_figure(points, metric, title=experiment, x_label=x_name)
+        return lines_figure(rows, metric, title=experiment, x_label=x_name)
     figure = new_figure(7.5, 4.8)
     axes = figure.add_subplot()
     if study.kind == "map" and metric == study.metrics[0]:
-        _map(axes, points, study)
+        _map(axes, rows, study)
     else:
         draw_lines(
             axes,
-            points,
+            rows,
             log_x=study.axis.log,
             log_y=_log_y(study, metric),
             x_label=study.axis.label,
@@ -145,15 +145,6 @@ def figure_of(
         )
     axes.set_title(_title(study), fontsize=9)
     return figure
-
-
-def csv_curve_points(rows: Sequence[ResultRow], metric: str) -> tuple[CurvePoint, ...]:
-    """The points of ``metric`` among the rows of a ``results.csv``, in file order."""
-    return tuple(
-        CurvePoint(r.series, r.x, r.mean, r.half_width, r.saturated)
-        for r in rows
-        if r.metric == metric
-    )
 
 
 def results_figure(rows: Sequence[ResultRow], metric: str = PRIMARY_METRIC) -> Figure:
@@ -168,13 +159,13 @@ def results_figure(rows: Sequence[ResultRow], metric: str = PRIMARY_METRIC) -> F
     ValueError
         When no row holds ``metric``; the message lists those the rows hold.
     """
-    points = csv_curve_points(rows, metric)
-    if not points:
+    drawn = [r for r in rows if r.metric == metric]
+    if not drawn:
         held = ", ".join(dict.fromkeys(r.metric for r in rows))
         raise ValueError(f"{metric!r} is not a metric of the file (it holds {held})")
-    first = next(r for r in rows if r.metric == metric)
+    first = drawn[0]
     study = _known_study(first.experiment)
-    return figure_of(study, points, metric, experiment=first.experiment, x_name=first.x_name)
+    return figure_of(study, drawn, metric, experiment=first.experiment, x_name=first.x_name)
 
 
 def _known_study(name: str) -> Study | None:

@@ -22,10 +22,9 @@ from collections.abc import Mapping, Sequence
 from rich.table import Table
 
 from tapesched.studies.experiment import Wide
-from tapesched.studies.lines_figure import CurvePoint
 from tapesched.studies.results_file import ResultRow
 from tapesched.studies.studies import Study
-from tapesched.studies.sweep import PRIMARY_METRIC, PointResult, Precision
+from tapesched.studies.sweep import PointResult, Precision
 
 
 def by_series(results: Sequence[PointResult]) -> dict[str, list[PointResult]]:
@@ -39,19 +38,9 @@ def by_series(results: Sequence[PointResult]) -> dict[str, list[PointResult]]:
 def result_rows(study: Study, results: Sequence[PointResult]) -> list[ResultRow]:
     """The rows of ``results.csv``: a row per point, series and metric of ``study.metrics``."""
     return [
-        ResultRow(
-            study.name,
-            result.point.series,
-            study.axis.name,
-            result.point.x,
-            metric,
-            result.estimates[metric].mean,
-            result.estimates[metric].half_width,
-            len(result.runs),
-            result.saturated,
-        )
-        for result in results
-        for metric in study.metrics
+        ResultRow(study.name, r.point.series, study.axis.name, r.point.x, metric, estimate)
+        for r in results
+        for metric, estimate in ((m, r.estimates[m]) for m in study.metrics)
     ]
 
 
@@ -136,37 +125,33 @@ def summary_document(
     }
 
 
-def curve_points(
-    results: Sequence[PointResult], metric: str = PRIMARY_METRIC
-) -> tuple[CurvePoint, ...]:
-    """The points of a sweep's figure of ``metric``, in the order of ``results``."""
-    return tuple(
-        CurvePoint(
-            r.point.series,
-            r.point.x,
-            r.estimates[metric].mean,
-            r.estimates[metric].half_width,
-            r.saturated,
-        )
+def metric_rows(
+    results: Sequence[PointResult], metric: str, *, experiment: str = "", x_name: str = "x"
+) -> list[ResultRow]:
+    """The rows of ``metric``, a point each, in the order of ``results`` (what a figure of
+    ``metric`` draws)."""
+    return [
+        ResultRow(experiment, r.point.series, x_name, r.point.x, metric, r.estimates[metric])
         for r in results
-    )
+    ]
 
 
-def _best_points(points: Sequence[CurvePoint]) -> dict[float, str]:
+def _best_points(rows: Sequence[ResultRow]) -> dict[float, str]:
     """At each x, the series of lowest mean among the points not saturated."""
     best: dict[float, tuple[float, str]] = {}
-    for p in points:
-        if p.saturated or p.mean is None:
+    for row in rows:
+        mean = row.estimate.mean
+        if row.estimate.saturated or mean is None:
             continue
-        if p.x not in best or p.mean < best[p.x][0]:
-            best[p.x] = (p.mean, p.series)
+        if row.x not in best or mean < best[row.x][0]:
+            best[row.x] = (mean, row.series)
     return {x: name for x, (_, name) in sorted(best.items())}
 
 
 def best_by_x(results: Sequence[PointResult], metric: str) -> dict[float, str]:
     """At each x, the series with the lowest mean of ``metric`` among those not saturated
     (an x where every series is saturated has none)."""
-    return _best_points(curve_points(results, metric))
+    return _best_points(metric_rows(results, metric))
 
 
 def split_series(name: str) -> tuple[str, float]:
@@ -175,11 +160,11 @@ def split_series(name: str) -> tuple[str, float]:
     return vector, float(factor) if factor else 1.0
 
 
-def best_cells(points: Sequence[CurvePoint]) -> dict[tuple[float, float], str]:
-    """For each (size factor, x) of a map's points, the best vector."""
-    by_scale: dict[float, list[CurvePoint]] = {}
-    for p in points:
-        by_scale.setdefault(split_series(p.series)[1], []).append(p)
+def best_cells(rows: Sequence[ResultRow]) -> dict[tuple[float, float], str]:
+    """For each (size factor, x) of a map's rows, the best vector."""
+    by_scale: dict[float, list[ResultRow]] = {}
+    for row in rows:
+        by_scale.setdefault(split_series(row.series)[1], []).append(row)
     out: dict[tuple[float, float], str] = {}
     for scale, group in by_scale.items():
         for x, name in _best_points(group).items():
@@ -191,7 +176,7 @@ def best_map(
     results: Sequence[PointResult], metric: str = "mean_response_s"
 ) -> dict[tuple[float, float], str]:
     """For each (size factor, x) of a map, the best vector (:func:`best_by_x` per factor)."""
-    return best_cells(curve_points(results, metric))
+    return best_cells(metric_rows(results, metric))
 
 
 HEADINGS = {

@@ -44,13 +44,14 @@ from attrs import frozen
 from rich.table import Table
 
 from tapesched.simulator.run.consent import ALLOW_PLUGINS_HELP
+from tapesched.simulator.run.results import Estimate
 from tapesched.studies.experiment import (
+    Experiment,
     ExperimentError,
     Parameter,
     Results,
     Run,
     Wide,
-    run_in_turn,
 )
 from tapesched.studies.results_file import ResultRow, csv_number
 from tapesched.studies.windows import (
@@ -115,8 +116,9 @@ def result_rows(outcomes: Sequence[WindowOutcome], size: int) -> list[ResultRow]
             metric = metric_name(yardstick)
             flag = (_flag(d.upper_bound),)
             head = (EXPERIMENT, series, X_NAME, float(size))
-            rows.append(ResultRow(*head, metric, d.mean, d.half_width, d.windows, False, flag))
-            rows.append(ResultRow(*head, "worst_" + metric, d.worst, None, d.windows, False, flag))
+            worst = Estimate(d.worst, None, d.estimate.replications)
+            rows.append(ResultRow(*head, metric, d.estimate, flag))
+            rows.append(ResultRow(*head, "worst_" + metric, worst, flag))
     return rows
 
 
@@ -214,9 +216,9 @@ def table_cell(d: Distribution | None) -> tuple[str, str]:
     if d is None:
         return "—", "—"
     mark = "≤ " if d.upper_bound else ""
-    mean = f"{mark}{d.mean:.3f}"
-    if d.half_width is not None:
-        mean += f" ± {d.half_width:.2g}"
+    mean = f"{mark}{d.estimate.mean:.3f}"
+    if d.estimate.half_width is not None:
+        mean += f" ± {d.estimate.half_width:.2g}"
     return mean, f"{mark}{d.worst:.3f}"
 
 
@@ -367,7 +369,7 @@ def _table(outcomes: Sequence[WindowOutcome], size: int) -> Wide:
     return Wide(table, 130)
 
 
-class OnlineVsOffline:
+class OnlineVsOffline(Experiment):
     """The experiment ``online-vs-offline`` (see the module)."""
 
     name = EXPERIMENT
@@ -455,10 +457,6 @@ class OnlineVsOffline:
             lns_above=task.lns_above,
         )
         return SolvedWindow(task, outcome)
-
-    def run_points(self, points: Sequence[WindowTask], run: Run) -> list[SolvedWindow]:
-        """Each window in turn."""
-        return run_in_turn(self, points, run)
 
     def results(self, run: Run, outcomes: Sequence[SolvedWindow], elapsed_s: float) -> Results:
         """The ratios' rows, the windows' files, the summary and the table."""

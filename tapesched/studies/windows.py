@@ -61,7 +61,7 @@ from attrs import frozen
 from tapesched import solvers
 from tapesched.simulator.run.experiment import run_once
 from tapesched.simulator.run.export import export
-from tapesched.simulator.run.results import estimate
+from tapesched.simulator.run.results import Estimate, estimate
 from tapesched.simulator.run.scenario import Scenario
 from tapesched.solvers.compare import PROVABLE_UP_TO
 from tapesched.solvers.exact.formulation import UnmodelledState
@@ -497,28 +497,27 @@ def solve_window(
 class Distribution:
     """One series' ratios to one yardstick over the windows.
 
-    ``mean`` and ``half_width`` (95 %, Student's t over the windows, ``None``
-    with one window), ``worst`` (the largest) and ``best``, the quartiles,
-    how many windows gave a ratio and whether any of them is an upper bound.
+    ``estimate``: their mean and 95 % half-width (Student's t over the
+    windows, ``None`` with one window), the windows that gave a ratio as its
+    replications; ``worst`` (the largest) and ``best``, the quartiles, and
+    whether any of them is an upper bound.
     """
 
-    mean: float
-    half_width: float | None
+    estimate: Estimate
     worst: float
     best: float
     quartiles: tuple[float, float, float]
-    windows: int
     upper_bound: bool
 
     def to_dict(self) -> dict[str, object]:
         """As a JSON-ready mapping (``summary.json``)."""
         return {
-            "mean": self.mean,
-            "half_width_95": self.half_width,
+            "mean": self.estimate.mean,
+            "half_width_95": self.estimate.half_width,
             "worst": self.worst,
             "best": self.best,
             "quartiles": list(self.quartiles),
-            "windows": self.windows,
+            "windows": self.estimate.replications,
             "upper_bound": self.upper_bound,
         }
 
@@ -536,15 +535,11 @@ def distribution(ratios: Sequence[Ratio]) -> Distribution | None:
     values = sorted(r.ratio for r in ratios if r.ratio is not None)
     if not values:
         return None
-    e = estimate(values)
-    assert e.mean is not None
     return Distribution(
-        mean=e.mean,
-        half_width=e.half_width,
+        estimate=estimate(values),
         worst=values[-1],
         best=values[0],
         quartiles=(_quantile(values, 0.25), _quantile(values, 0.5), _quantile(values, 0.75)),
-        windows=len(values),
         upper_bound=any(r.upper_bound for r in ratios if r.ratio is not None),
     )
 

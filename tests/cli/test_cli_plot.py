@@ -171,14 +171,16 @@ def test_results_draws_another_metric_as_svg(tiny_run, tmp_path):
 
 
 def test_a_saturated_point_beyond_every_mean_is_inside_the_figure():
-    from tapesched.studies.lines_figure import CurvePoint, lines_figure
+    from tapesched.simulator.run.results import Estimate
+    from tapesched.studies.lines_figure import lines_figure
+    from tapesched.studies.results_file import ResultRow
 
-    points = (
-        CurvePoint("a", 1.0, 1.5, 0.1, False),
-        CurvePoint("a", 2.0, 2.5, None, False),
-        CurvePoint("b", 9.0, None, None, True),
+    rows = (
+        ResultRow("e", "a", "x", 1.0, "m", Estimate(1.5, 0.1, 2)),
+        ResultRow("e", "a", "x", 2.0, "m", Estimate(2.5, None, 1)),
+        ResultRow("e", "b", "x", 9.0, "m", Estimate(None, None, 2, saturated=True)),
     )
-    figure = lines_figure(points, "m", title="", x_label="x")
+    figure = lines_figure(rows, "m", title="", x_label="x")
     figure.canvas.draw()
     low, high = figure.axes[0].get_xlim()
     assert low < 1.0 and high >= 9.0

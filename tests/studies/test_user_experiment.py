@@ -28,14 +28,22 @@ FILES = ["figure.png", "results.csv", "summary.json"]
 
 BROKEN = """from coin import Coin
 
+from tapesched.studies.experiment import Experiment
+
 
 class Broken(Coin):
     name = "broken"
 
     def run_point(self, tosses, run):
         raise RuntimeError("no coin")
+
+
+class Pointless(Experiment):
+    name = "pointless"
+    description = "says what it is, not what it runs"
+    parameters = ()
 """
-"""A user's experiment that fails while it runs."""
+"""A user's experiment that fails while it runs, and one that is no experiment."""
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -110,7 +118,7 @@ def test_a_users_experiment_runs_from_python_as_the_readme_says(coin, monkeypatc
     exec(readme_block("run coin"), {})
     again = tapesched.run_experiment("coin:Coin", quick=True, seed=2)
     assert [r["mean"] for r in rows(coin / "out" / "coin")] == [
-        repr(row.mean) for row in again.rows
+        repr(row.estimate.mean) for row in again.rows
     ]
 
 
@@ -124,3 +132,8 @@ def test_a_users_experiment_that_fails_is_one_line_and_writes_nothing(coin):
     code, _, err = run("experiment", "coin:Nothing", "--out", str(out))
     assert code == 2
     assert err.splitlines() == ["coin:Nothing: module 'coin' has no attribute 'Nothing'"]
+    code, _, err = run("experiment", "broken:Pointless", "--out", str(out))
+    assert code == 2 and not out.exists()
+    assert err.splitlines() == [
+        "broken:Pointless: a Pointless is not an experiment: it has no points nor run_point"
+    ]

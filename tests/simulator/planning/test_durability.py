@@ -355,20 +355,20 @@ def test_the_quick_experiment_writes_its_files_and_its_rows_say_what_they_should
     cell = {(r.series, r.x, r.metric): r for r in rows}
     for s in SCHEMES:
         for q in xs:
-            closed = cell[(f"closed form {s}", q, "groups_lost_share")]
+            closed = cell[(f"closed form {s}", q, "groups_lost_share")].estimate
             assert closed.mean == group_loss_probability(s, q) and closed.replications == 0
             for p in POLICIES:
-                lost = cell[(f"{p} {s}", q, "files_lost_share")]
-                rebuilt = cell[(f"{p} {s}", q, "files_rebuilt_share")]
-                assert lost.replications == QUICK.replications and lost.saturated is False
+                lost = cell[(f"{p} {s}", q, "files_lost_share")].estimate
+                rebuilt = cell[(f"{p} {s}", q, "files_rebuilt_share")].estimate
+                assert lost.replications == QUICK.replications and not lost.saturated
                 assert lost.mean is not None and rebuilt.mean is not None
                 assert 0 <= lost.mean <= 1 and lost.mean + rebuilt.mean <= 1
         for p in POLICIES:
             # At q = 0.2, files are lost under every policy and scheme.
-            assert (cell[(f"{p} {s}", 0.2, "files_lost_share")].mean or 0) > 0
+            assert (cell[(f"{p} {s}", 0.2, "files_lost_share")].estimate.mean or 0) > 0
         # A VERTICAL file is rebuilt only when its one data tape is lost; RAIT's rows span all.
-        vertical = cell[(f"vertical {s}", 0.2, "files_rebuilt_share")].mean or 0
-        assert vertical < (cell[(f"rait {s}", 0.2, "files_rebuilt_share")].mean or 0)
+        vertical = cell[(f"vertical {s}", 0.2, "files_rebuilt_share")].estimate.mean or 0
+        assert vertical < (cell[(f"rait {s}", 0.2, "files_rebuilt_share")].estimate.mean or 0)
     summary = json.loads((out / "summary.json").read_text())
     panel = summary["panels"]["tape loss"]
     assert panel["settings"]["horizon_years"] == 5.0
@@ -383,9 +383,9 @@ def test_the_quick_experiment_writes_its_files_and_its_rows_say_what_they_should
     ps = QUICK_HANDLING.p_values
     assert {(s, x) for s, x, _ in handled} == {(p, x) for p in POLICIES for x in ps}
     for p in POLICIES:
-        mounts = [handled[(p, x, "mounts_per_request")].mean or 0.0 for x in ps]
+        mounts = [handled[(p, x, "mounts_per_request")].estimate.mean or 0.0 for x in ps]
         assert mounts[0] > 0 and mounts[-1] > mounts[0]
-        assert handled[(p, ps[0], "failed_share")].mean == 0.0
+        assert handled[(p, ps[0], "failed_share")].estimate.mean == 0.0
     costs = summary["panels"]["handling failures"]
     assert costs["settings"]["p_values"] == list(ps)
     assert costs["series"]["rait"][0]["handling_failures"] == [0] * QUICK_HANDLING.replications

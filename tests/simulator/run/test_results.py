@@ -65,7 +65,7 @@ def test_estimate_of_three_values_by_hand():
     e = estimate([2.0, 4.0, 6.0])
     assert e.mean == 4.0
     assert e.half_width == pytest.approx(4.303 * 2 / math.sqrt(3), rel=1e-4)
-    assert e.n == 3
+    assert e.replications == 3
     # The half-width (4.97) exceeds the mean: flagged, with the t's degrees of freedom.
     assert e.wide
     assert e.degrees_of_freedom == 2
@@ -159,7 +159,8 @@ def test_combine_estimates_every_metric_over_unsaturated_runs():
     assert out["drive_busy_share_over_horizon"].mean == pytest.approx(0.6)
     assert out["arm_busy_share_over_horizon"].mean == pytest.approx(0.3)
     assert out["mounts_per_tape"] == estimate([2.0, 3.0])
-    assert all(e.n == 2 and e.half_width is not None for e in out.values())
+    assert all(e.replications == 2 and e.half_width is not None for e in out.values())
+    assert not any(e.saturated for e in out.values())
 
 
 def test_one_saturated_replication_saturates_the_means_not_the_utilisations():
@@ -169,11 +170,13 @@ def test_one_saturated_replication_saturates_the_means_not_the_utilisations():
     for name in ("mean_weighted_response_s_per_gb", "mean_response_s", "mean_stretch"):
         assert out[name].mean is None and out[name].half_width is None
         assert str(out[name]) == "saturated"
-    assert out["drive_busy_share_over_horizon"] == estimate([0.5, 0.9])
+    busy = out["drive_busy_share_over_horizon"]
+    assert busy == attrs.evolve(estimate([0.5, 0.9]), saturated=True)
     assert out["drive_busy_share_over_horizon"].mean == pytest.approx(0.7)
     assert out["arm_busy_share_over_horizon"].mean == pytest.approx(0.35)
-    assert out["throughput_mb_s_over_window"] == estimate([2.0, 4.0])
-    assert out["mounts_per_tape"].n == 2
+    assert out["throughput_mb_s_over_window"] == attrs.evolve(estimate([2.0, 4.0]), saturated=True)
+    assert all(e.saturated for e in out.values())
+    assert out["mounts_per_tape"].replications == 2
 
 
 def test_a_replication_that_measured_nothing_says_so_instead_of_saturated():
@@ -188,7 +191,7 @@ def test_a_replication_that_measured_nothing_says_so_instead_of_saturated():
 
 def test_a_saturated_metric_still_counts_every_replication():
     runs = [_summary(1, False, 10.0, 0.5), _summary(2, True, None, 0.9), _summary(3, True, None, 1)]
-    assert combine(runs)["mean_response_s"].n == 3
+    assert combine(runs)["mean_response_s"].replications == 3
 
 
 # --- request records ------------------------------------------------------------------
@@ -374,6 +377,6 @@ def test_replications_use_consecutive_seeds_and_combine():
     assert estimates == combine([r.summary for r in runs])
     responses = [r.summary.mean_response_s for r in runs]
     assert estimates["mean_response_s"] == estimate(responses)
-    assert estimates["mean_response_s"].n == 3
+    assert estimates["mean_response_s"].replications == 3
     again = run_once(scenario, seed=5)
     assert again.summary == runs[1].summary
