@@ -12,7 +12,7 @@ from tapesched.cli import main
 from tapesched.studies import studies
 from tapesched.studies.study_report import COLUMNS
 from tests.conftest import INSTANCES
-from tests.simulator.test_sweep import TINY
+from tests.studies.test_sweep import TINY
 
 AMPEX = str(INSTANCES / "scenarios" / "ampex.json")
 

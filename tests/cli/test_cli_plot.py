@@ -13,7 +13,7 @@ from tapesched.cli import main
 from tapesched.studies import studies
 from tapesched.toolkit.plots.gantt import ARMS_NOTE
 from tests.conftest import INSTANCES
-from tests.simulator.test_sweep import TINY
+from tests.studies.test_sweep import TINY
 
 SPEC = str(INSTANCES / "spec-example.json")
 OPTIMUM = str(INSTANCES / "spec-example.optimum.json")

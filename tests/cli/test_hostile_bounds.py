@@ -30,9 +30,9 @@ from tapesched.toolkit.runtime.limits import (
     MAX_LINE_BYTES,
     MAX_RECALL_FILES,
 )
+from tests.cli.test_hostile_inputs import SCENARIO
 from tests.conftest import INSTANCES
 from tests.hostile import bounded
-from tests.toolkit.test_hostile_inputs import SCENARIO
 
 SPEC = INSTANCES / "spec-example.json"
 LOAD = INSTANCES / "plan" / "sdsc-1998.json"

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from tests.cli.test_cli_simulate import run
 from tests.conftest import INSTANCES
-from tests.simulator.test_cli_simulate import run
 
 SPEC = INSTANCES / "spec-example.json"
 SPEC_OPTIMUM = INSTANCES / "spec-example.optimum.json"

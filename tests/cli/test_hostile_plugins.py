@@ -30,9 +30,9 @@ from tapesched.simulator.storage.policy_registry import ENTRY_POINT_GROUP as POL
 from tapesched.solvers.online.state import LeftWaiting
 from tapesched.toolkit.errors import InputError
 from tapesched.toolkit.runtime.plugin_calls import Plugin, PluginError, guarded
+from tests.cli.test_hostile_inputs import SCENARIO, TRACE
 from tests.conftest import INSTANCES, dist_info
 from tests.hostile import Ended, bounded
-from tests.toolkit.test_hostile_inputs import SCENARIO, TRACE
 
 SPEC = str(INSTANCES / "spec-example.json")
 

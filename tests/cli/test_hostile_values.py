@@ -29,10 +29,10 @@ from tapesched.cli.common import NumberType, SpanType
 from tapesched.studies import studies
 from tapesched.studies.sweep import entry_digest
 from tapesched.toolkit.errors import MAX_LINE
+from tests.cli.test_cli_simulate import run
 from tests.conftest import INSTANCES
 from tests.hostile import bounded
-from tests.simulator.test_cli_simulate import run
-from tests.simulator.test_sweep import TINY
+from tests.studies.test_sweep import TINY
 
 AMPEX = str(INSTANCES / "scenarios" / "ampex.json")
 LOAD = str(INSTANCES / "plan" / "sdsc-1998.json")
@@ -305,7 +305,7 @@ ONE_CHANGES: dict[str, Any] = {
     "series": ("vertical",),
     "quick_duration_s": 2 * 3600.0,
 }
-"""The tiny sweep of :mod:`tests.simulator.test_sweep` cut to one point."""
+"""The tiny sweep of :mod:`tests.studies.test_sweep` cut to one point."""
 
 ONE = evolve(TINY, **ONE_CHANGES)
 """An experiment of one point, two replications of a moment each."""
@@ -313,7 +313,7 @@ ONE = evolve(TINY, **ONE_CHANGES)
 SITE = f"""from attrs import evolve
 
 from tapesched.studies import studies
-from tests.simulator.test_sweep import TINY
+from tests.studies.test_sweep import TINY
 
 studies.STUDIES["one"] = evolve(TINY, **{ONE_CHANGES!r})
 """

@@ -24,7 +24,7 @@ from tapesched.studies.stripe_search import (
     response_bound_s,
     select,
 )
-from tests.simulator.test_striping_model import AMPEX, GB
+from tests.simulator.planning.test_striping_model import AMPEX, GB
 
 SMALL = Mix((1 * GB, 2 * GB, 3 * GB), (1 / 3, 1 / 3, 1 / 3))
 

@@ -20,7 +20,7 @@ from tapesched.simulator.storage.data_account import data_account, file_state_in
 from tapesched.simulator.storage.files import FileRequest, FileSpec, Scheme
 from tapesched.simulator.workload.workload import Workload, WorkloadParams
 from tests.conftest import INSTANCES as INSTANCES_DIR
-from tests.simulator.test_simulation import small_files, small_platform
+from tests.simulator.run.test_simulation import small_files, small_platform
 
 HOUR = 3600.0
 

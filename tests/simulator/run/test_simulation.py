@@ -27,8 +27,8 @@ from tapesched.toolkit.hardware.tape_geometry import CtaCostHeuristic
 from tapesched.toolkit.model import Locate, serpentine_tape
 from tapesched.toolkit.validator import validate
 from tests.conftest import INSTANCES
-from tests.simulator.test_queueing import erlang_c_wait
-from tests.solvers.test_online_serpentine import Recording
+from tests.simulator.kernel.test_queueing import erlang_c_wait
+from tests.solvers.online.test_online_serpentine import Recording
 
 SCENARIOS = INSTANCES / "scenarios"
 HOUR = 3600.0

@@ -55,7 +55,7 @@ MODELS = LOCATE_MODELS
 WRAP_MB = 100.0
 """Each of LTO-7's 112 wraps holds this much of the tapes below (11,200 MB)."""
 
-LTO7 = Path(__file__).parents[2] / "instances" / "spec-example-lto7.json"
+LTO7 = Path(__file__).parents[3] / "instances" / "spec-example-lto7.json"
 LOCAL_SEARCH_LTO7 = 94.0597
 """Local search's objective on the spec example on LTO-7 drives (``tapesched compare``)."""
 
