@@ -8,7 +8,8 @@ from attrs import evolve
 from tapesched.toolkit.files.io import load_instance, load_schedule
 from tapesched.toolkit.model import ArmOperation, Schedule, ScheduledRequest
 from tapesched.toolkit.plots.gantt import Bar, Lane, assign_arms, fits, gantt_lanes, releases
-from tapesched.toolkit.validator import DriveActivity, validate
+from tapesched.toolkit.validator import validate
+from tapesched.toolkit.validator.violation import DriveActivity
 from tests.conftest import INSTANCES, two_empty_drives
 
 
