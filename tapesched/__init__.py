@@ -33,10 +33,10 @@ except PackageNotFoundError:  # run from a checkout that was never installed
     __version__ = "0+unknown"
 
 _WHERE = {
-    "load_instance": "tapesched.toolkit.files.io",
-    "load_schedule": "tapesched.toolkit.files.io",
-    "save_instance": "tapesched.toolkit.files.io",
-    "save_schedule": "tapesched.toolkit.files.io",
+    "load_instance": "tapesched.toolkit.files.instance_file",
+    "load_schedule": "tapesched.toolkit.files.schedule_file",
+    "save_instance": "tapesched.toolkit.files.instance_file",
+    "save_schedule": "tapesched.toolkit.files.schedule_file",
     "validate": "tapesched.toolkit.validator",
     "compute_metrics": "tapesched.toolkit.metrics",
     "Instance": "tapesched.toolkit.model",
@@ -112,12 +112,8 @@ if TYPE_CHECKING:
     from tapesched.solvers.recall_order import Orderer
     from tapesched.solvers.registry import Solver
     from tapesched.solvers.result import Result, Status
-    from tapesched.toolkit.files.io import (
-        load_instance,
-        load_schedule,
-        save_instance,
-        save_schedule,
-    )
+    from tapesched.toolkit.files.instance_file import load_instance, save_instance
+    from tapesched.toolkit.files.schedule_file import load_schedule, save_schedule
     from tapesched.toolkit.metrics import compute_metrics
     from tapesched.toolkit.model import Instance, Schedule
     from tapesched.toolkit.validator import validate

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.model import (
     ArmOperation,
     Drive,

@@ -120,7 +120,9 @@ def test_the_graph_sees_the_packages():
     assert GRAPH.has_edge("tapesched.cli.simulate", "tapesched.simulator.run.scenario")
     # A registry's string target is an edge: the online schedulers' module is one.
     assert GRAPH.has_edge("tapesched.solvers.registry", "tapesched.solvers.online.policies")
-    assert [layer(m) for m in ("tapesched.toolkit.files.io", "tapesched.cli", "tapesched")] == [
+    assert [
+        layer(m) for m in ("tapesched.toolkit.files.instance_file", "tapesched.cli", "tapesched")
+    ] == [
         0,
         4,
         4,

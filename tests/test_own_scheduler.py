@@ -29,7 +29,8 @@ from tapesched.simulator.workload.workload import generate
 from tapesched.solvers import solve
 from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.plugins import ENTRY_POINT_GROUP
-from tapesched.toolkit.files.io import load_instance, load_schedule
+from tapesched.toolkit.files.instance_file import load_instance
+from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.model import Drive, Instance, Library, Piece, Request, Tape
 from tapesched.toolkit.validator import validate
 from tests.conftest import INSTANCES, ROOT, dist_info

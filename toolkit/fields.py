@@ -8,7 +8,7 @@ use:
 - ``rule(value)`` is ``None`` for a good value and otherwise what is wrong
   with it (the message of the first clause that fails): what the readers of
   instance, schedule, scenario and trace files report at the value's JSON
-  path, or CSV line and column (:mod:`toolkit.files.io`);
+  path, or CSV line and column (:mod:`toolkit.files.structurer`);
 - a :func:`checked` class (the model of :mod:`toolkit.model`, the documents
   of scenario and trace files) checks each field that carries a rule when an
   object is built, and names every bad field of the object at once

@@ -77,7 +77,8 @@ from tapesched.toolkit.fields import (
     require,
     text,
 )
-from tapesched.toolkit.files.io import JSON, KeyStyle, read_json
+from tapesched.toolkit.files.json_documents import read_json
+from tapesched.toolkit.files.structurer import JSON, KeyStyle
 from tapesched.toolkit.hardware.technology import DRIVES, MB_PER_GB, DriveTechnology
 
 DAY_S = 86_400.0

@@ -203,7 +203,7 @@ from tapesched.simulator.workload.workload import (
 )
 from tapesched.solvers.online.mount_policy import MountPolicyError, is_plugged, parse_mount_policy
 from tapesched.solvers.plugins import SchedulerSpec, SchedulerSpecError, scheduler_entry
-from tapesched.toolkit.errors import InputError, Problem, ValueProblems, shown
+from tapesched.toolkit.errors import InputError, Problem, ValueProblems, join_path, shown
 from tapesched.toolkit.fields import (
     Rule,
     as_float,
@@ -232,7 +232,8 @@ from tapesched.toolkit.fields import (
     simulated_time,
     text,
 )
-from tapesched.toolkit.files.io import JSON, KeyStyle, join_path, read_json
+from tapesched.toolkit.files.json_documents import read_json
+from tapesched.toolkit.files.structurer import JSON, KeyStyle
 from tapesched.toolkit.model import OLD_SCENARIO_FORMATS, SCENARIO_FORMAT, Locate
 from tapesched.toolkit.registry import LoadError, named_in_file
 from tapesched.toolkit.units import (

@@ -120,7 +120,7 @@ def bnl_coverage(
     from tapesched.cli.common import fail
     from tapesched.studies.recall_report import draw_figure, results_csv, summary_document
     from tapesched.studies.recall_study import FULL, QUICK, run_study
-    from tapesched.toolkit.files.io import dumps, write_atomic
+    from tapesched.toolkit.files.json_documents import dumps, write_atomic
 
     if out is None:
         fail(["--out: required, and missing"])

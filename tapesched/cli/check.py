@@ -15,7 +15,8 @@ import click
 
 from tapesched.cli.common import NAME_SHOWN, describe, fail, instance_summary, reports_bad_input
 from tapesched.toolkit.errors import shown
-from tapesched.toolkit.files.io import instance_from_dict, kind_of, read_json
+from tapesched.toolkit.files.instance_file import instance_from_dict
+from tapesched.toolkit.files.json_documents import kind_of, read_json
 from tapesched.toolkit.model import SCHEDULE_FORMAT
 from tapesched.toolkit.runtime.gc_pause import paused_gc
 

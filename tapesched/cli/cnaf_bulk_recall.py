@@ -81,7 +81,7 @@ def cnaf_bulk_recall(
         run_study,
         summary_document,
     )
-    from tapesched.toolkit.files.io import dumps, write_atomic
+    from tapesched.toolkit.files.json_documents import dumps, write_atomic
 
     if out is None:
         fail(["--out: required, and missing"])

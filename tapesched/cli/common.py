@@ -19,7 +19,8 @@ from rich.console import Console
 from rich.progress import Progress, TextColumn
 
 from tapesched.toolkit.errors import InputError, one_line, shown
-from tapesched.toolkit.files.io import load_instance, load_schedule
+from tapesched.toolkit.files.instance_file import load_instance
+from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.model import Instance, Schedule
 from tapesched.toolkit.registry import LoadError, Registry
 from tapesched.toolkit.units import MAX_SIMULATED_S, parse_duration, parse_rate

@@ -182,7 +182,7 @@ def durability(
         summary_document,
         tape_loss_panel,
     )
-    from tapesched.toolkit.files.io import dumps, write_atomic
+    from tapesched.toolkit.files.json_documents import dumps, write_atomic
 
     if out is None:
         fail(["--out: required, and missing"])

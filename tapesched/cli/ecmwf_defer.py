@@ -90,7 +90,7 @@ def ecmwf_defer(out: DirectoryOutput | None, quick: bool, drives: int) -> None:
     from tapesched.cli.common import fail
     from tapesched.studies.defer_report import draw_figure, results_csv, summary_document
     from tapesched.studies.defer_study import FULL, QUICK, load_sample, run_study
-    from tapesched.toolkit.files.io import dumps, write_atomic
+    from tapesched.toolkit.files.json_documents import dumps, write_atomic
 
     if out is None:
         fail(["--out: required, and missing"])

@@ -355,7 +355,7 @@ def _run(
     """Sweep the points, print the table, write the directory."""
     from tapesched.studies.study_report import draw_figure, results_csv, summary_document
     from tapesched.studies.sweep import ClusterUnreachable, Precision, executor, run_sweep
-    from tapesched.toolkit.files.io import dumps, write_atomic
+    from tapesched.toolkit.files.json_documents import dumps, write_atomic
 
     cap = max_replications or (QUICK_MAX_REPLICATIONS if quick else FULL_MAX_REPLICATIONS)
     precision = Precision(

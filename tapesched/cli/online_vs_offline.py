@@ -250,7 +250,9 @@ def _write(
         windows_csv,
         yardstick_file,
     )
-    from tapesched.toolkit.files.io import dumps, save_instance, save_schedule, write_atomic
+    from tapesched.toolkit.files.instance_file import save_instance
+    from tapesched.toolkit.files.json_documents import dumps, write_atomic
+    from tapesched.toolkit.files.schedule_file import save_schedule
 
     with out.building() as staging:
         (staging / "windows").mkdir()

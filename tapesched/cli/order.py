@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tapesched.cli.common import NumberType, fail, reports_bad_input
-from tapesched.toolkit.files.io import dumps
+from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.files.recall_file import RecallFile, load_recall
 from tapesched.toolkit.hardware.tape_geometry import (
     LOCATE_MODELS,

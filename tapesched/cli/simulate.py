@@ -34,8 +34,10 @@ from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
 from tapesched.simulator.schedulers.golubchik import NAME as GOLUBCHIK
 from tapesched.simulator.storage.policy_registry import POLICIES
 from tapesched.solvers.registry import SCHEDULERS
-from tapesched.toolkit.files.io import dumps, save_instance, save_schedule
+from tapesched.toolkit.files.instance_file import save_instance
+from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.files.outputs import DirectoryOutput
+from tapesched.toolkit.files.schedule_file import save_schedule
 from tapesched.toolkit.model import Instance
 from tapesched.toolkit.units import MAX_ARRIVALS, MAX_RATE_PER_YEAR, MAX_REPLICATIONS
 from tapesched.toolkit.validator import validate
@@ -115,7 +117,7 @@ def _simulate_instance(
             click.echo(f"the schedule is infeasible; nothing written to {out.given}", err=True)
         raise SystemExit(EXIT_INFEASIBLE)
     if out is not None:
-        from tapesched.toolkit.files.io import write_atomic
+        from tapesched.toolkit.files.json_documents import write_atomic
 
         with out.building() as staging:
             save_schedule(schedule, staging / "schedule.json")
@@ -390,13 +392,9 @@ def simulate(
     a share of the last arrival time.
     """
     from tapesched.simulator.run.scenario import FORMAT, scenario_from_dict
-    from tapesched.toolkit.files.io import (
-        INSTANCE_FORMAT,
-        instance_from_dict,
-        kind_of,
-        read_json,
-        write_atomic,
-    )
+    from tapesched.toolkit.files.instance_file import instance_from_dict
+    from tapesched.toolkit.files.json_documents import kind_of, read_json, write_atomic
+    from tapesched.toolkit.model import INSTANCE_FORMAT
 
     document = read_json(scenario_file)
     kind = kind_of(document)

@@ -26,7 +26,7 @@ from tapesched.cli.common import (
     fail,
     reports_bad_input,
 )
-from tapesched.toolkit.files.io import dumps
+from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.runtime.limits import MAX_WORKERS
 from tapesched.toolkit.units import MAX_ARRIVALS, MAX_SIZE_MB
 

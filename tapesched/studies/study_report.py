@@ -45,8 +45,8 @@ from tapesched.toolkit.fields import (
     one_of,
     optional,
 )
-from tapesched.toolkit.files.io import TEXT
 from tapesched.toolkit.files.reading import read_text
+from tapesched.toolkit.files.structurer import TEXT
 from tapesched.toolkit.plots.figures import new_figure, render
 
 COLUMNS = (

@@ -23,7 +23,8 @@ from tapesched.solvers.bounds.window_bound import applies
 from tapesched.solvers.exact.formulation import UnmodelledLocate
 from tapesched.solvers.local_search import improve
 from tapesched.solvers.registry import get, names
-from tapesched.toolkit.files.io import instance_to_dict, loads_instance, schedule_to_dict
+from tapesched.toolkit.files.instance_file import instance_to_dict, loads_instance
+from tapesched.toolkit.files.schedule_file import schedule_to_dict
 from tapesched.toolkit.hardware.tape_geometry import CtaCostHeuristic, PhysicalLocate
 from tapesched.toolkit.hardware.technology import TAPE_FORMATS
 from tapesched.toolkit.metrics import alone_s
@@ -391,7 +392,7 @@ def test_bounds_count_a_serpentine_locate_as_nought_and_the_window_bound_stands_
 
 def test_reading_and_validating_do_not_import_numpy_until_a_serpentine_locate_is_timed():
     code = (
-        "import sys, toolkit.files.io, toolkit.validator\n"
+        "import sys, tapesched.toolkit.files.instance_file, tapesched.toolkit.validator\n"
         "assert 'numpy' not in sys.modules\n"
         "from tapesched.toolkit.model import Locate\n"
         "Locate('cta-lto', 'LTO-7').locate_s(0.0, 1.0, 100.0)\n"

@@ -23,7 +23,8 @@ import pytest
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.toolkit.files.io import loads_instance, loads_schedule
+from tapesched.toolkit.files.instance_file import loads_instance
+from tapesched.toolkit.files.schedule_file import loads_schedule
 
 from ..conftest import INSTANCES
 from ..simulator.replay.test_replay import write_small_files

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.greedy import greedy
 from tapesched.solvers.timeline.timeline import decode
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.model import (
     ArmOperation,
     Drive,

@@ -24,7 +24,7 @@ from tapesched.solvers.plugins import (
     resolve_scheduler,
 )
 from tapesched.solvers.registry import UnknownSolverError
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.validator import validate
 from tests.conftest import INSTANCES, dist_info
 

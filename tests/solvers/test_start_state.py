@@ -26,7 +26,7 @@ from tapesched.solvers.bounds.bounds import (
 )
 from tapesched.solvers.cpsat import cpsat
 from tapesched.solvers.exact.formulation import UnmodelledState
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.model import Instance
 from tapesched.toolkit.validator import validate
 

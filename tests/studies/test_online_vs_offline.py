@@ -26,7 +26,8 @@ from tapesched.studies.windows import (
     start_state_at,
     tapes_in_drives_at,
 )
-from tapesched.toolkit.files.io import load_instance, load_schedule, save_instance
+from tapesched.toolkit.files.instance_file import load_instance, save_instance
+from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.model import ArmOperation, InitialTape, Schedule, ScheduledRequest
 from tapesched.toolkit.validator import validate
 

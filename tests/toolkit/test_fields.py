@@ -29,7 +29,7 @@ from tapesched.toolkit.fields import (
     positive_size,
     word,
 )
-from tapesched.toolkit.files.io import instance_from_dict
+from tapesched.toolkit.files.instance_file import instance_from_dict
 from tapesched.toolkit.model import Library, Piece
 from tests.conftest import INSTANCES
 

@@ -146,7 +146,7 @@ def validate(
     Parameters
     ----------
     instance
-        A well-formed instance (as built by :mod:`toolkit.files.io`).
+        A well-formed instance (as built by :mod:`toolkit.files.instance_file`).
     schedule
         A well-formed schedule; ids inside it need not exist.
     timeline

@@ -22,7 +22,9 @@ from tapesched.simulator.storage.policy_registry import POLICIES
 from tapesched.simulator.workload.workload import Workload, WorkloadParams
 from tapesched.solvers.online.dispatcher import dispatch
 from tapesched.solvers.online.policies import SCHEDULERS, Sltf
-from tapesched.toolkit.files.io import dumps, load_instance, schedule_to_dict
+from tapesched.toolkit.files.instance_file import load_instance
+from tapesched.toolkit.files.json_documents import dumps
+from tapesched.toolkit.files.schedule_file import schedule_to_dict
 from tapesched.toolkit.hardware.tape_geometry import CtaCostHeuristic
 from tapesched.toolkit.model import Locate, serpentine_tape
 from tapesched.toolkit.validator import validate

@@ -32,7 +32,7 @@ from tapesched.solvers.bounds.bounds import (
     tape_bound,
 )
 from tapesched.solvers.greedy import greedy
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tapesched.toolkit.model import (
     OBJECTIVES,

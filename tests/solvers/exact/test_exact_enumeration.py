@@ -29,7 +29,7 @@ from tapesched.solvers import Status
 from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.greedy import greedy
 from tapesched.solvers.milp import milp_highs
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tapesched.toolkit.model import (
     ArmOperation,

@@ -32,7 +32,7 @@ from tapesched.solvers.cpsat.constraints import earliest_start
 from tapesched.solvers.cpsat.data import CpsatData
 from tapesched.solvers.exact.formulation import Formulation
 from tapesched.solvers.milp.data import MilpData, _drive_gap_s
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.model import (
     Drive,
     InitialTape,

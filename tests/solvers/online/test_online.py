@@ -23,7 +23,7 @@ from tapesched.solvers.online.dispatcher import Dispatcher, PlatformView, Servic
 from tapesched.solvers.online.policies import Fifo, ReleaseOrder
 from tapesched.solvers.online.protocol import Dismount, Start
 from tapesched.solvers.result import Result, Status
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tapesched.toolkit.metrics import alone_s
 from tapesched.toolkit.model import (
