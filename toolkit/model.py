@@ -103,8 +103,13 @@ class Library:
 
 
 LOCATE_MODEL_NAMES: tuple[str, ...] = ("cta-lto", "physical")
-"""The locate models a drive of ``tapesched.instance/2`` may declare (``drives[i].locate.model``):
-CERN CTA's LTO cost heuristic and the physical model of :mod:`toolkit.hardware.tape_geometry`."""
+"""The names of the locate models, one spelling everywhere: what a drive of
+``tapesched.instance/2`` or of a scenario declares (``locate.model``), and the
+choices of ``--locate`` on the command line (``tapesched order``,
+``tapesched bnl-coverage``). ``cta-lto`` is CERN CTA's cost heuristic fitted on
+LTO (:class:`~toolkit.hardware.tape_geometry.CtaCostHeuristic`; plain ``cta``
+names CTA's mount criteria), ``physical`` the physical model
+(:class:`~toolkit.hardware.tape_geometry.PhysicalLocate`)."""
 
 
 @lru_cache(maxsize=256)

@@ -22,7 +22,7 @@ from rich.table import Table
 from tapesched.cli.common import TimeLimitType, progress_bar, reports_bad_input
 from tapesched.cli.out_options import dir_out_option
 from tapesched.toolkit.files.outputs import DirectoryOutput
-from tapesched.toolkit.hardware.tape_geometry import LOCATE_MODELS
+from tapesched.toolkit.model import LOCATE_MODEL_NAMES
 
 if TYPE_CHECKING:
     from tapesched.studies.recall_study import StudyPoint
@@ -92,8 +92,8 @@ def _print_table(points: Sequence[StudyPoint], policies: Sequence[str]) -> None:
 )
 @click.option(
     "--locate",
-    type=click.Choice(LOCATE_MODELS),
-    default="cta",
+    type=click.Choice(LOCATE_MODEL_NAMES),
+    default="cta-lto",
     show_default=True,
     help="Locate model: CTA's LTO cost heuristic, or the physical one of each format.",
 )

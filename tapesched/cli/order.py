@@ -17,24 +17,24 @@ from tapesched.cli.common import NumberType, fail, reports_bad_input
 from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.files.recall_file import RecallFile, load_recall
 from tapesched.toolkit.hardware.tape_geometry import (
-    LOCATE_MODELS,
     MB,
     CtaCostHeuristic,
     LocateModel,
     PhysicalLocate,
 )
 from tapesched.toolkit.hardware.technology import TAPE_FORMATS
+from tapesched.toolkit.model import LOCATE_MODEL_NAMES
 from tapesched.toolkit.runtime.limits import MAX_DENSE_FILES
 
 
 def _model(name: str, recall: RecallFile, source: str) -> LocateModel:
     """The locate model named ``name`` for the recall file's tape."""
-    if name == "cta":
+    if name == "cta-lto":
         return CtaCostHeuristic()
     same = [f for f in TAPE_FORMATS.values() if f.wraps == recall.tape.wraps]
     if not same:
         fail([f"{source}: wraps: no technology has {recall.tape.wraps} wraps, and the physical "
-              "locate model takes its figures from one; use --locate cta"])  # fmt: skip
+              "locate model takes its figures from one; use --locate cta-lto"])  # fmt: skip
     return PhysicalLocate.for_format(same[0])
 
 
@@ -71,8 +71,8 @@ def _steps(
 @click.option(
     "--locate",
     "locate_model",
-    type=click.Choice(LOCATE_MODELS),
-    default="cta",
+    type=click.Choice(LOCATE_MODEL_NAMES),
+    default="cta-lto",
     show_default=True,
     help="Locate-time model: CTA's LTO cost heuristic, or a physical head model.",
 )

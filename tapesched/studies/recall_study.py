@@ -318,7 +318,7 @@ class StudyConfig:
         coverage, where offset order is optimal): the matrix of 3,000 or
         more files is too large for the 2-core machine.
     locate
-        ``cta`` (CTA's LTO cost heuristic) or ``physical``
+        ``cta-lto`` (CTA's LTO cost heuristic) or ``physical``
         (:meth:`~toolkit.hardware.tape_geometry.PhysicalLocate.for_format`).
     seed
         Seeds the request lists (replication ``r`` of a point uses a
@@ -332,7 +332,7 @@ class StudyConfig:
     replications: int = 5
     exact_time_limit_s: float = 10.0
     exact_max_files: int = 1000
-    locate: str = "cta"
+    locate: str = "cta-lto"
     seed: int = 1
 
 
@@ -351,11 +351,11 @@ FULL = StudyConfig()
 
 def locate_model(config: StudyConfig, case: TapeCase) -> LocateModel:
     """The locate model of ``config`` for the case's format."""
-    if config.locate == "cta":
+    if config.locate == "cta-lto":
         return CtaCostHeuristic()
     if config.locate == "physical":
         return PhysicalLocate.for_format(TAPE_FORMATS[case.format_name])
-    raise ValueError(f"locate must be 'cta' or 'physical', got {config.locate!r}")
+    raise ValueError(f"locate must be 'cta-lto' or 'physical', got {config.locate!r}")
 
 
 def policy_order(

@@ -37,7 +37,7 @@ from tapesched.toolkit.hardware.tape_geometry import (
 )
 
 MODELS: dict[str, LocateModel] = {
-    "cta": CtaCostHeuristic(),
+    "cta-lto": CtaCostHeuristic(),
     "physical": PhysicalLocate(end_to_end_s=100.0, wrap_change_s=2.0, band_change_s=4.0,
                                reposition_s=2.0),
 }  # fmt: skip
