@@ -251,6 +251,21 @@ class Drive:
         """Seconds to stream ``size_mb`` at this drive's rate."""
         return size_mb / self.rate_mb_s
 
+    def switch_s(self, library: Library) -> float:
+        """Seconds of a tape switch on this drive, in its ``library``: the drive unloads
+        its tape, an arm dismounts it and mounts the next, the drive loads that one
+        (the head then still locates from 0).
+
+        Added left to right in that order, ``unload_s + dismount_s + mount_s +
+        load_s``: whoever needs a whole switch of one drive takes it here, so that
+        every such sum agrees to the last bit.
+        """
+        if library.id != self.library:
+            raise ValueError(
+                f"drive {self.id!r} is in library {self.library!r}, not {library.id!r}"
+            )
+        return self.unload_s + library.dismount_s + library.mount_s + self.load_s
+
     def locate_s(self, from_mb: float, to_mb: float, capacity_mb: float | None = None) -> float:
         """Seconds to move the head from offset ``from_mb`` to ``to_mb``.
 

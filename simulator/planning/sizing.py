@@ -155,8 +155,7 @@ class Load:
     @property
     def exchange_s(self) -> float:
         """A tape exchange on a drive: unload, dismount, mount, load."""
-        d = self.drive
-        return d.unload_s + self.dismount_s + self.mount_s + d.load_s
+        return self.drive.switch_s(self.mount_s, self.dismount_s)
 
     @property
     def locate_s(self) -> float:

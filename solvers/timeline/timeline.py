@@ -214,6 +214,7 @@ class Timeline:
         self.rate = [float(d.rate_mb_s) for d in drives]
         self.load = [float(d.load_s) for d in drives]
         self.unload = [float(d.unload_s) for d in drives]
+        self.switch = [float(d.switch_s(instance.library_by_id[d.library])) for d in drives]
         self.locate = [float(d.floor_speed_mb_s) for d in drives]
         """Each drive's locate speed, or the floor speed of a serpentine drive (infinite):
         exact for a linear drive, a valid floor for pruning on any (:meth:`locate_s`
@@ -654,7 +655,7 @@ class Timeline:
         unload_end = base + self.unload[holder]
         lib = self.library_of[holder]
         dis, mnt = self.dismount_s[lib], self.mount_s[lib]
-        if locate_s > self.unload[holder] + dis + mnt + self.load[holder] + from_0:
+        if locate_s > self.switch[holder] + from_0:
             arms = self.arms[lib]
             ds, dl = arms.earliest(unload_end, dis)
             ms, ml = arms.earliest(ds + dis, mnt)
