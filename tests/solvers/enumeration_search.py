@@ -22,12 +22,8 @@ class LibrarySearch(LibraryBound):
 
     Parameters
     ----------
-    instance
-        The whole instance (for its objective and initial tapes).
-    library
-        The library searched.
-    requests
-        That library's requests.
+    instance, library, requests
+        As for :class:`~.enumeration_tables.LibraryTables`.
     incumbent
         Objective of a known schedule of these requests: only better ones are
         sought.
