@@ -58,13 +58,13 @@ from typing import NamedTuple
 from tapesched.solvers.bounds.earliest import (
     Context,
     EarliestTimes,
-    LibraryTimes,
+    LibraryLimits,
     context_floors,
     earliest_times,
     request_times,
 )
 from tapesched.solvers.bounds.machine import (
-    Job,
+    MachineJob,
     makespan,
     max_weighted_flow,
     weighted_completion,
@@ -104,31 +104,32 @@ class _Pooled(NamedTuple):
       spread over ``m`` drives), so both are kept. Its makespan takes no
       ``setup``: the floors may count the same mounts.
 
-    Each job also carries its ``span`` (:class:`~solvers.bounds.machine.Job`): on each of its
-    drives the request's work for the machine is one stretch ending at
-    ``C_j``, at least its transfer at the fastest rate (for ``volume_jobs``,
-    its smallest piece's), plus for ``locate_jobs`` its least floor. The
+    Each job also carries its ``span``
+    (:class:`~solvers.bounds.machine.MachineJob`): on each of its drives the
+    request's work for the machine is one stretch ending at ``C_j``, at
+    least its transfer at the fastest rate (for ``volume_jobs``, its
+    smallest piece's), plus for ``locate_jobs`` its least floor. The
     floor fits in that stretch: between the drive's previous transfer and
     ``S_j`` the drive spends at least the floor on this piece, so the last
     ``floor`` seconds before ``S_j`` can be given to it.
     """
 
-    drive_jobs: list[Job]
-    volume_jobs: list[Job]
+    drive_jobs: list[MachineJob]
+    volume_jobs: list[MachineJob]
     setup: float
-    locate_jobs: list[Job]
+    locate_jobs: list[MachineJob]
 
 
 def _scan(ctx: Context) -> tuple[EarliestTimes, dict[str, _Pooled]]:
     """:func:`earliest_times`, and the pooled machines of every library with requests."""
     starts: dict[str, float] = {}
     ends: dict[str, float] = {}
-    jobs: dict[str, tuple[list[Job], list[Job]]] = {}
+    jobs: dict[str, tuple[list[MachineJob], list[MachineJob]]] = {}
     needed: dict[str, set[str]] = {}
     tape_library = ctx.tape_library
     held = ctx.held
     floors = context_floors(ctx)
-    located: dict[str, list[Job]] = {}
+    located: dict[str, list[MachineJob]] = {}
     for request in ctx.instance.requests:
         start, end, longest, volume = request_times(ctx, request)
         starts[request.id] = start
@@ -143,13 +144,15 @@ def _scan(ctx: Context) -> tuple[EarliestTimes, dict[str, _Pooled]]:
         transfer = longest / lib.max_rate
         spans = ctx.strong
         drive_work = len(request.pieces) * transfer / lib.n_drives
-        jobs[lib_id][0].append(Job(start, drive_work, weight, release, transfer * spans))
+        jobs[lib_id][0].append(MachineJob(start, drive_work, weight, release, transfer * spans))
         least = min(float(p.size_mb) for p in request.pieces) / lib.max_rate
-        jobs[lib_id][1].append(Job(start, volume / lib.total_rate, weight, release, least * spans))
+        jobs[lib_id][1].append(
+            MachineJob(start, volume / lib.total_rate, weight, release, least * spans)
+        )
         seeks = [floors[request.id, k] for k in range(len(request.pieces))]
         work = (sum(seeks) + len(seeks) * transfer) / lib.n_drives
         located.setdefault(lib_id, []).append(
-            Job(
+            MachineJob(
                 max(0.0, start - max(seeks)),
                 work,
                 weight,
@@ -268,7 +271,7 @@ def drive_time_bound(instance: Instance, objective: str | None = None) -> float:
     return _instance_bound(instance, objective, _drive_time_bounds)
 
 
-def _mount_ends(lib: LibraryTimes, empty: int, count: int) -> list[float]:
+def _mount_ends(lib: LibraryLimits, empty: int, count: int) -> list[float]:
     """Least end of the ``k``-th mount of a library, for ``k = 1 .. count``.
 
     With ``arms`` arms, ``k`` mounts of equal length ``mount_s`` end no
@@ -410,8 +413,8 @@ def _tape_bounds(
     """:func:`tape_bound` of each library with requests."""
     starts = times.starts
     floors = context_floors(ctx)
-    by_tape: dict[str, list[Job]] = {}
-    kept: dict[str, list[Job]] = {}
+    by_tape: dict[str, list[MachineJob]] = {}
+    kept: dict[str, list[MachineJob]] = {}
     libraries: dict[str, str] = {}
     for request in ctx.instance.requests:
         lib = ctx.libraries[ctx.library_of(request)]
@@ -421,7 +424,7 @@ def _tape_bounds(
         for k, piece in enumerate(request.pieces):
             seek = floors[request.id, k]
             work = seek + float(piece.size_mb) / lib.max_rate
-            job = Job(max(0.0, starts[request.id] - seek), work, weight, release)
+            job = MachineJob(max(0.0, starts[request.id] - seek), work, weight, release)
             by_tape.setdefault(piece.tape, []).append(job)
             if piece is largest:
                 kept.setdefault(piece.tape, []).append(job)

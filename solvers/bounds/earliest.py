@@ -13,7 +13,7 @@ where the head can rest, and, counted for bound (e), the mount and load a
 piece may need (:func:`locate_floors`).
 
 :class:`Context` holds what these need of an instance, computed once: each
-library's timings and its drives' distinct profiles (:class:`LibraryTimes`)
+library's timings and its drives' distinct profiles (:class:`LibraryLimits`)
 and what each tape held at time 0 offers (:class:`Held`). Everything here
 costs O(n log n) for n requests.
 """
@@ -65,7 +65,7 @@ class _Profile(NamedTuple):
     rate: float
 
 
-class LibraryTimes:
+class LibraryLimits:
     """What the bounds need of one library and its drives, computed once."""
 
     __slots__ = (
@@ -152,7 +152,7 @@ class Context:
         self.strong = strong
         holding = set(instance.initial_tape)
         self.libraries = {
-            lib.id: LibraryTimes(lib, instance.drives_of_library.get(lib.id, ()), holding)
+            lib.id: LibraryLimits(lib, instance.drives_of_library.get(lib.id, ()), holding)
             for lib in instance.libraries
         }
         self.tape_library = {t.id: t.library for t in instance.tapes}
@@ -173,7 +173,7 @@ class Context:
 
 
 def _piece_times(
-    lib: LibraryTimes, offset: float, size: float, release: float, held: Held | None
+    lib: LibraryLimits, offset: float, size: float, release: float, held: Held | None
 ) -> tuple[float, float]:
     """Earliest time a piece can be ready on some drive, and earliest end of its transfer.
 

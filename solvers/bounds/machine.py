@@ -1,7 +1,7 @@
 """Single-machine relaxations: what one preemptive machine can do at best, three objectives.
 
 The pooled drives of a library and each tape are bounded as one machine of
-unit speed whose jobs (:class:`Job`) have an earliest start and some work
+unit speed whose jobs (:class:`MachineJob`) have an earliest start and some work
 (:mod:`solvers.bounds.bounds`). Here are the optima, or lower bounds on
 them, of such a machine: its makespan (:func:`makespan`), a bound on its
 weighted completion (:func:`weighted_completion`, the mean-busy-time bound)
@@ -24,7 +24,7 @@ BISECTION_TOLERANCE = 1e-6
 _INF = float("inf")
 
 
-class Job(NamedTuple):
+class MachineJob(NamedTuple):
     """A request on the pooled machine of its library: earliest start, work, weight, release.
 
     ``span``: a time the request's work certainly occupies on one drive (or
@@ -40,7 +40,7 @@ class Job(NamedTuple):
     span: float = 0.0
 
 
-def makespan(jobs: list[Job], setup: float) -> float:
+def makespan(jobs: list[MachineJob], setup: float) -> float:
     """Optimal makespan of the pooled machine: serve in order of earliest start.
 
     The setup work has no earliest start; it delays whatever follows it.
@@ -51,7 +51,7 @@ def makespan(jobs: list[Job], setup: float) -> float:
     return t
 
 
-def weighted_completion(jobs: list[Job]) -> float:
+def weighted_completion(jobs: list[MachineJob]) -> float:
     """Lower bound on sum of ``w_j C_j`` over every schedule of the pooled machine.
 
     Goemans, Queyranne, Schulz, Skutella and Wang, "Single machine
@@ -111,7 +111,7 @@ def weighted_completion(jobs: list[Job]) -> float:
     return total
 
 
-def edf(jobs: list[Job], flow: float) -> tuple[bool, float]:
+def edf(jobs: list[MachineJob], flow: float) -> tuple[bool, float]:
     """Run preemptive earliest-deadline-first with deadlines ``release + flow / weight``.
 
     ``jobs`` are sorted by earliest start. EDF meets every deadline whenever
@@ -169,7 +169,7 @@ def edf(jobs: list[Job], flow: float) -> tuple[bool, float]:
     return True, achieved
 
 
-def max_weighted_flow(jobs: list[Job], floor: float) -> float:
+def max_weighted_flow(jobs: list[MachineJob], floor: float) -> float:
     """Lower bound, at least ``floor``, on the optimal max of ``w_j (C_j - r_j)`` of the machine.
 
     Search on the flow ``F`` between a low end, always a proven lower bound

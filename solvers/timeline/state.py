@@ -11,7 +11,7 @@ index in the instance's tuples (``instance.drives``, ``instance.libraries``,
 ``instance.requests``).
 
 Drives of a library are grouped by class (identical timings) into
-:class:`DriveGroup`, each keeping two heaps ordered by when its drives
+:class:`DriveHeaps`, each keeping two heaps ordered by when its drives
 become available, so that choosing a drive for a piece looks at the heads
 of the heaps only (:mod:`solvers.timeline.pieces`). A library with more than
 :data:`MAX_CLASSES` classes forms one mixed group.
@@ -44,7 +44,7 @@ MIXED_CANDIDATES = 6
 """Drives of a mixed group (unequal timings) evaluated per piece and heap, at most."""
 
 
-class DriveGroup:
+class DriveHeaps:
     """Drives of one library, in two heaps by availability: empty and holding a tape.
 
     Heap entries are ``(time, drive, version)``, time being when an empty
@@ -142,7 +142,7 @@ class TimelineState:
                 arms.reserve(0.0, free_s, lane)
 
         self.library_of = [lib_index[d.library] for d in drives]
-        self.groups: list[list[DriveGroup]] = [[] for _ in instance.libraries]
+        self.groups: list[list[DriveHeaps]] = [[] for _ in instance.libraries]
         self.group_of = [0] * n
         for lib in range(len(instance.libraries)):
             classes: dict[tuple[float, float, float, float, object], list[int]] = {}
@@ -156,7 +156,7 @@ class TimelineState:
             else:
                 members = list(classes.values())
             for g, ds in enumerate(members):
-                group = DriveGroup(
+                group = DriveHeaps(
                     ds, self.rate, self.load, self.unload, self.locate, len(classes) <= MAX_CLASSES
                 )
                 self.groups[lib].append(group)

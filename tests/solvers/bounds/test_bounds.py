@@ -25,7 +25,7 @@ from tapesched.solvers.bounds.bounds import (
     tape_bound,
 )
 from tapesched.solvers.bounds.earliest import MAX_PROFILES, earliest_times, locate_floors
-from tapesched.solvers.bounds.machine import Job, edf, max_weighted_flow, weighted_completion
+from tapesched.solvers.bounds.machine import MachineJob, edf, max_weighted_flow, weighted_completion
 from tapesched.solvers.greedy import greedy
 from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.generators import RandomParams, random_instance
@@ -196,19 +196,19 @@ def test_a_library_of_many_drive_profiles_is_summarised_validly():
 
 
 def test_weighted_completion_by_hand():
-    # Job 1 (w 1, p 4) from 0; job 2 (w 3, p 1) from 1 preempts it: 1 runs 0-1 and 2-5,
+    # MachineJob 1 (w 1, p 4) from 0; job 2 (w 3, p 1) from 1 preempts it: 1 runs 0-1 and 2-5,
     # 2 runs 1-2. Mean busy times 2.75 and 1.5: 1 x (2.75 + 2) + 3 x (1.5 + 0.5) = 10.75,
     # below the best preemptive schedule's 1 x 5 + 3 x 2 = 11.
-    jobs = [Job(0.0, 4.0, 1.0, 0.0), Job(1.0, 1.0, 3.0, 1.0)]
+    jobs = [MachineJob(0.0, 4.0, 1.0, 0.0), MachineJob(1.0, 1.0, 3.0, 1.0)]
     assert weighted_completion(jobs) == pytest.approx(10.75)
     # A job of no work ends at its earliest start at best.
-    assert weighted_completion([Job(7.0, 0.0, 2.0, 0.0)]) == pytest.approx(14.0)
+    assert weighted_completion([MachineJob(7.0, 0.0, 2.0, 0.0)]) == pytest.approx(14.0)
 
 
 def test_max_weighted_flow_by_hand():
     # Two unit jobs released at 0, weights 1 and 2: the heavy one first, flows 1 and 2
     # (weighted 2 each); the other way, 1 x 2 and 2 x 2 = 4. Optimum 2.
-    jobs = [Job(0.0, 1.0, 1.0, 0.0), Job(0.0, 1.0, 2.0, 0.0)]
+    jobs = [MachineJob(0.0, 1.0, 1.0, 0.0), MachineJob(0.0, 1.0, 2.0, 0.0)]
     assert max_weighted_flow(jobs, 0.0) == pytest.approx(2.0, rel=1e-5)
     assert max_weighted_flow(jobs, 2.0) <= 2.0 + 1e-9
     met, flow = edf(sorted(jobs), 1.5)
