@@ -157,49 +157,49 @@ def _online(name: str, scheduler: str, solver: str, description: str) -> None:
 # The online heuristics, in the order ties between them go (solvers.warm_start).
 _online(
     "fifo",
-    "tapesched.solvers.online.policies:Fifo",
-    "tapesched.solvers.online.policies:fifo",
+    "tapesched.solvers.online.heuristics:Fifo",
+    "tapesched.solvers.online.heuristics:fifo",
     "online dispatcher: oldest request first, onto idle drives",
 )
 _online(
     "wspt",
-    "tapesched.solvers.online.policies:Wspt",
-    "tapesched.solvers.online.policies:wspt",
+    "tapesched.solvers.online.heuristics:Wspt",
+    "tapesched.solvers.online.heuristics:wspt",
     "online dispatcher: largest weight over expected service first",
 )
 _online(
     "stretch",
-    "tapesched.solvers.online.policies:Stretch",
-    "tapesched.solvers.online.policies:stretch",
+    "tapesched.solvers.online.heuristics:Stretch",
+    "tapesched.solvers.online.heuristics:stretch",
     "online dispatcher: largest current stretch first (highest response ratio)",
 )
 _online(
     "tape-batching",
-    "tapesched.solvers.online.policies:TapeBatching",
-    "tapesched.solvers.online.policies:tape_batching",
+    "tapesched.solvers.online.heuristics:TapeBatching",
+    "tapesched.solvers.online.heuristics:tape_batching",
     "online dispatcher: loaded tapes' requests first, in offset order",
 )
 _online(
     "sltf",
-    "tapesched.solvers.online.policies:Sltf",
-    "tapesched.solvers.online.policies:sltf",
+    "tapesched.solvers.online.heuristics:Sltf",
+    "tapesched.solvers.online.heuristics:sltf",
     "online dispatcher: loaded tapes' requests first, shortest locate first",
 )
 _online(
     "backfill",
-    "tapesched.solvers.online.policies:Backfill",
-    "tapesched.solvers.online.policies:backfill",
+    "tapesched.solvers.online.heuristics:Backfill",
+    "tapesched.solvers.online.heuristics:backfill",
     "online dispatcher: fifo, smaller requests pass a waiting gang without delaying it",
 )
 _online(
     "fifo-dismount-at-once",
-    "tapesched.solvers.online.policies:fifo_dismounting",
-    "tapesched.solvers.online.policies:fifo_dismount_at_once",
+    "tapesched.solvers.online.heuristics:fifo_dismounting",
+    "tapesched.solvers.online.heuristics:fifo_dismount_at_once",
     "online dispatcher: fifo, unneeded tapes dismounted at once",
 )
 _online(
     "greedy",
-    "tapesched.solvers.online.policies:ReleaseOrder",
+    "tapesched.solvers.online.heuristics:ReleaseOrder",
     "tapesched.solvers.greedy:greedy",
     "online list scheduler: requests in release order, each piece to the drive completing it first",
 )

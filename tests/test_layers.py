@@ -119,7 +119,7 @@ def test_the_graph_sees_the_packages():
     assert GRAPH.has_edge("tapesched.cli", "tapesched.cli.simulate")
     assert GRAPH.has_edge("tapesched.cli.simulate", "tapesched.simulator.run.scenario")
     # A registry's string target is an edge: the online schedulers' module is one.
-    assert GRAPH.has_edge("tapesched.solvers.registry", "tapesched.solvers.online.policies")
+    assert GRAPH.has_edge("tapesched.solvers.registry", "tapesched.solvers.online.heuristics")
     assert [
         layer(m) for m in ("tapesched.toolkit.files.instance_file", "tapesched.cli", "tapesched")
     ] == [

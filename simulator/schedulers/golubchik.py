@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from tapesched.solvers.online.policies import ReleaseOrder
+from tapesched.solvers.online.heuristics import ReleaseOrder
 
 NAME = "golubchik"
 """The name ``--scheduler`` and a scenario's ``run.scheduler`` know it by."""
@@ -36,7 +36,7 @@ NAME = "golubchik"
 
 class Golubchik(ReleaseOrder):
     """Every waiting request started at once, oldest first (as ``greedy``'s
-    :class:`~solvers.online.policies.ReleaseOrder`); the drives then come one at a time."""
+    :class:`~solvers.online.heuristics.ReleaseOrder`); the drives then come one at a time."""
 
     drives_one_at_a_time: ClassVar[bool] = True
     """Read by the simulation: started requests get their drives one at a time, in order."""

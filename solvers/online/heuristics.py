@@ -1,13 +1,13 @@
-"""The online policies of the registry, each a :class:`~solvers.online.protocol.Scheduler`.
+"""The online heuristics of the registry, each a :class:`~solvers.online.protocol.Scheduler`.
 
 Each reads the platform through :class:`~solvers.online.protocol.PlatformState`
 only, so that it runs unchanged in the solvers' dispatcher
 (:mod:`solvers.online.dispatcher`) and in the simulator; each is registered
-as a solver too (``fifo``, ``wspt``, ...: the policy dispatched over an
+as a solver too (``fifo``, ``wspt``, ...: the heuristic dispatched over an
 instance, :func:`~solvers.online.dispatcher.solve_online`).
 
-Policies (``decide`` of each class below)
-    Every policy ranks the waiting requests that do not wait for a tape and
+Heuristics (``decide`` of each class below)
+    Every heuristic ranks the waiting requests that do not wait for a tape and
     starts the first one ranked that can start. Within a library the order
     is kept: when the first-ranked request of a library lacks idle drives,
     the requests ranked after it in that library wait as well, except under
@@ -53,7 +53,7 @@ Policies (``decide`` of each class below)
     - ``fifo-dismount-at-once`` (:class:`DismountAtOnce` around
       :class:`Fifo`): as ``fifo``, but an idle drive unloads and dismounts
       its tape as soon as no waiting request needs it, where every other
-      policy keeps tapes mounted until a switch needs the drive or the tape.
+      heuristic keeps tapes mounted until a switch needs the drive or the tape.
 
 ``fifo`` versus ``greedy``
     The ``greedy`` list scheduler commits every request at its release, onto
@@ -135,7 +135,7 @@ def unblocked(waiting: Sequence[Request], platform: PlatformState) -> Sequence[R
     :class:`PlatformState`: optional) returning that list, or ``None`` when
     it cannot (``waiting`` is not its own waiting list, a trial is open);
     the simulator's state does (:class:`simulator.run.simulation.SimulationState`),
-    so that a policy does not test, at every decision, each request held
+    so that a scheduler does not test, at every decision, each request held
     back by a tape in use. Otherwise ``waiting`` itself is returned: the
     callers (:func:`first_startable`, :func:`_loaded`) pass over such
     requests anyway, so either answer gives the same decision.
@@ -325,11 +325,11 @@ class ReadOrder:
     holding two or more, ``orderer`` (a :class:`solvers.recall_order.Orderer`)
     orders their pieces from the drive's head under that model, on the
     tape the drive's locates are timed on, and the first of its order
-    alone stands for the drive's tape; the policy's own key then chooses
+    alone stands for the drive's tape; the heuristic's own key then chooses
     among the drives' firsts. A linear drive's requests are left as they
     are, so that runs on linear drives are what they were, and so is a
     request of several pieces (a gang, read on several drives at once,
-    whose order no one tape decides): it competes by the policy's key.
+    whose order no one tape decides): it competes by the heuristic's key.
 
     Parameters
     ----------
@@ -562,16 +562,16 @@ class Backfill:
 
 
 class DismountAtOnce:
-    """Another policy, with tapes put away as soon as no waiting request needs them.
+    """Another scheduler, with tapes put away as soon as no waiting request needs them.
 
-    When the wrapped policy waits, each idle drive holding a tape that no
+    When the wrapped scheduler waits, each idle drive holding a tape that no
     waiting request reads unloads it and an arm dismounts it, one decision
     at a time, drives in file order.
 
     Parameters
     ----------
     inner
-        The policy choosing which request starts.
+        The scheduler choosing which request starts.
     """
 
     def __init__(self, inner: Scheduler) -> None:
@@ -580,7 +580,7 @@ class DismountAtOnce:
     def decide(
         self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
-        """The wrapped policy's decision, else a dismount of an unneeded tape, else wait."""
+        """The wrapped scheduler's decision, else a dismount of an unneeded tape, else wait."""
         decision = self.inner.decide(now, waiting, platform)
         if decision is not None:
             return decision

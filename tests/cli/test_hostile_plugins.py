@@ -91,7 +91,7 @@ MARKED = textwrap.dedent(
     Path(os.environ["TAPESCHED_TEST_MARKER"]).write_text("imported")
 
     from tapesched.solvers.online.mount_policy import parse_mount_policy
-    from tapesched.solvers.online.policies import Fifo as Sched
+    from tapesched.solvers.online.heuristics import Fifo as Sched
 
 
     def Policy():

@@ -12,7 +12,7 @@ import pytest
 from tapesched import solvers
 from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.online.dispatcher import dispatch
-from tapesched.solvers.online.policies import SCHEDULERS, Fifo, Wspt
+from tapesched.solvers.online.heuristics import SCHEDULERS, Fifo, Wspt
 from tapesched.solvers.plugins import (
     ENTRY_POINT_GROUP,
     PluginEntry,

@@ -21,7 +21,7 @@ from tapesched.simulator.replay.trace import (
     read_layout,
     read_requests,
 )
-from tapesched.solvers.online.policies import TapeBatching
+from tapesched.solvers.online.heuristics import TapeBatching
 
 ECMWF = Path(__file__).resolve().parents[3] / "instances" / "traces" / "ecmwf"
 TRACE = ECMWF / "io_events_sample_10k.csv.bz2"

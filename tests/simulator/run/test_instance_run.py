@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tapesched.simulator.run.instance_run import simulate_instance
 from tapesched.solvers import solve
-from tapesched.solvers.online.policies import SCHEDULERS
+from tapesched.solvers.online.heuristics import SCHEDULERS
 from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.model import Instance, Locate
 from tapesched.toolkit.strategies import instances

@@ -21,7 +21,7 @@ from tapesched.simulator.storage.files import FileRequest, FileSpec, Scheme
 from tapesched.simulator.storage.policy_registry import POLICIES
 from tapesched.simulator.workload.workload import Workload, WorkloadParams
 from tapesched.solvers.online.dispatcher import dispatch
-from tapesched.solvers.online.policies import SCHEDULERS, Sltf
+from tapesched.solvers.online.heuristics import SCHEDULERS, Sltf
 from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.files.schedule_file import schedule_to_dict

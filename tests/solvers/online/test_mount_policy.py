@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from tapesched import solvers
 from tapesched.solvers.online.dispatcher import dispatch
+from tapesched.solvers.online.heuristics import Fifo, fifo_dismounting
 from tapesched.solvers.online.mount_policy import (
     KEEP,
     CtaCriteria,
@@ -23,7 +24,6 @@ from tapesched.solvers.online.mount_policy import (
     Rules,
     parse_mount_policy,
 )
-from tapesched.solvers.online.policies import Fifo, fifo_dismounting
 from tapesched.solvers.result import Result
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tapesched.toolkit.model import Drive, Instance, Library, Request, Schedule, Tape
