@@ -47,8 +47,8 @@ _WHERE = {
     "Solver": "tapesched.solvers.registry",
     "Scheduler": "tapesched.solvers.online.protocol",
     "PlatformState": "tapesched.solvers.online.protocol",
-    "MountPolicy": "tapesched.solvers.online.mount_policy",
-    "Eviction": "tapesched.solvers.online.mount_policy",
+    "MountPolicy": "tapesched.solvers.online.mount_protocol",
+    "Eviction": "tapesched.solvers.online.mount_protocol",
     "Orderer": "tapesched.solvers.recall_order",
     "Policy": "tapesched.simulator.storage.policy",
     "Allocator": "tapesched.simulator.sharing.allocator",
@@ -107,7 +107,7 @@ if TYPE_CHECKING:
     from tapesched.simulator.sharing.allocator import Allocator
     from tapesched.simulator.storage.policy import Policy
     from tapesched.solvers import solve
-    from tapesched.solvers.online.mount_policy import Eviction, MountPolicy
+    from tapesched.solvers.online.mount_protocol import Eviction, MountPolicy
     from tapesched.solvers.online.protocol import PlatformState, Scheduler
     from tapesched.solvers.recall_order import Orderer
     from tapesched.solvers.registry import Solver

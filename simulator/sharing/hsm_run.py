@@ -19,7 +19,7 @@ every group (:class:`~simulator.sharing.groups.TapeBatch`) and an
   composes them, inside :class:`HsmAdmission`, the HSM's own rules.
 
 :class:`HsmAdmission` is a scheduler wrapping another
-(:class:`~solvers.online.mount_policy.MountPolicied`'s pattern). It holds
+(:class:`~solvers.online.mount_policied.MountPolicied`'s pattern). It holds
 back every request and shows the inner scheduler only what GEMSS would
 let run:
 

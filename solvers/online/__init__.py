@@ -10,10 +10,13 @@
   dispatched over a core-problem instance on a
   :class:`~solvers.timeline.timeline.Timeline` (the simulator's loop is
   :class:`simulator.run.simulation.Simulation`).
-- :mod:`solvers.online.mount_policy`: mount policies (which idle tape a
-  mount evicts, when an idle tape is put away, which queues may trigger a
-  mount), composed with any scheduler by
-  :class:`~solvers.online.mount_policy.MountPolicied`.
+- mount policies (which idle tape a mount evicts, when an idle tape is put
+  away, which queues may trigger a mount): the plug point and the project's
+  rules composed, :mod:`solvers.online.mount_protocol`; the eviction rules,
+  :mod:`solvers.online.evictions`; CTA's and dCache's mount criteria,
+  :mod:`solvers.online.mount_criteria`; any scheduler under any mount policy,
+  :mod:`solvers.online.mount_policied`; specs, plug-ins and their
+  registries, :mod:`solvers.online.mount_policy`.
 - :mod:`solvers.online.heuristics`: the registry's online heuristics
   (``fifo``, ``wspt``, ``stretch``, ``tape-batching``, ``sltf``,
   ``backfill``, ``fifo-dismount-at-once``, and ``greedy`` as a scheduler),

@@ -36,7 +36,7 @@ Optional fast paths
     protocol's methods answer request by request or drive by drive:
     ``not_waiting_for_tape(waiting)`` (:func:`solvers.online.heuristics.unblocked`)
     and ``idle_peers(drive)`` (read by
-    :class:`~solvers.online.mount_policy.MountPolicied` when it evicts).
+    :class:`~solvers.online.mount_policied.MountPolicied` when it evicts).
     The simulator's state has both; without them the callers ask the
     methods above, with the same answers.
 
