@@ -334,7 +334,7 @@ class ReadOrder:
     Parameters
     ----------
     orderer
-        The orderer; ``None``: ``default`` of :data:`solvers.recall_order.ORDERERS`.
+        The orderer; ``None``: ``default`` of :data:`solvers.registry.ORDERERS`.
     default
         The name of the orderer taken when ``orderer`` is ``None`` (imported
         only when a serpentine drive is met: the orderers need numpy, OR-Tools
@@ -364,9 +364,7 @@ class ReadOrder:
     def orderer(self) -> Orderer:
         """The orderer in force (the default one imported on first use)."""
         if self._orderer is None:
-            from tapesched.solvers.recall_order import ORDERERS
-
-            self._orderer = ORDERERS[self.default]
+            self._orderer = solvers.registry.ORDERERS[self.default]
         return self._orderer
 
     def firsts(self, loaded: Iterable[Request], platform: PlatformState) -> list[Request]:

@@ -51,7 +51,7 @@ from tapesched.solvers.online.mount_policied import MountPolicied
 from tapesched.solvers.online.mount_protocol import KEEP, Criteria, Eviction, MountPolicy, Rules
 from tapesched.solvers.online.protocol import Scheduler
 from tapesched.toolkit.model import Instance
-from tapesched.toolkit.registry import LoadError, Registry
+from tapesched.toolkit.registry import LoadError, Registry, taken_params
 from tapesched.toolkit.runtime.plugin_calls import Plugin, PluginError, call_plugin, exception_line
 from tapesched.toolkit.units import parse_duration
 
@@ -201,15 +201,6 @@ def _is_eviction(obj: object) -> bool:
     return callable(getattr(obj, "choose", None)) and not callable(getattr(obj, "evict", None))
 
 
-def _accepted(factory: Callable[..., object], params: Mapping[str, object]) -> dict[str, object]:
-    """Those of ``params`` that ``factory`` takes by name."""
-    try:
-        taken = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        return {}
-    return {key: value for key, value in params.items() if key in taken}
-
-
 def _made(spec: str, obj: object, params: Mapping[str, object]) -> object:
     """What the plug-in ``obj`` that ``spec`` names makes, through
     :func:`~toolkit.runtime.plugin_calls.call_plugin`: a class or factory called (an eviction
@@ -217,7 +208,7 @@ def _made(spec: str, obj: object, params: Mapping[str, object]) -> object:
     raises (``sys.exit`` too) is one line."""
     factory = inspect.isclass(obj) or (callable(obj) and not isinstance(obj, MountPolicy))
     if factory:
-        given = _accepted(cast(Callable[..., object], obj), params) if _is_eviction(obj) else {}
+        given = taken_params(cast(Callable[..., object], obj), params) if _is_eviction(obj) else {}
         made_by = cast(Callable[..., object], obj)
 
         def make() -> object:
@@ -257,7 +248,7 @@ def _eviction(name: str, params: Mapping[str, object | None]) -> Eviction:
         )
     factory = EVICTIONS.load(name)
     if EVICTIONS.entry(name).plugin is None:
-        return factory(**_accepted(factory, params))
+        return factory(**taken_params(factory, params))
     made = _made(name, factory, params)
     if not _is_eviction(made):
         raise MountPolicyError(f"{name}: not an eviction rule (choose)")

@@ -261,11 +261,18 @@ class RegistryChoice(click.Choice[str]):
     those of the packages installed at that moment. The name chosen is
     loaded at once, so that an installed plug-in that cannot be imported is
     a bad option (one line, exit 2) before any work starts.
+
+    With ``specs``, a ``module.path:Attr`` is taken too, imported at once
+    (:meth:`~toolkit.registry.Registry.resolve`). With ``lazy``, a declared
+    name is not imported when parsed (the command imports it once its input
+    is known good); a plug-in's still is.
     """
 
-    def __init__(self, registry: Registry[Any]) -> None:
+    def __init__(self, registry: Registry[Any], *, specs: bool = False, lazy: bool = False) -> None:
         self.registry = registry
         self.case_sensitive = True
+        self.specs = specs
+        self.lazy = lazy
 
     @property
     def choices(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -273,7 +280,15 @@ class RegistryChoice(click.Choice[str]):
         return self.registry.known()
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if self.specs and isinstance(value, str) and ":" in value:
+            try:
+                self.registry.resolve(value)
+            except LoadError as exc:
+                self.fail(str(exc), param, ctx)
+            return value
         name: str = super().convert(value, param, ctx)
+        if self.lazy and name in self.registry:
+            return name
         try:
             self.registry.load(name)
         except LoadError as exc:

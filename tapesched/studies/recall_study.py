@@ -56,7 +56,7 @@ only for which files a drive may choose among: with first come first
 served, 3 in flight read exactly the submission order.
 
 The picks for a window of requests in flight (:data:`PICKS`) are the first
-choice of the orderers of :data:`solvers.recall_order.ORDERERS` (tested:
+choice of the orderers of :data:`solvers.registry.ORDERERS` (tested:
 with every request in flight they read the orderer's whole order), done
 without the orderer's own bookkeeping, so that a window moving over 10,000
 files stays linear in the window (SLTF's locates computed at once up to
@@ -74,7 +74,7 @@ import numpy.typing as npt
 from attrs import frozen
 
 from tapesched.simulator.run.results import Estimate, estimate
-from tapesched.solvers.recall_order import ORDERERS
+from tapesched.solvers.registry import ORDERERS
 from tapesched.toolkit.hardware.tape_geometry import (
     MB,
     CtaCostHeuristic,
@@ -163,7 +163,7 @@ class RecallPolicy:
     name
         The series' last word.
     orderer
-        Key of :data:`solvers.recall_order.ORDERERS`: what picks among the
+        Key of :data:`solvers.registry.ORDERERS`: what picks among the
         requests in flight.
     in_flight
         Requests queued at the drive at once; ``None``: the whole list.

@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 
 from tapesched.solvers import recall_order
 from tapesched.solvers.recall_order import (
-    ORDERERS,
     assignment_bound_s,
     exact_order,
     offset_order,
     request_order,
     sltf_order,
 )
+from tapesched.solvers.registry import ORDERERS
 from tapesched.toolkit.hardware.tape_geometry import (
     CtaCostHeuristic,
     LocateModel,
