@@ -20,7 +20,9 @@
 - :mod:`solvers.online.heuristics`: the registry's online heuristics
   (``fifo``, ``wspt``, ``stretch``, ``tape-batching``, ``sltf``,
   ``backfill``, ``fifo-dismount-at-once``, and ``greedy`` as a scheduler),
-  :data:`~solvers.online.heuristics.SCHEDULERS`, and their registered solvers.
+  :data:`~solvers.online.heuristics.SCHEDULERS`, and their registered solvers;
+  :mod:`solvers.online.read_order`: which request a serpentine drive reads
+  first, a recall orderer's choice (``tape-batching``, ``sltf``).
 
 The names below are re-exported for users (``from tapesched.solvers.online import
 Start``); the project's own modules import from the submodules.

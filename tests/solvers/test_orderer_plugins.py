@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -47,14 +47,11 @@ LTO7 = str(INSTANCES / "recall" / "lto7-files.json")
 
 
 @pytest.fixture
-def plugs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def plugs(plug_module: Callable[[str, str], Path]) -> Path:
     """The module :data:`MODULE`, importable, and a package declaring ``backwards``."""
-    (tmp_path / f"{MODULE}.py").write_text(PLUGS)
-    dist_info(tmp_path, "more-orderers", ORDERER_GROUP, {"backwards": f"{MODULE}:backwards"})
-    monkeypatch.syspath_prepend(str(tmp_path))
-    sys.modules.pop(MODULE, None)
-    yield tmp_path
-    sys.modules.pop(MODULE, None)
+    site = plug_module(MODULE, PLUGS)
+    dist_info(site, "more-orderers", ORDERER_GROUP, {"backwards": f"{MODULE}:backwards"})
+    return site
 
 
 def order(*args: str) -> tuple[int, str, str]:

@@ -6,8 +6,7 @@ under it must be the run under the static caps of one thread each.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -57,14 +56,11 @@ class NoAllocate:
 
 
 @pytest.fixture
-def plugs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def plugs(plug_module: Callable[[str, str], Path]) -> Path:
     """The module :data:`MODULE`, importable, and a package declaring ``one-each``."""
-    (tmp_path / f"{MODULE}.py").write_text(PLUGS)
-    dist_info(tmp_path, "more-allocators", ENTRY_POINT_GROUP, {"one-each": f"{MODULE}:OneEach"})
-    monkeypatch.syspath_prepend(str(tmp_path))
-    sys.modules.pop(MODULE, None)
-    yield tmp_path
-    sys.modules.pop(MODULE, None)
+    site = plug_module(MODULE, PLUGS)
+    dist_info(site, "more-allocators", ENTRY_POINT_GROUP, {"one-each": f"{MODULE}:OneEach"})
+    return site
 
 
 def _platform() -> HsmPlatform:

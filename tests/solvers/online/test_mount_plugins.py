@@ -9,7 +9,7 @@ plug-in mount policy is LRU with dismounts at once, so that it must be
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -90,15 +90,12 @@ def instance() -> Instance:
 
 
 @pytest.fixture
-def plugs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def plugs(plug_module: Callable[[str, str], Path]) -> Path:
     """The module :data:`MODULE`, importable, and a package declaring its rules as entry points."""
-    (tmp_path / f"{MODULE}.py").write_text(PLUGS)
-    dist_info(tmp_path, "more-evictions", EVICTION_GROUP, {"recent": f"{MODULE}:Recent"})
-    dist_info(tmp_path, "more-mounts", MOUNT_POLICY_GROUP, {"lru-at-once": f"{MODULE}:LruAtOnce"})
-    monkeypatch.syspath_prepend(str(tmp_path))
-    sys.modules.pop(MODULE, None)
-    yield tmp_path
-    sys.modules.pop(MODULE, None)
+    site = plug_module(MODULE, PLUGS)
+    dist_info(site, "more-evictions", EVICTION_GROUP, {"recent": f"{MODULE}:Recent"})
+    dist_info(site, "more-mounts", MOUNT_POLICY_GROUP, {"lru-at-once": f"{MODULE}:LruAtOnce"})
+    return site
 
 
 def _fifo(instance: Instance, mount_policy: str) -> Result:
