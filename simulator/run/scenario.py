@@ -169,7 +169,7 @@ import attrs
 from attrs import evolve, frozen
 
 from tapesched.simulator.platform.faults import PAPER_HANDLING_FAILURE, FaultSpec, TapeLoss
-from tapesched.simulator.platform.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
+from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
 from tapesched.simulator.platform.technology import (
     DISTRIBUTIONS,
     DRIVE_MODELS,

@@ -12,7 +12,7 @@ from attrs import evolve
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tapesched.simulator.platform.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
+from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
 from tapesched.simulator.run.experiment import override, run_once
 from tapesched.simulator.run.export import ExportError, export
