@@ -9,7 +9,8 @@ import pytest
 from attrs import evolve
 
 from tapesched.simulator.run.experiment import override, run_once
-from tapesched.simulator.run.scenario import Scenario, load_scenario, make_archive
+from tapesched.simulator.run.scenario import load_scenario
+from tapesched.simulator.run.scenario_spec import Scenario, make_archive
 from tapesched.simulator.storage.archive import Archive, ArchiveParams
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.files import Scheme
