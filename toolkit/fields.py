@@ -29,7 +29,7 @@ same in every file and on the command line.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, dataclass_transform
 
 import attrs
@@ -160,6 +160,20 @@ def require(rule: Rule, value: Any) -> Any:
     if reason is not None:
         raise ValueError(reason)
     return value
+
+
+def named(value: Any, table: Mapping[str, Any], what: str) -> Any:
+    """The entry of ``table`` named ``value`` (a drive model, a size class...).
+
+    Raises
+    ------
+    ValueError
+        ``unknown <what> '<value>' (known: a, b, ...)``, for a reader to report at the
+        value's path.
+    """
+    if value not in table:
+        raise ValueError(f"unknown {what} {shown(value)} (known: {', '.join(table)})")
+    return table[value]
 
 
 def as_float(value: Any) -> Any:

@@ -62,7 +62,7 @@ from typing import Any, Literal, cast
 from attrs import field, frozen
 
 from tapesched.simulator.platform.library_complex import LibraryComplex, crossing_s
-from tapesched.simulator.platform.platform import DriveSpec, LibrarySpec, PlatformSpec
+from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, PlatformSpec
 from tapesched.simulator.platform.technology import DriveModel, Duration
 from tapesched.simulator.replay.trace import LibraryLayout, TraceRequest, home_levels
 from tapesched.simulator.run.experiment import without_cyclic_gc

@@ -1,6 +1,8 @@
 """A run of the platform: scenario files, the simulation, what it measured, its replications.
 
-- :mod:`.scenario`: scenario files (platform, archival policy, workload, run settings);
+- :mod:`.scenario`: scenario files (docs/scenario-format.md), their sections read by
+  :mod:`.scenario_platform`, :mod:`.scenario_workload` and :mod:`.scenario_run`;
+- :mod:`.scenario_spec`: a scenario once read, its run settings, whether it can run;
 - :mod:`.simulation`: the run itself, a scheduler deciding through its state;
 - :mod:`.experiment`: replications of a scenario with their seeds;
 - :mod:`.results`: a record per request, the metrics, replications and their intervals;

@@ -25,7 +25,7 @@ from tapesched.simulator.run.results import (
     record_of,
     summarise,
 )
-from tapesched.simulator.run.scenario import Scenario, make_archive
+from tapesched.simulator.run.scenario_spec import Scenario, make_archive
 from tapesched.simulator.run.simulation import Simulation
 from tapesched.simulator.schedulers.bw_main import BwMainParams, simulator_scheduler
 from tapesched.simulator.storage.policy_registry import make_policy, policy_guard

@@ -25,7 +25,8 @@ in its library.
 
 from __future__ import annotations
 
-from tapesched.simulator.platform.platform import Platform, Transfer
+from tapesched.simulator.platform.platform import Platform
+from tapesched.simulator.platform.state import Transfer
 from tapesched.simulator.run.simulation import Simulation
 from tapesched.toolkit.model import (
     ArmOperation,

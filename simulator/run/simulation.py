@@ -91,7 +91,9 @@ from tapesched.simulator.platform.faults import (
     fault_rng,
     tapes_meeting,
 )
-from tapesched.simulator.platform.platform import DriveState, Job, Platform, PlatformSpec
+from tapesched.simulator.platform.platform import Platform
+from tapesched.simulator.platform.spec import PlatformSpec
+from tapesched.simulator.platform.state import DriveState, Job
 from tapesched.simulator.platform.technology import DriveModel
 from tapesched.simulator.schedulers.bw_main import simulator_scheduler
 from tapesched.simulator.storage.archive import FILE_PREFIX, TAPE_PREFIX, Archive

@@ -45,7 +45,7 @@ from tapesched.toolkit.validator import validate
 if TYPE_CHECKING:
     from tapesched.simulator.run.experiment import Replication
     from tapesched.simulator.run.results import Estimate
-    from tapesched.simulator.run.scenario import Scenario
+    from tapesched.simulator.run.scenario_spec import Scenario
     from tapesched.solvers.online.protocol import Scheduler
 
 
@@ -407,7 +407,8 @@ def simulate(
     scenario = scenario_from_dict(document, scenario_file)
     from tapesched.simulator.run.experiment import override, run_scenario
     from tapesched.simulator.run.export import ExportError, export
-    from tapesched.simulator.run.scenario import arrivals_message, check_runnable
+    from tapesched.simulator.run.scenario_spec import check_runnable
+    from tapesched.simulator.run.scenario_workload import arrivals_message
     from tapesched.toolkit.errors import InputError
 
     if scheduler is not None:
@@ -484,7 +485,7 @@ def simulate(
             fail([f"{scenario_file}: {p} (with {given_option})" for p in unrunnable])
     trace = None
     if workload_file is not None:
-        from tapesched.simulator.run.scenario import check_trace
+        from tapesched.simulator.run.scenario_spec import check_trace
         from tapesched.simulator.workload.requests_csv import load_workload
 
         trace = load_workload(workload_file)

@@ -42,7 +42,7 @@ from types import MappingProxyType
 from attrs import evolve, frozen
 
 from tapesched.simulator.run.experiment import override
-from tapesched.simulator.run.scenario import Scenario
+from tapesched.simulator.run.scenario_spec import Scenario
 from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
 from tapesched.simulator.workload.workload import SIZE_CLASSES_MB, with_class_sizes
 from tapesched.solvers.plugins import SchedulerSpec

@@ -11,7 +11,8 @@ import pytest
 from attrs import evolve
 
 from tapesched.simulator.run.results import RunSummary
-from tapesched.simulator.run.scenario import Scenario, load_scenario
+from tapesched.simulator.run.scenario import load_scenario
+from tapesched.simulator.run.scenario_spec import Scenario
 from tapesched.studies.studies import (
     METRICS,
     RATE,

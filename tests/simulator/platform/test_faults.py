@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tapesched.simulator.platform.faults import NO_FAULTS, FaultSpec, TapeLoss, handling_given_up
-from tapesched.simulator.platform.platform import DriveSpec, LibrarySpec, PlatformSpec
+from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, PlatformSpec
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
 from tapesched.simulator.run.experiment import Replication, run_once
-from tapesched.simulator.run.scenario import RunSettings, Scenario
+from tapesched.simulator.run.scenario_spec import RunSettings, Scenario
 from tapesched.simulator.storage.data_account import data_account, file_state_in_run, lost_tapes_of
 from tapesched.simulator.storage.files import FileRequest, FileSpec, Scheme
 from tapesched.simulator.workload.workload import Workload, WorkloadParams

@@ -17,7 +17,7 @@ from attrs import evolve
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.simulator.platform.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
+from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
 from tapesched.simulator.run.simulation import AdmittedRequest, Simulation
 from tapesched.simulator.schedulers.bw_main import BwMain, BwMainParams

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tapesched.simulator.platform.platform import DriveSpec, LibrarySpec, PlatformSpec
+from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, PlatformSpec
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
 from tapesched.simulator.run.experiment import run_once
 from tapesched.simulator.run.scenario import scenario_from_dict
