@@ -8,7 +8,7 @@ and ``compare`` do not. It speaks the protocol of
 :mod:`solvers.online.protocol` unchanged (:class:`Start` on the drives of a
 process, :class:`Dismount` to eject a tape) and reads, beyond
 :class:`~solvers.online.protocol.PlatformState`, the few questions
-:class:`~simulator.run.simulation.SimulationState` answers for the simulator's
+:class:`~simulator.run.simulation_state.SimulationState` answers for the simulator's
 own schedulers (:class:`SimulatorState`: a request's type, the movers'
 drives, what a mover can host, the requests done); the simulation asks it
 again every ``MINLBINTERVAL`` through its ``wake_s``. Its parameters
@@ -156,7 +156,7 @@ class BwMainParams:
 
 class SimulatorState(PlatformState, Protocol):
     """What ``bw-main`` reads: the protocol's state and the simulator's own questions
-    (:class:`~simulator.run.simulation.SimulationState` answers them)."""
+    (:class:`~simulator.run.simulation_state.SimulationState` answers them)."""
 
     def request_type(self, request: Request) -> GroupType:
         """The policy laying ``request``'s file out, and its scheme."""
