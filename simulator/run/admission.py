@@ -29,96 +29,57 @@ on idle empty drives, from the mean times.
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from tapesched.simulator.platform.platform import Job
+from tapesched.simulator.kernel.engine import Engine
+from tapesched.simulator.platform.platform import Platform
 from tapesched.simulator.platform.technology import DriveModel
+from tapesched.simulator.run.admitted import AdmittedRequest
+from tapesched.simulator.run.event_log import EventLog
+from tapesched.simulator.run.fault_processes import FaultProcesses
+from tapesched.simulator.run.repacking import Repacking
+from tapesched.simulator.run.streams import Streams
+from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.files import FileRequest, JobSpec
-from tapesched.simulator.storage.policy import Group, Unrecoverable
+from tapesched.simulator.storage.policy import Policy, Unrecoverable
+from tapesched.solvers.online.state import DispatchState
 from tapesched.toolkit.model import Piece, Request
-
-if TYPE_CHECKING:
-    from tapesched.simulator.run.simulation import Simulation
 
 READ_PLANS_KEPT = 65_536
 """Read plans kept for files read again (a plan is recomputed, equal, once dropped): reads
 spread over an archive of millions of files would otherwise keep one for each."""
 
-NOTHING_UNAVAILABLE: frozenset[str] = frozenset()
-"""One empty set shared by every request (an empty frozenset is an object of 216 bytes)."""
-
 NEW_TAPE = "new:"
 """Prefix of the tape ids a waiting write shows (tapes that do not exist yet)."""
 
 
-class AdmittedRequest:
-    """What the run keeps of an admitted request.
+class _Run(Protocol):
+    """What admission reads and changes of the run
+    (:class:`~simulator.run.simulation.Simulation`)."""
 
-    Its ``seq`` is its rank of arrival among the waiting requests, given by
-    the run's :class:`~solvers.online.state.DispatchState` when the request
-    becomes waiting.
-    """
+    entries: dict[str, AdmittedRequest]
+    finished: list[AdmittedRequest]
+    failed: list[AdmittedRequest]
+    engine: Engine
+    platform: Platform
+    catalogue: Catalogue
+    policy: Policy
+    dispatch_state: DispatchState
+    write_library: int
+    streams: Streams
+    fault_processes: FaultProcesses
+    repacking: Repacking
+    log: EventLog
 
-    __slots__ = (
-        "data_done_s",
-        "done_s",
-        "drives",
-        "failure",
-        "file_request",
-        "group",
-        "job",
-        "library",
-        "mounted",
-        "mounts_before",
-        "plan",
-        "ready_s",
-        "repack",
-        "request",
-        "reserved",
-        "restarts",
-        "seq",
-        "service_s",
-        "start_s",
-        "tapes",
-        "unavailable",
-        "width",
-    )
-
-    def __init__(self, file_request: FileRequest) -> None:
-        self.file_request = file_request
-        self.seq = -1
-        self.request: Request
-        self.plan: JobSpec | None = None
-        self.group: Group | None = None
-        self.job: Job | None = None
-        self.library = 0
-        self.width = 1
-        self.tapes: tuple[str, ...] = ()
-        self.service_s = 0.0
-        self.start_s: float | None = None
-        self.data_done_s: float | None = None
-        self.done_s: float | None = None
-        self.drives: tuple[int, ...] = ()
-        self.reserved: tuple[int, ...] = ()
-        self.mounts_before = 0
-        self.ready_s: float | None = None
-        """When its first phase began to stream (its tapes ready in their drives, located)."""
-        self.mounted = False
-        """Whether a drive it started on did not hold the tape it first reads (a read)."""
-        self.failure: str | None = None
-        """Why it failed (faults; ``None``: it did not)."""
-        self.unavailable: frozenset[str] = NOTHING_UNAVAILABLE
-        """Tapes its read is planned around: lost, or their mount given up (faults)."""
-        self.restarts = 0
-        """Times it was stopped by a fault and started again."""
-        self.repack: str | None = None
-        """The lost tape it rebuilds onto a new one (a repack the run made; faults)."""
+    def poke(self) -> None:
+        """Ask the scheduler for decisions once the events of this time are done."""
+        ...
 
 
 class Admission:
     """The requests of ``simulation`` from their arrival until they start (see the module)."""
 
-    def __init__(self, simulation: Simulation) -> None:
+    def __init__(self, simulation: _Run) -> None:
         self._sim = simulation
         self.file_busy: dict[str, deque[FileRequest] | None] = {}
         """The files with a request pending, and the requests arrived for each since (``None``:

@@ -18,19 +18,44 @@ tape waits for buddies that cannot come.
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from tapesched.simulator.platform.platform import Job
+from tapesched.simulator.kernel.engine import Engine
+from tapesched.simulator.platform.platform import Job, Platform
+from tapesched.simulator.run.admission import Admission
+from tapesched.simulator.run.admitted import AdmittedRequest
+from tapesched.simulator.run.event_log import EventLog
+from tapesched.solvers.online.state import DispatchState
 
-if TYPE_CHECKING:
-    from tapesched.simulator.run.admission import AdmittedRequest
-    from tapesched.simulator.run.simulation import Simulation
+
+class _Run(Protocol):
+    """What gang mode reads and asks of the run (:class:`~simulator.run.simulation.Simulation`)."""
+
+    admission: Admission
+    engine: Engine
+    platform: Platform
+    dispatch_state: DispatchState
+    pooled: bool
+    in_use: dict[str, int]
+    log: EventLog
+
+    def start(self, entry: AdmittedRequest, drives: list[int], waiting: bool = True) -> None:
+        """Start ``entry`` on ``drives``."""
+        ...
+
+    def data_done(self, job: Job) -> None:
+        """``job``'s data is done."""
+        ...
+
+    def job_done(self, job: Job) -> None:
+        """``job`` is over."""
+        ...
 
 
 class Gangs:
     """The queue of requests started and lacking drives, in the order started."""
 
-    def __init__(self, simulation: Simulation) -> None:
+    def __init__(self, simulation: _Run) -> None:
         self._sim = simulation
         self.queue: deque[AdmittedRequest] = deque()
         """Requests started that lack drives, in the order started."""

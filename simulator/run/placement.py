@@ -21,32 +21,56 @@ free up first.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from tapesched.simulator.platform.platform import DriveState
-
-if TYPE_CHECKING:
-    from tapesched.simulator.run.admission import AdmittedRequest
-    from tapesched.simulator.run.simulation import Simulation
+from tapesched.simulator.kernel.engine import Engine
+from tapesched.simulator.platform.platform import DriveState, Platform
+from tapesched.simulator.run.admitted import AdmittedRequest
+from tapesched.simulator.run.streams import Streams
+from tapesched.simulator.storage.files import JobSpec
+from tapesched.simulator.storage.policy import Policy
 
 Room = tuple[float, float, list[int]]
 """What a request needs of a mover: memory, disk of a new stream, and the mover of each free
 stream of its type (where it needs no new disk)."""
 
 
-class Placement:
-    """Finds the drives of one mover for the requests of ``simulation``.
+class Placer:
+    """Finds the drives of one mover for the requests of a run.
 
     The answer for a request is kept until the platform or the idle streams
     change (a scheduler asks :meth:`SimulationState.can_start
     <simulator.run.simulation_state.SimulationState.can_start>`, then the
     start asks again).
+
+    Parameters
+    ----------
+    engine, platform, policy
+        The run's engine, platform and archival policy.
+    streams
+        The run's streams (a write starts where a free stream of its type is).
+    reservations
+        The run's requests holding drives, by id (a drive's expected free
+        time counts their services).
+    pooled
+        Whether the libraries are one pool of drives (pass-through ports or
+        a complex's elevators).
     """
 
-    def __init__(self, simulation: Simulation) -> None:
-        self._sim = simulation
-        self._platform = simulation.platform
-        self._streams = simulation.streams
+    def __init__(
+        self,
+        engine: Engine,
+        platform: Platform,
+        policy: Policy,
+        streams: Streams,
+        reservations: dict[str, AdmittedRequest],
+        pooled: bool,
+    ) -> None:
+        self._engine = engine
+        self._platform = platform
+        self._policy = policy
+        self._streams = streams
+        self._reservations = reservations
+        self._pooled = pooled
         self._placed: tuple[tuple[int, int, int], list[int] | None] | None = None
         self._nearest_movers: dict[int, list[int]] = {}
         """The movers of a complex by distance from each level (:meth:`movers_for`)."""
@@ -159,6 +183,24 @@ class Placement:
                         break
         return placed
 
+    def columns(self, plan: JobSpec, drives: list[int]) -> list[int]:
+        """``drives`` in the plan's column order: a column whose first tape a drive holds gets
+        it, the others the empty drives first."""
+        if len(drives) == 1:
+            return drives
+        platform = self._platform
+        free = list(drives)
+        columns: list[int | None] = [None] * plan.width
+        for i in range(plan.width):
+            tape = next((e.tape for p in plan.phases + plan.flush if (e := p[i]) is not None), None)
+            holder = platform.where.get(tape) if tape is not None else None
+            if holder is not None and holder in free:
+                columns[i] = holder
+                free.remove(holder)
+        free.sort(key=lambda d: (platform.drives[d].tape is not None, d))
+        it = iter(free)
+        return [c if c is not None else next(it) for c in columns]
+
     def queue_drives(
         self, entry: AdmittedRequest, free_at: Callable[[DriveState], float] | None = None
     ) -> list[int]:
@@ -173,7 +215,7 @@ class Placement:
 
         best: tuple[float, int] | None = None
         chosen: list[int] = []
-        pooled = self._sim.pooled
+        pooled = self._pooled
         for m, mover in enumerate(platform.movers):
             if (mover.library != entry.library and not pooled) or len(mover.drives) < entry.width:
                 continue
@@ -188,17 +230,17 @@ class Placement:
 
     def expected_free_s(self, d: DriveState) -> float:
         """When ``d`` is expected free: its job's expected end, then its reservations' services."""
-        free_s = d.expected_free_s if d.busy else self._sim.engine.now_s
+        free_s = d.expected_free_s if d.busy else self._engine.now_s
         if not d.reserved:
             return free_s
-        reservations = self._sim.reservations
+        reservations = self._reservations
         return free_s + sum(reservations[key].service_s for key in d.reserved)
 
     def movers_for(self, entry: AdmittedRequest) -> list[int]:
         """Movers that may run ``entry``: its library's, then, with pass-through, the others."""
         platform = self._platform
         own = platform.movers_of[entry.library]
-        if not self._sim.pooled:
+        if not self._pooled:
             return own
         complex_ = platform.complex
         if complex_ is None:
@@ -232,4 +274,4 @@ class Placement:
     def _memory_mb(self, entry: AdmittedRequest) -> float:
         if entry.plan is not None:
             return entry.plan.memory_mb
-        return self._sim.policy.write_memory_mb(entry.file_request.file)
+        return self._policy.write_memory_mb(entry.file_request.file)

@@ -14,24 +14,48 @@ when nothing is left to rebuild.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from attrs import evolve
 
-from tapesched.simulator.run.admission import AdmittedRequest
+from tapesched.simulator.kernel.engine import Engine
+from tapesched.simulator.run.admitted import AdmittedRequest
+from tapesched.simulator.run.event_log import EventLog
+from tapesched.simulator.run.fault_processes import FaultProcesses
 from tapesched.simulator.storage.archive import FILE_PREFIX, Archive
+from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.files import Extent, FileRequest, JobSpec, Phase
-from tapesched.simulator.storage.policy import Unrecoverable
-
-if TYPE_CHECKING:
-    from tapesched.simulator.run.simulation import Simulation
+from tapesched.simulator.storage.policy import Policy, Unrecoverable
+from tapesched.simulator.workload.workload import Workload
 
 
 class Repacking:
-    """The repacks of ``simulation``'s lost tapes: started, done, and what they restored."""
+    """The repacks of a run's lost tapes: started, done, and what they restored.
 
-    def __init__(self, simulation: Simulation) -> None:
-        self._sim = simulation
+    Parameters
+    ----------
+    engine, catalogue, policy, workload
+        The run's engine, catalogue, archival policy and workload (whose
+        archive's files may have bytes on a lost tape).
+    log
+        The run's event log.
+    faults
+        The run's fault processes: the tapes found lost.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        catalogue: Catalogue,
+        policy: Policy,
+        workload: Workload,
+        log: EventLog,
+        faults: FaultProcesses,
+    ) -> None:
+        self._engine = engine
+        self._catalogue = catalogue
+        self._policy = policy
+        self._workload = workload
+        self._log = log
+        self._faults = faults
         self.started: list[AdmittedRequest] = []
         """Repacks started (done when their ``done_s`` is set)."""
         self.replaced: dict[str, str] = {}
@@ -46,27 +70,25 @@ class Repacking:
         self._files: dict[str, tuple[str, ...]] = {}
         """The files each repack rebuilds."""
 
-    def repack(self, tape: str) -> None:
-        """Queue the rebuild of ``tape``, found lost whole (once: not again while one runs,
-        nor once it is done)."""
+    def repack(self, tape: str) -> AdmittedRequest | None:
+        """The rebuild of ``tape``, found lost whole, to admit (``None``: none, as one runs or
+        is done already, or nothing on the tape can be rebuilt)."""
         if tape in self.replaced or any(e.repack == tape for e in self.started):
-            return
+            return None
         plan = self._plan(tape)
         if plan is None:
-            return
-        sim = self._sim
-        info = sim.catalogue.tape(tape)
+            return None
+        info = self._catalogue.tape(tape)
         # Of the type of the first file on the tape: a scheduler binding drives by type (the
         # paper's I/O processes) finds it drives as for those files.
-        first = sim.catalogue.file(self._files[tape][0])
+        first = self._catalogue.file(self._files[tape][0])
         file = evolve(first, id=f"repack:{tape}", size_mb=info.used_mb)
-        entry = AdmittedRequest(FileRequest(f"repack:{tape}", sim.engine.now_s, "read", file))
+        entry = AdmittedRequest(FileRequest(f"repack:{tape}", self._engine.now_s, "read", file))
         entry.repack = tape
         entry.plan = plan
-        sim.entries[entry.file_request.id] = entry
         self.started.append(entry)
-        sim.log("repack", tape=tape)
-        sim.admission.admit(entry.file_request, entry)
+        self._log("repack", tape=tape)
+        return entry
 
     def replan(self, entry: AdmittedRequest) -> bool:
         """A fault stopped the repack ``entry``: plan it again around the tapes found lost
@@ -75,19 +97,17 @@ class Repacking:
         entry.plan = self._plan(entry.repack)
         if entry.plan is not None:
             return True
-        del self._sim.entries[entry.file_request.id]
         self.started.remove(entry)
-        self._sim.log("repack-dropped", tape=entry.repack)
+        self._log("repack-dropped", tape=entry.repack)
         return False
 
     def _plan(self, tape: str) -> JobSpec | None:
         """What rebuilding ``tape`` reads and writes now (``None``: nothing can be rebuilt)."""
-        sim = self._sim
-        catalogue, policy = sim.catalogue, sim.policy
+        catalogue, policy = self._catalogue, self._policy
         plans: list[JobSpec] = []
         covered = []
         for file_id in self._files_on(tape):
-            unavailable = sim.fault_processes.found_lost_of(file_id) | {tape}
+            unavailable = self._faults.found_lost_of(file_id) | {tape}
             try:
                 plans.append(policy.plan_read(catalogue, file_id, unavailable))
                 covered.append(file_id)
@@ -107,17 +127,15 @@ class Repacking:
         return plan.folded(policy.write_width(catalogue.file(covered[0])))
 
     def done(self, entry: AdmittedRequest) -> None:
-        """A repack is done: reads of its tape read the new one."""
+        """A repack is done: reads of its tape read the new one (read plans kept before
+        read the old one: the run drops them)."""
         assert entry.repack is not None and entry.plan is not None
         new = entry.plan.phases[-1][0]
         assert new is not None
-        sim = self._sim
         self.replaced[entry.repack] = new.tape
         self.restored[entry.repack] = frozenset(self._files.pop(entry.repack))
-        sim.fault_processes.forget(entry.repack)
-        sim.admission.forget_read_plans()
-        sim.log("repacked", tape=entry.repack, to=new.tape)
-        sim.retry_reservations()
+        self._faults.forget(entry.repack)
+        self._log("repacked", tape=entry.repack, to=new.tape)
 
     def renamed(self, plan: JobSpec) -> JobSpec:
         """``plan`` reading repacked tapes' new tapes in place of the lost ones."""
@@ -139,12 +157,11 @@ class Repacking:
     def _files_on(self, tape: str) -> list[str]:
         """Files with bytes (their own, or their groups') on ``tape``, in the catalogue's
         order, then the archive's."""
-        catalogue = self._sim.catalogue
-        files = list(catalogue.files())
-        archive = self._sim.workload.archive
+        files = list(self._catalogue.files())
+        archive = self._workload.archive
         if isinstance(archive, Archive):
             files += [f"{FILE_PREFIX}{k}" for k in archive.files_on(tape)]
         return [f for f in dict.fromkeys(files) if tape in self._layout_tapes(f)]
 
     def _layout_tapes(self, file_id: str) -> set[str]:
-        return {t for row in self._sim.catalogue.layout(file_id).rows for t in row.tapes}
+        return {t for row in self._catalogue.layout(file_id).rows for t in row.tapes}

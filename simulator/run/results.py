@@ -50,7 +50,7 @@ from typing import Any
 
 from attrs import asdict, frozen
 
-from tapesched.simulator.run.admission import AdmittedRequest
+from tapesched.simulator.run.admitted import AdmittedRequest
 from tapesched.simulator.run.simulation import Simulation
 from tapesched.simulator.storage.data_account import data_account
 

@@ -11,10 +11,14 @@ carries the plans out in time; the run's records go to
 
 :class:`Simulation` is the run's loop: arrivals, the decisions it asks the
 scheduler for and carries out, the jobs it starts, and their ends. The rest
-of a run are its parts, each an object of the run's holding a reference to it:
+of a run are its parts, each an object of the run's, made with what it
+reads of the run (the parts that read much of it hold the run itself, typed
+by a protocol of what they read), so that the modules import one another in
+one direction:
 
 - :mod:`.admission`: a request held back behind its file's, planned, shown to
-  the scheduler (what the scheduler sees);
+  the scheduler (what the scheduler sees), kept as an
+  :class:`~simulator.run.admitted.AdmittedRequest`;
 - :mod:`.simulation_state`: the platform as the scheduler sees it
   (:class:`~simulator.run.simulation_state.SimulationState`, the
   :class:`~solvers.online.protocol.PlatformState` of the run);
@@ -22,8 +26,8 @@ of a run are its parts, each an object of the run's holding a reference to it:
   requests run);
 - :mod:`.streams`: the idle streams writes append to, and those retired;
 - :mod:`.gangs`: drives given one at a time (Golubchik's model);
-- :mod:`.fault_processes` and :mod:`.repacking`: what fails, the requests it
-  stops, the lost tapes rebuilt;
+- :mod:`.fault_processes` and :mod:`.repacking`: what fails, the tapes found
+  lost, the lost tapes rebuilt;
 - :mod:`.event_log`: the event log.
 
 Asked on its own
@@ -59,18 +63,19 @@ from typing import IO
 from tapesched.simulator.kernel.engine import Engine
 from tapesched.simulator.platform.faults import FaultSpec
 from tapesched.simulator.platform.platform import Job, Platform, PlatformSpec
-from tapesched.simulator.run.admission import Admission, AdmittedRequest
+from tapesched.simulator.run.admission import Admission
+from tapesched.simulator.run.admitted import AdmittedRequest
 from tapesched.simulator.run.event_log import EventLog
 from tapesched.simulator.run.fault_processes import FaultProcesses
 from tapesched.simulator.run.gangs import Gangs
-from tapesched.simulator.run.placement import Placement
+from tapesched.simulator.run.placement import Placer
 from tapesched.simulator.run.repacking import Repacking
 from tapesched.simulator.run.simulation_state import SimulationState
 from tapesched.simulator.run.streams import Streams
 from tapesched.simulator.schedulers.bw_main import simulator_scheduler
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.disk_cache import CacheSpec, DiskCache
-from tapesched.simulator.storage.files import FileRequest, JobSpec
+from tapesched.simulator.storage.files import FileRequest
 from tapesched.simulator.storage.policy import Policy, preload
 from tapesched.simulator.storage.policy_registry import policy_plugins
 from tapesched.simulator.workload.workload import Workload
@@ -144,12 +149,12 @@ class Simulation:
         self.scheduler: Scheduler = plugged.make()
         """The run's own scheduler."""
         self._guard = functools.partial(guarded, (*plugged.plugins, *policy_plugins(policy)))
-        self._idle_wakes = 0
-        """Wake-ups in a row at which nothing else was left to happen (:data:`MAX_IDLE_WAKES`)."""
         """Wraps :meth:`run`: a plug-in's failure (the scheduler's, its mount policy's, an
         installed package's archival policy's) is one
         :class:`~toolkit.runtime.plugin_calls.PluginError`
         (no cost per decision)."""
+        self._idle_wakes = 0
+        """Wake-ups in a row at which nothing else was left to happen (:data:`MAX_IDLE_WAKES`)."""
         self.workload = workload
         self.engine = Engine()
         self.rng = random.Random(seed)
@@ -157,8 +162,10 @@ class Simulation:
         """The event log (:mod:`simulator.run.event_log`)."""
         self.admission = Admission(self)
         """Requests from their arrival until they start (:mod:`simulator.run.admission`)."""
+        self.entries: dict[str, AdmittedRequest] = {}
+        """The requests admitted and not done, by id."""
         self.one_at_a_time = bool(getattr(self.scheduler, "drives_one_at_a_time", False))
-        """Whether requests get drives one at a time (see *Drives one at a time*)."""
+        """Whether requests get drives one at a time (:mod:`simulator.run.gangs`)."""
         self.platform = Platform(
             spec,
             self.engine,
@@ -182,8 +189,6 @@ class Simulation:
         for d in self.platform.drives:
             drives_per_library[d.library] += 1
         self.write_library = max(range(len(library_ids)), key=lambda i: (drives_per_library[i], -i))
-        self.entries: dict[str, AdmittedRequest] = {}
-        """The requests admitted and not done, by id."""
         self.releases = 0
         """Counts the tapes no job uses any more (with the platform's ``releases``: equal, no
         tape became free)."""
@@ -198,13 +203,19 @@ class Simulation:
         """The requests holding drives until they can start, by id."""
         self.streams = Streams(policy, self.platform, self.in_use, spec.tape_capacity_mb)
         """The streams writes append to (:mod:`simulator.run.streams`)."""
-        self.placement = Placement(self)
+        self.placer = Placer(
+            self.engine, self.platform, policy, self.streams, self.reservations, self.pooled
+        )
         """Where requests start (:mod:`simulator.run.placement`)."""
         self.gangs = Gangs(self)
         """Drives given one at a time (:mod:`simulator.run.gangs`)."""
-        self.fault_processes = FaultProcesses(self)
+        self.fault_processes = FaultProcesses(
+            self.engine, self.platform, self.catalogue, workload, self.log, self.has_work
+        )
         """What fails, and the tapes lost (:mod:`simulator.run.fault_processes`)."""
-        self.repacking = Repacking(self)
+        self.repacking = Repacking(
+            self.engine, self.catalogue, policy, workload, self.log, self.fault_processes
+        )
         """The lost tapes rebuilt (:mod:`simulator.run.repacking`)."""
         self.arrived = 0
         self.midway_backlog: int | None = None
@@ -391,11 +402,11 @@ class Simulation:
                 self._reserve(entry, drives)
             return
         # A read whose tape is in use queues (it starts once the tape is free).
-        placed = None if self.waits_for_tape(entry) else self.placement.start_drives(entry)
+        placed = None if self.waits_for_tape(entry) else self.placer.start_drives(entry)
         if placed is not None:
             self.start(entry, placed)
         elif decision.queue:
-            self._reserve(entry, self.placement.queue_drives(entry))
+            self._reserve(entry, self.placer.queue_drives(entry))
         else:
             raise ValueError(f"the scheduler started {entry.request.id!r}, which cannot start")
 
@@ -466,7 +477,7 @@ class Simulation:
             entry.tapes = tuple(
                 sorted({e.tape for phase in plan.phases + plan.flush for e in phase if e})
             )
-        columns = drives if len(drives) == 1 else self._columns(plan, drives)
+        columns = drives if len(drives) == 1 else self.placer.columns(plan, drives)
         if fr.kind == "read":
             states = platform.drives
             for d, e in zip(columns, plan.phases[0], strict=True):
@@ -484,23 +495,6 @@ class Simulation:
         if self.log.on:
             self.log("start", request=fr.id, drives=[platform.drives[d].id for d in columns])
         platform.start(job, expected_s=entry.service_s)
-
-    def _columns(self, plan: JobSpec, drives: list[int]) -> list[int]:
-        """The drives in plan-column order: a column whose first tape a drive holds gets it."""
-        if len(drives) == 1:
-            return drives
-        platform = self.platform
-        free = list(drives)
-        columns: list[int | None] = [None] * plan.width
-        for i in range(plan.width):
-            tape = next((e.tape for p in plan.phases + plan.flush if (e := p[i]) is not None), None)
-            holder = platform.where.get(tape) if tape is not None else None
-            if holder is not None and holder in free:
-                columns[i] = holder
-                free.remove(holder)
-        free.sort(key=lambda d: (platform.drives[d].tape is not None, d))
-        it = iter(free)
-        return [c if c is not None else next(it) for c in columns]
 
     # Ends.
 
@@ -521,7 +515,7 @@ class Simulation:
     def job_done(self, job: Job) -> None:
         """``job`` is over: done, or stopped by a fault (:mod:`simulator.run.fault_processes`)."""
         if job.stopped is not None:
-            self.fault_processes.stopped(job)
+            self._stopped(job)
             return
         entry = self.entries.pop(job.key)
         entry.done_s = self.engine.now_s
@@ -529,6 +523,8 @@ class Simulation:
         entry.mounts_before = self.platform.mounts - entry.mounts_before
         if entry.repack is not None:
             self.repacking.done(entry)
+            self.admission.forget_read_plans()
+            self.retry_reservations()
             return
         self.finished.append(entry)
         if self.log.on:
@@ -547,6 +543,47 @@ class Simulation:
                 self.releases += 1
         if entry.group is not None:
             self.streams.idle(entry.group)
+
+    def _stopped(self, job: Job) -> None:
+        """A fault stopped ``job`` before its data was done: its request waits again.
+
+        A read is planned again around the tapes it could not read (a tape
+        found lost is from then on avoided by every read and no stream
+        appends to it; one lost whole is repacked); a write starts over on a
+        stream of its type. A read that cannot be planned fails.
+        """
+        entry = self.entries[job.key]
+        self.let_go(entry)
+        entry.restarts += 1
+        self.log("stopped", request=job.key, reason=job.stopped)
+        faults = self.fault_processes
+        for tape in job.unavailable:
+            if faults.found(tape):
+                self.streams.retire(tape)
+                self.admission.forget_read_plans()
+                if any(loss.whole for loss in faults.found_lost[tape]):
+                    self._repack(tape)
+        entry.unavailable |= frozenset(job.unavailable)
+        entry.job = None
+        entry.group = None
+        entry.start_s = None
+        entry.drives = entry.reserved = ()
+        if entry.file_request.kind == "write":
+            entry.plan = None
+        if entry.repack is not None and not self.repacking.replan(entry):
+            del self.entries[job.key]
+            self.poke()
+            return
+        self.admission.admit(entry.file_request, entry, job.stopped or "")
+        self.retry_reservations()
+        self.poke()
+
+    def _repack(self, tape: str) -> None:
+        """Admit the rebuild of ``tape``, found lost whole (:mod:`simulator.run.repacking`)."""
+        entry = self.repacking.repack(tape)
+        if entry is not None:
+            self.entries[entry.file_request.id] = entry
+            self.admission.admit(entry.file_request, entry)
 
     def _freed(self, drive: int) -> None:
         d = self.platform.drives[drive]

@@ -13,19 +13,42 @@ its :mod:`~simulator.run.placement`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from tapesched.simulator.platform.platform import DriveState
-from tapesched.simulator.storage.policy import GroupType, group_type
+from tapesched.simulator.kernel.engine import Engine
+from tapesched.simulator.platform.platform import DriveState, Platform
+from tapesched.simulator.run.admission import Admission
+from tapesched.simulator.run.admitted import AdmittedRequest
+from tapesched.simulator.run.placement import Placer
+from tapesched.simulator.storage.policy import GroupType, Policy, group_type
 from tapesched.solvers.online.protocol import Decision, Preview, Start
+from tapesched.solvers.online.state import DispatchState
 from tapesched.toolkit.model import Request
 
 if TYPE_CHECKING:  # numpy is imported only when a serpentine locate is ordered
-    from tapesched.simulator.run.admission import AdmittedRequest
-    from tapesched.simulator.run.simulation import Simulation
     from tapesched.toolkit.hardware.tape_geometry import LocateModel, SerpentineTape
+
+
+class _Run(Protocol):
+    """What the state reads of the run (:class:`~simulator.run.simulation.Simulation`)."""
+
+    engine: Engine
+    platform: Platform
+    policy: Policy
+    dispatch_state: DispatchState
+    pooled: bool
+    entries: dict[str, AdmittedRequest]
+    finished: list[AdmittedRequest]
+    in_use: dict[str, int]
+    releases: int
+    admission: Admission
+    placer: Placer
+
+    def waits_for_tape(self, entry: AdmittedRequest, busy: Container[int] = ...) -> bool:
+        """Whether one of the tapes the read ``entry`` needs is in use."""
+        ...
 
 
 def _rank(item: tuple[int, Request]) -> int:
@@ -41,7 +64,7 @@ class SimulationState:
     the drives the decision would take are not idle.
     """
 
-    def __init__(self, simulation: Simulation) -> None:
+    def __init__(self, simulation: _Run) -> None:
         self._sim = simulation
         self._platform = simulation.platform
         self._state = simulation.dispatch_state
@@ -157,7 +180,7 @@ class SimulationState:
         trial = self._trial
         if d.index in trial:
             return trial[d.index]
-        return self._sim.placement.expected_free_s(d)
+        return self._sim.placer.expected_free_s(d)
 
     def holder(self, tape: str) -> str | None:
         """Drive holding (or getting) ``tape``."""
@@ -236,7 +259,7 @@ class SimulationState:
         idle = len(state.idle_set) if sim.pooled else state.idle_count[entry.library]
         if idle < entry.width:
             return False
-        return sim.placement.start_drives(entry) is not None
+        return sim.placer.start_drives(entry) is not None
 
     def loaded(self, request: Request) -> bool:
         """Whether every tape ``request`` shows is held by an idle drive, and it can start.
@@ -284,9 +307,9 @@ class SimulationState:
         if drives is not None:
             chosen = [p.drive_index[d] for d in drives]
         else:
-            placed = None if self._trial else sim.placement.start_drives(entry)
+            placed = None if self._trial else sim.placer.start_drives(entry)
             if placed is None:
-                placed = sim.placement.queue_drives(entry, self._available_s)
+                placed = sim.placer.queue_drives(entry, self._available_s)
             chosen = placed
         states = p.drives
         ready = sim.engine.now_s
@@ -319,14 +342,14 @@ class SimulationState:
     def movers_for(self, request: Request) -> list[int]:
         """Numbers of the movers that may run ``request`` (those of its library, or all when
         pass-through ports join the libraries)."""
-        return self._sim.placement.movers_for(self._entry(request))
+        return self._sim.placer.movers_for(self._entry(request))
 
     def can_host(self, request: Request, mover: int) -> bool:
         """Whether ``mover`` has the memory, disk and bandwidth ``request`` needs (its drives
         aside)."""
         entry = self._entry(request)
-        placement = self._sim.placement
-        return placement.fits(mover, entry.width, placement.room(entry), drives=False)
+        placer = self._sim.placer
+        return placer.fits(mover, entry.width, placer.room(entry), drives=False)
 
     def finished(self, since: int) -> list[str]:
         """Ids of the requests done, in the order they were done, from the ``since``-th on."""
