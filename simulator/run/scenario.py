@@ -176,9 +176,8 @@ from tapesched.simulator.platform.technology import (
     DriveModel,
     Duration,
 )
-from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
 from tapesched.simulator.schedulers.bw_main import BwMainParams
-from tapesched.simulator.schedulers.golubchik import NAME as GOLUBCHIK
+from tapesched.simulator.schedulers.registry import BW_MAIN, GOLUBCHIK
 from tapesched.simulator.storage.archive import (
     MAX_ZIPF_EXPONENT,
     POPULARITIES,

@@ -72,7 +72,7 @@ from tapesched.simulator.run.placement import Placer
 from tapesched.simulator.run.repacking import Repacking
 from tapesched.simulator.run.simulation_state import SimulationState
 from tapesched.simulator.run.streams import Streams
-from tapesched.simulator.schedulers.bw_main import simulator_scheduler
+from tapesched.simulator.schedulers.registry import simulator_scheduler
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.disk_cache import CacheSpec, DiskCache
 from tapesched.simulator.storage.files import FileRequest

@@ -30,8 +30,12 @@ from tapesched.cli.common import (
     reports_bad_input,
 )
 from tapesched.cli.out_options import dir_out_option
-from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
-from tapesched.simulator.schedulers.golubchik import NAME as GOLUBCHIK
+from tapesched.simulator.schedulers.registry import (
+    BW_MAIN,
+    GOLUBCHIK,
+    is_simulator_scheduler,
+    scenarios_only,
+)
 from tapesched.simulator.storage.policy_registry import POLICIES
 from tapesched.solvers.registry import SCHEDULERS
 from tapesched.toolkit.files.instance_file import save_instance
@@ -81,10 +85,8 @@ def _simulate_instance(
     from tapesched.simulator.run.instance_run import simulate_instance
     from tapesched.solvers.plugins import SchedulerSpec
 
-    if scheduler == BW_MAIN:
-        fail([f"--scheduler: {BW_MAIN} runs scenarios only (it needs movers and typed requests)"])
-    if scheduler == GOLUBCHIK:
-        fail([f"--scheduler: {GOLUBCHIK} runs scenarios only (it gives drives one at a time)"])
+    if is_simulator_scheduler(scheduler):
+        fail([f"--scheduler: {scheduler} runs scenarios only ({scenarios_only(scheduler)})"])
     check_scenario_scheduler(scheduler)
     spec: SchedulerSpec = scheduler
     if mount_policy is not None:
