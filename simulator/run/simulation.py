@@ -100,9 +100,10 @@ class Simulation:
     scheduler
         The online scheduler: a registered name, ``module.path:Attr``, an
         entry point's name, a class or factory of schedulers, or a scheduler
-        (see :mod:`solvers.plugins`), or ``bw-main`` with its default
-        parameters (:mod:`simulator.schedulers.bw_main`); the run makes its own from
-        it (:attr:`scheduler`), as schedulers keep state per run.
+        (see :mod:`solvers.plugins`), or a name of the simulator's own
+        (:mod:`simulator.schedulers.registry`: ``bw-main`` with its default
+        parameters, ``golubchik``); the run makes its own from it
+        (:attr:`scheduler`), as schedulers keep state per run.
     workload
         The initial archive and the requests.
     seed

@@ -6,9 +6,6 @@ from __future__ import annotations
 import functools
 import json
 
-from click.testing import CliRunner
-
-from tapesched.cli import main
 from tapesched.simulator.schedulers.bw_main import BwMain, BwMainParams
 from tapesched.simulator.schedulers.golubchik import Golubchik
 from tapesched.simulator.schedulers.registry import (
@@ -21,16 +18,11 @@ from tapesched.simulator.schedulers.registry import (
     simulator_scheduler,
 )
 from tapesched.solvers.registry import SCHEDULERS
+from tests.cli.test_cli_simulate import run
 from tests.conftest import INSTANCES, dist_info
 
 GOLUBCHIK_AMPEX = str(INSTANCES / "scenarios" / "golubchik" / "ampex.json")
 SPEC = str(INSTANCES / "spec-example.json")
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.stdout, result.stderr
 
 
 def test_the_simulators_schedulers_are_declared_once_and_are_no_solvers_schedulers():
