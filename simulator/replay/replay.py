@@ -68,8 +68,7 @@ from tapesched.simulator.replay.trace import LibraryLayout, TraceRequest, home_l
 from tapesched.simulator.run.experiment import without_cyclic_gc
 from tapesched.simulator.run.results import is_saturated
 from tapesched.simulator.run.simulation import Simulation
-from tapesched.simulator.schedulers.bw_main import simulator_scheduler
-from tapesched.simulator.schedulers.golubchik import NAME as GOLUBCHIK
+from tapesched.simulator.schedulers.registry import GOLUBCHIK, simulator_scheduler
 from tapesched.simulator.storage.catalogue import (
     Catalogue,
     Chunk,

@@ -3,9 +3,13 @@
 - :mod:`.scenario`: scenario files (docs/scenario-format.md), their sections read by
   :mod:`.scenario_platform`, :mod:`.scenario_workload` and :mod:`.scenario_run`;
 - :mod:`.scenario_spec`: a scenario once read, its run settings, whether it can run;
-- :mod:`.simulation`: the run itself, a scheduler deciding through its state;
+- :mod:`.simulation`: the run itself, a scheduler deciding through its state
+  (:mod:`.simulation_state`), with its parts: :mod:`.admission`, :mod:`.placement`,
+  :mod:`.streams`, :mod:`.gangs`, :mod:`.fault_processes`, :mod:`.repacking` and
+  :mod:`.event_log`;
 - :mod:`.experiment`: replications of a scenario with their seeds;
 - :mod:`.results`: a record per request, the metrics, replications and their intervals;
+- :mod:`.run_directory`: a scenario's run and the directory ``simulate --out`` writes;
 - :mod:`.export`: the realised run as a core-problem instance and schedule, for the validator;
 - :mod:`.instance_run`: a core-problem instance run as it is, no policy layer.
 """

@@ -16,9 +16,8 @@ from attrs import frozen
 
 from tapesched.simulator.run.scenario_spec import KEYS, RunSettings
 from tapesched.simulator.run.scenario_workload import span
-from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
 from tapesched.simulator.schedulers.bw_main import BwMainParams
-from tapesched.simulator.schedulers.golubchik import NAME as GOLUBCHIK
+from tapesched.simulator.schedulers.registry import BW_MAIN, GOLUBCHIK
 from tapesched.solvers.online.mount_policy import MountPolicyError, is_plugged, parse_mount_policy
 from tapesched.solvers.plugins import SchedulerSpecError, scheduler_entry
 from tapesched.toolkit.errors import ValueProblems

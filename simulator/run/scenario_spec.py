@@ -18,9 +18,8 @@ from attrs import frozen
 
 from tapesched.simulator.platform.faults import FaultSpec
 from tapesched.simulator.platform.spec import DriveSpec, MoverSpec, PlatformSpec
-from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
 from tapesched.simulator.schedulers.bw_main import BwMainParams
-from tapesched.simulator.schedulers.golubchik import NAME as GOLUBCHIK
+from tapesched.simulator.schedulers.registry import BW_MAIN, GOLUBCHIK
 from tapesched.simulator.storage.archive import Archive
 from tapesched.simulator.storage.disk_cache import CacheSpec
 from tapesched.simulator.storage.files import FileSpec

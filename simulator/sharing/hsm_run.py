@@ -74,7 +74,7 @@ from typing import TYPE_CHECKING, cast
 from attrs import field, frozen
 
 from tapesched.simulator.run.simulation import Simulation
-from tapesched.simulator.schedulers.bw_main import simulator_scheduler
+from tapesched.simulator.schedulers.registry import simulator_scheduler
 from tapesched.simulator.sharing.allocator import Allocation, AllocationView, Allocator, Queue
 from tapesched.simulator.sharing.groups import HsmPlatform, TapeBatch
 from tapesched.simulator.storage.catalogue import (

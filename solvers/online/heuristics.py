@@ -135,7 +135,7 @@ def unblocked(waiting: Sequence[Request], platform: PlatformState) -> Sequence[R
     method ``not_waiting_for_tape(waiting)`` (not part of
     :class:`PlatformState`: optional) returning that list, or ``None`` when
     it cannot (``waiting`` is not its own waiting list, a trial is open);
-    the simulator's state does (:class:`simulator.run.simulation.SimulationState`),
+    the simulator's state does (:class:`simulator.run.simulation_state.SimulationState`),
     so that a scheduler does not test, at every decision, each request held
     back by a tape in use. Otherwise ``waiting`` itself is returned: the
     callers (:func:`first_startable`, :func:`_loaded`) pass over such

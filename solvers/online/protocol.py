@@ -115,7 +115,7 @@ class PlatformState(Protocol):
     """What a scheduler may read of a platform: the plug point's other half.
 
     :class:`~solvers.online.dispatcher.PlatformView` implements it over a
-    core-problem dispatch, :class:`~simulator.run.simulation.SimulationState`
+    core-problem dispatch, :class:`~simulator.run.simulation_state.SimulationState`
     over the simulator's live platform, so that each scheduler runs unchanged
     in both; a scheduler may read these methods and nothing else. Drives and
     tapes are named by id, libraries by id or by their number (0, 1, ... in

@@ -300,14 +300,13 @@ def check_scenario_scheduler(spec: str) -> None:
     """Exit with the one-line bad-input report unless ``spec`` gives a scheduler of scenarios.
 
     Those are the solvers' online schedulers, plug-ins, ``module.path:Attr``
-    and the simulator's own ``bw-main`` (:mod:`simulator.schedulers.bw_main`) and ``golubchik``
-    (:mod:`simulator.schedulers.golubchik`).
+    and the simulator's own (``bw-main``, ``golubchik`` and installed packages':
+    :mod:`simulator.schedulers.registry`).
     """
-    from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
-    from tapesched.simulator.schedulers.golubchik import NAME as GOLUBCHIK
+    from tapesched.simulator.schedulers.registry import is_simulator_scheduler
     from tapesched.solvers.plugins import SchedulerSpecError, resolve_scheduler
 
-    if spec in (BW_MAIN, GOLUBCHIK):
+    if is_simulator_scheduler(spec):
         return
     try:
         resolve_scheduler(spec)

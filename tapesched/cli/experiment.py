@@ -36,7 +36,7 @@ from tapesched.cli.common import (
     reports_bad_input,
 )
 from tapesched.cli.out_options import dir_out_option
-from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
+from tapesched.simulator.schedulers.registry import BW_MAIN
 from tapesched.toolkit.errors import InputError
 from tapesched.toolkit.files.outputs import DirectoryOutput, kept_directory
 from tapesched.toolkit.runtime.limits import MAX_WORKERS

@@ -43,7 +43,7 @@ from attrs import evolve, frozen
 
 from tapesched.simulator.run.experiment import override
 from tapesched.simulator.run.scenario_spec import Scenario
-from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
+from tapesched.simulator.schedulers.registry import BW_MAIN
 from tapesched.simulator.workload.workload import SIZE_CLASSES_MB, with_class_sizes
 from tapesched.solvers.plugins import SchedulerSpec
 from tapesched.studies.sweep import PRIMARY_METRIC, Point

@@ -257,7 +257,7 @@ def _finished_simulation(
         engine=SimpleNamespace(now_s=now_s),
         arrived=arrived,
         failed=[],
-        lost=[],
+        fault_processes=SimpleNamespace(lost=[]),
         platform=platform,
         midway_backlog=midway_backlog,
     )
