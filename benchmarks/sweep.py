@@ -22,7 +22,7 @@ import time
 
 from attrs import evolve
 
-from tapesched.simulator.run.scenario import load_scenario
+from tapesched.simulator.scenario.document import load_scenario
 from tapesched.studies.studies import SCENARIO_FILE, STUDIES, points
 from tapesched.studies.study_report import results_csv
 from tapesched.studies.sweep import Precision, executor, run_sweep

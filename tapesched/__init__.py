@@ -52,7 +52,7 @@ _WHERE = {
     "Orderer": "tapesched.solvers.recall_order",
     "Policy": "tapesched.simulator.storage.policy",
     "Allocator": "tapesched.simulator.sharing.allocator",
-    "load_scenario": "tapesched.simulator.run.scenario",
+    "load_scenario": "tapesched.simulator.scenario.document",
     "simulate": "tapesched.simulator.run.experiment",
     "replay": "tapesched.simulator.replay.replay",
 }
@@ -103,7 +103,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from tapesched.simulator.replay.replay import replay
     from tapesched.simulator.run.experiment import run_scenario as simulate
-    from tapesched.simulator.run.scenario import load_scenario
+    from tapesched.simulator.scenario.document import load_scenario
     from tapesched.simulator.sharing.allocator import Allocator
     from tapesched.simulator.storage.policy import Policy
     from tapesched.solvers import solve

@@ -117,7 +117,7 @@ def test_the_graph_sees_the_packages():
         "tapesched.simulator.kernel.engine",
     } <= set(GRAPH)
     assert GRAPH.has_edge("tapesched.cli", "tapesched.cli.simulate")
-    assert GRAPH.has_edge("tapesched.cli.simulate", "tapesched.simulator.run.scenario")
+    assert GRAPH.has_edge("tapesched.cli.simulate", "tapesched.simulator.scenario.document")
     # A registry's string target is an edge: the online schedulers' module is one.
     assert GRAPH.has_edge("tapesched.solvers.registry", "tapesched.solvers.online.heuristics")
     assert [

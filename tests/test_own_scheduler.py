@@ -23,8 +23,8 @@ from tapesched.cli import main
 from tapesched.simulator.run.experiment import override, run_scenario
 from tapesched.simulator.run.export import export
 from tapesched.simulator.run.instance_run import simulate_instance
-from tapesched.simulator.run.scenario import load_scenario
 from tapesched.simulator.run.simulation import Simulation
+from tapesched.simulator.scenario.document import load_scenario
 from tapesched.simulator.workload.workload import generate
 from tapesched.solvers import solve
 from tapesched.solvers.bounds.bounds import lower_bound

@@ -47,7 +47,7 @@ INSTANCE_FORMAT_2 = "tapesched.instance/2"
 INSTANCE_FORMATS: tuple[str, ...] = (INSTANCE_FORMAT, INSTANCE_FORMAT_2)
 SCHEDULE_FORMAT = "tapesched.schedule/1"
 SCENARIO_FORMAT = "tapesched.scenario/1"
-"""A simulator scenario (:mod:`simulator.run.scenario`), named here beside the other formats."""
+"""A simulator scenario (:mod:`simulator.scenario.document`), named beside the other formats."""
 OLD_SCENARIO_FORMATS: tuple[str, ...] = ("tapesched-scenario/1",)
 """Earlier names of the scenario format, still read; never written."""
 

@@ -1,6 +1,6 @@
 """What a platform is, as given before a run: libraries and their arms, drives, movers, tapes.
 
-A :class:`PlatformSpec` is read from a scenario file (:mod:`simulator.run.scenario_platform`),
+A :class:`PlatformSpec` is read from a scenario file (:mod:`simulator.scenario.platform_section`),
 built by the studies and the replay, and run by
 :class:`~simulator.platform.platform.Platform`; it holds no state of a run. Each
 class checks itself when built (distinct ids, known libraries and movers), so that

@@ -1,8 +1,5 @@
-"""A run of the platform: scenario files, the simulation, what it measured, its replications.
+"""A run of the platform: the simulation, what it measured, its replications.
 
-- :mod:`.scenario`: scenario files (docs/scenario-format.md), their sections read by
-  :mod:`.scenario_platform`, :mod:`.scenario_workload` and :mod:`.scenario_run`;
-- :mod:`.scenario_spec`: a scenario once read, its run settings, whether it can run;
 - :mod:`.simulation`: the run itself, a scheduler deciding through its state
   (:mod:`.simulation_state`), with its parts: :mod:`.admission`, :mod:`.placement`,
   :mod:`.streams`, :mod:`.gangs`, :mod:`.fault_processes`, :mod:`.repacking` and

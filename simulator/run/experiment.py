@@ -25,8 +25,8 @@ from tapesched.simulator.run.results import (
     record_of,
     summarise,
 )
-from tapesched.simulator.run.scenario_spec import Scenario, make_archive
 from tapesched.simulator.run.simulation import Simulation
+from tapesched.simulator.scenario.spec import Scenario, make_archive
 from tapesched.simulator.schedulers.bw_main import BwMainParams
 from tapesched.simulator.schedulers.registry import simulator_scheduler
 from tapesched.simulator.storage.policy_registry import make_policy, policy_guard

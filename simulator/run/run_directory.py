@@ -35,7 +35,7 @@ from attrs import asdict, frozen
 from tapesched.simulator.run.experiment import Replication, run_scenario
 from tapesched.simulator.run.export import ExportError, export
 from tapesched.simulator.run.results import Estimate, failed_record_of
-from tapesched.simulator.run.scenario import Scenario
+from tapesched.simulator.scenario.document import Scenario
 from tapesched.simulator.schedulers.registry import BW_MAIN
 from tapesched.simulator.workload.workload import Workload, striping_label
 from tapesched.toolkit.files.instance_file import save_instance

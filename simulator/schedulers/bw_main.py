@@ -14,7 +14,7 @@ a request's type, the movers' drives, what a mover can host, the requests
 done); the simulation asks it
 again every ``MINLBINTERVAL`` through its ``wake_s``. Its parameters
 (:class:`BwMainParams`) come from a scenario's ``run.scheduler`` given as
-``{"name": "bw-main", ...}`` (:mod:`simulator.run.scenario`) and from the
+``{"name": "bw-main", ...}`` (:mod:`simulator.scenario.document`) and from the
 options of ``tapesched simulate`` (``--min-lb-interval 6d``, ...).
 
 The model, as the paper has it

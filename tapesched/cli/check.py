@@ -21,7 +21,7 @@ from tapesched.toolkit.model import SCHEDULE_FORMAT
 from tapesched.toolkit.runtime.gc_pause import paused_gc
 
 if TYPE_CHECKING:
-    from tapesched.simulator.run.scenario_spec import Scenario
+    from tapesched.simulator.scenario.spec import Scenario
 
 
 def scenario_summary(scenario: Scenario) -> dict[str, object]:
@@ -97,8 +97,8 @@ def check(instance_file: str, as_json: bool) -> None:
             )
         notes: list[str] = []
         if kind == "scenario":
-            from tapesched.simulator.run.scenario import scenario_from_dict
-            from tapesched.simulator.run.scenario_spec import named_code
+            from tapesched.simulator.scenario.document import scenario_from_dict
+            from tapesched.simulator.scenario.spec import named_code
 
             scenario = scenario_from_dict(document, instance_file)
             summary, line = scenario_summary(scenario), describe_scenario(scenario)

@@ -27,7 +27,7 @@ from tapesched.toolkit.units import MAX_SIMULATED_S, parse_duration, parse_rate
 from tapesched.toolkit.validator import Report, validate
 
 if TYPE_CHECKING:
-    from tapesched.simulator.run.scenario_spec import Scenario
+    from tapesched.simulator.scenario.spec import Scenario
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -338,14 +338,14 @@ def check_named_code(
     """Exit 2, one line each, for the code a scenario file names that its run would import.
 
     A file is data: its ``module.path:Attr`` values
-    (:func:`simulator.run.scenario_spec.named_code`) are imported only when the user
+    (:func:`simulator.scenario.spec.named_code`) are imported only when the user
     allows it (``allowed``, ``--allow-plugins``), here, as the run starts,
     and each is checked to give what it must (a scheduler, a mount policy).
     What the command line gives (``scheduler``, ``mount_policy``; ``None``:
     nothing given) replaces the file's and is the user's own choice: the
     file's is then neither imported nor refused.
     """
-    from tapesched.simulator.run.scenario_spec import named_code
+    from tapesched.simulator.scenario.spec import named_code
     from tapesched.solvers.online.mount_policy import parse_mount_policy
     from tapesched.solvers.plugins import resolve_scheduler
 

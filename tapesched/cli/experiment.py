@@ -276,8 +276,8 @@ def experiment(
         _listing()
         return
     from tapesched.simulator.run.experiment import override
-    from tapesched.simulator.run.scenario import load_scenario
-    from tapesched.simulator.run.scenario_spec import check_runnable
+    from tapesched.simulator.scenario.document import load_scenario
+    from tapesched.simulator.scenario.spec import check_runnable
     from tapesched.studies.studies import Unavailable, points, unavailable
     from tapesched.toolkit.registry import unknown_message
 

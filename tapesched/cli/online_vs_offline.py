@@ -168,8 +168,8 @@ def online_vs_offline(
     summary.json name the solver of each yardstick's value.
     """
     from tapesched.simulator.run.export import ExportError
-    from tapesched.simulator.run.scenario import load_scenario
-    from tapesched.simulator.run.scenario_spec import check_runnable
+    from tapesched.simulator.scenario.document import load_scenario
+    from tapesched.simulator.scenario.spec import check_runnable
     from tapesched.studies.windows import is_exact, is_online, scenario_windows, solve_window
 
     names = checked_solvers(_default_solvers() if solver_text is None else solver_text)

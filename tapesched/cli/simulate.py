@@ -48,7 +48,7 @@ from tapesched.toolkit.validator import validate
 if TYPE_CHECKING:
     from tapesched.simulator.run.experiment import Replication
     from tapesched.simulator.run.results import Estimate
-    from tapesched.simulator.run.scenario_spec import Scenario
+    from tapesched.simulator.scenario.spec import Scenario
     from tapesched.solvers.online.protocol import Scheduler
 
 
@@ -306,7 +306,7 @@ def simulate(
     simulator/workload/requests_csv.py), run until all are done; the warm-up is then
     a share of the last arrival time.
     """
-    from tapesched.simulator.run.scenario import FORMAT, scenario_from_dict
+    from tapesched.simulator.scenario.document import FORMAT, scenario_from_dict
     from tapesched.toolkit.files.instance_file import instance_from_dict
     from tapesched.toolkit.files.json_documents import kind_of, read_json
     from tapesched.toolkit.model import INSTANCE_FORMAT
@@ -321,8 +321,8 @@ def simulate(
         fail([f"{scenario_file}: format: expected {FORMAT!r} or {INSTANCE_FORMAT!r}"])
     scenario = scenario_from_dict(document, scenario_file)
     from tapesched.simulator.run.experiment import override
-    from tapesched.simulator.run.scenario_spec import check_runnable
-    from tapesched.simulator.run.scenario_workload import arrivals_message
+    from tapesched.simulator.scenario.spec import check_runnable
+    from tapesched.simulator.scenario.workload_section import arrivals_message
     from tapesched.toolkit.errors import InputError
 
     if scheduler is not None:
@@ -399,7 +399,7 @@ def simulate(
             fail([f"{scenario_file}: {p} (with {given_option})" for p in unrunnable])
     trace = None
     if workload_file is not None:
-        from tapesched.simulator.run.scenario_spec import check_trace
+        from tapesched.simulator.scenario.spec import check_trace
         from tapesched.simulator.workload.requests_csv import load_workload
 
         trace = load_workload(workload_file)

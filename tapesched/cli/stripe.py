@@ -167,8 +167,8 @@ def stripe(
     from attrs import evolve
 
     from tapesched.simulator.run.experiment import override
-    from tapesched.simulator.run.scenario import load_scenario
-    from tapesched.simulator.run.scenario_workload import arrivals_message
+    from tapesched.simulator.scenario.document import load_scenario
+    from tapesched.simulator.scenario.workload_section import arrivals_message
     from tapesched.simulator.workload.workload import with_class_sizes
     from tapesched.studies.golubchik_studies import SCENARIO_FILE
     from tapesched.studies.stripe_search import (

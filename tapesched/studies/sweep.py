@@ -86,7 +86,7 @@ from tapesched.simulator.run.results import (
     combine,
     t95,
 )
-from tapesched.simulator.run.scenario_spec import Scenario
+from tapesched.simulator.scenario.spec import Scenario
 from tapesched.toolkit.errors import InputError, Problem, join_path, shown
 from tapesched.toolkit.fields import Rule, natural, nonnegative_finite, optional
 from tapesched.toolkit.files.outputs import write_file

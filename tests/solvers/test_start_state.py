@@ -31,7 +31,7 @@ from tapesched.toolkit.model import Instance
 from tapesched.toolkit.validator import validate
 
 from ..conftest import INSTANCES
-from .family import family
+from .exact.family import family
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
 STATE = ("head-start", "busy-drive", "busy-arm")

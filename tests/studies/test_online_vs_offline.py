@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from tapesched import solvers
 from tapesched.cli import main
-from tapesched.simulator.run.scenario import load_scenario
+from tapesched.simulator.scenario.document import load_scenario
 from tapesched.studies.windows import (
     cut_windows,
     scenario_windows,

@@ -11,8 +11,8 @@ import pytest
 from attrs import evolve
 
 from tapesched.simulator.run.results import RunSummary
-from tapesched.simulator.run.scenario import load_scenario
-from tapesched.simulator.run.scenario_spec import Scenario
+from tapesched.simulator.scenario.document import load_scenario
+from tapesched.simulator.scenario.spec import Scenario
 from tapesched.studies.studies import (
     METRICS,
     RATE,

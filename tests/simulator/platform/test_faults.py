@@ -15,7 +15,7 @@ from tapesched.simulator.platform.faults import NO_FAULTS, FaultSpec, TapeLoss, 
 from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, PlatformSpec
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
 from tapesched.simulator.run.experiment import Replication, run_once
-from tapesched.simulator.run.scenario_spec import RunSettings, Scenario
+from tapesched.simulator.scenario.spec import RunSettings, Scenario
 from tapesched.simulator.storage.data_account import data_account, file_state_in_run, lost_tapes_of
 from tapesched.simulator.storage.files import FileRequest, FileSpec, Scheme
 from tapesched.simulator.workload.workload import Workload, WorkloadParams
@@ -322,7 +322,7 @@ def scenario_with(faults: object) -> dict:
     ],
 )
 def test_bad_faults_sections_are_named_at_their_path(faults, problem):
-    from tapesched.simulator.run.scenario import scenario_from_dict
+    from tapesched.simulator.scenario.document import scenario_from_dict
     from tapesched.toolkit.errors import InputError
 
     with pytest.raises(InputError) as caught:
@@ -331,7 +331,7 @@ def test_bad_faults_sections_are_named_at_their_path(faults, problem):
 
 
 def test_a_faults_section_gives_the_fault_model_with_its_defaults():
-    from tapesched.simulator.run.scenario import scenario_from_dict
+    from tapesched.simulator.scenario.document import scenario_from_dict
 
     scenario = scenario_from_dict(
         scenario_with({"tape_losses": [{"at_s": 60, "tape": "T000001"}]}), "ampex.json"
@@ -433,7 +433,7 @@ def test_a_plan_folded_to_fewer_drives_reads_the_same_extents_in_turn():
 
 
 def test_the_blue_waters_65h_scenario_has_the_papers_handling_failures():
-    from tapesched.simulator.run.scenario import load_scenario
+    from tapesched.simulator.scenario.document import load_scenario
 
     scenario = load_scenario(INSTANCES_DIR / "scenarios" / "blue-waters-65h.json")
     assert scenario.faults == FaultSpec(handling_failure=0.01, tape_losses_per_year=0.01)

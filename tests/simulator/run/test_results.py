@@ -24,8 +24,8 @@ from tapesched.simulator.run.results import (
     summarise,
     t95,
 )
-from tapesched.simulator.run.scenario import scenario_from_dict
-from tapesched.simulator.run.scenario_spec import Scenario
+from tapesched.simulator.scenario.document import scenario_from_dict
+from tapesched.simulator.scenario.spec import Scenario
 from tests.conftest import INSTANCES
 
 # --- Student's t ----------------------------------------------------------------------

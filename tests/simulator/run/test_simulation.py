@@ -16,8 +16,8 @@ from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, MoverSpec,
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
 from tapesched.simulator.run.experiment import override, run_once
 from tapesched.simulator.run.export import ExportError, export
-from tapesched.simulator.run.scenario import load_scenario
-from tapesched.simulator.run.scenario_spec import RunSettings, Scenario
+from tapesched.simulator.scenario.document import load_scenario
+from tapesched.simulator.scenario.spec import RunSettings, Scenario
 from tapesched.simulator.storage.files import FileRequest, FileSpec, Scheme
 from tapesched.simulator.storage.policy_registry import POLICIES
 from tapesched.simulator.workload.workload import Workload, WorkloadParams

@@ -9,8 +9,8 @@ import pytest
 from attrs import evolve
 
 from tapesched.simulator.run.experiment import override, run_once
-from tapesched.simulator.run.scenario import load_scenario
-from tapesched.simulator.run.scenario_spec import Scenario, make_archive
+from tapesched.simulator.scenario.document import load_scenario
+from tapesched.simulator.scenario.spec import Scenario, make_archive
 from tapesched.simulator.storage.archive import Archive, ArchiveParams
 from tapesched.simulator.storage.archive_layout import ArchiveSide
 from tapesched.simulator.storage.catalogue import Catalogue

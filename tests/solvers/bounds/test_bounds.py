@@ -45,8 +45,8 @@ from tapesched.toolkit.strategies import instances
 from tapesched.toolkit.validator import validate
 
 from ...conftest import INSTANCES, VERSION_1
-from ..exact_enumeration import exact_optimum
-from ..family import family
+from ..exact.exact_enumeration import exact_optimum
+from ..exact.family import family
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
 BOUNDS = (lower_bound, request_bound, drive_time_bound, arm_bound, tape_bound, switch_bound)

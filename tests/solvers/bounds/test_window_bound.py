@@ -12,8 +12,8 @@ from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.model import OBJECTIVES, Drive
 
 from ...conftest import INSTANCES
-from ..exact_enumeration import exact_optimum
-from ..family import family
+from ..exact.exact_enumeration import exact_optimum
+from ..exact.family import family
 
 
 def slack(value: float) -> float:

@@ -39,8 +39,8 @@ from tapesched.toolkit.validator import validate
 from tests.builders import too_wide
 
 from ...conftest import INSTANCES, OTHER_OBJECTIVES
-from ..exact_enumeration import exact_optimum
-from ..family import family
+from ..exact.exact_enumeration import exact_optimum
+from ..exact.family import family
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
 

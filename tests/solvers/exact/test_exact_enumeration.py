@@ -48,12 +48,12 @@ from tapesched.toolkit.validator import validate
 
 from ...conftest import INSTANCES, OTHER_OBJECTIVES, VERSION_1
 from ...toolkit.test_validator import instant_switch, remount_reset
-from ..brute_force import best_schedule, candidate_count
-from ..enumeration_search import LibrarySearch
-from ..enumeration_tables import State, StateLimitError
-from ..exact_enumeration import _part, exact_optimum, solve
-from ..family import family, serpentine_family
-from ..test_brute_force import gang_mounts_its_second_piece_first, interleaved_arms, remount_pays
+from .brute_force import best_schedule, candidate_count
+from .enumeration_search import LibrarySearch
+from .enumeration_tables import State, StateLimitError
+from .exact_enumeration import _part, exact_optimum, solve
+from .family import family, serpentine_family
+from .test_brute_force import gang_mounts_its_second_piece_first, interleaved_arms, remount_pays
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
 

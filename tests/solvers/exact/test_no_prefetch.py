@@ -20,7 +20,7 @@ from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.validator import validate
 
 from ...conftest import INSTANCES
-from ..family import family
+from .family import family
 
 EXACT = ("cpsat", "milp-cbc", "milp-highs")
 ONLINE = tuple(n for n in sorted(SOLVERS) if SOLVERS.entry(n).metadata.get("online"))

@@ -47,8 +47,8 @@ from tapesched.toolkit.validator import validate
 from tests.builders import tolerance, validated_objective
 
 from ...builders import read
-from ..exact_enumeration import exact_optimum
-from ..family import serpentine_family
+from .exact_enumeration import exact_optimum
+from .family import serpentine_family
 
 EXACT = ("cpsat", "milp-cbc", "milp-highs")
 HEURISTICS = tuple(n for n in solvers.names() if n not in (*EXACT, "lns"))

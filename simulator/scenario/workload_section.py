@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from tapesched.simulator.run.scenario_spec import MISSING_KEY
+from tapesched.simulator.scenario.spec import MISSING_KEY
 from tapesched.simulator.storage.archive import MAX_ZIPF_EXPONENT, POPULARITIES, ArchiveParams
 from tapesched.simulator.storage.files import Scheme
 from tapesched.simulator.workload.workload import (

@@ -3,9 +3,9 @@
 The format, every section and field with its unit, default and meaning, is
 documented in ``docs/scenario-format.md``. :func:`load_scenario` reads a file
 and :func:`scenario_from_dict` a document already parsed, each value judged at
-its path, into a :class:`~simulator.run.scenario_spec.Scenario`. The sections
-are read by :mod:`.scenario_platform` (``platform``, ``faults``),
-:mod:`.scenario_workload` (``workload``) and :mod:`.scenario_run` (``run``);
+its path, into a :class:`~simulator.scenario.spec.Scenario`. The sections
+are read by :mod:`.platform_section` (``platform``, ``faults``),
+:mod:`.workload_section` (``workload``) and :mod:`.run_section` (``run``);
 the small ``policy`` and ``disk_cache`` sections and the document itself here.
 """
 
@@ -14,15 +14,15 @@ from __future__ import annotations
 import os
 from typing import Annotated, Any
 
-from tapesched.simulator.run.scenario_platform import (
+from tapesched.simulator.scenario.platform_section import (
     FaultsSection,
     PlatformSection,
     fault_spec,
     platform_spec,
 )
-from tapesched.simulator.run.scenario_run import RunSection, run_settings
-from tapesched.simulator.run.scenario_spec import KEYS, Scenario, check_runnable
-from tapesched.simulator.run.scenario_workload import WorkloadSection, workload_params
+from tapesched.simulator.scenario.run_section import RunSection, run_settings
+from tapesched.simulator.scenario.spec import KEYS, Scenario, check_runnable
+from tapesched.simulator.scenario.workload_section import WorkloadSection, workload_params
 from tapesched.simulator.storage.disk_cache import CacheSpec, ServiceClass, class_bound_problems
 from tapesched.simulator.storage.policy_registry import POLICIES
 from tapesched.toolkit.errors import InputError, Problem

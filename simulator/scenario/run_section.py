@@ -4,7 +4,7 @@ The scheduler (a name, ``module.path:Attr`` kept unimported, an entry point's
 name, ``bw-main`` and its parameters, or a scheduler and its mount policy), the
 seed, the replications and the warm-up are read at their paths into a
 :class:`RunSection`, and :func:`run_settings` builds the
-:class:`~simulator.run.scenario_spec.RunSettings`. The format:
+:class:`~simulator.scenario.spec.RunSettings`. The format:
 ``docs/scenario-format.md``.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 
 from attrs import frozen
 
-from tapesched.simulator.run.scenario_spec import KEYS, RunSettings
-from tapesched.simulator.run.scenario_workload import span
+from tapesched.simulator.scenario.spec import KEYS, RunSettings
+from tapesched.simulator.scenario.workload_section import span
 from tapesched.simulator.schedulers.bw_main import BwMainParams
 from tapesched.simulator.schedulers.registry import BW_MAIN, GOLUBCHIK
 from tapesched.solvers.online.mount_policy import MountPolicyError, is_plugged, parse_mount_policy

@@ -1,7 +1,7 @@
 """A scenario once read, and whether it can run: :class:`Scenario`, :class:`RunSettings`.
 
 A :class:`Scenario` is a platform, an archival policy, a workload and how to run
-them, read from a file by :func:`simulator.run.scenario.load_scenario` (the
+them, read from a file by :func:`simulator.scenario.document.load_scenario` (the
 format: ``docs/scenario-format.md``) or built in Python. :func:`check_runnable`
 says what keeps one from running (a write that fits no mover, a parameter the
 policy needs, a scheduler's conditions), at the paths of the file, and is asked
