@@ -151,7 +151,7 @@ class SimulationState:
 
         Not part of the protocol: what :meth:`peers`, :meth:`is_idle` and
         :meth:`tape_in` answer drive by drive, in one call (a mount policy's
-        eviction reads it: :class:`solvers.online.mount_policy.MountPolicied`).
+        eviction reads it: :class:`solvers.online.mount_policied.MountPolicied`).
         """
         p = self._platform
         drives, idle, trial = p.drives, self._state.idle, self._trial
@@ -213,7 +213,7 @@ class SimulationState:
         (:attr:`Admission.waiting_by_tapes
         <simulator.run.admission.Admission.waiting_by_tapes>`), so that the requests held
         back by one tape in use cost one test together: the optional fast
-        path of :func:`solvers.online.policies.unblocked`.
+        path of :func:`solvers.online.heuristics.unblocked`.
         """
         if waiting is not self._state.waiting or self._trial:
             return None
