@@ -17,7 +17,7 @@ from attrs import frozen
 from tapesched.simulator.scenario.spec import KEYS, RunSettings
 from tapesched.simulator.scenario.workload_section import span
 from tapesched.simulator.schedulers.bw_main import BwMainParams
-from tapesched.simulator.schedulers.registry import BW_MAIN, GOLUBCHIK
+from tapesched.simulator.schedulers.registry import BW_MAIN, is_simulator_scheduler
 from tapesched.solvers.online.mount_policy import MountPolicyError, is_plugged, parse_mount_policy
 from tapesched.solvers.plugins import SchedulerSpecError, scheduler_entry
 from tapesched.toolkit.errors import ValueProblems
@@ -42,7 +42,8 @@ from tapesched.toolkit.units import MAX_COUNT, MAX_REPLICATIONS
 
 
 def _scheduler(value: Any) -> str | tuple[str, BwMainParams] | MountedScheduler:
-    """A scheduler's name (:mod:`solvers.plugins`), found without importing anything, or its
+    """A scheduler's name (:mod:`solvers.plugins`, or the simulator's own:
+    :mod:`simulator.schedulers.registry`), found without importing anything, or its
     ``module.path:Attr``, kept unimported (:func:`named_in_file`); or ``bw-main`` and its
     parameters, given as an object; or an object of a scheduler's name and its mount policy."""
     if type(value) is dict and "mount_policy" in value and set(value) <= {"name", "mount_policy"}:
@@ -56,7 +57,7 @@ def _scheduler(value: Any) -> str | tuple[str, BwMainParams] | MountedScheduler:
             raise ValueProblems(problems)
         return (BW_MAIN, section.params())
     require(nonempty_text, value)
-    if value in (BW_MAIN, GOLUBCHIK):
+    if is_simulator_scheduler(value):  # bw-main, golubchik, or an installed package's
         return value  # type: ignore[no-any-return]
     if ":" in value:
         return named_in_file(value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+from pathlib import Path
 
 from tapesched.simulator.schedulers.bw_main import BwMain, BwMainParams
 from tapesched.simulator.schedulers.golubchik import Golubchik
@@ -70,6 +71,16 @@ def test_an_installed_packages_simulator_scheduler_runs_a_scenario(tmp_path, mon
     assert code == 0
     assert plugged["scheduler"] == "my-gangs"
     assert plugged["replications"] == json.loads(stdout)["replications"]
+
+    document = json.loads(Path(GOLUBCHIK_AMPEX).read_text())
+    document["run"]["scheduler"] = "my-gangs"
+    document["workload"]["duration"] = "6h"
+    document["run"]["replications"] = 1
+    scenario = tmp_path / "my-gangs.json"
+    scenario.write_text(json.dumps(document))
+    code, stdout, err = run("simulate", str(scenario), "--json")
+    assert code == 0, err
+    assert json.loads(stdout)["replications"] == plugged["replications"]
 
     code, stdout, err = run("simulate", SPEC, "--scheduler", "my-gangs")
     assert (code, stdout) == (2, "")
