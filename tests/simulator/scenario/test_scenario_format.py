@@ -55,7 +55,7 @@ def test_the_example_loads_and_is_what_it_says(tmp_path: Path) -> None:
 def _sections(cls: type, seen: dict[type, None]) -> None:
     """``cls`` and every section of the document its fields hold, through optionals and
     tuples (not the values they are read into: durations, drive models, schemes)."""
-    if cls in seen or not cls.__module__.startswith("tapesched.simulator.scenario.document"):
+    if cls in seen or not cls.__module__.startswith("tapesched.simulator.scenario."):
         return
     seen[cls] = None
     for hint in typing.get_type_hints(cls).values():
