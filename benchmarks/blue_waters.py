@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from tapesched.simulator.run.experiment import override, run_once
-from tapesched.simulator.run.scenario import load_scenario
+from tapesched.simulator.scenario.document import load_scenario
 
 SCENARIO = Path(__file__).resolve().parents[1] / "instances" / "scenarios" / "blue-waters.json"
 WEEK_S = 7 * 86400.0

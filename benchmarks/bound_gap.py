@@ -41,7 +41,7 @@ from heuristics import instance_for as loaded_instance
 from tapesched import solvers
 from tapesched.solvers.bounds.bounds import basic_bound, lower_bound
 from tapesched.solvers.bounds.window_bound import window_bound
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.model import Instance
 
 QUICK = ("greedy", "wspt")

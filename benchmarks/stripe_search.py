@@ -23,7 +23,7 @@ import time
 from attrs import evolve
 
 from tapesched.simulator.run.experiment import override
-from tapesched.simulator.run.scenario import load_scenario
+from tapesched.simulator.scenario.document import load_scenario
 from tapesched.simulator.workload.workload import with_class_sizes
 from tapesched.studies.golubchik_studies import SCENARIO_FILE
 from tapesched.studies.stripe_search import METRIC, SweepEvaluate, library_times, mix_of, select

@@ -22,7 +22,7 @@ import time
 
 from attrs import evolve
 
-from tapesched.simulator.run.scenario import load_scenario
+from tapesched.simulator.scenario.document import load_scenario
 from tapesched.studies.blue_waters import BW_FIG6
 from tapesched.studies.results_file import results_csv
 from tapesched.studies.studies import SCENARIO_FILE, points

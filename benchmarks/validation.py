@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 from tapesched import solvers
-from tapesched.toolkit.files.io import load_instance, load_schedule, save_instance, save_schedule
+from tapesched.toolkit.files.instance_file import load_instance, save_instance
+from tapesched.toolkit.files.schedule_file import load_schedule, save_schedule
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tapesched.toolkit.validator import validate
 

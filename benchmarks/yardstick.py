@@ -34,7 +34,7 @@ from heuristics import instance_for
 
 from tapesched.solvers.bounds.window_bound import window_bound
 from tapesched.solvers.compare import compare
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.model import Instance
 
 SOLVERS = ("greedy", "wspt", "local-search", "lns", "cpsat")

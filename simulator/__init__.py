@@ -6,7 +6,8 @@
   VERTICAL, HETERO), the archive at time 0, the disk cache, the data account;
 - :mod:`.workload`: generated and CSV-traced file requests;
 - :mod:`.schedulers`: the simulator's own schedulers (the Blue Waters MAIN-SCHEDULER, Golubchik's);
-- :mod:`.run`: scenario files, the simulation, replications, what a run measured, its export;
+- :mod:`.scenario`: scenario files (docs/scenario-format.md), read section by section;
+- :mod:`.run`: the simulation, replications, what a run measured, the run directory, its export;
 - :mod:`.sharing`: drives shared by groups, their allocators, the GEMSS-like HSM run;
 - :mod:`.replay`: a cartridge trace replayed on its library complex;
 - :mod:`.planning`: closed forms for sizing, striping and durability, and their check by simulation.

@@ -19,7 +19,7 @@ from tapesched.solvers.result import Progress, Result, Status
 from tapesched.toolkit.model import Instance
 
 if TYPE_CHECKING:
-    from tapesched.solvers.online.mount_policy import MountPolicy
+    from tapesched.solvers.online.mount_protocol import MountPolicy
     from tapesched.solvers.plugins import SchedulerSpec
 
 __all__ = [

@@ -62,7 +62,7 @@ from typing import TypeAlias, cast
 from attrs import evolve, field, frozen
 
 from tapesched.solvers.online.dispatcher import solve_online
-from tapesched.solvers.online.mount_policy import is_plugged
+from tapesched.solvers.online.mount_policy import mount_policy_plugins
 from tapesched.solvers.online.protocol import Scheduler
 from tapesched.solvers.registry import (
     ENTRY_POINT_GROUP,
@@ -167,13 +167,13 @@ def with_plugins(
     plugged: PluggedScheduler, factory: Callable[[], object], *mount_policies: str | None
 ) -> PluggedScheduler:
     """``plugged`` making its schedulers with ``factory`` (its own, wrapped: under a mount
-    policy), the plug-ins among ``mount_policies`` (specs, ``module.path:Attr`` for one's own)
-    named beside its own, so that :meth:`~PluggedScheduler.guard` blames whichever fails."""
+    policy), the plug-ins that ``mount_policies`` (specs) name (``module.path:Attr`` for one's
+    own, installed packages' evictions and mount policies:
+    :func:`~solvers.online.mount_policy.mount_policy_plugins`) beside its own, so that
+    :meth:`~PluggedScheduler.guard` blames whichever fails."""
     plugins = [*plugged.plugins]
     for spec in mount_policies:
-        if spec is not None and is_plugged(spec):
-            found = Plugin.of(spec.strip(), spec.strip().partition(":")[0])
-            plugins += [] if found is None else [found]
+        plugins += mount_policy_plugins(spec)
     return evolve(plugged, factory=factory, plugins=tuple(plugins))
 
 

@@ -27,7 +27,8 @@ CTA's (SLTF under its cost heuristic), all under one locate model:
 than :data:`~toolkit.runtime.limits.MAX_DENSE_FILES` files computes each step's row
 when it takes it instead.
 
-Every orderer follows :class:`Orderer`; :data:`ORDERERS` names them.
+Every orderer follows :class:`Orderer`; :data:`solvers.registry.ORDERERS` names them
+(installed packages' too, :func:`solvers.registry.resolve_orderer`).
 """
 
 from __future__ import annotations
@@ -387,12 +388,3 @@ def exact_order(
         lower_bound_s=bound_s + reads,
         solve_s=time.perf_counter() - began,
     )
-
-
-ORDERERS: dict[str, Orderer] = {
-    "none": request_order,
-    "offset": offset_order,
-    "sltf": sltf_order,
-    "exact": exact_order,
-}
-"""The orderers by name (``tapesched order --algorithm``)."""

@@ -1,6 +1,6 @@
-"""Solvers and online schedulers by name: declared once, here, and imported only when first used.
+"""Solvers, online schedulers and recall orderers by name: declared once, here, imported when used.
 
-Two registries (:class:`toolkit.registry.Registry`):
+Three registries (:class:`toolkit.registry.Registry`):
 
 - :data:`SOLVERS`: every solver, a callable ``(instance, *, time_limit_s,
   seed) -> Result``, by the name ``solve(instance, solver=name)`` takes.
@@ -9,6 +9,11 @@ Two registries (:class:`toolkit.registry.Registry`):
   :class:`solvers.online.Scheduler`), by the same name; installed packages
   add theirs through the entry points of :data:`ENTRY_POINT_GROUP`
   (:mod:`solvers.plugins` resolves what users give).
+- :data:`ORDERERS`: the recall orderers, each a
+  :class:`~solvers.recall_order.Orderer` (the order to read a mounted tape's
+  files, ``tapesched order --algorithm``); installed packages add theirs
+  through the entry points of :data:`ORDERER_GROUP`, and
+  :func:`resolve_orderer` also takes ``module.path:Attr``.
 
 An online heuristic is declared once, by :func:`_online`: its name and
 description enter both registries, as the scheduler and as the solver that
@@ -16,16 +21,21 @@ dispatches it, so that ``fifo`` is one declaration and both a solver and a
 scheduler. The solver modules themselves register nothing. The functions
 below (:func:`declare`, :func:`register`, :func:`get`, :func:`names`,
 :func:`describe`) are the solver registry's interface as it has always been.
+(The mount policies' registries are beside their specs,
+:mod:`solvers.online.mount_policy`.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tapesched.solvers.result import Result
 from tapesched.toolkit.model import Instance
 from tapesched.toolkit.registry import LoadError, Registry, UnknownNameError
+
+if TYPE_CHECKING:  # OR-Tools, numpy and SciPy are imported only when an orderer is used
+    from tapesched.solvers.recall_order import Orderer
 
 
 class Solver(Protocol):
@@ -157,49 +167,49 @@ def _online(name: str, scheduler: str, solver: str, description: str) -> None:
 # The online heuristics, in the order ties between them go (solvers.warm_start).
 _online(
     "fifo",
-    "tapesched.solvers.online.policies:Fifo",
-    "tapesched.solvers.online.policies:fifo",
+    "tapesched.solvers.online.heuristics:Fifo",
+    "tapesched.solvers.online.heuristics:fifo",
     "online dispatcher: oldest request first, onto idle drives",
 )
 _online(
     "wspt",
-    "tapesched.solvers.online.policies:Wspt",
-    "tapesched.solvers.online.policies:wspt",
+    "tapesched.solvers.online.heuristics:Wspt",
+    "tapesched.solvers.online.heuristics:wspt",
     "online dispatcher: largest weight over expected service first",
 )
 _online(
     "stretch",
-    "tapesched.solvers.online.policies:Stretch",
-    "tapesched.solvers.online.policies:stretch",
+    "tapesched.solvers.online.heuristics:Stretch",
+    "tapesched.solvers.online.heuristics:stretch",
     "online dispatcher: largest current stretch first (highest response ratio)",
 )
 _online(
     "tape-batching",
-    "tapesched.solvers.online.policies:TapeBatching",
-    "tapesched.solvers.online.policies:tape_batching",
+    "tapesched.solvers.online.heuristics:TapeBatching",
+    "tapesched.solvers.online.heuristics:tape_batching",
     "online dispatcher: loaded tapes' requests first, in offset order",
 )
 _online(
     "sltf",
-    "tapesched.solvers.online.policies:Sltf",
-    "tapesched.solvers.online.policies:sltf",
+    "tapesched.solvers.online.heuristics:Sltf",
+    "tapesched.solvers.online.heuristics:sltf",
     "online dispatcher: loaded tapes' requests first, shortest locate first",
 )
 _online(
     "backfill",
-    "tapesched.solvers.online.policies:Backfill",
-    "tapesched.solvers.online.policies:backfill",
+    "tapesched.solvers.online.heuristics:Backfill",
+    "tapesched.solvers.online.heuristics:backfill",
     "online dispatcher: fifo, smaller requests pass a waiting gang without delaying it",
 )
 _online(
     "fifo-dismount-at-once",
-    "tapesched.solvers.online.policies:fifo_dismounting",
-    "tapesched.solvers.online.policies:fifo_dismount_at_once",
+    "tapesched.solvers.online.heuristics:fifo_dismounting",
+    "tapesched.solvers.online.heuristics:fifo_dismount_at_once",
     "online dispatcher: fifo, unneeded tapes dismounted at once",
 )
 _online(
     "greedy",
-    "tapesched.solvers.online.policies:ReleaseOrder",
+    "tapesched.solvers.online.heuristics:ReleaseOrder",
     "tapesched.solvers.greedy:greedy",
     "online list scheduler: requests in release order, each piece to the drive completing it first",
 )
@@ -234,3 +244,68 @@ SOLVERS.declare(
     "exact MILP (disjunctive, big-M) solved by HiGHS, warm-started from the best heuristic",
     serpentine=True,
 )
+
+
+class OrdererSpecError(LoadError):
+    """A recall orderer spec that gives no orderer; the message is one line saying why."""
+
+
+class UnknownOrdererError(OrdererSpecError, UnknownNameError):
+    """A name that is neither a declared orderer nor an installed package's (a ``KeyError``)."""
+
+
+ORDERER_GROUP = "tapesched.recall_orderers"
+"""Entry-point group in which packages declare their recall orderers (``name = module:Attr``)."""
+
+ORDERERS: Registry[Orderer] = Registry(
+    "recall orderer",
+    group=ORDERER_GROUP,
+    unknown=UnknownOrdererError,
+    failure=OrdererSpecError,
+    hint="; or give module.path:Attr",
+)
+"""The recall orderers by name (``tapesched order --algorithm``), each a function (or any
+callable) of :class:`~solvers.recall_order.Orderer`'s signature; entry points of
+:data:`ORDERER_GROUP` add more."""
+
+ORDERERS.declare(
+    "none",
+    "tapesched.solvers.recall_order:request_order",
+    "the request order, as the files were given (BNL's noschedule)",
+)
+ORDERERS.declare(
+    "offset",
+    "tapesched.solvers.recall_order:offset_order",
+    "block order, as BNL's ERADAT submits a tape's requests",
+)
+ORDERERS.declare(
+    "sltf",
+    "tapesched.solvers.recall_order:sltf_order",
+    "shortest locate time first from the head (CTA's SLTFRAOAlgorithm)",
+)
+ORDERERS.declare(
+    "exact",
+    "tapesched.solvers.recall_order:exact_order",
+    "the cheapest order, a travelling-salesman path from the head, within the time limit",
+)
+
+
+def resolve_orderer(spec: object) -> Orderer:
+    """The recall orderer a spec names: a name of :data:`ORDERERS` (an installed package's
+    too), ``module.path:Attr``, or the orderer itself.
+
+    Raises
+    ------
+    OrdererSpecError
+        (a ``ValueError``) with a one-line message: an unknown name (listing
+        the known ones), a module that cannot be imported, a missing
+        attribute, or something that cannot be called.
+    """
+    found = ORDERERS.resolve(spec)
+    if not callable(found.value):
+        raise OrdererSpecError(
+            f"{found.name}: a {type(found.value).__name__} is not a recall orderer "
+            "(a function of tape, model, head_block, files)"
+        )
+    orderer: Orderer = found.value
+    return orderer

@@ -2,7 +2,7 @@
 
 An exact solver's time limit only ever returns what it has, so it starts
 from the best schedule cheaply at hand: every online heuristic of
-:data:`solvers.online.policies.SCHEDULERS` (each a single pass of the timeline), the
+:data:`solvers.online.heuristics.SCHEDULERS` (each a single pass of the timeline), the
 best of them by the validator's objective (:func:`best_heuristic`, from
 :mod:`solvers.online.best`), then :func:`solvers.local_search.improve`
 for a small share of the time limit. Without a time limit the local search

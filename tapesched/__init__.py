@@ -35,10 +35,10 @@ except PackageNotFoundError:  # run from a checkout that was never installed
     __version__ = "0+unknown"
 
 _WHERE = {
-    "load_instance": "tapesched.toolkit.files.io",
-    "load_schedule": "tapesched.toolkit.files.io",
-    "save_instance": "tapesched.toolkit.files.io",
-    "save_schedule": "tapesched.toolkit.files.io",
+    "load_instance": "tapesched.toolkit.files.instance_file",
+    "load_schedule": "tapesched.toolkit.files.schedule_file",
+    "save_instance": "tapesched.toolkit.files.instance_file",
+    "save_schedule": "tapesched.toolkit.files.schedule_file",
     "validate": "tapesched.toolkit.validator",
     "compute_metrics": "tapesched.toolkit.metrics",
     "Instance": "tapesched.toolkit.model",
@@ -49,12 +49,12 @@ _WHERE = {
     "Solver": "tapesched.solvers.registry",
     "Scheduler": "tapesched.solvers.online.protocol",
     "PlatformState": "tapesched.solvers.online.protocol",
-    "MountPolicy": "tapesched.solvers.online.mount_policy",
-    "Eviction": "tapesched.solvers.online.mount_policy",
+    "MountPolicy": "tapesched.solvers.online.mount_protocol",
+    "Eviction": "tapesched.solvers.online.mount_protocol",
     "Orderer": "tapesched.solvers.recall_order",
     "Policy": "tapesched.simulator.storage.policy",
     "Allocator": "tapesched.simulator.sharing.allocator",
-    "load_scenario": "tapesched.simulator.run.scenario",
+    "load_scenario": "tapesched.simulator.scenario.document",
     "simulate": "tapesched.simulator.run.experiment",
     "replay": "tapesched.simulator.replay.replay",
     "Experiment": "tapesched.studies.experiment",
@@ -109,23 +109,19 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from tapesched.simulator.replay.replay import replay
     from tapesched.simulator.run.experiment import run_scenario as simulate
-    from tapesched.simulator.run.scenario import load_scenario
+    from tapesched.simulator.scenario.document import load_scenario
     from tapesched.simulator.sharing.allocator import Allocator
     from tapesched.simulator.storage.policy import Policy
     from tapesched.solvers import solve
-    from tapesched.solvers.online.mount_policy import Eviction, MountPolicy
+    from tapesched.solvers.online.mount_protocol import Eviction, MountPolicy
     from tapesched.solvers.online.protocol import PlatformState, Scheduler
     from tapesched.solvers.recall_order import Orderer
     from tapesched.solvers.registry import Solver
     from tapesched.solvers.result import Result, Status
     from tapesched.studies.experiment import Experiment
     from tapesched.studies.runner import run_experiment
-    from tapesched.toolkit.files.io import (
-        load_instance,
-        load_schedule,
-        save_instance,
-        save_schedule,
-    )
+    from tapesched.toolkit.files.instance_file import load_instance, save_instance
+    from tapesched.toolkit.files.schedule_file import load_schedule, save_schedule
     from tapesched.toolkit.metrics import compute_metrics
     from tapesched.toolkit.model import Instance, Schedule
     from tapesched.toolkit.validator import validate

@@ -11,12 +11,14 @@ as an explicit example.
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.model import (
     ArmOperation,
     Drive,
@@ -131,3 +133,24 @@ def dist_info(root: Path, package: str, group: str, entries: dict[str, str]) -> 
     lines = [f"[{group}]", *(f"{name} = {value}" for name, value in entries.items())]
     (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
     return info
+
+
+@pytest.fixture
+def plug_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[[str, str], Path]]:
+    """Writes a module of plug-ins, ``(name, source)``, importable by that name until the test
+    ends (then forgotten by :data:`sys.modules`); returns the folder, where :func:`dist_info`
+    may declare its entry points."""
+    written: list[str] = []
+
+    def write(name: str, source: str) -> Path:
+        (tmp_path / f"{name}.py").write_text(source)
+        written.append(name)
+        sys.modules.pop(name, None)
+        return tmp_path
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield write
+    for name in written:
+        sys.modules.pop(name, None)

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from tapesched import solvers
-from tapesched.toolkit.files.io import load_instance, load_schedule
+from tapesched.toolkit.files.instance_file import load_instance
+from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.validator import validate
 
 from .conftest import INSTANCES

@@ -117,10 +117,12 @@ def test_the_graph_sees_the_packages():
         "tapesched.simulator.kernel.engine",
     } <= set(GRAPH)
     assert GRAPH.has_edge("tapesched.cli", "tapesched.cli.simulate")
-    assert GRAPH.has_edge("tapesched.cli.simulate", "tapesched.simulator.run.scenario")
+    assert GRAPH.has_edge("tapesched.cli.simulate", "tapesched.simulator.scenario.document")
     # A registry's string target is an edge: the online schedulers' module is one.
-    assert GRAPH.has_edge("tapesched.solvers.registry", "tapesched.solvers.online.policies")
-    assert [layer(m) for m in ("tapesched.toolkit.files.io", "tapesched.cli", "tapesched")] == [
+    assert GRAPH.has_edge("tapesched.solvers.registry", "tapesched.solvers.online.heuristics")
+    assert [
+        layer(m) for m in ("tapesched.toolkit.files.instance_file", "tapesched.cli", "tapesched")
+    ] == [
         0,
         4,
         4,

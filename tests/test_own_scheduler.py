@@ -23,13 +23,14 @@ from tapesched.cli import main
 from tapesched.simulator.run.experiment import override, run_scenario
 from tapesched.simulator.run.export import export
 from tapesched.simulator.run.instance_run import simulate_instance
-from tapesched.simulator.run.scenario import load_scenario
 from tapesched.simulator.run.simulation import Simulation
+from tapesched.simulator.scenario.document import load_scenario
 from tapesched.simulator.workload.workload import generate
 from tapesched.solvers import solve
 from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.plugins import ENTRY_POINT_GROUP
-from tapesched.toolkit.files.io import load_instance, load_schedule
+from tapesched.toolkit.files.instance_file import load_instance
+from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.model import Drive, Instance, Library, Piece, Request, Tape
 from tapesched.toolkit.validator import validate
 from tests.conftest import INSTANCES, ROOT, dist_info

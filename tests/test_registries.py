@@ -89,9 +89,9 @@ def test_each_policy_class_records_the_name_it_is_registered_under():
 def test_listing_the_registries_imports_none_of_their_modules():
     code = (
         "import sys\n"
-        "from tapesched.solvers.registry import SCHEDULERS, SOLVERS\n"
+        "from tapesched.solvers.registry import ORDERERS, SCHEDULERS, SOLVERS\n"
         "from tapesched.simulator.storage.policy_registry import POLICIES\n"
-        "for registry in (SOLVERS, SCHEDULERS, POLICIES):\n"
+        "for registry in (SOLVERS, SCHEDULERS, ORDERERS, POLICIES):\n"
         "    for name in registry.known():\n"
         "        registry.describe(name)\n"
         "ours = ('tapesched.solvers.', 'tapesched.simulator.')\n"

@@ -8,7 +8,7 @@ use:
 - ``rule(value)`` is ``None`` for a good value and otherwise what is wrong
   with it (the message of the first clause that fails): what the readers of
   instance, schedule, scenario and trace files report at the value's JSON
-  path, or CSV line and column (:mod:`toolkit.files.io`);
+  path, or CSV line and column (:mod:`toolkit.files.structurer`);
 - a :func:`checked` class (the model of :mod:`toolkit.model`, the documents
   of scenario and trace files) checks each field that carries a rule when an
   object is built, and names every bad field of the object at once
@@ -29,7 +29,7 @@ same in every file and on the command line.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, dataclass_transform
 
 import attrs
@@ -160,6 +160,20 @@ def require(rule: Rule, value: Any) -> Any:
     if reason is not None:
         raise ValueError(reason)
     return value
+
+
+def named(value: Any, table: Mapping[str, Any], what: str) -> Any:
+    """The entry of ``table`` named ``value`` (a drive model, a size class...).
+
+    Raises
+    ------
+    ValueError
+        ``unknown <what> '<value>' (known: a, b, ...)``, for a reader to report at the
+        value's path.
+    """
+    if value not in table:
+        raise ValueError(f"unknown {what} {shown(value)} (known: {', '.join(table)})")
+    return table[value]
 
 
 def as_float(value: Any) -> Any:

@@ -47,7 +47,7 @@ INSTANCE_FORMAT_2 = "tapesched.instance/2"
 INSTANCE_FORMATS: tuple[str, ...] = (INSTANCE_FORMAT, INSTANCE_FORMAT_2)
 SCHEDULE_FORMAT = "tapesched.schedule/1"
 SCENARIO_FORMAT = "tapesched.scenario/1"
-"""A simulator scenario (:mod:`simulator.run.scenario`), named here beside the other formats."""
+"""A simulator scenario (:mod:`simulator.scenario.document`), named beside the other formats."""
 OLD_SCENARIO_FORMATS: tuple[str, ...] = ("tapesched-scenario/1",)
 """Earlier names of the scenario format, still read; never written."""
 
@@ -103,8 +103,13 @@ class Library:
 
 
 LOCATE_MODEL_NAMES: tuple[str, ...] = ("cta-lto", "physical")
-"""The locate models a drive of ``tapesched.instance/2`` may declare (``drives[i].locate.model``):
-CERN CTA's LTO cost heuristic and the physical model of :mod:`toolkit.hardware.tape_geometry`."""
+"""The names of the locate models, one spelling everywhere: what a drive of
+``tapesched.instance/2`` or of a scenario declares (``locate.model``), and the
+choices of ``--locate`` on the command line (``tapesched order``,
+``tapesched bnl-coverage``). ``cta-lto`` is CERN CTA's cost heuristic fitted on
+LTO (:class:`~toolkit.hardware.tape_geometry.CtaCostHeuristic`; plain ``cta``
+names CTA's mount criteria), ``physical`` the physical model
+(:class:`~toolkit.hardware.tape_geometry.PhysicalLocate`)."""
 
 
 @lru_cache(maxsize=256)
@@ -245,6 +250,21 @@ class Drive:
     def transfer_s(self, size_mb: float) -> float:
         """Seconds to stream ``size_mb`` at this drive's rate."""
         return size_mb / self.rate_mb_s
+
+    def switch_s(self, library: Library) -> float:
+        """Seconds of a tape switch on this drive, in its ``library``: the drive unloads
+        its tape, an arm dismounts it and mounts the next, the drive loads that one
+        (the head then still locates from 0).
+
+        Added left to right in that order, ``unload_s + dismount_s + mount_s +
+        load_s``: whoever needs a whole switch of one drive takes it here, so that
+        every such sum agrees to the last bit.
+        """
+        if library.id != self.library:
+            raise ValueError(
+                f"drive {self.id!r} is in library {self.library!r}, not {library.id!r}"
+            )
+        return self.unload_s + library.dismount_s + library.mount_s + self.load_s
 
     def locate_s(self, from_mb: float, to_mb: float, capacity_mb: float | None = None) -> float:
         """Seconds to move the head from offset ``from_mb`` to ``to_mb``.

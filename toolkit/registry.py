@@ -1,8 +1,8 @@
 """Things found by name: one registry per plug point, each name declared once, imported when used.
 
 Every place where the project takes something by name (a solver, an online
-scheduler, an archival policy, and the plug points to come: orderers,
-mount policies, allocators) has one :class:`Registry`. A registry is where
+scheduler, an archival policy, a mount policy or eviction, a recall
+orderer, a drive allocator) has one :class:`Registry`. A registry is where
 the names of that plug point are declared, checked and listed:
 
 - :meth:`Registry.declare` enters a name with a one-line description and
@@ -18,9 +18,9 @@ the names of that plug point are declared, checked and listed:
   :meth:`Registry.known` list the names and what they do without importing
   anything: the command line builds its choices and help texts from them.
 - Installed packages extend a registry that has an entry-point group
-  (``tapesched.schedulers``, ``tapesched.policies``; by the same rule
-  ``tapesched.orderers``, ``tapesched.mount_policies``,
-  ``tapesched.allocators`` for the plug points to come): each entry point
+  (``tapesched.schedulers``, ``tapesched.policies``,
+  ``tapesched.mount_policies``, ``tapesched.evictions``,
+  ``tapesched.recall_orderers``, ``tapesched.allocators``): each entry point
   ``name = module.path:Attr`` is one more name, imported only when that
   name is asked for. A declared name always wins over an entry point, and
   when two packages declare one name, the first found on ``sys.path`` wins.
@@ -35,7 +35,8 @@ reached through :meth:`~Registry.load`, :meth:`~Registry.entry` and
 :meth:`~Registry.resolve`.
 
 This module is part of the toolkit's core, below the packages that keep
-registries (:mod:`solvers.registry`, :mod:`simulator.storage.policy_registry`), and
+registries (:mod:`solvers.registry`, :mod:`solvers.online.mount_policy`,
+:mod:`simulator.storage.policy_registry`, :mod:`simulator.sharing.allocator`), and
 imports none of them.
 
 Example
@@ -52,7 +53,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from importlib import metadata
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -93,6 +94,20 @@ def qualified_name(obj: object) -> str:
     defined = obj if inspect.isclass(obj) or inspect.isroutine(obj) else type(obj)
     module = getattr(defined, "__module__", None) or "?"
     return f"{module}:{getattr(defined, '__qualname__', type(defined).__name__)}"
+
+
+def taken_params(factory: Callable[..., object], params: Mapping[str, T]) -> dict[str, T]:
+    """Those of ``params`` that ``factory`` takes by name (none when its signature is unknown).
+
+    A plug point that offers its plug-ins some parameters (an archival
+    policy's block size, an eviction's future requests) gives each only those
+    it declares.
+    """
+    try:
+        taken = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {key: value for key, value in params.items() if key in taken}
 
 
 def unknown_message(

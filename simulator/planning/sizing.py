@@ -77,7 +77,8 @@ from tapesched.toolkit.fields import (
     require,
     text,
 )
-from tapesched.toolkit.files.io import JSON, KeyStyle, read_json
+from tapesched.toolkit.files.json_documents import read_json
+from tapesched.toolkit.files.structurer import JSON, KeyStyle
 from tapesched.toolkit.hardware.technology import DRIVES, MB_PER_GB, DriveTechnology
 
 DAY_S = 86_400.0
@@ -154,8 +155,7 @@ class Load:
     @property
     def exchange_s(self) -> float:
         """A tape exchange on a drive: unload, dismount, mount, load."""
-        d = self.drive
-        return d.unload_s + self.dismount_s + self.mount_s + d.load_s
+        return self.drive.switch_s(self.mount_s, self.dismount_s)
 
     @property
     def locate_s(self) -> float:

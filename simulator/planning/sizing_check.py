@@ -45,7 +45,7 @@ import random
 from attrs import frozen
 
 from tapesched.simulator.planning.sizing import DAY_S, Load, Sizing, plan
-from tapesched.simulator.platform.platform import DriveSpec, LibrarySpec, PlatformSpec
+from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, PlatformSpec
 from tapesched.simulator.platform.technology import Duration, drive_model
 from tapesched.simulator.run.simulation import Simulation
 from tapesched.simulator.storage.disk_cache import CacheSpec, ClassReport, ServiceClass

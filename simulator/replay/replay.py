@@ -62,14 +62,13 @@ from typing import Any, Literal, cast
 from attrs import field, frozen
 
 from tapesched.simulator.platform.library_complex import LibraryComplex, crossing_s
-from tapesched.simulator.platform.platform import DriveSpec, LibrarySpec, PlatformSpec
+from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, PlatformSpec
 from tapesched.simulator.platform.technology import DriveModel, Duration
 from tapesched.simulator.replay.trace import LibraryLayout, TraceRequest, home_levels
 from tapesched.simulator.run.experiment import without_cyclic_gc
 from tapesched.simulator.run.results import is_saturated
 from tapesched.simulator.run.simulation import Simulation
-from tapesched.simulator.schedulers.bw_main import simulator_scheduler
-from tapesched.simulator.schedulers.golubchik import NAME as GOLUBCHIK
+from tapesched.simulator.schedulers.registry import GOLUBCHIK, simulator_scheduler
 from tapesched.simulator.storage.catalogue import (
     Catalogue,
     Chunk,

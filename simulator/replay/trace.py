@@ -19,7 +19,7 @@ whose README says more):
   the layout (:func:`read_homes`).
 
 Each may be bzip2-compressed (a name ending in ``.bz2``). Each is structured
-through cattrs (:mod:`toolkit.files.io`), its values judged by the rules every
+through cattrs (:mod:`toolkit.files.structurer`), its values judged by the rules every
 reader shares (:mod:`toolkit.fields`); a bad line or value raises
 :class:`~toolkit.errors.InputError` naming the file, the line and column
 (``line 7.seconds``) or the JSON path, and what is wrong.
@@ -57,8 +57,9 @@ from tapesched.toolkit.fields import (
     parsed,
     word,
 )
-from tapesched.toolkit.files.io import JSON, TEXT, KeyStyle, read_json
+from tapesched.toolkit.files.json_documents import read_json
 from tapesched.toolkit.files.reading import read_text
+from tapesched.toolkit.files.structurer import JSON, TEXT, KeyStyle
 from tapesched.toolkit.units import MAX_COUNT, MAX_SIMULATED_S, describe_seconds
 
 MAX_PROBLEMS = MAX_SHOWN

@@ -25,7 +25,8 @@ in its library.
 
 from __future__ import annotations
 
-from tapesched.simulator.platform.platform import Platform, Transfer
+from tapesched.simulator.platform.platform import Platform
+from tapesched.simulator.platform.state import Transfer
 from tapesched.simulator.run.simulation import Simulation
 from tapesched.toolkit.model import (
     ArmOperation,
@@ -73,7 +74,9 @@ def export(simulation: Simulation, name: str = "simulated") -> tuple[Instance, S
             "problem a gang's drives start together and are freed together"
         )
     platform: Platform = simulation.platform
-    struck = platform.handling_failures + platform.drive_failures + len(simulation.lost)
+    struck = (
+        platform.handling_failures + platform.drive_failures + len(simulation.fault_processes.lost)
+    )
     if struck:
         raise ExportError(
             "cannot export a run in which faults struck: the core problem has no failed "

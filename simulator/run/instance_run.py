@@ -34,7 +34,7 @@ def simulate_instance(
         A well-formed instance.
     scheduler
         A registered heuristic's name (a key of
-        :data:`solvers.online.policies.SCHEDULERS`), ``module.path:Attr``, an entry
+        :data:`solvers.online.heuristics.SCHEDULERS`), ``module.path:Attr``, an entry
         point's name, a class or factory of schedulers, or a scheduler (see
         :mod:`solvers.plugins`); the run makes its own from it.
     log

@@ -5,7 +5,7 @@ Metrics (Blue Waters paper, Section 3.2)
       end of its data) divided by its size, here in seconds per GB; the mean
       over requests is the paper's objective of choice;
     - *stretch*: the response time over the request's expected time alone
-      on an idle platform (:meth:`simulator.run.simulation.Simulation._alone_s`);
+      on an idle platform (:meth:`simulator.run.admission.Admission.alone_s`);
     - *throughput* (``throughput_mb_s_over_window``): MB of files read or
       written per second, over the measured window;
     - the shares of drive and arm time, named by what they count and over
@@ -50,7 +50,8 @@ from typing import Any
 
 from attrs import asdict, evolve, frozen
 
-from tapesched.simulator.run.simulation import AdmittedRequest, Simulation
+from tapesched.simulator.run.admitted import AdmittedRequest
+from tapesched.simulator.run.simulation import Simulation
 from tapesched.simulator.storage.data_account import data_account
 
 SATURATION_FLOOR = 20
@@ -303,7 +304,7 @@ def summarise(
         stuck_cartridges=platform.stuck,
         drive_failures=platform.drive_failures,
         mover_failures=platform.mover_failures,
-        tapes_lost=len(simulation.lost),
+        tapes_lost=len(simulation.fault_processes.lost),
         restarts=sum(r.restarts for r in records),
         rebuilt_reads=sum(r.rebuilt for r in records),
         **_losses(simulation),
@@ -312,7 +313,7 @@ def summarise(
 
 def _losses(simulation: Simulation) -> dict[str, Any]:
     """The data account's rebuilt and lost files and MB, when the run lost tapes."""
-    if not simulation.lost:
+    if not simulation.fault_processes.lost:
         return {}
     data = data_account(simulation)
     return {

@@ -8,12 +8,13 @@ and ``compare`` do not. It speaks the protocol of
 :mod:`solvers.online.protocol` unchanged (:class:`Start` on the drives of a
 process, :class:`Dismount` to eject a tape) and reads, beyond
 :class:`~solvers.online.protocol.PlatformState`, the few questions
-:class:`~simulator.run.simulation.SimulationState` answers for the simulator's
-own schedulers (:class:`SimulatorState`: a request's type, the movers'
-drives, what a mover can host, the requests done); the simulation asks it
+:class:`~simulator.run.simulation_state.SimulationState` answers for the
+simulator's own schedulers (:class:`~simulator.schedulers.registry.SimulatorState`:
+a request's type, the movers' drives, what a mover can host, the requests
+done); the simulation asks it
 again every ``MINLBINTERVAL`` through its ``wake_s``. Its parameters
 (:class:`BwMainParams`) come from a scenario's ``run.scheduler`` given as
-``{"name": "bw-main", ...}`` (:mod:`simulator.run.scenario`) and from the
+``{"name": "bw-main", ...}`` (:mod:`simulator.scenario.document`) and from the
 options of ``tapesched simulate`` (``--min-lb-interval 6d``, ...).
 
 The model, as the paper has it
@@ -99,23 +100,17 @@ What the paper leaves open, and what is chosen here
 
 from __future__ import annotations
 
-import functools
 import math
 from collections import deque
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from attrs import evolve, frozen
 
-from tapesched.simulator.schedulers.golubchik import NAME as GOLUBCHIK
-from tapesched.simulator.schedulers.golubchik import Golubchik
+from tapesched.simulator.schedulers.registry import BW_MAIN, SimulatorState
 from tapesched.simulator.storage.policy import GroupType
 from tapesched.solvers.online.protocol import Decision, Dismount, PlatformState, Start
-from tapesched.solvers.plugins import SchedulerSpec
 from tapesched.toolkit.model import Request
-
-NAME = "bw-main"
-"""The name ``--scheduler`` and a scenario's ``run.scheduler`` know it by."""
 
 
 @frozen
@@ -152,39 +147,6 @@ class BwMainParams:
             raise ValueError("min_lb_interval_s and max_waiting_time_s must be > 0")
         if not self.max_imbalance >= 0:
             raise ValueError("max_imbalance must be >= 0")
-
-
-class SimulatorState(PlatformState, Protocol):
-    """What ``bw-main`` reads: the protocol's state and the simulator's own questions
-    (:class:`~simulator.run.simulation.SimulationState` answers them)."""
-
-    def request_type(self, request: Request) -> GroupType:
-        """The policy laying ``request``'s file out, and its scheme."""
-        ...
-
-    def process_width(self, request: Request) -> int:
-        """Drives a process of ``request``'s type binds."""
-        ...
-
-    def width(self, request: Request) -> int:
-        """Drives ``request`` runs on."""
-        ...
-
-    def mover_drives(self) -> list[tuple[str, ...]]:
-        """The drive ids of each mover, by mover number."""
-        ...
-
-    def movers_for(self, request: Request) -> list[int]:
-        """The movers that may run ``request``."""
-        ...
-
-    def can_host(self, request: Request, mover: int) -> bool:
-        """Whether ``mover`` has the memory, disk and bandwidth ``request`` needs."""
-        ...
-
-    def finished(self, since: int) -> list[str]:
-        """Ids of the requests done, from the ``since``-th on."""
-        ...
 
 
 class IoProcess:
@@ -270,7 +232,7 @@ class BwMain:
         if self._movers is None:
             if not callable(getattr(platform, "mover_drives", None)):
                 raise TypeError(
-                    f"{NAME} runs in the simulator only (it needs movers and request types)"
+                    f"{BW_MAIN} runs in the simulator only (it needs movers and request types)"
                 )
             state: SimulatorState = platform  # type: ignore[assignment]
             self._movers = state.mover_drives()
@@ -477,7 +439,7 @@ class BwMain:
         width = state.width(request)
         if width > len(process.drives):
             raise ValueError(
-                f"{NAME}: request {request.id!r} needs {width} drives, "
+                f"{BW_MAIN}: request {request.id!r} needs {width} drives, "
                 f"its process holds {len(process.drives)}"
             )
         if width == len(process.drives):
@@ -490,21 +452,6 @@ class BwMain:
 def _least_loaded(processes: Sequence[IoProcess]) -> IoProcess | None:
     """The least loaded of ``processes`` (the oldest on a tie), ``None`` for none."""
     return min(processes, key=lambda p: (p.load, p.number), default=None)
-
-
-def simulator_scheduler(spec: SchedulerSpec, params: BwMainParams | None = None) -> SchedulerSpec:
-    """``spec``, or for ``bw-main`` a factory of :class:`BwMain` with ``params``, for
-    ``golubchik`` :class:`~simulator.schedulers.golubchik.Golubchik`.
-
-    The simulator's own schedulers are not in :data:`solvers.registry.SCHEDULERS`
-    (the solvers' dispatcher cannot run them); this is where their names are
-    known.
-    """
-    if spec == NAME:
-        return functools.partial(BwMain, params or BwMainParams())
-    if spec == GOLUBCHIK:
-        return Golubchik
-    return spec
 
 
 def with_params(params: BwMainParams, **given: Any) -> BwMainParams:

@@ -14,7 +14,7 @@ golubchik``, or ``"scheduler": "golubchik"`` in a scenario's ``run``): it
 starts every waiting request at once, oldest first (:class:`Golubchik`),
 and tells the simulation, by its ``drives_one_at_a_time``, to give the
 drives to the started requests one at a time in that order
-(:mod:`simulator.run.simulation`, *Drives one at a time*; the platform's
+(:mod:`simulator.run.gangs`; the platform's
 :meth:`~simulator.platform.platform.Platform.begin` and
 :meth:`~simulator.platform.platform.Platform.grant`). The platform must put tapes
 away at once (``"dismount": "at-once"``) and have no movers; the rest of
@@ -28,15 +28,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from tapesched.solvers.online.policies import ReleaseOrder
-
-NAME = "golubchik"
-"""The name ``--scheduler`` and a scenario's ``run.scheduler`` know it by."""
+from tapesched.solvers.online.heuristics import ReleaseOrder
 
 
 class Golubchik(ReleaseOrder):
     """Every waiting request started at once, oldest first (as ``greedy``'s
-    :class:`~solvers.online.policies.ReleaseOrder`); the drives then come one at a time."""
+    :class:`~solvers.online.heuristics.ReleaseOrder`); the drives then come one at a time."""
 
     drives_one_at_a_time: ClassVar[bool] = True
     """Read by the simulation: started requests get their drives one at a time, in order."""

@@ -21,17 +21,25 @@ base class.
 The two here are the paper's: :class:`StaticCaps` (the administrators'
 fixed maxima, e.g. ATLAS 3) and :class:`Orchestrator` (CNAF's dynamic
 allocation). The offline yardstick is :mod:`simulator.sharing.offline_allocation`.
+
+:data:`ALLOCATORS` names them (``static``, ``orchestrator``); installed
+packages add theirs through the entry points of :data:`ENTRY_POINT_GROUP`,
+and :func:`make_allocator` makes one from a name, a ``module.path:Attr``
+or the class itself, with the parameters it takes.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Protocol, runtime_checkable
 
 from attrs import field, frozen
 
 from tapesched.simulator.sharing.groups import HsmPlatform, Kind
+from tapesched.toolkit.registry import LoadError, Registry, UnknownNameError, taken_params
+from tapesched.toolkit.runtime.plugin_calls import PluginError, call_plugin, exception_line
 
 PERIOD_S = 300.0
 """CNAF's period: the Orchestrator "ran at a configurable frequency (typically every five
@@ -219,3 +227,67 @@ class Orchestrator:
                 if processes > 0:
                     reclaim[dset.id] = processes
         return Allocation(recall_caps=caps, reserve=reserve, reclaim=reclaim)
+
+
+class AllocatorSpecError(LoadError):
+    """An allocator spec that gives no allocator; the message is one line saying why."""
+
+
+class UnknownAllocatorError(AllocatorSpecError, UnknownNameError):
+    """A name that is neither the project's allocator nor an installed package's."""
+
+
+ENTRY_POINT_GROUP = "tapesched.allocators"
+"""Entry-point group in which packages declare their allocators (``name = module:Class``)."""
+
+ALLOCATORS: Registry[Callable[..., Allocator]] = Registry(
+    "allocator",
+    group=ENTRY_POINT_GROUP,
+    unknown=UnknownAllocatorError,
+    failure=AllocatorSpecError,
+    hint="; or give module.path:Attr",
+)
+"""The allocators by name, each a class (or factory) of :class:`Allocator` built with those of
+its parameters that :func:`make_allocator` is given; entry points of :data:`ENTRY_POINT_GROUP`
+add more."""
+
+ALLOCATORS.add(
+    "static", StaticCaps, "the administrators' fixed maxima of recall threads, never changed"
+)
+ALLOCATORS.add(
+    "orchestrator",
+    Orchestrator,
+    "CNAF's Orchestrator: free drives handed out every period, a reserve kept, reclamation",
+)
+
+
+def make_allocator(spec: object, **params: object) -> Allocator:
+    """The allocator ``spec`` names, made with those of ``params`` its class or factory takes.
+
+    ``spec`` is a name of :data:`ALLOCATORS` (an installed package's too), a
+    ``module.path:Attr``, a class or factory of allocators, or an allocator
+    itself (returned as it is). ``StaticCaps`` takes ``caps``; every
+    allocator here takes ``period_s``.
+
+    Raises
+    ------
+    AllocatorSpecError
+        (a ``ValueError``) with a one-line message: an unknown name (listing
+        the known ones), a module that cannot be imported, a missing
+        attribute, a class or factory that fails (a required parameter not
+        given), or something that is not an allocator (``period_s``,
+        ``allocate``).
+    """
+    found = ALLOCATORS.resolve(spec)
+    obj = found.value
+    if inspect.isclass(obj) or (callable(obj) and not isinstance(obj, Allocator)):
+        factory: Callable[..., object] = obj
+        given = taken_params(factory, params)
+        try:
+            obj = call_plugin(found.name, "make", lambda: factory(**given))
+        except PluginError as exc:
+            why = exception_line(exc.error)
+            raise AllocatorSpecError(f"{found.name}: cannot make an allocator: {why}") from exc
+    if not isinstance(obj, Allocator):
+        raise AllocatorSpecError(f"{found.name}: not an allocator (period_s, allocate)")
+    return obj

@@ -23,7 +23,7 @@ Where they live on the platform
     (:meth:`HsmPlatform.platform_spec`): T10000D drives with the technology
     table's load, unload, locate and rate, the library's arms. The HSM
     servers' links are not the platform's mover nodes
-    (:class:`simulator.platform.platform.MoverSpec` has a ``bandwidth_mb_s`` cap on
+    (:class:`simulator.platform.spec.MoverSpec` has a ``bandwidth_mb_s`` cap on
     the native rates of its busy drives, the same arithmetic, but a mover
     owns a fixed set of drives): CNAF's drives are on a SAN, any drive may
     serve any server and which one changes with every thread, so the link is
@@ -44,7 +44,8 @@ from typing import Literal
 
 from attrs import field, frozen
 
-from tapesched.simulator.platform.platform import DriveSpec, LibrarySpec, Platform, PlatformSpec
+from tapesched.simulator.platform.platform import Platform
+from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, PlatformSpec
 from tapesched.simulator.platform.technology import DriveModel, Duration
 from tapesched.simulator.storage.files import Extent
 from tapesched.toolkit.hardware.technology import DRIVES, LIBRARIES
@@ -126,8 +127,8 @@ class DriveSet:
     """A drive set: the drives of one technology in one library, and that library's arms.
 
     It is a library of the platform the run plays on (:meth:`HsmPlatform.platform_spec`):
-    its drives are :class:`~simulator.platform.platform.DriveSpec` of the model :meth:`model`, its
-    arms a :class:`~simulator.platform.platform.LibrarySpec`. The per-file overhead is the drive
+    its drives are :class:`~simulator.platform.spec.DriveSpec` of the model :meth:`model`, its
+    arms a :class:`~simulator.platform.spec.LibrarySpec`. The per-file overhead is the drive
     model's per-block cost, one block a file (the platform charges it as streaming time).
 
     Attributes

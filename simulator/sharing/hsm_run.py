@@ -19,7 +19,7 @@ every group (:class:`~simulator.sharing.groups.TapeBatch`) and an
   composes them, inside :class:`HsmAdmission`, the HSM's own rules.
 
 :class:`HsmAdmission` is a scheduler wrapping another
-(:class:`~solvers.online.mount_policy.MountPolicied`'s pattern). It holds
+(:class:`~solvers.online.mount_policied.MountPolicied`'s pattern). It holds
 back every request and shows the inner scheduler only what GEMSS would
 let run:
 
@@ -74,7 +74,7 @@ from typing import TYPE_CHECKING, cast
 from attrs import field, frozen
 
 from tapesched.simulator.run.simulation import Simulation
-from tapesched.simulator.schedulers.bw_main import simulator_scheduler
+from tapesched.simulator.schedulers.registry import simulator_scheduler
 from tapesched.simulator.sharing.allocator import Allocation, AllocationView, Allocator, Queue
 from tapesched.simulator.sharing.groups import HsmPlatform, TapeBatch
 from tapesched.simulator.storage.catalogue import (

@@ -4,7 +4,8 @@
 - :mod:`.catalogue`: the tapes, what was appended to them, where each file's stripes lie;
 - :mod:`.policy`: what every archival policy offers the platform; :mod:`.policy_registry`
   names them; the policies :mod:`.rait`, :mod:`.parallel`, :mod:`.vertical`, :mod:`.hetero`;
-- :mod:`.archive`: the archive at time 0, laid out lazily from the seed;
+- :mod:`.archive`: the archive at time 0, laid out lazily from the seed, as each policy says
+  through :mod:`.archive_layout`;
 - :mod:`.disk_cache`: an LRU disk cache per service class in front of the tapes;
 - :mod:`.data_account`: every file readable, readable after a rebuild, or lost.
 """

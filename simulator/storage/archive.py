@@ -9,7 +9,8 @@ same archive and a run touches only the files it reads.
 
 How the archive is laid out
     Files are drawn like the workload's new files (its sizes, Table 1's
-    schemes, ``C_D`` and ``C_P``) and written by the policy in force: each
+    schemes, ``C_D`` and ``C_P``) and written by the policy in force, as it
+    says itself (:mod:`simulator.storage.archive_layout`): each
     *region* of the archive holds the files of one writer (VERTICAL,
     PARALLEL or RAIT; HETERO's VERTICAL below its threshold and PARALLEL
     above) and one scheme, in proportion to the scheme's probability and to
@@ -59,13 +60,10 @@ from typing import Literal
 
 from attrs import field, frozen
 
-from tapesched.simulator.storage.catalogue import Chunk, FileLayout, Kind, Member, Row
+from tapesched.simulator.storage.archive_layout import ArchiveLayout, SlotWriter
+from tapesched.simulator.storage.catalogue import Chunk, FileLayout, Member, Row
 from tapesched.simulator.storage.files import FileSpec, Scheme
-from tapesched.simulator.storage.hetero import Hetero
-from tapesched.simulator.storage.parallel import Parallel, Runs
-from tapesched.simulator.storage.policy import Policy, blocks_of
-from tapesched.simulator.storage.rait import Rait, _kind, _Rows
-from tapesched.simulator.storage.vertical import Vertical
+from tapesched.simulator.storage.policy import Policy
 
 TAPE_PREFIX = "A"
 """Archive tapes are ``A000000``, ``A000001``, ..."""
@@ -152,7 +150,7 @@ class _Track:
 class _Region:
     """Files of one writer and scheme: ``sets`` identical sets of ``set_tapes`` tapes."""
 
-    writer: Vertical | Parallel | Rait
+    writer: SlotWriter
     scheme: Scheme
     lo_mb: float
     hi_mb: float
@@ -168,48 +166,6 @@ class _Region:
     first_set: int = 0
 
 
-Side = tuple[object, float, float, float]
-"""A writer of the archive and its sizes: lowest, highest, and the largest it draws."""
-
-
-def _writers(policy: Policy, lo_mb: float, hi_mb: float) -> list[Side]:
-    """The policies writing the archive's files, each with its sizes: ``lo``, ``hi``, largest.
-
-    Under HETERO, VERTICAL takes the sizes below the threshold (its largest
-    just below it) and PARALLEL the others.
-    """
-    if isinstance(policy, Hetero):
-        threshold = policy.threshold_mb
-        sides: list[Side] = []
-        if lo_mb < threshold:
-            top = hi_mb if hi_mb < threshold else math.nextafter(threshold, 0.0)
-            sides.append((policy.vertical, lo_mb, min(hi_mb, threshold), top))
-        if hi_mb >= threshold:
-            sides.append((policy.parallel, max(lo_mb, threshold), hi_mb, hi_mb))
-        return sides
-    if isinstance(policy, Vertical | Parallel | Rait):
-        return [(policy, lo_mb, hi_mb, hi_mb)]
-    raise ValueError(
-        f"the archive is laid out by vertical, parallel, rait or hetero, not {policy.name}"
-    )
-
-
-def _member_slots_mb(writer: object, scheme: Scheme, size_mb: float, cd_lo: float) -> list[float]:
-    """Tape MB each member of ``scheme`` takes at most for a file of ``size_mb``.
-
-    Parity is counted uncompressed (``C_P >= 1``), data at the lowest ``C_D``.
-    """
-    x, y = scheme.data, scheme.parity
-    if isinstance(writer, Vertical):
-        return [size_mb / cd_lo] * x + [size_mb] * y
-    assert isinstance(writer, Parallel | Rait)
-    count, _ = blocks_of(size_mb, writer.block_mb)
-    run_mb = math.ceil(count / x) * writer.block_mb
-    if isinstance(writer, Rait):
-        return [run_mb] * scheme.width
-    return [run_mb / cd_lo] * x + [run_mb] * y
-
-
 class Archive:
     """A lazily laid-out archive: files, their placement and their popularity, from a seed.
 
@@ -219,7 +175,8 @@ class Archive:
         Tapes and popularity.
     policy
         The archival policy in force: the archive is as it would have
-        written the files (VERTICAL, PARALLEL, RAIT or HETERO).
+        written the files (VERTICAL, PARALLEL, RAIT, HETERO, or any
+        :class:`~simulator.storage.archive_layout.ArchiveLayout`).
     sizes_mb
         The range of file sizes (log-uniform), the workload's.
     schemes
@@ -262,18 +219,23 @@ class Archive:
         self._key = _mix(_mix(seed & _MASK) ^ 0xA5C1_17E0)
         lo_mb, hi_mb = sizes_mb
         log_span = math.log(hi_mb / lo_mb)
+        if not isinstance(policy, ArchiveLayout):
+            raise ValueError(
+                f"the archive is laid out by vertical, parallel, rait, hetero or a policy with "
+                f"archive_sides (simulator.storage.archive_layout), not {policy.name}"
+            )
         shapes: list[tuple[_Region, float]] = []
-        for writer, w_lo, w_hi, top in _writers(policy, lo_mb, hi_mb):
+        for s in policy.archive_sides(lo_mb, hi_mb):
+            writer, w_lo, w_hi, top = s.writer, s.lo_mb, s.hi_mb, s.top_mb
             side = 1.0 if log_span == 0 else math.log(w_hi / w_lo) / log_span
             for scheme, p in schemes:
                 if p <= 0 or side <= 0:
                     continue
-                widths = _member_slots_mb(writer, scheme, top, data_ratio[0])
+                widths = writer.member_slots_mb(scheme, top, data_ratio[0])
                 slots = _Track.of(widths[0], 1, capacity_mb).per_tape or 1
                 tracks = tuple(_Track.of(w, slots, capacity_mb) for w in widths)
-                per_set = slots * scheme.data if isinstance(writer, Vertical) else slots
+                per_set = slots * writer.files_per_slot(scheme)
                 set_tapes = sum(t.tapes for t in tracks)
-                assert isinstance(writer, Vertical | Parallel | Rait)
                 region = _Region(writer, scheme, w_lo, w_hi, top, slots, tracks, set_tapes, per_set)
                 shapes.append((region, p * side))
         self._regions: list[_Region] = []
@@ -387,51 +349,24 @@ class Archive:
         q = k - region.first_file
         set_index, q = divmod(q, region.files_per_set)
         base = region.first_tape + set_index * region.set_tapes
-        scheme = region.scheme
-        x, width = scheme.data, scheme.width
         writer = region.writer
-        own: tuple[int, ...]
-        kinds: list[Kind]
-        data_kind: Kind = "data"
-        ec_kind: Kind = "ec"
-        if isinstance(writer, Vertical):
-            own_member, slot = divmod(q, region.slots)
-            own = (own_member,)
-            amounts = [(spec.size_mb, 0.0, 1)] * x + [(0.0, spec.size_mb, 1)] * (width - x)
-            kinds = [data_kind] * x + [ec_kind] * (width - x)
-        elif isinstance(writer, Parallel):
-            slot = q
-            own = tuple(range(width))
-            runs = Runs.of(spec.size_mb, x, writer.block_mb)
-            data = [runs.data(m, 0, runs.rows) for m in range(x)]
-            parity = (0.0, runs.parity(0, runs.rows), runs.rows)
-            amounts = [(host, 0.0, blocks) for host, blocks in data] + [parity] * (width - x)
-            kinds = [data_kind] * x + [ec_kind] * (width - x)
-        else:
-            slot = q
-            own = tuple(range(width))
-            rows = _Rows(scheme, writer.block_mb, spec.data_ratio, spec.ec_ratio)
-            count, last = blocks_of(spec.size_mb, writer.block_mb)
-            full = math.ceil(count / x) - 1
-            tail = (writer.block_mb,) * (count - full * x - 1) + (last,)
-            rotation = slot % width
-            amounts = [rows.amounts(d, rotation, full, tail) for d in range(width)]
-            kinds = [_kind(a[0], a[1], (d - rotation) % width, x) for d, a in enumerate(amounts)]
+        fill = writer.fill_slot(spec, q, region.slots)
+        kinds, own = fill.kinds, fill.own
         members: list[list[Chunk]] = []
         first = base
         for m, track in enumerate(region.tracks):
-            data_host, ec_host, blocks = amounts[m]
-            members.append(self._pieces(track, first, slot, spec, data_host, ec_host, blocks))
+            data_host, ec_host, blocks = fill.amounts[m]
+            members.append(self._pieces(track, first, fill.slot, spec, data_host, ec_host, blocks))
             first += track.tapes
-        if isinstance(writer, Vertical):
+        if fill.one_row:
             row = Row(tuple(Member(kinds[m], tuple(p)) for m, p in enumerate(members)), own)
-            return FileLayout(spec, writer.name, (row,)), x
+            return FileLayout(spec, writer.name, (row,)), fill.shares
         depth = max(len(p) for p in members)
         layout_rows = tuple(
             Row(tuple(Member(kinds[m], tuple(p[r : r + 1])) for m, p in enumerate(members)), own)
             for r in range(depth)
         )
-        return FileLayout(spec, writer.name, layout_rows), 1
+        return FileLayout(spec, writer.name, layout_rows), fill.shares
 
     def _pieces(
         self,

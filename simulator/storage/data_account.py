@@ -94,7 +94,7 @@ def lost_tapes_of(simulation: Simulation, file_id: str) -> tuple[frozenset[str],
     """The tapes where the file's layout met a loss, and of those the ones still lost: not
     repacked, or repacked without this file's bytes (it could not be rebuilt then)."""
     hit = tapes_meeting(simulation.catalogue.layout(file_id), simulation.platform.unreadable)
-    restored = simulation.restored
+    restored = simulation.repacking.restored
     still = {t for t in hit if t not in restored or file_id not in restored[t]}
     return frozenset(hit), frozenset(still)
 

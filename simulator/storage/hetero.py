@@ -12,11 +12,13 @@ size) goes to the right one.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection
 from typing import ClassVar
 
 from attrs import field, frozen
 
+from tapesched.simulator.storage.archive_layout import ArchiveSide
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.files import FileSpec, JobSpec
 from tapesched.simulator.storage.parallel import Parallel
@@ -89,3 +91,15 @@ class Hetero:
     def close(self, catalogue: Catalogue, group: Group) -> JobSpec | None:
         """Close with the policy that wrote the group."""
         return self._writer(group.policy).close(catalogue, group)
+
+    def archive_sides(self, lo_mb: float, hi_mb: float) -> tuple[ArchiveSide, ...]:
+        """VERTICAL for the archive's sizes below the threshold (its largest just below it),
+        PARALLEL for the others (:mod:`simulator.storage.archive_layout`)."""
+        threshold = self.threshold_mb
+        sides: list[ArchiveSide] = []
+        if lo_mb < threshold:
+            top = hi_mb if hi_mb < threshold else math.nextafter(threshold, 0.0)
+            sides.append(ArchiveSide(self.vertical, lo_mb, min(hi_mb, threshold), top))
+        if hi_mb >= threshold:
+            sides.append(ArchiveSide(self.parallel, max(lo_mb, threshold), hi_mb, hi_mb))
+        return tuple(sides)

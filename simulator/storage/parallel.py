@@ -36,8 +36,9 @@ from typing import ClassVar
 
 from attrs import frozen
 
+from tapesched.simulator.storage.archive_layout import ArchiveSide, SlotFill, data_then_parity
 from tapesched.simulator.storage.catalogue import Catalogue, RowSpan
-from tapesched.simulator.storage.files import FileSpec, JobSpec, Phase
+from tapesched.simulator.storage.files import FileSpec, JobSpec, Phase, Scheme
 from tapesched.simulator.storage.policy import (
     Group,
     Striped,
@@ -213,3 +214,26 @@ class Parallel(Striped):
         parity = (0.0, runs.parity(row, row + count), count)
         amounts = [(host, 0.0, blocks) for host, blocks in data] + [parity] * scheme.parity
         return append_members(catalogue, file, stripe, tapes, amounts, merge=True)
+
+    # The archive at time 0 (simulator.storage.archive_layout).
+
+    def archive_sides(self, lo_mb: float, hi_mb: float) -> tuple[ArchiveSide, ...]:
+        """Every size, written by PARALLEL itself."""
+        return (ArchiveSide(self, lo_mb, hi_mb, hi_mb),)
+
+    def member_slots_mb(self, scheme: Scheme, size_mb: float, data_ratio: float) -> list[float]:
+        """The longest run on each data tape, at ``data_ratio``; as long a parity run on each
+        parity tape, uncompressed."""
+        run_mb = self.longest_run_mb(scheme, size_mb)
+        return [run_mb / data_ratio] * scheme.data + [run_mb] * scheme.parity
+
+    def fill_slot(self, file: FileSpec, index: int, slots: int) -> SlotFill:
+        """The file's runs on the ``X`` data tapes and its row parity on the ``Y``, at slot
+        ``index``: a row per piece."""
+        x, width = file.scheme.data, file.scheme.width
+        runs = Runs.of(file.size_mb, x, self.block_mb)
+        data = [runs.data(m, 0, runs.rows) for m in range(x)]
+        parity = (0.0, runs.parity(0, runs.rows), runs.rows)
+        amounts = tuple((host, 0.0, blocks) for host, blocks in data) + (parity,) * (width - x)
+        kinds = data_then_parity(file.scheme)
+        return SlotFill(index, tuple(range(width)), amounts, kinds, shares=1, one_row=False)

@@ -470,6 +470,15 @@ class Striped:
         """0: the parity is computed in memory."""
         return 0.0
 
+    def files_per_slot(self, scheme: Scheme) -> int:
+        """1: a file is striped over every member of its set."""
+        return 1
+
+    def longest_run_mb(self, scheme: Scheme, size_mb: float) -> float:
+        """Host MB of the longest run of blocks a member holds of a file of ``size_mb``."""
+        count, _ = blocks_of(size_mb, self.block_mb)
+        return math.ceil(count / scheme.data) * self.block_mb
+
 
 def blocks_of(size_mb: float, block_mb: float) -> tuple[int, float]:
     """Blocks of ``block_mb`` a file of ``size_mb`` makes, and the host MB of the last one.

@@ -37,6 +37,7 @@ from typing import ClassVar
 
 from attrs import define, frozen
 
+from tapesched.simulator.storage.archive_layout import ArchiveSide, SlotFill
 from tapesched.simulator.storage.catalogue import Catalogue, Kind, Row, RowSpan
 from tapesched.simulator.storage.files import FileSpec, JobSpec, Phase, Scheme
 from tapesched.simulator.storage.policy import (
@@ -148,10 +149,7 @@ class Rait(Striped):
         state = _state(group)
         scheme = file.scheme
         x, w = scheme.data, scheme.width
-        rows = _Rows(scheme, self.block_mb, file.data_ratio, file.ec_ratio)
-        count, last = blocks_of(file.size_mb, self.block_mb)
-        full_left = math.ceil(count / x) - 1
-        tail = (self.block_mb,) * (count - full_left * x - 1) + (last,)
+        rows, full_left, tail = self._rows_of(file)
         phases: list[Phase] = []
         spans: list[RowSpan] = []
         while full_left > 0 or tail:
@@ -187,3 +185,32 @@ class Rait(Striped):
                 group.tapes = ()
         catalogue.record(file, self.name, spans)
         return JobSpec(tuple(phases), memory_mb=w * self.block_mb, per_block=True), group
+
+    def _rows_of(self, file: FileSpec) -> tuple[_Rows, int, tuple[float, ...]]:
+        """The file's rows: where they fall, how many are full, and the data blocks of the
+        last one (short, or full)."""
+        x = file.scheme.data
+        count, last = blocks_of(file.size_mb, self.block_mb)
+        full = math.ceil(count / x) - 1
+        tail = (self.block_mb,) * (count - full * x - 1) + (last,)
+        return _Rows(file.scheme, self.block_mb, file.data_ratio, file.ec_ratio), full, tail
+
+    # The archive at time 0 (simulator.storage.archive_layout).
+
+    def archive_sides(self, lo_mb: float, hi_mb: float) -> tuple[ArchiveSide, ...]:
+        """Every size, written by RAIT itself."""
+        return (ArchiveSide(self, lo_mb, hi_mb, hi_mb),)
+
+    def member_slots_mb(self, scheme: Scheme, size_mb: float, data_ratio: float) -> list[float]:
+        """The longest run of rows, on every tape: data and parity rotate over all of them."""
+        return [self.longest_run_mb(scheme, size_mb)] * scheme.width
+
+    def fill_slot(self, file: FileSpec, index: int, slots: int) -> SlotFill:
+        """The file's rows at slot ``index``, rotated from member ``index mod (X + Y)``: a row
+        per piece."""
+        x, width = file.scheme.data, file.scheme.width
+        rows, full, tail = self._rows_of(file)
+        rotation = index % width
+        amounts = tuple(rows.amounts(d, rotation, full, tail) for d in range(width))
+        kinds = tuple(_kind(a[0], a[1], (d - rotation) % width, x) for d, a in enumerate(amounts))
+        return SlotFill(index, tuple(range(width)), amounts, kinds, shares=1, one_row=False)

@@ -39,8 +39,9 @@ from typing import ClassVar
 
 from attrs import define, frozen
 
+from tapesched.simulator.storage.archive_layout import ArchiveSide, SlotFill, data_then_parity
 from tapesched.simulator.storage.catalogue import TOLERANCE_MB, Catalogue, Row, RowSpan
-from tapesched.simulator.storage.files import FileSpec, JobSpec, Phase
+from tapesched.simulator.storage.files import FileSpec, JobSpec, Phase, Scheme
 from tapesched.simulator.storage.policy import (
     Group,
     check_written_by,
@@ -225,3 +226,26 @@ class Vertical:
         phases = self._write_parity(catalogue, group)
         group.closed = True
         return JobSpec(tuple(phases)) if phases else None
+
+    # The archive at time 0 (simulator.storage.archive_layout).
+
+    def archive_sides(self, lo_mb: float, hi_mb: float) -> tuple[ArchiveSide, ...]:
+        """Every size, written by VERTICAL itself."""
+        return (ArchiveSide(self, lo_mb, hi_mb, hi_mb),)
+
+    def member_slots_mb(self, scheme: Scheme, size_mb: float, data_ratio: float) -> list[float]:
+        """A whole file on a data tape, and its parity, uncompressed, on each parity member."""
+        return [size_mb / data_ratio] * scheme.data + [size_mb] * scheme.parity
+
+    def files_per_slot(self, scheme: Scheme) -> int:
+        """``X``: each data tape of a parity group holds files of its own."""
+        return scheme.data
+
+    def fill_slot(self, file: FileSpec, index: int, slots: int) -> SlotFill:
+        """The file on data member ``index // slots``, in contiguous blocks; the window over the
+        group's other data tapes and the parity at the same slot: one row of ``X + Y``."""
+        x, width = file.scheme.data, file.scheme.width
+        own, slot = divmod(index, slots)
+        amounts = ((file.size_mb, 0.0, 1),) * x + ((0.0, file.size_mb, 1),) * (width - x)
+        kinds = data_then_parity(file.scheme)
+        return SlotFill(slot, (own,), amounts, kinds, shares=x, one_row=True)

@@ -42,8 +42,8 @@ from tapesched.toolkit.fields import (
     positive_size,
     simulated_time,
 )
-from tapesched.toolkit.files.io import TEXT
 from tapesched.toolkit.files.reading import read_text
+from tapesched.toolkit.files.structurer import TEXT
 
 REQUIRED = ("arrival_s", "kind", "file", "size_mb")
 OPTIONAL = ("scheme", "data_ratio", "ec_ratio")

@@ -7,11 +7,12 @@ small constant per library), so that it is affordable on 100,000 requests.
 
 Two families, combined by :func:`lower_bound`:
 
-**Each request alone** (:func:`earliest_times`, :func:`request_bound`). A
-request's transfer cannot start before its release, nor before each of its
-pieces can be ready on some drive of its library, nor before the arms have
-mounted those of its tapes that no drive holds at time 0; it then lasts at
-least its longest piece at the fastest rate. Other requests can only delay
+**Each request alone** (:func:`~solvers.bounds.earliest.earliest_times`,
+:func:`request_bound`). A request's transfer cannot start before its
+release, nor before each of its pieces can be ready on some drive of its
+library, nor before the arms have mounted those of its tapes that no drive
+holds at time 0; it then lasts at least its longest piece at the fastest
+rate. Other requests can only delay
 it. Prefetching is allowed offline, so only the transfer is certainly after
 the release: mounts, loads and locates are bounded from time 0.
 
@@ -40,289 +41,41 @@ no mount. Bound (e) is (b) and (d) again, with the mount and load a piece
 must follow counted in its drive time and each request credited its whole
 stretch on one drive (Eastman, Even and Isaacs's correction for parallel
 machines, made valid with release dates by the mean busy time argument of
-:func:`_weighted_completion`).
+:func:`~solvers.bounds.machine.weighted_completion`).
 
 The arguments of validity are in the docstrings of the functions. The
-problem is specified in ``docs/core-problem.md``.
+problem is specified in ``docs/core-problem.md``. What each request and
+piece can do alone is worked out in :mod:`solvers.bounds.earliest`; the
+single machines are bounded by :mod:`solvers.bounds.machine`.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
-from bisect import bisect_left
 from collections.abc import Callable
 from typing import NamedTuple
 
-from tapesched.toolkit.model import OBJECTIVES, Drive, Instance, Library, Request
+from tapesched.solvers.bounds.earliest import (
+    Context,
+    EarliestTimes,
+    LibraryLimits,
+    context_floors,
+    earliest_times,
+    request_times,
+)
+from tapesched.solvers.bounds.machine import (
+    MachineJob,
+    makespan,
+    max_weighted_flow,
+    weighted_completion,
+)
+from tapesched.toolkit.model import OBJECTIVES, Instance, Request
 from tapesched.toolkit.objectives import objective_of
-
-MAX_PROFILES = 16
-"""Most distinct drive profiles of a library examined one by one per piece.
-
-A library whose drives have more profiles (timings, and whether the drive
-holds a tape at time 0) is summarised by one optimistic profile that takes
-the best of each timing over its drives, which keeps the cost per piece
-constant and the bound valid, only weaker.
-"""
 
 WEIGHT_LAYERS = 32
 """Most weight levels of the layered tardiness of :func:`arm_bound` (cost per level O(n log n))."""
 
-BISECTION_STEPS = 40
-"""Most bisection steps of the max-weighted-flow relaxation per library."""
-
-BISECTION_TOLERANCE = 1e-6
-"""Relative width at which the max-weighted-flow bisection stops."""
-
 _INF = float("inf")
-
-
-class EarliestTimes(NamedTuple):
-    """Lower bounds on each request's start ``S_j`` and end ``C_j``, by request id.
-
-    ``starts[j]`` is at least the release; ``ends[j]`` is at least
-    ``starts[j]`` plus the request's shortest possible transfer.
-    """
-
-    starts: dict[str, float]
-    ends: dict[str, float]
-
-
-class _Profile(NamedTuple):
-    """Timings of a drive that matter for when a mounted piece can be ready.
-
-    ``clear`` is when the drive can receive a mount at the earliest: 0 if it
-    is empty at time 0, else its ``unload_s`` plus the library's
-    ``dismount_s``. ``speed`` is the fastest the head moves: ``locate_mb_s``,
-    or ``rate_mb_s`` while transferring, whichever is larger (infinite on a
-    serpentine drive, see :func:`_speed`).
-    """
-
-    clear: float
-    load: float
-    speed: float
-    rate: float
-
-
-class _LibraryTimes:
-    """What the bounds need of one library and its drives, computed once."""
-
-    __slots__ = (
-        "arms",
-        "dismount",
-        "max_rate",
-        "max_speed",
-        "min_load",
-        "mount",
-        "n_drives",
-        "profiles",
-        "total_rate",
-    )
-
-    def __init__(self, library: Library, drives: tuple[Drive, ...], holding: set[str]) -> None:
-        self.arms = library.arms
-        self.mount = float(library.mount_s)
-        self.dismount = float(library.dismount_s)
-        self.n_drives = len(drives)
-        self.total_rate = float(sum(d.rate_mb_s for d in drives))
-        self.max_rate = float(max((d.rate_mb_s for d in drives), default=1.0))
-        self.max_speed = float(max((_speed(d) for d in drives), default=1.0))
-        self.min_load = float(min((d.load_s for d in drives), default=0.0))
-        profiles = sorted(
-            {
-                _Profile(
-                    float(d.unload_s) + self.dismount if d.id in holding else 0.0,
-                    float(d.load_s),
-                    _speed(d),
-                    float(d.rate_mb_s),
-                )
-                for d in drives
-            }
-        )
-        if len(profiles) > MAX_PROFILES:
-            profiles = [
-                _Profile(
-                    min(p.clear for p in profiles),
-                    self.min_load,
-                    self.max_speed,
-                    self.max_rate,
-                )
-            ]
-        self.profiles = profiles
-
-
-def _speed(drive: Drive) -> float:
-    """Fastest the head of ``drive`` moves along a tape, in MB/s.
-
-    A drive with a serpentine ``locate`` model has no such speed (a locate
-    between neighbouring wraps crosses many MB in seconds): its floor speed
-    is infinite, so a bound counts its locates as 0 s, the only floor valid
-    for every model (:attr:`toolkit.model.Drive.floor_speed_mb_s`).
-    """
-    return float(max(drive.rate_mb_s, drive.floor_speed_mb_s))
-
-
-class _Held(NamedTuple):
-    """A tape some drive holds at time 0, seen from a piece on it.
-
-    ``speed`` and ``rate`` are its holder's; ``clear`` is when the tape can be
-    out of its holder at the earliest (``unload_s`` plus ``dismount_s``);
-    ``head`` is where its head is at time 0 (``head_mb``, 0 in version 1).
-    Drives and arms busy at the start (version 2) are left out: they only
-    delay schedules, so the bounds without them stay valid.
-    """
-
-    speed: float
-    rate: float
-    clear: float
-    head: float = 0.0
-
-
-class _Context:
-    """Per-library timings and what each initial tape's holder offers, for one instance.
-
-    ``strong``: the floors count the mount and load a piece may need and the
-    pooled jobs carry their spans (bound (e), :func:`switch_bound`); off,
-    bounds (b) to (d) as first published here.
-    """
-
-    def __init__(self, instance: Instance, strong: bool = False) -> None:
-        self.instance = instance
-        self.strong = strong
-        holding = set(instance.initial_tape)
-        self.libraries = {
-            lib.id: _LibraryTimes(lib, instance.drives_of_library.get(lib.id, ()), holding)
-            for lib in instance.libraries
-        }
-        self.tape_library = {t.id: t.library for t in instance.tapes}
-        self.held: dict[str, _Held] = {}
-        for drive_id, tape in instance.initial_tape.items():
-            drive = instance.drive_by_id[drive_id]
-            dismount = self.libraries[drive.library].dismount
-            self.held[tape] = _Held(
-                _speed(drive),
-                float(drive.rate_mb_s),
-                float(drive.unload_s) + dismount,
-                float(instance.initial_head_mb[drive_id]),
-            )
-
-    def library_of(self, request: Request) -> str:
-        """Id of the library of ``request``."""
-        return self.tape_library[request.pieces[0].tape]
-
-
-def _piece_times(
-    lib: _LibraryTimes, offset: float, size: float, release: float, held: _Held | None
-) -> tuple[float, float]:
-    """Earliest time a piece can be ready on some drive, and earliest end of its transfer.
-
-    On the drive holding the piece's tape at time 0 the head starts at
-    ``head_mb`` (offset 0 in version 1) and moves no faster than that drive's
-    speed, so the piece is ready no earlier than ``|offset - head_mb| /
-    speed`` (whatever else that drive reads first,
-    and a remount would only restart the head at 0 later). On any drive, a
-    mount of the tape starts once the drive has unloaded and dismounted its
-    own initial tape (rule 2) and once the tape's holder has unloaded and
-    dismounted it (rule 3), then lasts ``mount_s``, the drive loads it and the
-    head moves from 0. The transfer starts at the release at the earliest and
-    streams at the drive's rate. The two minima over drives may come from
-    different drives: each is a lower bound on its own.
-    """
-    ready = _INF
-    end = _INF
-    tape_clear = 0.0
-    if held is not None:
-        ready = abs(offset - held.head) / held.speed
-        end = max(release, ready) + size / held.rate
-        tape_clear = held.clear
-    mount = lib.mount
-    for clear, load, speed, rate in lib.profiles:
-        at = (clear if clear > tape_clear else tape_clear) + mount + load + offset / speed
-        if at < ready:
-            ready = at
-        finish = (release if release > at else at) + size / rate
-        if finish < end:
-            end = finish
-    return ready, end
-
-
-def _request_times(ctx: _Context, request: Request) -> tuple[float, float, float, float]:
-    """Lower bounds on the start and end of ``request`` alone; its longest piece and size.
-
-    Start: the release, the latest of its pieces' earliest ready times, and
-    the arm bound. The arm bound: the ``k`` pieces whose tape no drive holds
-    at time 0 need ``k`` distinct mounts of ``mount_s`` each, never more than
-    ``arms`` at once; intervals of equal length overlapping at most ``arms``
-    deep split into ``arms`` lanes (interval graphs are perfect), so the last
-    mount ends no earlier than ``ceil(k / arms) * mount_s``, and its piece
-    then still needs a load and a locate from 0 before the gang can start.
-
-    End: the start plus the longest piece at the library's fastest rate, and
-    for each piece the earliest end of its own transfer.
-    """
-    lib = ctx.libraries[ctx.tape_library[request.pieces[0].tape]]
-    held_tapes = ctx.held
-    release = float(request.release_s)
-    start = release
-    end = release
-    longest = 0.0
-    volume = 0.0
-    mounted = 0
-    nearest_mounted = _INF
-    for piece in request.pieces:
-        held = held_tapes.get(piece.tape)
-        offset = float(piece.offset_mb)
-        size = float(piece.size_mb)
-        ready, piece_end = _piece_times(lib, offset, size, release, held)
-        start = max(start, ready)
-        end = max(end, piece_end)
-        longest = max(longest, size)
-        volume += size
-        if held is None:
-            mounted += 1
-            nearest_mounted = min(nearest_mounted, offset)
-    if mounted and lib.mount > 0:
-        last_mount = math.ceil(mounted / lib.arms) * lib.mount
-        start = max(start, last_mount + lib.min_load + nearest_mounted / lib.max_speed)
-    end = max(end, start + longest / lib.max_rate)
-    return start, end, longest, volume
-
-
-class _Job(NamedTuple):
-    """A request on the pooled machine of its library: earliest start, work, weight, release.
-
-    ``span``: a time the request's work certainly occupies on one drive (or
-    one tape) in one stretch ending at its end ``C_j``; 0 when nothing more
-    than ``work`` is known. :func:`_weighted_completion` credits
-    ``max(work, span) / 2`` after the mean busy time.
-    """
-
-    start: float
-    work: float
-    weight: float
-    release: float
-    span: float = 0.0
-
-
-def earliest_times(instance: Instance) -> EarliestTimes:
-    """Lower bounds on the start and end of every request, each taken alone.
-
-    The bounds hold in every feasible schedule, offline ones included: other
-    requests only add constraints, and every operation before a transfer is
-    bounded from time 0, not from the release.
-
-    Parameters
-    ----------
-    instance
-        A well-formed instance.
-
-    Returns
-    -------
-    EarliestTimes
-        ``starts`` and ``ends`` by request id.
-    """
-    return _scan(_Context(instance))[0]
 
 
 class _Pooled(NamedTuple):
@@ -343,101 +96,42 @@ class _Pooled(NamedTuple):
       and that drive can transfer nothing from the start of the mount to the
       end of the load: ``mount_s + load_s`` at least, over ``m``.
     - ``locate_jobs``: as ``drive_jobs``, each piece's drive also busy with
-      its least drive time before the transfer (:func:`locate_floors`: the
-      locate, and the mount and load where the piece must follow one), so
+      its least drive time before the transfer
+      (:func:`~solvers.bounds.earliest.locate_floors`: the locate, and the
+      mount and load where the piece must follow one), so
       the job may start that much earlier and has that much more work (over
       ``m``). Not always stronger than ``drive_jobs`` (an earlier start
       spread over ``m`` drives), so both are kept. Its makespan takes no
       ``setup``: the floors may count the same mounts.
 
-    Each job also carries its ``span`` (:class:`_Job`): on each of its
-    drives the request's work for the machine is one stretch ending at
-    ``C_j``, at least its transfer at the fastest rate (for ``volume_jobs``,
-    its smallest piece's), plus for ``locate_jobs`` its least floor. The
+    Each job also carries its ``span``
+    (:class:`~solvers.bounds.machine.MachineJob`): on each of its drives the
+    request's work for the machine is one stretch ending at ``C_j``, at
+    least its transfer at the fastest rate (for ``volume_jobs``, its
+    smallest piece's), plus for ``locate_jobs`` its least floor. The
     floor fits in that stretch: between the drive's previous transfer and
     ``S_j`` the drive spends at least the floor on this piece, so the last
     ``floor`` seconds before ``S_j`` can be given to it.
     """
 
-    drive_jobs: list[_Job]
-    volume_jobs: list[_Job]
+    drive_jobs: list[MachineJob]
+    volume_jobs: list[MachineJob]
     setup: float
-    locate_jobs: list[_Job]
+    locate_jobs: list[MachineJob]
 
 
-def locate_floors(instance: Instance, switches: bool = False) -> dict[tuple[str, int], float]:
-    """Least drive time spent on each piece before its transfer, by ``(request id, piece index)``.
-
-    The head reaches a piece's offset from where it rests: the end of
-    another piece of the same tape read before it on the same stay, offset
-    0 after a mount, or ``head_mb`` at time 0 for a tape held at time 0. It
-    travels at most at the fastest speed of its library's drives (locate or
-    read, whichever is larger; the holder's for a tape held at time 0).
-    With ``switches`` (bound (e), :func:`switch_bound`), a tape that no
-    drive holds at time 0 is first on a stay only after a mount into the
-    drive and a load: ``mount_s`` plus the least ``load_s``
-    of its library before the locate from 0, time in which that drive
-    holds the tape (rule 3) and transfers nothing. The least of those
-    options is drive time every schedule spends, on the drive that then
-    reads the piece, between that drive's previous transfer and the
-    piece's, with the tape in it. O(n log n).
-    """
-    return _locate_floors(_Context(instance, strong=switches))
-
-
-def _locate_floors(ctx: _Context) -> dict[tuple[str, int], float]:
-    """:func:`locate_floors` with the context at hand."""
-    instance = ctx.instance
-    by_tape: dict[str, list[tuple[float, tuple[str, int]]]] = {}
-    for request in instance.requests:
-        for k, piece in enumerate(request.pieces):
-            end = float(piece.offset_mb) + float(piece.size_mb)
-            by_tape.setdefault(piece.tape, []).append((end, (request.id, k)))
-    for ends in by_tape.values():
-        ends.sort()
-    floors: dict[tuple[str, int], float] = {}
-    for request in instance.requests:
-        lib = ctx.libraries[ctx.library_of(request)]
-        for k, piece in enumerate(request.pieces):
-            offset = float(piece.offset_mb)
-            held = ctx.held.get(piece.tape)
-            speed = lib.max_speed if held is None else max(lib.max_speed, held.speed)
-            if held is None:
-                setup = lib.mount + lib.min_load if ctx.strong else 0.0
-                best = offset / speed + setup
-            else:
-                best = min(offset, abs(offset - held.head)) / speed
-            for end, key in _near(by_tape[piece.tape], offset):
-                if key != (request.id, k):
-                    best = min(best, abs(offset - end) / speed)
-            floors[request.id, k] = best
-    return floors
-
-
-def _near(
-    ends: list[tuple[float, tuple[str, int]]], offset: float
-) -> list[tuple[float, tuple[str, int]]]:
-    """The piece ends of one tape (sorted) nearest ``offset``, two on each side.
-
-    Two, so that a piece's own end (at or after its offset) never hides the
-    nearest other one.
-    """
-    i = bisect_left(ends, (offset,))
-    return ends[max(0, i - 2) : i + 2]
-
-
-def _scan(ctx: _Context) -> tuple[EarliestTimes, dict[str, _Pooled]]:
+def _scan(ctx: Context) -> tuple[EarliestTimes, dict[str, _Pooled]]:
     """:func:`earliest_times`, and the pooled machines of every library with requests."""
     starts: dict[str, float] = {}
     ends: dict[str, float] = {}
-    jobs: dict[str, tuple[list[_Job], list[_Job]]] = {}
+    jobs: dict[str, tuple[list[MachineJob], list[MachineJob]]] = {}
     needed: dict[str, set[str]] = {}
     tape_library = ctx.tape_library
     held = ctx.held
-    floors = _locate_floors(ctx)
-    located: dict[str, list[_Job]] = {}
+    floors = context_floors(ctx)
+    located: dict[str, list[MachineJob]] = {}
     for request in ctx.instance.requests:
-        start, end, longest, volume = _request_times(ctx, request)
+        start, end, longest, volume = request_times(ctx, request)
         starts[request.id] = start
         ends[request.id] = end
         lib_id = tape_library[request.pieces[0].tape]
@@ -450,13 +144,15 @@ def _scan(ctx: _Context) -> tuple[EarliestTimes, dict[str, _Pooled]]:
         transfer = longest / lib.max_rate
         spans = ctx.strong
         drive_work = len(request.pieces) * transfer / lib.n_drives
-        jobs[lib_id][0].append(_Job(start, drive_work, weight, release, transfer * spans))
+        jobs[lib_id][0].append(MachineJob(start, drive_work, weight, release, transfer * spans))
         least = min(float(p.size_mb) for p in request.pieces) / lib.max_rate
-        jobs[lib_id][1].append(_Job(start, volume / lib.total_rate, weight, release, least * spans))
+        jobs[lib_id][1].append(
+            MachineJob(start, volume / lib.total_rate, weight, release, least * spans)
+        )
         seeks = [floors[request.id, k] for k in range(len(request.pieces))]
         work = (sum(seeks) + len(seeks) * transfer) / lib.n_drives
         located.setdefault(lib_id, []).append(
-            _Job(
+            MachineJob(
                 max(0.0, start - max(seeks)),
                 work,
                 weight,
@@ -491,14 +187,14 @@ def _objective_name(instance: Instance, objective: str | None) -> str:
     return name
 
 
-_LibraryBounds = Callable[[_Context, str, EarliestTimes, dict[str, _Pooled]], dict[str, float]]
+_LibraryBounds = Callable[[Context, str, EarliestTimes, dict[str, _Pooled]], dict[str, float]]
 """One of bounds (b) to (d) by library, from what :func:`_scan` found and the objective's name."""
 
 
 def _instance_bound(instance: Instance, objective: str | None, bounds: _LibraryBounds) -> float:
     """One of bounds (b) to (d) on the whole instance, from its value on each library."""
     name = _objective_name(instance, objective)
-    ctx = _Context(instance)
+    ctx = Context(instance)
     times, pooled = _scan(ctx)
     return _over_libraries(name, bounds(ctx, name, times, pooled))
 
@@ -519,189 +215,29 @@ def request_bound(instance: Instance, objective: str | None = None) -> float:
     return objective_of(instance.requests, earliest_times(instance).ends, name)
 
 
-def _makespan(jobs: list[_Job], setup: float) -> float:
-    """Optimal makespan of the pooled machine: serve in order of earliest start.
-
-    The setup work has no earliest start; it delays whatever follows it.
-    """
-    t = setup
-    for job in sorted(jobs):
-        t = max(t, job.start) + job.work
-    return t
-
-
-def _weighted_completion(jobs: list[_Job]) -> float:
-    """Lower bound on sum of ``w_j C_j`` over every schedule of the pooled machine.
-
-    Goemans, Queyranne, Schulz, Skutella and Wang, "Single machine
-    scheduling with release dates" (SIAM J. Discrete Math. 15, 2002): the
-    preemptive schedule that always runs the available job of largest
-    ``w_j / p_j`` minimises the weighted sum of mean busy times ``M_j`` over
-    all preemptive (and fractional) schedules, and in every schedule
-    ``C_j >= M_j + p_j / 2``, since a job's processing at unit rate that ends
-    by ``C_j`` has its mean no later than ``C_j - p_j / 2``. Jobs of no work
-    end no earlier than their earliest start. Computed by one sweep over a
-    heap: O(n log n).
-
-    On a pooled machine the processing is slower than unit rate: a request
-    holding one of ``m`` drives does ``1 / m`` of work per second, so its
-    work ``p_j`` is spread over at least ``m p_j`` seconds. What holds for
-    the pooled job is a stretch of ``span_j`` seconds ending by ``C_j`` in
-    which its work is done at a constant rate, on each of its drives (one
-    drive per piece, busy for it from ``S_j - floor`` to ``C_j``: see
-    :func:`locate_floors` and :class:`_Pooled`); the mean of a set of
-    measure ``span_j`` that ends by ``C_j`` is at most ``C_j - span_j / 2``,
-    and the job's mean busy time, an average of such means over its drives,
-    at most ``C_j - min span / 2``. Hence ``C_j >= M_j + max(p_j, span_j) /
-    2``: the correction of Eastman, Even and Isaacs (Management Science 11,
-    1964) for ``m`` parallel machines, ``(1 - 1/m) p_j / 2`` more per job than
-    the pooled machine alone, made valid with release dates by the mean
-    busy time argument above (as in Schulz and Skutella's LP relaxations
-    for parallel machines).
-    """
-    total = 0.0
-    timed = sorted((j for j in jobs if j.work > 0), key=lambda j: j.start)
-    total += sum(j.weight * j.start for j in jobs if j.work <= 0)
-    heap: list[tuple[float, int]] = []
-    left = [j.work for j in timed]
-    n = len(timed)
-    i = 0
-    t = 0.0
-    while i < n or heap:
-        if not heap:
-            t = max(t, timed[i].start)
-        while i < n and timed[i].start <= t:
-            job = timed[i]
-            heapq.heappush(heap, (-job.weight / job.work, i))
-            i += 1
-        ratio, k = heap[0]
-        following = timed[i].start if i < n else _INF
-        run = left[k]
-        if t + run > following:
-            run = following - t
-            left[k] -= run
-        else:
-            heapq.heappop(heap)
-            job = timed[k]
-            total += job.weight * max(job.work, job.span) / 2
-        total += -ratio * run * (2 * t + run) / 2
-        t += run
-    return total
-
-
-def _edf(jobs: list[_Job], flow: float) -> tuple[bool, float]:
-    """Run preemptive earliest-deadline-first with deadlines ``release + flow / weight``.
-
-    ``jobs`` are sorted by earliest start. EDF meets every deadline whenever
-    any schedule of the pooled machine does.
-
-    Returns
-    -------
-    tuple
-        ``(True, F)`` when every deadline is met, ``F`` being the max weighted
-        flow of the EDF schedule (an upper bound on the machine's optimum);
-        ``(False, G)`` at the first missed deadline, ``G > flow`` being a
-        lower bound on the machine's optimum, found as follows. Let ``t`` be
-        the late end and ``tau`` the start of the busy stretch before ``t``
-        in which EDF ran only jobs of deadline at most the late one's. Every
-        job run in ``[tau, t]`` has its earliest start at ``tau`` or later
-        (EDF would have run it earlier otherwise), and their work is at
-        least ``t - tau``; in any schedule the last of them to end ends at
-        ``t`` or later, so the optimum is at least the least ``w_j (t - r_j)``
-        over them.
-    """
-    heap: list[tuple[float, int]] = []
-    left = [job.work for job in jobs]
-    log: list[tuple[float, float, int]] = []
-    deadlines = [job.release + flow / job.weight for job in jobs]
-    n = len(jobs)
-    i = 0
-    t = 0.0
-    achieved = 0.0
-    while i < n or heap:
-        if not heap:
-            t = max(t, jobs[i].start)
-        while i < n and jobs[i].start <= t:
-            heapq.heappush(heap, (deadlines[i], i))
-            i += 1
-        deadline, k = heap[0]
-        following = jobs[i].start if i < n else _INF
-        if t + left[k] > following:
-            left[k] -= following - t
-            log.append((t, following, k))
-            t = following
-            continue
-        heapq.heappop(heap)
-        log.append((t, t + left[k], k))
-        t += left[k]
-        if t > deadline + 1e-12 * max(1.0, abs(deadline)):
-            raised = _INF
-            edge = t
-            for begin, end, j in reversed(log):
-                if end != edge or deadlines[j] > deadline:
-                    break
-                raised = min(raised, jobs[j].weight * (t - jobs[j].release))
-                edge = begin
-            return False, raised
-        achieved = max(achieved, jobs[k].weight * (t - jobs[k].release))
-    return True, achieved
-
-
-def _max_weighted_flow(jobs: list[_Job], floor: float) -> float:
-    """Lower bound, at least ``floor``, on the optimal max of ``w_j (C_j - r_j)`` of the machine.
-
-    Search on the flow ``F`` between a low end, always a proven lower bound
-    (``floor``, each job alone, or what a failed EDF run proves), and a high
-    end, always the flow of a feasible schedule (serving jobs in order of
-    earliest start, or a successful EDF run). The first trial is at the low
-    end, which ends the search when that bound is already achievable; the
-    following ones bisect. Each EDF run costs O(n log n), and at most
-    :data:`BISECTION_STEPS` run.
-    """
-    if not jobs:
-        return floor
-    ordered = sorted(jobs, key=lambda j: j.start)
-    lo = max(floor, *(j.weight * (j.start + j.work - j.release) for j in ordered))
-    hi = 0.0
-    t = 0.0
-    for job in ordered:
-        t = max(t, job.start) + job.work
-        hi = max(hi, job.weight * (t - job.release))
-    for step in range(BISECTION_STEPS):
-        if hi - lo <= BISECTION_TOLERANCE * hi:
-            break
-        trial = lo if step == 0 else (lo + hi) / 2
-        met, flow = _edf(ordered, trial)
-        if met:
-            hi = min(hi, flow)
-        else:
-            lo = max(lo, flow)
-    return lo
-
-
 def _drive_time_bounds(
-    ctx: _Context, name: str, times: EarliestTimes, pooled: dict[str, _Pooled]
+    ctx: Context, name: str, times: EarliestTimes, pooled: dict[str, _Pooled]
 ) -> dict[str, float]:
     """:func:`drive_time_bound` of each library with requests."""
     out: dict[str, float] = {}
     for lib_id, (drive_jobs, volume_jobs, setup, locate_jobs) in pooled.items():
         if name == "makespan":
             out[lib_id] = max(
-                _makespan(drive_jobs, setup),
-                _makespan(volume_jobs, 0.0),
-                _makespan(locate_jobs, 0.0 if ctx.strong else setup),
+                makespan(drive_jobs, setup),
+                makespan(volume_jobs, 0.0),
+                makespan(locate_jobs, 0.0 if ctx.strong else setup),
             )
         elif name == "weighted-flow":
             released = sum(j.weight * j.release for j in drive_jobs)
             completion = max(
-                _weighted_completion(drive_jobs),
-                _weighted_completion(volume_jobs),
-                _weighted_completion(locate_jobs),
+                weighted_completion(drive_jobs),
+                weighted_completion(volume_jobs),
+                weighted_completion(locate_jobs),
             )
             out[lib_id] = completion - released
         elif name == "max-weighted-flow":
-            floor = _max_weighted_flow(drive_jobs, 0.0)
-            out[lib_id] = _max_weighted_flow(locate_jobs, _max_weighted_flow(volume_jobs, floor))
+            floor = max_weighted_flow(drive_jobs, 0.0)
+            out[lib_id] = max_weighted_flow(locate_jobs, max_weighted_flow(volume_jobs, floor))
         else:
             raise ValueError(f"unknown objective {name!r}")
     return out
@@ -721,8 +257,9 @@ def drive_time_bound(instance: Instance, objective: str | None = None) -> float:
     schedule's objective restricted to the library:
 
     - makespan: the machine's optimal makespan (earliest start order);
-    - weighted flow: the mean-busy-time bound of :func:`_weighted_completion`
-      minus the weighted releases, summed over libraries;
+    - weighted flow: the mean-busy-time bound of
+      :func:`~solvers.bounds.machine.weighted_completion` minus the weighted
+      releases, summed over libraries;
     - max weighted flow: the machine's optimum, bounded from below by
       bisection, maximised over libraries.
 
@@ -734,7 +271,7 @@ def drive_time_bound(instance: Instance, objective: str | None = None) -> float:
     return _instance_bound(instance, objective, _drive_time_bounds)
 
 
-def _mount_ends(lib: _LibraryTimes, empty: int, count: int) -> list[float]:
+def _mount_ends(lib: LibraryLimits, empty: int, count: int) -> list[float]:
     """Least end of the ``k``-th mount of a library, for ``k = 1 .. count``.
 
     With ``arms`` arms, ``k`` mounts of equal length ``mount_s`` end no
@@ -755,7 +292,7 @@ def _mount_ends(lib: _LibraryTimes, empty: int, count: int) -> list[float]:
 
 
 def _arm_bounds(
-    ctx: _Context, name: str, times: EarliestTimes, pooled: dict[str, _Pooled]
+    ctx: Context, name: str, times: EarliestTimes, pooled: dict[str, _Pooled]
 ) -> dict[str, float]:
     """:func:`arm_bound` of each library with requests (0 where the arms take no time)."""
     instance = ctx.instance
@@ -871,13 +408,13 @@ def arm_bound(instance: Instance, objective: str | None = None) -> float:
 
 
 def _tape_bounds(
-    ctx: _Context, name: str, times: EarliestTimes, pooled: dict[str, _Pooled]
+    ctx: Context, name: str, times: EarliestTimes, pooled: dict[str, _Pooled]
 ) -> dict[str, float]:
     """:func:`tape_bound` of each library with requests."""
     starts = times.starts
-    floors = _locate_floors(ctx)
-    by_tape: dict[str, list[_Job]] = {}
-    kept: dict[str, list[_Job]] = {}
+    floors = context_floors(ctx)
+    by_tape: dict[str, list[MachineJob]] = {}
+    kept: dict[str, list[MachineJob]] = {}
     libraries: dict[str, str] = {}
     for request in ctx.instance.requests:
         lib = ctx.libraries[ctx.library_of(request)]
@@ -887,7 +424,7 @@ def _tape_bounds(
         for k, piece in enumerate(request.pieces):
             seek = floors[request.id, k]
             work = seek + float(piece.size_mb) / lib.max_rate
-            job = _Job(max(0.0, starts[request.id] - seek), work, weight, release)
+            job = MachineJob(max(0.0, starts[request.id] - seek), work, weight, release)
             by_tape.setdefault(piece.tape, []).append(job)
             if piece is largest:
                 kept.setdefault(piece.tape, []).append(job)
@@ -896,12 +433,12 @@ def _tape_bounds(
     for tape, jobs in by_tape.items():
         lib_id = libraries[tape]
         if name == "makespan":
-            value = _makespan(jobs, 0.0)
+            value = makespan(jobs, 0.0)
         elif name == "max-weighted-flow":
-            value = _max_weighted_flow(jobs, 0.0)
+            value = max_weighted_flow(jobs, 0.0)
         else:
             own = kept.get(tape, [])
-            value = _weighted_completion(own) - sum(j.weight * j.release for j in own)
+            value = weighted_completion(own) - sum(j.weight * j.release for j in own)
             out[lib_id] = out.get(lib_id, 0.0) + value
             continue
         out[lib_id] = max(out.get(lib_id, 0.0), value)
@@ -913,7 +450,8 @@ def tape_bound(instance: Instance, objective: str | None = None) -> float:
 
     A tape is in at most one drive at a time and a drive runs one request
     at a time, so the pieces read from one tape never overlap in time, nor
-    the locates just before them (:func:`locate_floors`: the tape is in the
+    the locates just before them
+    (:func:`~solvers.bounds.earliest.locate_floors`: the tape is in the
     drive and its head moves). A piece's locate and transfer lie inside
     ``[S_j - locate, C_j]``, and ``S_j`` is no earlier than the request's
     earliest start (:func:`earliest_times`); the transfer lasts at least the
@@ -921,11 +459,11 @@ def tape_bound(instance: Instance, objective: str | None = None) -> float:
     whose jobs are its pieces:
 
     - makespan: that machine's optimal makespan, the largest over tapes;
-    - max weighted flow: its optimum (:func:`_max_weighted_flow`), the
+    - max weighted flow: its optimum (:func:`~solvers.bounds.machine.max_weighted_flow`), the
       largest over tapes;
     - weighted flow: each request counted on one tape only (that of its
       largest piece), so that the tapes' bounds add up: the mean-busy-time
-      bound of :func:`_weighted_completion` minus the weighted releases,
+      bound of :func:`~solvers.bounds.machine.weighted_completion` minus the weighted releases,
       summed over tapes and libraries.
 
     O(n log n) for n pieces (the max weighted flow: times the bisection
@@ -940,7 +478,7 @@ def tape_bound(instance: Instance, objective: str | None = None) -> float:
 
 
 def _switch_bounds(
-    ctx: _Context, name: str, times: EarliestTimes, pooled: dict[str, _Pooled]
+    ctx: Context, name: str, times: EarliestTimes, pooled: dict[str, _Pooled]
 ) -> dict[str, float]:
     """:func:`switch_bound` of each library with requests (``ctx`` strong; ``pooled`` unused)."""
     _, strong_pooled = _scan(ctx)
@@ -955,14 +493,16 @@ def switch_bound(instance: Instance, objective: str | None = None) -> float:
     Two changes to the pooled drives and the tapes, each argued where it is
     made:
 
-    - the drive time before each piece (:func:`locate_floors`) counts, for a
-      tape no drive holds at time 0, the mount and load before a locate from
-      0 when that is cheaper than coming from another piece's end: a piece
+    - the drive time before each piece
+      (:func:`~solvers.bounds.earliest.locate_floors`) counts, for a tape no
+      drive holds at time 0, the mount and load before a locate from 0 when
+      that is cheaper than coming from another piece's end: a piece
       alone on its tape, or far from the others, pays for its switch;
     - a request on ``m`` pooled drives is credited half its whole stretch on
       its drive after its mean busy time, not half its work over ``m``
-      (:func:`_weighted_completion`): on loaded libraries of many drives the
-      pooled machine otherwise lets each request borrow every drive at once.
+      (:func:`~solvers.bounds.machine.weighted_completion`): on loaded
+      libraries of many drives the pooled machine otherwise lets each request
+      borrow every drive at once.
 
     Per library the larger of the two, summed over libraries for the
     weighted flow, the largest otherwise. O(n log n).
@@ -973,7 +513,7 @@ def switch_bound(instance: Instance, objective: str | None = None) -> float:
         As for :func:`lower_bound`.
     """
     name = _objective_name(instance, objective)
-    ctx = _Context(instance, strong=True)
+    ctx = Context(instance, strong=True)
     times, pooled = _scan(ctx)
     return _over_libraries(name, _switch_bounds(ctx, name, times, pooled))
 
@@ -1008,14 +548,14 @@ def lower_bound(instance: Instance, objective: str | None = None, strong: bool =
         A value no larger than the optimum.
     """
     name = _objective_name(instance, objective)
-    ctx = _Context(instance)
+    ctx = Context(instance)
     times, pooled = _scan(ctx)
     parts = [
         bounds(ctx, name, times, pooled)
         for bounds in (_drive_time_bounds, _arm_bounds, _tape_bounds)
     ]
     if strong:
-        parts.append(_switch_bounds(_Context(instance, strong=True), name, times, pooled))
+        parts.append(_switch_bounds(Context(instance, strong=True), name, times, pooled))
     if name != "weighted-flow":
         alone = objective_of(instance.requests, times.ends, name)
         return float(max([alone, *(value for part in parts for value in part.values())]))

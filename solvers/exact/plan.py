@@ -30,7 +30,7 @@ from tapesched.toolkit.model import (
     ScheduledRequest,
 )
 from tapesched.toolkit.objectives import objective_value
-from tapesched.toolkit.validator import stay_of_transfer
+from tapesched.toolkit.validator.drive_rules import stay_of_transfer
 
 
 @frozen
@@ -141,7 +141,7 @@ def read_stays(
     start, a dismount before a mount at equal starts, then in file order,
     make its stays (several may meet at one instant when arm, unload and
     load times are zero); each transfer belongs to the stay that
-    :func:`toolkit.validator.stay_of_transfer` gives it (the one of its tape
+    :func:`toolkit.validator.drive_rules.stay_of_transfer` gives it (the one of its tape
     where stays meet; of two of its tape, the earlier for a transfer of no
     length that cannot start the later); a stay runs its transfers in order
     of start, then of end (a transfer of no length before a longer one that

@@ -168,7 +168,7 @@ class MilpData(Formulation):
             s + t - float(r.release_s)
             for s, t, r in zip(lower_start, shortest, instance.requests, strict=True)
         ]
-        cap = horizon(self, unload)
+        cap = horizon(self)
         upper_end = _upper_ends(instance, lower_flow, cap, known_objective)
         upper_end = [
             max(u, s + t) for u, s, t in zip(upper_end, lower_start, shortest, strict=True)
@@ -263,7 +263,7 @@ class MilpData(Formulation):
         return self.upper_end[j] - self.shortest[j]
 
 
-def horizon(data: MilpData, unload: Mapping[tuple[int, str], float]) -> float:
+def horizon(data: MilpData) -> float:
     """The horizon of ``solvers/exact/formulation.md``: every job done one after the other.
 
     The latest release, plus an unload and dismount of each initial tape,
@@ -302,12 +302,7 @@ def horizon(data: MilpData, unload: Mapping[tuple[int, str], float]) -> float:
             )
             worst = max(
                 worst,
-                unload[node.index, d]
-                + library.dismount_s
-                + library.mount_s
-                + drive.load_s
-                + locate
-                + size / drive.rate_mb_s,
+                drive.switch_s(library) + locate + size / drive.rate_mb_s,
             )
         total += worst
     return total
@@ -412,12 +407,10 @@ def _drive_gap_s(data: MilpData, u: int, v: int, d: str) -> float:
         into = data.into_locate_s(v, data.drive_index[d])
         if data.nodes[u].tape == data.nodes[v].tape:
             return into
-        return data.unload[u, d] + library.dismount_s + library.mount_s + drive.load_s + into
+        return drive.switch_s(library) + into
     speed = max(drive.locate_mb_s, drive.rate_mb_s)
     offset = data.nodes[v].offset_mb
-    switch = (
-        data.unload[u, d] + library.dismount_s + library.mount_s + drive.load_s + offset / speed
-    )
+    switch = drive.switch_s(library) + offset / speed
     if data.nodes[u].tape != data.nodes[v].tape:
         return switch
     return min(switch, abs(offset - data.nodes[u].end_mb) / speed)

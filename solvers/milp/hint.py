@@ -20,7 +20,7 @@ from tapesched.solvers.milp.data import MilpData
 from tapesched.solvers.milp.solution import MilpDecisions, StayNodes
 from tapesched.solvers.milp.variables import MilpVariables
 from tapesched.toolkit.model import Schedule
-from tapesched.toolkit.validator import EPS
+from tapesched.toolkit.validator.violation import EPS
 
 _BOUND_TOL = 1e-6
 """A hint value this far outside its variable's bounds is clamped; farther, the hint is dropped."""

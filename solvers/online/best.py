@@ -7,7 +7,7 @@ so that both (and :mod:`solvers.lns`) start from it without an import cycle.
 from __future__ import annotations
 
 from tapesched.solvers.online.dispatcher import dispatch
-from tapesched.solvers.online.policies import SCHEDULERS
+from tapesched.solvers.online.heuristics import SCHEDULERS
 from tapesched.toolkit.model import Instance, Schedule
 from tapesched.toolkit.validator import validate
 
@@ -18,7 +18,7 @@ def best_heuristic(instance: Instance, prefetch: bool = True) -> tuple[Schedule,
     With ``prefetch`` false, only schedules that pass ``validate(...,
     prefetch=False)`` count (the online heuristics do nothing for a request
     before its release, so all of them do). Ties go to the first heuristic
-    in :data:`~solvers.online.policies.SCHEDULERS` order, so the result is
+    in :data:`~solvers.online.heuristics.SCHEDULERS` order, so the result is
     deterministic. ``None`` when no heuristic gives
     a feasible schedule (an instance with a gang wider than its library).
     """

@@ -1,7 +1,7 @@
 """A platform seen through a filter: every question passed on, the waiting requests the filter's.
 
 A wrapper that composes a scheduler (a mount policy's criteria,
-:class:`solvers.online.mount_policy.MountPolicied`; the HSM's admission,
+:class:`solvers.online.mount_policied.MountPolicied`; the HSM's admission,
 :class:`simulator.sharing.hsm_run.HsmAdmission`) shows the inner scheduler fewer
 waiting requests than the platform has, and ranks them its own way. Such a
 view answers every question of :class:`~solvers.online.protocol.PlatformState`

@@ -1,4 +1,4 @@
-"""The scheduling protocol: what an online policy is asked, what it may read, what it returns.
+"""The scheduling protocol: what an online scheduler is asked, what it may read, what it returns.
 
 The plug point is :class:`Scheduler`, one method: at a decision time it sees
 the requests waiting (not started yet, in the order they became waiting) and
@@ -10,8 +10,8 @@ the solvers' :class:`~solvers.online.dispatcher.Dispatcher` over a
 core-problem instance, and the simulator's
 :class:`~simulator.run.simulation.Simulation` over its platform. Both keep the
 waiting requests and the idle drives in one
-:class:`~solvers.online.state.DispatchState`, so that what a policy reads
-means the same in both; what a policy may read is :class:`PlatformState`,
+:class:`~solvers.online.state.DispatchState`, so that what a scheduler reads
+means the same in both; what a scheduler may read is :class:`PlatformState`,
 and nothing else.
 
 When a request may start
@@ -21,28 +21,28 @@ When a request may start
     drives as it has pieces. By default (:class:`Start` with ``queue``
     false) a request starts on idle drives only, those the dispatcher finds
     best for it; this is how a tape system's queue works, and what lets a
-    policy reorder requests that compete for drives.
+    scheduler reorder requests that compete for drives.
 
 Arrival
     The requests are shown, and ranked by :meth:`PlatformState.arrival`, in
     the order in which they became waiting. Over a core-problem instance
     that is release order, ties in file order. In the simulator a request
     for a file becomes waiting only when the earlier request for that file
-    has its data, so a later release may come first: a policy taking the
+    has its data, so a later release may come first: a scheduler taking the
     oldest first takes the one that has waited longest as a waiting request.
 
 Optional fast paths
     A platform state may answer two questions in one call that the
     protocol's methods answer request by request or drive by drive:
-    ``not_waiting_for_tape(waiting)`` (:func:`solvers.online.policies.unblocked`)
+    ``not_waiting_for_tape(waiting)`` (:func:`solvers.online.heuristics.unblocked`)
     and ``idle_peers(drive)`` (read by
-    :class:`~solvers.online.mount_policy.MountPolicied` when it evicts).
+    :class:`~solvers.online.mount_policied.MountPolicied` when it evicts).
     The simulator's state has both; without them the callers ask the
     methods above, with the same answers.
 
 Example
 -------
-A policy of one's own, smallest request first among those that can start::
+A scheduler of one's own, smallest request first among those that can start::
 
     class SmallestFirst:
         def decide(self, now, waiting, platform):
@@ -51,8 +51,8 @@ A policy of one's own, smallest request first among those that can start::
 
     schedule = dispatch(instance, SmallestFirst())
 
-(:func:`~solvers.online.dispatcher.dispatch`; the policies of the registry
-are in :mod:`solvers.online.policies`.)
+(:func:`~solvers.online.dispatcher.dispatch`; the online heuristics of the
+registry are in :mod:`solvers.online.heuristics`.)
 """
 
 from __future__ import annotations
@@ -112,12 +112,12 @@ class Preview(NamedTuple):
 
 
 class PlatformState(Protocol):
-    """What a policy may read of a platform: the plug point's other half.
+    """What a scheduler may read of a platform: the plug point's other half.
 
     :class:`~solvers.online.dispatcher.PlatformView` implements it over a
-    core-problem dispatch, :class:`~simulator.run.simulation.SimulationState`
-    over the simulator's live platform, so that each policy runs unchanged
-    in both; a policy may read these methods and nothing else. Drives and
+    core-problem dispatch, :class:`~simulator.run.simulation_state.SimulationState`
+    over the simulator's live platform, so that each scheduler runs unchanged
+    in both; a scheduler may read these methods and nothing else. Drives and
     tapes are named by id, libraries by id or by their number (0, 1, ... in
     the order of :meth:`idle_counts`). A drive is *idle* when it has nothing
     to do after the decision time; a tape is *held* by a drive from its
@@ -254,11 +254,11 @@ class PlatformState(Protocol):
 
 
 class Scheduler(Protocol):
-    """What a dispatcher asks at each decision time: the plug point of every policy.
+    """What a dispatcher asks at each decision time: the plug point of every scheduler.
 
     A scheduler must decide from what it is shown only: the decision time,
     the waiting requests (released, not started) and the platform's state.
-    That, and the dispatcher acting at the decision time, makes a policy
+    That, and the dispatcher acting at the decision time, makes a scheduler
     online. Any object with this one method is a scheduler, ours or a
     user's (:mod:`solvers.plugins` finds one by ``module.path:Attr`` or by
     an entry point); this is its whole contract.

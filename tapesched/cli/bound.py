@@ -14,7 +14,7 @@ import json
 import click
 
 from tapesched.cli.common import TimeLimitType, reports_bad_input
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 
 
 @click.command()

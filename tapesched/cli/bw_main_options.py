@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from tapesched.cli.common import DurationType, NumberType, fail
-from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
+from tapesched.simulator.schedulers.registry import BW_MAIN
 from tapesched.toolkit.units import MAX_COUNT
 
 if TYPE_CHECKING:

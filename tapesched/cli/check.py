@@ -15,12 +15,13 @@ import click
 
 from tapesched.cli.common import NAME_SHOWN, describe, fail, instance_summary, reports_bad_input
 from tapesched.toolkit.errors import shown
-from tapesched.toolkit.files.io import instance_from_dict, kind_of, read_json
+from tapesched.toolkit.files.instance_file import instance_from_dict
+from tapesched.toolkit.files.json_documents import kind_of, read_json
 from tapesched.toolkit.model import SCHEDULE_FORMAT
 from tapesched.toolkit.runtime.gc_pause import paused_gc
 
 if TYPE_CHECKING:
-    from tapesched.simulator.run.scenario import Scenario
+    from tapesched.simulator.scenario.spec import Scenario
 
 
 def scenario_summary(scenario: Scenario) -> dict[str, object]:
@@ -96,7 +97,8 @@ def check(instance_file: str, as_json: bool) -> None:
             )
         notes: list[str] = []
         if kind == "scenario":
-            from tapesched.simulator.run.scenario import named_code, scenario_from_dict
+            from tapesched.simulator.scenario.document import scenario_from_dict
+            from tapesched.simulator.scenario.spec import named_code
 
             scenario = scenario_from_dict(document, instance_file)
             summary, line = scenario_summary(scenario), describe_scenario(scenario)

@@ -18,16 +18,17 @@ import click
 from rich.console import Console
 from rich.progress import Progress, TextColumn
 
-from tapesched.simulator.run.consent import ALLOW_PLUGINS_HELP
+from tapesched.simulator.scenario.consent import ALLOW_PLUGINS_HELP
 from tapesched.toolkit.errors import InputError, one_line, shown
-from tapesched.toolkit.files.io import load_instance, load_schedule
+from tapesched.toolkit.files.instance_file import load_instance
+from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.model import Instance, Schedule
 from tapesched.toolkit.registry import LoadError, Registry
 from tapesched.toolkit.units import MAX_SIMULATED_S, parse_duration, parse_rate
 from tapesched.toolkit.validator import Report, validate
 
 if TYPE_CHECKING:
-    from tapesched.simulator.run.scenario import Scenario
+    from tapesched.simulator.scenario.spec import Scenario
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -253,11 +254,18 @@ class RegistryChoice(click.Choice[str]):
     those of the packages installed at that moment. The name chosen is
     loaded at once, so that an installed plug-in that cannot be imported is
     a bad option (one line, exit 2) before any work starts.
+
+    With ``specs``, a ``module.path:Attr`` is taken too, imported at once
+    (:meth:`~toolkit.registry.Registry.resolve`). With ``lazy``, a declared
+    name is not imported when parsed (the command imports it once its input
+    is known good); a plug-in's still is.
     """
 
-    def __init__(self, registry: Registry[Any]) -> None:
+    def __init__(self, registry: Registry[Any], *, specs: bool = False, lazy: bool = False) -> None:
         self.registry = registry
         self.case_sensitive = True
+        self.specs = specs
+        self.lazy = lazy
 
     @property
     def choices(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -265,7 +273,15 @@ class RegistryChoice(click.Choice[str]):
         return self.registry.known()
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if self.specs and isinstance(value, str) and ":" in value:
+            try:
+                self.registry.resolve(value)
+            except LoadError as exc:
+                self.fail(str(exc), param, ctx)
+            return value
         name: str = super().convert(value, param, ctx)
+        if self.lazy and name in self.registry:
+            return name
         try:
             self.registry.load(name)
         except LoadError as exc:
@@ -275,8 +291,8 @@ class RegistryChoice(click.Choice[str]):
 
 def check_scenario_scheduler(spec: str) -> None:
     """Exit with the one-line bad-input report unless ``spec`` gives a scheduler of scenarios
-    (:func:`simulator.run.consent.scheduler_problem`)."""
-    from tapesched.simulator.run.consent import scheduler_problem
+    (:func:`simulator.scenario.consent.scheduler_problem`)."""
+    from tapesched.simulator.scenario.consent import scheduler_problem
 
     problem = scheduler_problem(spec)
     if problem is not None:
@@ -298,8 +314,8 @@ def check_named_code(
     mount_policy: object = None,
 ) -> None:
     """Exit 2, one line each, for the code a scenario file names that its run would import
-    (:func:`simulator.run.consent.named_code_problems`)."""
-    from tapesched.simulator.run.consent import named_code_problems
+    (:func:`simulator.scenario.consent.named_code_problems`)."""
+    from tapesched.simulator.scenario.consent import named_code_problems
 
     problems = named_code_problems(
         scenario, source, allowed, scheduler=scheduler, mount_policy=mount_policy

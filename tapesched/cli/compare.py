@@ -19,7 +19,8 @@ from tapesched.cli.common import (
 )
 from tapesched.solvers.compare import NOT_MODELLED, PROVABLE_UP_TO, ComparisonRow
 from tapesched.solvers.registry import names as solver_names
-from tapesched.toolkit.files.io import instance_from_dict, kind_of, read_json
+from tapesched.toolkit.files.instance_file import instance_from_dict
+from tapesched.toolkit.files.json_documents import kind_of, read_json
 from tapesched.toolkit.model import Instance
 from tapesched.toolkit.runtime.gc_pause import paused_gc
 

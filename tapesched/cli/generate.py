@@ -9,7 +9,8 @@ import click
 from tapesched.cli.common import NumberType, RateType, SpanType, describe, fail, reports_bad_input
 from tapesched.cli.out_options import file_out_option
 from tapesched.toolkit.errors import shown
-from tapesched.toolkit.files.io import dumps, instance_to_dict
+from tapesched.toolkit.files.instance_file import instance_to_dict
+from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.files.outputs import FileOutput
 from tapesched.toolkit.generators import (
     TECHNOLOGIES,

@@ -1,10 +1,12 @@
 """``tapesched order``: the order to read files from one mounted tape, and its estimated time.
 
 Reads a recall file (:mod:`toolkit.files.recall_file`: the tape as a CTA site
-knows it, or a technology and byte offsets), orders its files with one of
-the orderers of :mod:`solvers.recall_order` under a locate model of
-:mod:`toolkit.hardware.tape_geometry`, and prints the order (each file's wrap, LPOS,
-locate and read) and the estimated time, as a table or JSON.
+knows it, or a technology and byte offsets), orders its files with a recall
+orderer of :data:`solvers.registry.ORDERERS` (the project's, of
+:mod:`solvers.recall_order`, an installed package's, or ``module.path:Attr``)
+under a locate model of :mod:`toolkit.hardware.tape_geometry`, and prints the
+order (each file's wrap, LPOS, locate and read) and the estimated time, as a
+table or JSON.
 """
 
 from __future__ import annotations
@@ -13,28 +15,29 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from tapesched.cli.common import NumberType, fail, reports_bad_input
-from tapesched.toolkit.files.io import dumps
+from tapesched.cli.common import NumberType, RegistryChoice, fail, reports_bad_input
+from tapesched.solvers.registry import ORDERERS, resolve_orderer
+from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.files.recall_file import RecallFile, load_recall
 from tapesched.toolkit.hardware.tape_geometry import (
-    LOCATE_MODELS,
     MB,
     CtaCostHeuristic,
     LocateModel,
     PhysicalLocate,
 )
 from tapesched.toolkit.hardware.technology import TAPE_FORMATS
+from tapesched.toolkit.model import LOCATE_MODEL_NAMES
 from tapesched.toolkit.runtime.limits import MAX_DENSE_FILES
 
 
 def _model(name: str, recall: RecallFile, source: str) -> LocateModel:
     """The locate model named ``name`` for the recall file's tape."""
-    if name == "cta":
+    if name == "cta-lto":
         return CtaCostHeuristic()
     same = [f for f in TAPE_FORMATS.values() if f.wraps == recall.tape.wraps]
     if not same:
         fail([f"{source}: wraps: no technology has {recall.tape.wraps} wraps, and the physical "
-              "locate model takes its figures from one; use --locate cta"])  # fmt: skip
+              "locate model takes its figures from one; use --locate cta-lto"])  # fmt: skip
     return PhysicalLocate.for_format(same[0])
 
 
@@ -62,17 +65,18 @@ def _steps(
 @click.argument("files_file", metavar="FILES.json", type=click.Path())
 @click.option(
     "--algorithm",
-    type=click.Choice(["none", "offset", "sltf", "exact"]),
+    type=RegistryChoice(ORDERERS, specs=True, lazy=True),
     default="sltf",
     show_default=True,
     help="none: request order; offset: block order (ERADAT); sltf: shortest locate first "
-    "(CTA); exact: the cheapest order (a TSP path), within --time-limit.",
+    "(CTA); exact: the cheapest order (a TSP path), within --time-limit; or an installed "
+    "package's recall orderer, or module.path:Attr.",
 )
 @click.option(
     "--locate",
     "locate_model",
-    type=click.Choice(LOCATE_MODELS),
-    default="cta",
+    type=click.Choice(LOCATE_MODEL_NAMES),
+    default="cta-lto",
     show_default=True,
     help="Locate-time model: CTA's LTO cost heuristic, or a physical head model.",
 )
@@ -101,11 +105,8 @@ def order(
               f"{MAX_DENSE_FILES:,} --algorithm exact orders (its locate matrix grows as n^2); "
               "use --algorithm sltf"])  # fmt: skip
     model = _model(locate_model, recall, files_file)
-    from tapesched.solvers.recall_order import ORDERERS  # OR-Tools: once the input is known good
-
-    result = ORDERERS[algorithm](
-        recall.tape, model, recall.head_block, recall.files, time_limit_s=time_limit
-    )
+    orderer = resolve_orderer(algorithm)  # OR-Tools: imported once the input is known good
+    result = orderer(recall.tape, model, recall.head_block, recall.files, time_limit_s=time_limit)
     steps = _steps(recall, model, result.order)
     total_mb = sum(f.size_bytes for f in recall.files) / MB
     document = {

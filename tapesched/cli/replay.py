@@ -26,7 +26,7 @@ from tapesched.simulator.replay.trace import (
 )
 from tapesched.solvers.online.mount_policy import MountPolicyError, parse_mount_policy
 from tapesched.toolkit.errors import InputError
-from tapesched.toolkit.files.io import dumps
+from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.files.outputs import FileOutput
 
 HOMES_BESIDE = "crtmapping.json"

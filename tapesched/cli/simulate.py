@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -13,7 +12,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from tapesched.cli.bw_main_options import BW_MAIN_OPTIONS, bw_main_options, given_bw_main
+from tapesched.cli.bw_main_options import bw_main_options, given_bw_main
 from tapesched.cli.common import (
     EXIT_INFEASIBLE,
     DurationType,
@@ -30,12 +29,18 @@ from tapesched.cli.common import (
     reports_bad_input,
 )
 from tapesched.cli.out_options import dir_out_option
-from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
-from tapesched.simulator.schedulers.golubchik import NAME as GOLUBCHIK
+from tapesched.simulator.run.run_directory import RUN_FILES, cache_reports, scenario_run
+from tapesched.simulator.schedulers.registry import (
+    BW_MAIN,
+    GOLUBCHIK,
+    is_simulator_scheduler,
+    scenarios_only,
+)
 from tapesched.simulator.storage.policy_registry import POLICIES
 from tapesched.solvers.registry import SCHEDULERS
-from tapesched.toolkit.files.io import dumps, save_instance, save_schedule
+from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.files.outputs import DirectoryOutput
+from tapesched.toolkit.files.schedule_file import save_schedule
 from tapesched.toolkit.model import Instance
 from tapesched.toolkit.units import MAX_ARRIVALS, MAX_RATE_PER_YEAR, MAX_REPLICATIONS
 from tapesched.toolkit.validator import validate
@@ -43,7 +48,7 @@ from tapesched.toolkit.validator import validate
 if TYPE_CHECKING:
     from tapesched.simulator.run.experiment import Replication
     from tapesched.simulator.run.results import Estimate
-    from tapesched.simulator.run.scenario import Scenario
+    from tapesched.simulator.scenario.spec import Scenario
     from tapesched.solvers.online.protocol import Scheduler
 
 
@@ -52,16 +57,6 @@ def per_year_option(name: str, text: str) -> Callable[[F], F]:
     :data:`~toolkit.units.MAX_RATE_PER_YEAR`."""
     kind = NumberType(min=0, max=MAX_RATE_PER_YEAR)
     return click.option(name, type=kind, default=None, metavar="R", help=text)
-
-
-RECORD_COLUMNS = (
-    "id", "kind", "file", "size_mb", "arrival_s", "start_s", "end_s", "free_s",
-    "drives", "tapes", "host_mb", "mounts", "alone_s", "restarts", "rebuilt",
-)  # fmt: skip
-"""Columns of ``requests.csv`` (:class:`simulator.run.results.RequestRecord` fields)."""
-
-OUT_FILES = ("summary.json", "requests.csv", "events.jsonl", "instance.json", "schedule.json")
-"""What ``simulate`` writes to ``--out``: an existing directory holding only these is replaced."""
 
 
 def _simulate_instance(
@@ -79,10 +74,8 @@ def _simulate_instance(
     from tapesched.simulator.run.instance_run import simulate_instance
     from tapesched.solvers.plugins import SchedulerSpec
 
-    if scheduler == BW_MAIN:
-        fail([f"--scheduler: {BW_MAIN} runs scenarios only (it needs movers and typed requests)"])
-    if scheduler == GOLUBCHIK:
-        fail([f"--scheduler: {GOLUBCHIK} runs scenarios only (it gives drives one at a time)"])
+    if is_simulator_scheduler(scheduler):
+        fail([f"--scheduler: {scheduler} runs scenarios only ({scenarios_only(scheduler)})"])
     check_scenario_scheduler(scheduler)
     spec: SchedulerSpec = scheduler
     if mount_policy is not None:
@@ -115,70 +108,13 @@ def _simulate_instance(
             click.echo(f"the schedule is infeasible; nothing written to {out.given}", err=True)
         raise SystemExit(EXIT_INFEASIBLE)
     if out is not None:
-        from tapesched.toolkit.files.io import write_atomic
+        from tapesched.toolkit.files.json_documents import write_atomic
 
         with out.building() as staging:
             save_schedule(schedule, staging / "schedule.json")
             if events is not None:
                 write_atomic(staging / "events.jsonl", events.getvalue().decode())
         click.echo(f"wrote {out.given}/schedule.json")
-
-
-def _document(
-    scenario: Scenario, runs: Sequence[Replication], estimates: Mapping[str, Estimate]
-) -> dict[str, object]:
-    """What ``simulate`` reports: the ``summary.json`` document, also ``--json``'s output.
-
-    Keys: ``scenario``, ``policy``, ``scheduler``, (with request classes)
-    ``striping``, the widths as Golubchik et al. name them (``"122"``), ``rate_per_h``,
-    ``duration_s``; ``replications``, one :class:`simulator.run.results.RunSummary`
-    mapping per replication (seed, arrivals, completions, backlog,
-    ``saturated`` and each metric, ``null`` where it cannot be measured);
-    ``estimates``, each metric of :data:`simulator.run.results.METRICS` as
-    :meth:`simulator.run.results.Estimate.to_dict` gives it (``mean``,
-    ``half_width_95``, ``n``, ``degrees_of_freedom``, ``wider_than_mean``,
-    ``missing``: why there is no mean); with a scenario's ``disk_cache``,
-    ``disk_cache``, per replication the reads it served from disk and each
-    service class's figures (:meth:`simulator.storage.disk_cache.ClassReport.to_dict`:
-    hit rate, mean residency of the files evicted, the fill lifetime).
-    """
-    bw_main = {}
-    if scenario.run.scheduler == BW_MAIN:
-        bw_main = {"bw_main": {k: getattr(scenario.run.bw_main, k) for k in BW_MAIN_OPTIONS}}
-    striping = {}
-    if scenario.workload.classes:
-        from tapesched.simulator.workload.workload import striping_label
-
-        striping = {"striping": striping_label(scenario.workload.classes)}
-    return {
-        "scenario": scenario.name,
-        "policy": scenario.policy,
-        "scheduler": scenario.run.scheduler,
-        **bw_main,
-        **striping,
-        "rate_per_h": scenario.workload.rate_per_s * 3600,
-        "duration_s": scenario.workload.duration_s,
-        "replications": [r.summary.to_dict() for r in runs],
-        "estimates": {name: e.to_dict() for name, e in estimates.items()},
-        **_cache_document(runs),
-        **_faults_document(scenario, runs),
-    }
-
-
-def _faults_document(scenario: Scenario, runs: Sequence[Replication]) -> dict[str, object]:
-    """``faults``: the fault model, and each replication's failed requests with their reasons."""
-    if scenario.faults is None:
-        return {}
-    from attrs import asdict
-
-    from tapesched.simulator.run.results import failed_record_of
-
-    return {
-        "faults": asdict(scenario.faults),
-        "failed_requests": [
-            [asdict(failed_record_of(e)) for e in r.simulation.failed] for r in runs
-        ],
-    }
 
 
 def _print_faults(scenario: Scenario, runs: Sequence[Replication]) -> None:
@@ -197,25 +133,6 @@ def _print_faults(scenario: Scenario, runs: Sequence[Replication]) -> None:
         )
 
 
-def _cache_reports(run: Replication) -> list[dict[str, object]]:
-    sim = run.simulation
-    if sim.cache is None:
-        return []
-    return [c.to_dict() for c in sim.cache.report(sim.engine.now_s)]
-
-
-def _cache_document(runs: Sequence[Replication]) -> dict[str, object]:
-    """``disk_cache``: each replication's reads served from disk and its classes' figures."""
-    if not runs or runs[0].simulation.cache is None:
-        return {}
-    return {
-        "disk_cache": [
-            {"served_from_disk": r.simulation.served_from_disk, "classes": _cache_reports(r)}
-            for r in runs
-        ]
-    }
-
-
 def _print_cache(runs: Sequence[Replication]) -> None:
     """One line per service class of the first replication: hit rate and residency."""
     if not runs or runs[0].simulation.cache is None:
@@ -224,7 +141,7 @@ def _print_cache(runs: Sequence[Replication]) -> None:
     def days(value: object) -> str:
         return "none evicted" if value is None else f"{float(value) / 86400:.2f} d"  # type: ignore[arg-type]
 
-    for c in _cache_reports(runs[0]):
+    for c in cache_reports(runs[0]):
         rate = "no read" if c["hit_rate"] is None else f"{float(c['hit_rate']):.1%}"  # type: ignore[arg-type]
         click.echo(
             f"disk cache {c['name']}: hit rate {rate} ({c['hits']} of {c['reads']} reads), "
@@ -335,9 +252,9 @@ def _print_estimates(
     help="Replications, seeds --seed, --seed + 1, ...",
 )
 @dir_out_option(
-    OUT_FILES,
+    RUN_FILES,
     "Directory to write, whole or not at all; an existing one is replaced only if it holds "
-    f"nothing but {', '.join(OUT_FILES)}.",
+    f"nothing but {', '.join(RUN_FILES)}.",
 )
 @click.option("--log", is_flag=True, help="Also write the event log (events.jsonl) to --out.")
 @click.option(
@@ -389,14 +306,10 @@ def simulate(
     simulator/workload/requests_csv.py), run until all are done; the warm-up is then
     a share of the last arrival time.
     """
-    from tapesched.simulator.run.scenario import FORMAT, scenario_from_dict
-    from tapesched.toolkit.files.io import (
-        INSTANCE_FORMAT,
-        instance_from_dict,
-        kind_of,
-        read_json,
-        write_atomic,
-    )
+    from tapesched.simulator.scenario.document import FORMAT, scenario_from_dict
+    from tapesched.toolkit.files.instance_file import instance_from_dict
+    from tapesched.toolkit.files.json_documents import kind_of, read_json
+    from tapesched.toolkit.model import INSTANCE_FORMAT
 
     document = read_json(scenario_file)
     kind = kind_of(document)
@@ -407,9 +320,9 @@ def simulate(
     if isinstance(document, dict) and "format" in document and kind != "scenario":
         fail([f"{scenario_file}: format: expected {FORMAT!r} or {INSTANCE_FORMAT!r}"])
     scenario = scenario_from_dict(document, scenario_file)
-    from tapesched.simulator.run.experiment import override, run_scenario
-    from tapesched.simulator.run.export import ExportError, export
-    from tapesched.simulator.run.scenario import arrivals_message, check_runnable
+    from tapesched.simulator.run.experiment import override
+    from tapesched.simulator.scenario.spec import check_runnable
+    from tapesched.simulator.scenario.workload_section import arrivals_message
     from tapesched.toolkit.errors import InputError
 
     if scheduler is not None:
@@ -486,7 +399,7 @@ def simulate(
             fail([f"{scenario_file}: {p} (with {given_option})" for p in unrunnable])
     trace = None
     if workload_file is not None:
-        from tapesched.simulator.run.scenario import check_trace
+        from tapesched.simulator.scenario.spec import check_trace
         from tapesched.simulator.workload.requests_csv import load_workload
 
         trace = load_workload(workload_file)
@@ -495,7 +408,6 @@ def simulate(
             raise InputError(workload_file, unfit)
         last = max(r.arrival_s for r in trace.requests)
         scenario = override(scenario, duration_s=duration or max(last, 1.0))
-    events = io.BytesIO() if log else None
     total = scenario.workload.duration_s * scenario.run.replications
     with progress_bar() as progress:
         task = progress.add_task("simulating", total=total, current="")
@@ -508,47 +420,27 @@ def simulate(
                 current=f"replication {k + 1}, day {now / 86400:.1f}",
             )
 
-        runs, estimates = run_scenario(scenario, workload=trace, log=events, progress=advance)
-    document = _document(scenario, runs, estimates)
+        run = scenario_run(scenario, workload=trace, log=log, progress=advance)
     if as_json:
-        click.echo(dumps(document), nl=False)
+        click.echo(dumps(run.summary()), nl=False)
     else:
-        _print_estimates(scenario, runs, estimates)
+        _print_estimates(scenario, run.replications, run.estimates)
     if out is None:
         return
-    first = runs[0]
-    exported = None
-    try:
-        exported = export(first.simulation, name=scenario.name)
-    except ExportError as exc:
-        click.echo(f"no schedule exported: {exc}", err=as_json)
-    rows = io.StringIO()
-    writer = csv.writer(rows, lineterminator="\n")
-    writer.writerow(RECORD_COLUMNS)
-    for r in first.records:
-        row = {name: getattr(r, name) for name in RECORD_COLUMNS}
-        row["drives"], row["tapes"] = " ".join(r.drives), " ".join(r.tapes)
-        writer.writerow(row.values())
+    if run.not_exported is not None:
+        click.echo(f"no schedule exported: {run.not_exported}", err=as_json)
+    exported = run.exported
     if exported is not None:
-        instance, schedule = exported
-        report = validate(instance, schedule)
         click.echo("exported schedule, checked by the validator:", err=as_json)
         if as_json:
             with redirect_stdout(sys.stderr):
-                echo_verdict(schedule, report)
+                echo_verdict(exported.schedule, exported.report)
         else:
-            echo_verdict(schedule, report)
-        if not report.feasible:
+            echo_verdict(exported.schedule, exported.report)
+        if not exported.report.feasible:
             click.echo(
                 f"the exported schedule is infeasible; nothing written to {out.given}", err=True
             )
             raise SystemExit(EXIT_INFEASIBLE)
-    with out.building() as staging:
-        write_atomic(staging / "summary.json", dumps(document))
-        write_atomic(staging / "requests.csv", rows.getvalue())
-        if events is not None:
-            write_atomic(staging / "events.jsonl", events.getvalue().decode())
-        if exported is not None:
-            save_instance(exported[0], staging / "instance.json")
-            save_schedule(exported[1], staging / "schedule.json")
+    run.write(out)
     click.echo(f"wrote {out.given}", err=as_json)

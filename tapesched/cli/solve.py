@@ -18,8 +18,10 @@ from tapesched.cli.common import (
 )
 from tapesched.cli.out_options import file_out_option
 from tapesched.solvers.registry import names
-from tapesched.toolkit.files.io import dumps, load_instance, schedule_to_dict
+from tapesched.toolkit.files.instance_file import load_instance
+from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.files.outputs import FileOutput
+from tapesched.toolkit.files.schedule_file import schedule_to_dict
 from tapesched.toolkit.runtime.limits import MAX_WORKERS
 from tapesched.toolkit.validator import validate
 

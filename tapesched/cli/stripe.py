@@ -26,7 +26,7 @@ from tapesched.cli.common import (
     fail,
     reports_bad_input,
 )
-from tapesched.toolkit.files.io import dumps
+from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.runtime.limits import MAX_WORKERS
 from tapesched.toolkit.units import MAX_ARRIVALS, MAX_SIZE_MB
 
@@ -167,7 +167,8 @@ def stripe(
     from attrs import evolve
 
     from tapesched.simulator.run.experiment import override
-    from tapesched.simulator.run.scenario import arrivals_message, load_scenario
+    from tapesched.simulator.scenario.document import load_scenario
+    from tapesched.simulator.scenario.workload_section import arrivals_message
     from tapesched.simulator.workload.workload import with_class_sizes
     from tapesched.studies.golubchik_studies import SCENARIO_FILE
     from tapesched.studies.stripe_search import (

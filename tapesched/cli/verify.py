@@ -12,7 +12,7 @@ from tapesched.cli.common import (
     load_and_validate,
     reports_bad_input,
 )
-from tapesched.toolkit.files.io import dumps
+from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.validator import summary
 
 

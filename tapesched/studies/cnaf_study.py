@@ -56,7 +56,7 @@ from collections.abc import Callable, Mapping, Sequence
 from attrs import field, frozen
 
 from tapesched.simulator.run.results import Estimate, estimate
-from tapesched.simulator.sharing.allocator import Allocator, Orchestrator, Queue, StaticCaps
+from tapesched.simulator.sharing.allocator import Allocator, Queue, make_allocator
 from tapesched.simulator.sharing.groups import (
     DriveSet,
     FileRecall,
@@ -242,7 +242,7 @@ def background(config: CnafConfig, platform: HsmPlatform, seed: int) -> list[Tap
 def allocators(config: CnafConfig) -> dict[str, Allocator]:
     """The online allocators of the study, by series name."""
     caps = {(g, SET): c for g, c in config.static_caps.items()}
-    return {"static": StaticCaps(caps), "orchestrator": Orchestrator()}
+    return {name: make_allocator(name, caps=caps) for name in ("static", "orchestrator")}
 
 
 @frozen

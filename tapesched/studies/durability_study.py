@@ -65,7 +65,8 @@ from tapesched.simulator.planning.durability import (
 from tapesched.simulator.platform.faults import FaultSpec, handling_given_up
 from tapesched.simulator.run.experiment import override, run_once
 from tapesched.simulator.run.results import Estimate, estimate
-from tapesched.simulator.run.scenario import Scenario, load_scenario
+from tapesched.simulator.scenario.document import load_scenario
+from tapesched.simulator.scenario.spec import Scenario
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.files import FileSpec, Scheme
 from tapesched.simulator.storage.policy_registry import make_policy

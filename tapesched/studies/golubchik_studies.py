@@ -32,7 +32,7 @@ from __future__ import annotations
 from itertools import combinations_with_replacement
 from pathlib import Path
 
-from tapesched.simulator.schedulers.golubchik import NAME as GOLUBCHIK
+from tapesched.simulator.schedulers.registry import GOLUBCHIK
 from tapesched.studies.studies import DAY_S, Axis, Study
 from tapesched.studies.swept_study import SweptStudy
 

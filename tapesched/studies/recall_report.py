@@ -44,7 +44,7 @@ from tapesched.studies.recall_study import (
     run_case,
 )
 from tapesched.studies.results_file import ResultRow
-from tapesched.toolkit.hardware.tape_geometry import LOCATE_MODELS
+from tapesched.toolkit.model import LOCATE_MODEL_NAMES
 from tapesched.toolkit.plots.figures import new_figure
 
 if TYPE_CHECKING:
@@ -169,9 +169,9 @@ def parameters(quick: StudyConfig, full: StudyConfig) -> tuple[Parameter, ...]:
             "locate",
             "choice",
             "Locate model: CTA's LTO cost heuristic, or the physical one of each format.",
-            quick="cta",
-            full="cta",
-            choices=LOCATE_MODELS,
+            quick="cta-lto",
+            full="cta-lto",
+            choices=LOCATE_MODEL_NAMES,
             show_default=True,
         ),
         Parameter(

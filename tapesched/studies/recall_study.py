@@ -57,7 +57,7 @@ only for which files a drive may choose among: with first come first
 served, 3 in flight read exactly the submission order.
 
 The picks for a window of requests in flight (:data:`PICKS`) are the first
-choice of the orderers of :data:`solvers.recall_order.ORDERERS` (tested:
+choice of the orderers of :data:`solvers.registry.ORDERERS` (tested:
 with every request in flight they read the orderer's whole order), done
 without the orderer's own bookkeeping, so that a window moving over 10,000
 files stays linear in the window (SLTF's locates computed at once up to
@@ -75,7 +75,7 @@ import numpy.typing as npt
 from attrs import frozen
 
 from tapesched.simulator.run.results import Estimate, estimate
-from tapesched.solvers.recall_order import ORDERERS
+from tapesched.solvers.registry import ORDERERS
 from tapesched.toolkit.hardware.tape_geometry import (
     MB,
     CtaCostHeuristic,
@@ -164,7 +164,7 @@ class RecallOrdering:
     name
         The series' last word.
     orderer
-        Key of :data:`solvers.recall_order.ORDERERS`: what picks among the
+        Key of :data:`solvers.registry.ORDERERS`: what picks among the
         requests in flight.
     in_flight
         Requests queued at the drive at once; ``None``: the whole list.
@@ -319,7 +319,7 @@ class StudyConfig:
         coverage, where offset order is optimal): the matrix of 3,000 or
         more files is too large for the 2-core machine.
     locate
-        ``cta`` (CTA's LTO cost heuristic) or ``physical``
+        ``cta-lto`` (CTA's LTO cost heuristic) or ``physical``
         (:meth:`~toolkit.hardware.tape_geometry.PhysicalLocate.for_format`).
     seed
         Seeds the request lists (replication ``r`` of a point uses a
@@ -333,7 +333,7 @@ class StudyConfig:
     replications: int = 5
     exact_time_limit_s: float = 10.0
     exact_max_files: int = 1000
-    locate: str = "cta"
+    locate: str = "cta-lto"
     seed: int = 1
 
 
@@ -352,11 +352,11 @@ FULL = StudyConfig()
 
 def locate_model(config: StudyConfig, case: TapeCase) -> LocateModel:
     """The locate model of ``config`` for the case's format."""
-    if config.locate == "cta":
+    if config.locate == "cta-lto":
         return CtaCostHeuristic()
     if config.locate == "physical":
         return PhysicalLocate.for_format(TAPE_FORMATS[case.format_name])
-    raise ValueError(f"locate must be 'cta' or 'physical', got {config.locate!r}")
+    raise ValueError(f"locate must be 'cta-lto' or 'physical', got {config.locate!r}")
 
 
 def read_order(

@@ -31,8 +31,8 @@ from tapesched.toolkit.fields import (
     one_of,
     optional,
 )
-from tapesched.toolkit.files.io import TEXT
 from tapesched.toolkit.files.reading import read_text
+from tapesched.toolkit.files.structurer import TEXT
 
 COLUMNS = (
     "experiment", "series", "x_name", "x", "metric",

@@ -33,7 +33,7 @@ from tapesched.studies.experiment import (
 )
 from tapesched.studies.registry import experiment_plugins, find_experiment
 from tapesched.studies.results_file import results_csv
-from tapesched.toolkit.files.io import dumps, write_atomic
+from tapesched.toolkit.files.json_documents import dumps, write_atomic
 from tapesched.toolkit.files.outputs import DirectoryOutput, directory_output
 from tapesched.toolkit.plots.figures import render
 from tapesched.toolkit.runtime.plugin_calls import guarded

@@ -59,7 +59,7 @@ from tapesched.simulator.planning.striping_model import (
     vector_stability_limit_per_s,
 )
 from tapesched.simulator.run.experiment import override
-from tapesched.simulator.run.scenario import Scenario
+from tapesched.simulator.scenario.spec import Scenario
 from tapesched.studies.sweep import Cache, Point, Precision, run_sweep
 
 Widths = tuple[int, ...]

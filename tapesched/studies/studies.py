@@ -6,7 +6,7 @@ The Blue Waters paper's experiments (Section 6, Figures 5-11,
 experiment by :class:`tapesched.studies.swept_study.SweptStudy`.
 
 A study is a scenario (the shipped ``blue-waters.json``
-by default, read through :func:`simulator.run.scenario.load_scenario`) with a
+by default, read through :func:`simulator.scenario.document.load_scenario`) with a
 size range, a fixed rate and block size, and an *axis*: the one setting
 its x changes (the arrival rate, the block size ``B``, the EC compression
 ratio ``C_P`` or the load balancer's period MINLBINTERVAL). Each *series*
@@ -48,8 +48,8 @@ from types import MappingProxyType
 from attrs import evolve, frozen
 
 from tapesched.simulator.run.experiment import override
-from tapesched.simulator.run.scenario import Scenario
-from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
+from tapesched.simulator.scenario.spec import Scenario
+from tapesched.simulator.schedulers.registry import BW_MAIN
 from tapesched.simulator.workload.workload import SIZE_CLASSES_MB, with_class_sizes
 from tapesched.solvers.plugins import SchedulerSpec
 from tapesched.studies.sweep import PRIMARY_METRIC, Point

@@ -86,10 +86,9 @@ from tapesched.simulator.run.results import (
     combine,
     t95,
 )
-from tapesched.simulator.run.scenario import Scenario
-from tapesched.toolkit.errors import InputError, Problem, shown
+from tapesched.simulator.scenario.spec import Scenario
+from tapesched.toolkit.errors import InputError, Problem, join_path, shown
 from tapesched.toolkit.fields import Rule, natural, nonnegative_finite, optional
-from tapesched.toolkit.files.io import join_path
 from tapesched.toolkit.files.outputs import write_file
 from tapesched.toolkit.files.reading import read_bytes
 from tapesched.toolkit.runtime.signals import signals_blocked

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from attrs import asdict, frozen
 
-from tapesched.simulator.run.consent import ALLOW_PLUGINS_HELP
+from tapesched.simulator.scenario.consent import ALLOW_PLUGINS_HELP
 from tapesched.studies.experiment import (
     OUT_FILES,
     ExperimentError,
@@ -36,7 +36,7 @@ from tapesched.toolkit.units import MAX_COUNT, MAX_REPLICATIONS
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from tapesched.simulator.run.scenario import Scenario
+    from tapesched.simulator.scenario.spec import Scenario
     from tapesched.studies.sweep import Cache, Point
 
 QUICK_MAX_REPLICATIONS = 3
@@ -203,8 +203,9 @@ class SweptStudy:
 
     def points(self, run: Run) -> list[Point]:
         """The study's points from its scenario, every option checked first."""
-        from tapesched.simulator.run.consent import named_code_problems, scheduler_problem
-        from tapesched.simulator.run.scenario import check_runnable, load_scenario
+        from tapesched.simulator.scenario.consent import named_code_problems, scheduler_problem
+        from tapesched.simulator.scenario.document import load_scenario
+        from tapesched.simulator.scenario.spec import check_runnable
         from tapesched.studies.studies import Unavailable, points, unavailable
 
         study = self.study
@@ -251,8 +252,8 @@ class SweptStudy:
         """``scenario`` with the bw-main parameters given; refused for another scheduler, and
         for the one the study's x varies."""
         from tapesched.simulator.run.experiment import override
-        from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
         from tapesched.simulator.schedulers.bw_main import with_params
+        from tapesched.simulator.schedulers.registry import BW_MAIN
 
         given = {field: run[p.name] for field, p in BW_MAIN_PARAMETERS.items()}
         varied = self.study.axis.setting
@@ -339,7 +340,7 @@ class SweptStudy:
 
     def results(self, run: Run, outcomes: Sequence[PointResult], elapsed_s: float) -> Results:
         """The rows, the summary with its settings, the table, and the replications run."""
-        from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
+        from tapesched.simulator.schedulers.registry import BW_MAIN
         from tapesched.studies.study_report import report, result_rows, summary_document
 
         study = self.study

@@ -43,8 +43,8 @@ from typing import TYPE_CHECKING
 from attrs import frozen
 from rich.table import Table
 
-from tapesched.simulator.run.consent import ALLOW_PLUGINS_HELP
 from tapesched.simulator.run.results import Estimate
+from tapesched.simulator.scenario.consent import ALLOW_PLUGINS_HELP
 from tapesched.studies.experiment import (
     Experiment,
     ExperimentError,
@@ -66,7 +66,9 @@ from tapesched.studies.windows import (
     scenario_windows,
     solve_window,
 )
-from tapesched.toolkit.files.io import dumps, instance_to_dict, schedule_to_dict
+from tapesched.toolkit.files.instance_file import instance_to_dict
+from tapesched.toolkit.files.json_documents import dumps
+from tapesched.toolkit.files.schedule_file import schedule_to_dict
 from tapesched.toolkit.plots.figures import new_figure
 
 if TYPE_CHECKING:
@@ -405,9 +407,10 @@ class OnlineVsOffline(Experiment):
 
     def points(self, run: Run) -> list[WindowTask]:
         """The windows of the scenario's run, the solvers and the scenario checked first."""
-        from tapesched.simulator.run.consent import named_code_problems
         from tapesched.simulator.run.export import ExportError
-        from tapesched.simulator.run.scenario import check_runnable, load_scenario
+        from tapesched.simulator.scenario.consent import named_code_problems
+        from tapesched.simulator.scenario.document import load_scenario
+        from tapesched.simulator.scenario.spec import check_runnable
         from tapesched.solvers.plugins import solver_list
 
         given = run["solvers"]

@@ -62,7 +62,7 @@ from tapesched import solvers
 from tapesched.simulator.run.experiment import run_once
 from tapesched.simulator.run.export import export
 from tapesched.simulator.run.results import Estimate, estimate
-from tapesched.simulator.run.scenario import Scenario
+from tapesched.simulator.scenario.spec import Scenario
 from tapesched.solvers.compare import PROVABLE_UP_TO
 from tapesched.solvers.exact.formulation import UnmodelledState
 from tapesched.solvers.plugins import find_solver

@@ -14,10 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.toolkit.files.io import load_instance, save_schedule, schedule_to_dict
+from tapesched.toolkit.files.instance_file import load_instance
+from tapesched.toolkit.files.schedule_file import save_schedule, schedule_to_dict
 
 from ..conftest import INSTANCES
-from ..toolkit.files.test_io import BAD_INSTANCES, _add_third_tape, _spec
+from ..toolkit.files.test_instance_and_schedule_files import BAD_INSTANCES, _add_third_tape, _spec
 
 SPEC = str(INSTANCES / "spec-example.json")
 

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from tapesched.cli import main
 from tests.conftest import INSTANCES
-from tests.simulator.test_sizing import SMALL_LOAD
+from tests.simulator.planning.test_sizing import SMALL_LOAD
 
 SDSC = str(INSTANCES / "plan" / "sdsc-1998.json")
 

@@ -23,11 +23,14 @@ from tapesched.solvers.bounds.window_bound import applies
 from tapesched.solvers.exact.formulation import UnmodelledLocate
 from tapesched.solvers.local_search import improve
 from tapesched.solvers.registry import get, names
-from tapesched.toolkit.files.io import instance_to_dict, loads_instance, schedule_to_dict
+from tapesched.studies.recall_study import StudyConfig
+from tapesched.toolkit.files.instance_file import instance_to_dict, loads_instance
+from tapesched.toolkit.files.schedule_file import schedule_to_dict
 from tapesched.toolkit.hardware.tape_geometry import CtaCostHeuristic, PhysicalLocate
 from tapesched.toolkit.hardware.technology import TAPE_FORMATS
 from tapesched.toolkit.metrics import alone_s
 from tapesched.toolkit.model import (
+    LOCATE_MODEL_NAMES,
     ArmOperation,
     Drive,
     Instance,
@@ -38,6 +41,7 @@ from tapesched.toolkit.model import (
 )
 from tapesched.toolkit.strategies import instances
 from tapesched.toolkit.validator import validate
+from tests.conftest import INSTANCES
 
 CAPACITY_MB = 6_000_000.0
 
@@ -89,7 +93,26 @@ def test_a_linear_drive_locates_as_before():
     assert drive.floor_speed_mb_s == 1000
 
 
-@pytest.mark.parametrize("model", ["cta-lto", "physical"])
+def test_the_command_line_and_the_files_spell_each_locate_model_alike():
+    """One name per locate model: a drive of a file declares it, ``--locate`` takes it and
+    the output repeats it, the BNL study runs it by default; CTA's former command-line
+    spelling ``cta`` (also the name of CTA's mount criteria) is refused, naming the choices."""
+    recall = str(INSTANCES / "recall" / "lto7-files.json")
+    assert LOCATE_MODEL_NAMES == ("cta-lto", "physical")
+    for model in LOCATE_MODEL_NAMES:
+        assert instance(model).drives[0].locate == Locate(model, "LTO-7")
+        args = ["order", recall, "--algorithm", "offset", "--locate", model, "--json"]
+        result = CliRunner().invoke(tapesched.cli.main, args)
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["locate_model"] == model
+    result = CliRunner().invoke(tapesched.cli.main, ["order", recall, "--json"])
+    assert json.loads(result.stdout)["locate_model"] == StudyConfig().locate == "cta-lto"
+    result = CliRunner().invoke(tapesched.cli.main, ["order", recall, "--locate", "cta"])
+    assert result.exit_code == 2
+    assert "'cta' is not one of 'cta-lto', 'physical'" in result.stderr
+
+
+@pytest.mark.parametrize("model", LOCATE_MODEL_NAMES)
 def test_a_serpentine_drive_asks_its_model_on_the_tape_of_its_capacity(model):
     drive = instance(model).drives[0]
     assert not drive.linear
@@ -391,7 +414,7 @@ def test_bounds_count_a_serpentine_locate_as_nought_and_the_window_bound_stands_
 
 def test_reading_and_validating_do_not_import_numpy_until_a_serpentine_locate_is_timed():
     code = (
-        "import sys, toolkit.files.io, toolkit.validator\n"
+        "import sys, tapesched.toolkit.files.instance_file, tapesched.toolkit.validator\n"
         "assert 'numpy' not in sys.modules\n"
         "from tapesched.toolkit.model import Locate\n"
         "Locate('cta-lto', 'LTO-7').locate_s(0.0, 1.0, 100.0)\n"

@@ -7,7 +7,6 @@ Modes need a real umask and interrupts a real signal, so those tests run the
 from __future__ import annotations
 
 import errno
-import importlib
 import json
 import os
 import signal
@@ -23,7 +22,9 @@ import pytest
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.toolkit.files.io import loads_instance, loads_schedule
+from tapesched.simulator.run import run_directory  # simulate --out writes through it
+from tapesched.toolkit.files.instance_file import loads_instance
+from tapesched.toolkit.files.schedule_file import loads_schedule
 
 from ..conftest import INSTANCES
 from ..simulator.replay.test_replay import write_small_files
@@ -33,9 +34,6 @@ AMPEX = str(INSTANCES / "scenarios" / "ampex.json")
 BLUE_WATERS = str(INSTANCES / "scenarios" / "blue-waters.json")
 SCRIPT = str(Path(sys.executable).parent / "tapesched")
 SHORT_SIM = ("--duration", "1h", "--replications", "1")
-SIMULATE_MODULE = importlib.import_module(
-    "tapesched.cli.simulate"
-)  # the package's ``simulate`` is the command
 GENERATE = ("generate", "random", "--seed", "3", "--requests", "5")
 
 
@@ -358,7 +356,7 @@ def test_a_simulate_failing_half_way_leaves_the_earlier_directory_as_it_was(tmp_
     def failing(*args: object) -> None:
         raise OSError(errno.EIO, os.strerror(errno.EIO))
 
-    monkeypatch.setattr(SIMULATE_MODULE, "save_schedule", failing)  # after two files
+    monkeypatch.setattr(run_directory, "save_schedule", failing)  # after two files
     code, stdout, err = run("simulate", AMPEX, *SHORT_SIM, "--seed", "9", "--out", str(out))
     assert code == 2
     assert err == f"--out: {out}: cannot write: Input/output error\n"
@@ -370,7 +368,7 @@ def test_an_interrupt_while_writing_exits_130_and_leaves_nothing(tmp_path, monke
     def interrupted(*args: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(SIMULATE_MODULE, "save_schedule", interrupted)
+    monkeypatch.setattr(run_directory, "save_schedule", interrupted)
     out = tmp_path / "sim"
     code, _, err = run("simulate", AMPEX, *SHORT_SIM, "--out", str(out))
     assert code == 130
@@ -379,15 +377,13 @@ def test_an_interrupt_while_writing_exits_130_and_leaves_nothing(tmp_path, monke
 
 
 def test_an_export_the_validator_rejects_writes_nothing(tmp_path, monkeypatch):
-    from tapesched import simulator
-
-    real_export = simulator.run.export.export
+    real_export = run_directory.export
 
     def broken(*args: object, **kwargs: object):
         instance, schedule = real_export(*args, **kwargs)
         return instance, attrs.evolve(schedule, operations=())
 
-    monkeypatch.setattr(simulator.run.export, "export", broken)
+    monkeypatch.setattr(run_directory, "export", broken)
     out = tmp_path / "sim"
     code, stdout, err = run("simulate", AMPEX, *SHORT_SIM, "--out", str(out))
     assert code == 1

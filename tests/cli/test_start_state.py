@@ -8,12 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 import tapesched.cli
-from tapesched.toolkit.files.io import (
-    instance_to_dict,
-    load_instance,
-    load_schedule,
-    loads_instance,
-)
+from tapesched.toolkit.files.instance_file import instance_to_dict, load_instance, loads_instance
+from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.model import ArmOperation, Schedule, ScheduledRequest
 from tapesched.toolkit.validator import validate
 

@@ -15,7 +15,7 @@ from tapesched.solvers.cut import cut, incumbent_of, splice
 from tapesched.solvers.lns import lns
 from tapesched.solvers.online.best import best_heuristic
 from tapesched.solvers.result import Progress, Status
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tapesched.toolkit.model import Instance
 from tapesched.toolkit.strategies import instances

@@ -14,7 +14,7 @@ from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.greedy import greedy
 from tapesched.solvers.local_search import improve, local_search
 from tapesched.solvers.result import Status
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.model import Instance, Schedule, ScheduledRequest
 from tapesched.toolkit.strategies import instances
 from tapesched.toolkit.validator import validate

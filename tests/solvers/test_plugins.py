@@ -12,7 +12,7 @@ import pytest
 from tapesched import solvers
 from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.online.dispatcher import dispatch
-from tapesched.solvers.online.policies import SCHEDULERS, Fifo, Wspt
+from tapesched.solvers.online.heuristics import SCHEDULERS, Fifo, Wspt
 from tapesched.solvers.plugins import (
     ENTRY_POINT_GROUP,
     PluginEntry,
@@ -24,7 +24,7 @@ from tapesched.solvers.plugins import (
     resolve_scheduler,
 )
 from tapesched.solvers.registry import UnknownSolverError
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.validator import validate
 from tests.conftest import INSTANCES, dist_info
 

@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 
 from tapesched.solvers import recall_order
 from tapesched.solvers.recall_order import (
-    ORDERERS,
     assignment_bound_s,
     exact_order,
     offset_order,
     request_order,
     sltf_order,
 )
+from tapesched.solvers.registry import ORDERERS
 from tapesched.toolkit.hardware.tape_geometry import (
     CtaCostHeuristic,
     LocateModel,
@@ -37,7 +37,7 @@ from tapesched.toolkit.hardware.tape_geometry import (
 )
 
 MODELS: dict[str, LocateModel] = {
-    "cta": CtaCostHeuristic(),
+    "cta-lto": CtaCostHeuristic(),
     "physical": PhysicalLocate(end_to_end_s=100.0, wrap_change_s=2.0, band_change_s=4.0,
                                reposition_s=2.0),
 }  # fmt: skip

@@ -26,12 +26,12 @@ from tapesched.solvers.bounds.bounds import (
 )
 from tapesched.solvers.cpsat import cpsat
 from tapesched.solvers.exact.formulation import UnmodelledState
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.model import Instance
 from tapesched.toolkit.validator import validate
 
 from ..conftest import INSTANCES
-from .family import family
+from .exact.family import family
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
 STATE = ("head-start", "busy-drive", "busy-arm")

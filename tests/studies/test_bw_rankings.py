@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tapesched.simulator.run.scenario import load_scenario
+from tapesched.simulator.scenario.document import load_scenario
 from tapesched.studies.registry import EXPERIMENTS
 from tapesched.studies.studies import SCENARIO_FILE, points
 from tapesched.studies.sweep import PointResult, Precision, executor, run_sweep

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from tapesched.cli import main
 from tapesched.simulator.run.experiment import override, run_once
-from tapesched.simulator.run.scenario import load_scenario, scenario_from_dict
+from tapesched.simulator.scenario.document import load_scenario, scenario_from_dict
 from tapesched.simulator.workload.workload import generate, with_striping
 from tapesched.studies.golubchik_studies import GOL_FIG8, SCENARIO_FILE
 from tapesched.studies.studies import points

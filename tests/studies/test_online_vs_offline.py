@@ -19,14 +19,15 @@ from click.testing import CliRunner
 
 from tapesched import solvers
 from tapesched.cli import main
-from tapesched.simulator.run.scenario import load_scenario
+from tapesched.simulator.scenario.document import load_scenario
 from tapesched.studies.windows import (
     cut_windows,
     scenario_windows,
     start_state_at,
     tapes_in_drives_at,
 )
-from tapesched.toolkit.files.io import load_instance, load_schedule, save_instance
+from tapesched.toolkit.files.instance_file import load_instance, save_instance
+from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.model import ArmOperation, InitialTape, Schedule, ScheduledRequest
 from tapesched.toolkit.validator import validate
 

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.solvers.recall_order import ORDERERS
+from tapesched.solvers.registry import ORDERERS
 from tapesched.studies import recall_study
 from tapesched.studies.recall_study import (
     ORDERINGS,

@@ -12,7 +12,8 @@ import pytest
 from attrs import evolve
 
 from tapesched.simulator.run.results import RunSummary
-from tapesched.simulator.run.scenario import Scenario, load_scenario
+from tapesched.simulator.scenario.document import load_scenario
+from tapesched.simulator.scenario.spec import Scenario
 from tapesched.studies.blue_waters import BW_FIG6, BW_FIG10
 from tapesched.studies.registry import EXPERIMENTS
 from tapesched.studies.results_file import COLUMNS, results_csv

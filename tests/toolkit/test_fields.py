@@ -9,7 +9,7 @@ import math
 import pytest
 
 from tapesched.simulator.replay.trace import layout_from_dict
-from tapesched.simulator.run.scenario import scenario_from_dict
+from tapesched.simulator.scenario.document import scenario_from_dict
 from tapesched.simulator.workload.requests_csv import workload_from_csv
 from tapesched.toolkit.errors import InputError
 from tapesched.toolkit.fields import (
@@ -29,7 +29,7 @@ from tapesched.toolkit.fields import (
     positive_size,
     word,
 )
-from tapesched.toolkit.files.io import instance_from_dict
+from tapesched.toolkit.files.instance_file import instance_from_dict
 from tapesched.toolkit.model import Library, Piece
 from tests.conftest import INSTANCES
 

@@ -8,7 +8,8 @@ from collections import Counter
 import pytest
 
 from tapesched.toolkit.errors import Problem
-from tapesched.toolkit.files.io import dumps, instance_to_dict, loads_instance
+from tapesched.toolkit.files.instance_file import instance_to_dict, loads_instance
+from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.generators import (
     MB_PER_GB,
     TECHNOLOGIES,

@@ -271,6 +271,45 @@ def test_dropping_any_arm_operation_of_a_greedy_schedule_is_infeasible(instance,
     assert report.rules <= set(RULES)
 
 
+def test_a_read_after_a_tape_switch_starts_the_drives_switch_time_after_the_read_before():
+    """:meth:`Drive.switch_s` is the time the rules allow between two reads of different
+    tapes on one drive (with no locate, both at offset 0): not a microsecond less."""
+    library = Library("L0", 1, mount_s=10.0, dismount_s=12.5)
+    drive = Drive("d0", "L0", 100, load_s=15.0, unload_s=20.25, locate_mb_s=1000)
+    assert drive.switch_s(library) == 20.25 + 12.5 + 10.0 + 15.0
+    instance = Instance(
+        name="one-switch",
+        libraries=(library,),
+        drives=(drive,),
+        tapes=(Tape("T1", "L0", 1000), Tape("T2", "L0", 1000)),
+        requests=(
+            Request("a", 0, 1.0, "read", (Piece("T1", 0, 100),)),
+            Request("b", 0, 1.0, "read", (Piece("T2", 0, 100),)),
+        ),
+        initial=(InitialTape("d0", "T1"),),
+    )
+
+    def schedule(b_at_s: float) -> Schedule:
+        dismount = 1.0 + drive.unload_s
+        mount = dismount + library.dismount_s
+        return Schedule(
+            requests=(
+                ScheduledRequest("a", ("d0",), 0.0, 1.0),
+                ScheduledRequest("b", ("d0",), b_at_s, b_at_s + 1.0),
+            ),
+            operations=(
+                ArmOperation("dismount", "T1", "d0", dismount, mount),
+                ArmOperation("mount", "T2", "d0", mount, mount + library.mount_s),
+            ),
+        )
+
+    earliest = 1.0 + drive.switch_s(library)
+    assert validate(instance, schedule(earliest)).feasible
+    assert validate(instance, schedule(earliest - 1e-3)).rules == {"load"}
+    with pytest.raises(ValueError, match="drive 'd0' is in library 'L0', not 'L1'"):
+        drive.switch_s(attrs.evolve(library, id="L1"))
+
+
 def instant_switch() -> Instance:
     """One drive holding T1 at 0; everything but the 100 MB transfer of T2 takes no time."""
     return Instance(

@@ -1,6 +1,6 @@
 """Keys that a JSON object gives twice: found, though orjson (like most readers) keeps the last.
 
-:func:`duplicate_keys` is asked by :func:`toolkit.files.io.read_json` of every
+:func:`duplicate_keys` is asked by :func:`toolkit.files.json_documents.read_json` of every
 document it parses, so that a file giving a key twice is refused
 (``FILE: PATH: duplicate key 'x'``) instead of read as its last value.
 """

@@ -27,7 +27,7 @@ from attrs import frozen
 
 from tapesched.toolkit.errors import InputError, Problem, capped, shown
 from tapesched.toolkit.fields import bounded_rate
-from tapesched.toolkit.files.io import read_json
+from tapesched.toolkit.files.json_documents import read_json
 from tapesched.toolkit.hardware.tape_geometry import SerpentineTape, TapeFile
 from tapesched.toolkit.hardware.technology import TAPE_FORMATS
 from tapesched.toolkit.runtime.limits import MAX_RECALL_FILES

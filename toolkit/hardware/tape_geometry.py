@@ -324,10 +324,6 @@ class PhysicalLocate:
         return np.where(head == target, 0.0, cost)
 
 
-LOCATE_MODELS = ("cta", "physical")
-"""The names of the locate models (``tapesched order --locate``)."""
-
-
 @frozen
 class TapeFile:
     """A file to read from a tape: its first block and its size.

@@ -107,6 +107,12 @@ class DriveTechnology:
         """Locate speed: half the tape in :attr:`half_tape_locate_s`."""
         return self.capacity_mb / 2 / self.half_tape_locate_s
 
+    def switch_s(self, mount_s: float, dismount_s: float) -> float:
+        """Seconds of a tape switch (exchange) on this drive, by an arm that mounts in
+        ``mount_s`` and dismounts in ``dismount_s``: unload, dismount, mount, load,
+        added in that order, as :meth:`toolkit.model.Drive.switch_s` adds them."""
+        return self.unload_s + dismount_s + mount_s + self.load_s
+
     @property
     def source(self) -> str:
         """Every figure's source, as one text (``figure: source; ...``)."""

@@ -30,7 +30,8 @@ from matplotlib.patches import Patch
 
 from tapesched.toolkit.model import Instance, Schedule
 from tapesched.toolkit.plots.figures import new_figure
-from tapesched.toolkit.validator import DRIVE_ACTIVITIES, EPS, Report
+from tapesched.toolkit.validator import Report
+from tapesched.toolkit.validator.violation import DRIVE_ACTIVITIES, EPS
 
 ARM_ACTIVITIES: tuple[str, ...] = ("mount", "dismount")
 """The kinds of bars of an arm's lane."""
@@ -92,7 +93,7 @@ def assign_arms(instance: Instance, schedule: Schedule) -> tuple[ArmActivity, ..
 
     In order of start (then end, then file order), each operation goes on
     the lowest-numbered arm that is free when it starts (an arm is free from
-    the end of its last operation, to :data:`~toolkit.validator.EPS`, as the
+    the end of its last operation, to :data:`~toolkit.validator.violation.EPS`, as the
     validator counts arms). A feasible schedule never has more operations at
     once than arms, so one is always free; for any other, the arm that frees
     first is taken, so that the result is still defined.

@@ -18,7 +18,7 @@ from attrs import frozen
 from matplotlib.figure import Figure
 
 from tapesched.toolkit.errors import InputError, Problem, capped
-from tapesched.toolkit.files.io import read_json
+from tapesched.toolkit.files.json_documents import read_json
 from tapesched.toolkit.plots.figures import new_figure
 from tapesched.toolkit.runtime.limits import MAX_NAME_CHARS
 

@@ -12,15 +12,15 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tapesched.simulator.platform.faults import NO_FAULTS, FaultSpec, TapeLoss, handling_given_up
-from tapesched.simulator.platform.platform import DriveSpec, LibrarySpec, PlatformSpec
+from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, PlatformSpec
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
 from tapesched.simulator.run.experiment import Replication, run_once
-from tapesched.simulator.run.scenario import RunSettings, Scenario
+from tapesched.simulator.scenario.spec import RunSettings, Scenario
 from tapesched.simulator.storage.data_account import data_account, file_state_in_run, lost_tapes_of
 from tapesched.simulator.storage.files import FileRequest, FileSpec, Scheme
 from tapesched.simulator.workload.workload import Workload, WorkloadParams
 from tests.conftest import INSTANCES as INSTANCES_DIR
-from tests.simulator.test_simulation import small_files, small_platform
+from tests.simulator.run.test_simulation import small_files, small_platform
 
 HOUR = 3600.0
 
@@ -212,8 +212,8 @@ def test_a_read_meeting_a_lost_data_tape_is_rebuilt_and_the_tape_repacked_for_la
     assert data not in first.tapes and parity in first.tapes
     # The run repacked the lost tape onto a new one, through the scheduler, from f0's
     # surviving members (the other data tape and the parity), before the second read.
-    (repack,) = sim.repacks
-    new = sim.replaced[data]
+    (repack,) = sim.repacking.started
+    new = sim.repacking.replaced[data]
     assert repack.repack == data and repack.done_s is not None and repack.start_s is not None
     assert set(repack.tapes) == {tapes["f0"][1], parity, new}
     assert repack.done_s < second.arrival_s
@@ -222,7 +222,7 @@ def test_a_read_meeting_a_lost_data_tape_is_rebuilt_and_the_tape_repacked_for_la
     assert not by_id["r0-f1"].rebuilt and by_id["r0-f1"].tapes == plain_tapes(plain, "r0-f1")
     s = run.summary
     assert s.completed == 6 and s.failed == 0 and s.tapes_lost == 1 and s.rebuilt_reads == 1
-    assert not sim.lost_files
+    assert not sim.repacking.lost_files
 
 
 def plain_tapes(run: Replication, request: str) -> tuple[str, ...]:
@@ -241,7 +241,9 @@ def test_a_read_of_a_file_with_more_lost_tapes_than_its_parity_fails_with_its_re
     assert all(r.file != "f0" for r in run.records)
     # The repack of the tape found first met the second loss: f0 cannot be rebuilt, and
     # with nothing else on the tapes there is nothing left to repack.
-    assert set(run.simulation.lost_files) == {"f0"} and not run.simulation.repacks
+    assert (
+        set(run.simulation.repacking.lost_files) == {"f0"} and not run.simulation.repacking.started
+    )
 
 
 # --- from the command line and the scenario file ----------------------------------------
@@ -320,7 +322,7 @@ def scenario_with(faults: object) -> dict:
     ],
 )
 def test_bad_faults_sections_are_named_at_their_path(faults, problem):
-    from tapesched.simulator.run.scenario import scenario_from_dict
+    from tapesched.simulator.scenario.document import scenario_from_dict
     from tapesched.toolkit.errors import InputError
 
     with pytest.raises(InputError) as caught:
@@ -329,7 +331,7 @@ def test_bad_faults_sections_are_named_at_their_path(faults, problem):
 
 
 def test_a_faults_section_gives_the_fault_model_with_its_defaults():
-    from tapesched.simulator.run.scenario import scenario_from_dict
+    from tapesched.simulator.scenario.document import scenario_from_dict
 
     scenario = scenario_from_dict(
         scenario_with({"tape_losses": [{"at_s": 60, "tape": "T000001"}]}), "ampex.json"
@@ -398,10 +400,12 @@ def test_under_random_fault_scripts_no_request_vanishes_and_no_file_is_misreport
     assert all(e.failure for e in sim.failed)
     # No read started after a tape was lost read it (it was stopped and planned around it).
     # A loss scripted for a tape holding no data yet struck nothing.
-    assert all(x in script for x in sim.lost)
+    assert all(x in script for x in sim.fault_processes.lost)
     for r in run.records:
         if r.kind == "read":
-            assert not any(x.tape in r.tapes and x.at_s <= r.start_s for x in sim.lost)
+            assert not any(
+                x.tape in r.tapes and x.at_s <= r.start_s for x in sim.fault_processes.lost
+            )
     # Each file readable, rebuilt or lost as its rows say, with the still-lost tapes.
     for file_id in sim.catalogue.files():
         hit, still = lost_tapes_of(sim, file_id)
@@ -410,7 +414,7 @@ def test_under_random_fault_scripts_no_request_vanishes_and_no_file_is_misreport
         assert (state == "readable") == (not hit)
     account = data_account(sim)
     assert account.files == len(list(sim.catalogue.files()))
-    if sim.lost:
+    if sim.fault_processes.lost:
         assert (account.files_lost, account.lost_mb) == (s.files_lost, s.lost_mb)
     event(f"files rebuilt: {account.files_rebuilt > 0}, lost: {account.files_lost > 0}")
 
@@ -429,7 +433,7 @@ def test_a_plan_folded_to_fewer_drives_reads_the_same_extents_in_turn():
 
 
 def test_the_blue_waters_65h_scenario_has_the_papers_handling_failures():
-    from tapesched.simulator.run.scenario import load_scenario
+    from tapesched.simulator.scenario.document import load_scenario
 
     scenario = load_scenario(INSTANCES_DIR / "scenarios" / "blue-waters-65h.json")
     assert scenario.faults == FaultSpec(handling_failure=0.01, tape_losses_per_year=0.01)

@@ -8,14 +8,9 @@ import pytest
 from attrs import evolve
 
 from tapesched.simulator.kernel.engine import Engine
-from tapesched.simulator.platform.platform import (
-    DriveSpec,
-    Job,
-    LibrarySpec,
-    MoverSpec,
-    Platform,
-    PlatformSpec,
-)
+from tapesched.simulator.platform.platform import Platform
+from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
+from tapesched.simulator.platform.state import Job
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
 from tapesched.simulator.storage.files import Extent, JobSpec
 from tapesched.toolkit.metrics import streaming_drive_s

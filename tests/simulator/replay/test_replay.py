@@ -21,9 +21,9 @@ from tapesched.simulator.replay.trace import (
     read_layout,
     read_requests,
 )
-from tapesched.solvers.online.policies import TapeBatching
+from tapesched.solvers.online.heuristics import TapeBatching
 
-ECMWF = Path(__file__).resolve().parents[2] / "instances" / "traces" / "ecmwf"
+ECMWF = Path(__file__).resolve().parents[3] / "instances" / "traces" / "ecmwf"
 TRACE = ECMWF / "io_events_sample_10k.csv.bz2"
 LAYOUT = ECMWF / "sl8500_from_snap20111001.json.bz2"
 

@@ -24,7 +24,7 @@ from tapesched.simulator.replay.trace import (
 )
 from tapesched.toolkit.errors import InputError
 
-ECMWF = Path(__file__).resolve().parents[2] / "instances" / "traces" / "ecmwf"
+ECMWF = Path(__file__).resolve().parents[3] / "instances" / "traces" / "ecmwf"
 TRACE = ECMWF / "io_events_sample_10k.csv.bz2"
 LAYOUT = ECMWF / "sl8500_from_snap20111001.json.bz2"
 MAP = ECMWF / "crtmapping.json"

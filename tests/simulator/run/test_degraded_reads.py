@@ -39,7 +39,7 @@ from tapesched.simulator.storage.policy_registry import make_policy
 from tapesched.simulator.storage.rait import Rait
 from tapesched.simulator.storage.vertical import Vertical
 from tapesched.simulator.workload.workload import SIZE_CLASSES_MB, TABLE_1
-from tests.simulator.test_policies import play, scenarios, table, tape
+from tests.simulator.storage.test_policies import play, scenarios, table, tape
 
 FOUR_ONE, FOUR_TWO, EIGHT_TWO = Scheme(4, 1), Scheme(4, 2), Scheme(8, 2)
 SCHEMES = [FOUR_ONE, FOUR_TWO, EIGHT_TWO]

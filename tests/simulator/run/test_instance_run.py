@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from tapesched.simulator.run.instance_run import simulate_instance
 from tapesched.solvers import solve
-from tapesched.solvers.online.policies import SCHEDULERS
-from tapesched.toolkit.files.io import load_instance
+from tapesched.solvers.online.heuristics import SCHEDULERS
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.model import Instance, Locate
 from tapesched.toolkit.strategies import instances
 from tapesched.toolkit.validator import validate

@@ -24,7 +24,8 @@ from tapesched.simulator.run.results import (
     summarise,
     t95,
 )
-from tapesched.simulator.run.scenario import Scenario, scenario_from_dict
+from tapesched.simulator.scenario.document import scenario_from_dict
+from tapesched.simulator.scenario.spec import Scenario
 from tests.conftest import INSTANCES
 
 # --- Student's t ----------------------------------------------------------------------
@@ -259,7 +260,7 @@ def _finished_simulation(
         engine=SimpleNamespace(now_s=now_s),
         arrived=arrived,
         failed=[],
-        lost=[],
+        fault_processes=SimpleNamespace(lost=[]),
         platform=platform,
         midway_backlog=midway_backlog,
     )

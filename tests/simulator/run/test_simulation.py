@@ -12,23 +12,26 @@ from attrs import evolve
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tapesched.simulator.platform.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
+from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
 from tapesched.simulator.run.experiment import override, run_once
 from tapesched.simulator.run.export import ExportError, export
-from tapesched.simulator.run.scenario import RunSettings, Scenario, load_scenario
+from tapesched.simulator.scenario.document import load_scenario
+from tapesched.simulator.scenario.spec import RunSettings, Scenario
 from tapesched.simulator.storage.files import FileRequest, FileSpec, Scheme
 from tapesched.simulator.storage.policy_registry import POLICIES
 from tapesched.simulator.workload.workload import Workload, WorkloadParams
 from tapesched.solvers.online.dispatcher import dispatch
-from tapesched.solvers.online.policies import SCHEDULERS, Sltf
-from tapesched.toolkit.files.io import dumps, load_instance, schedule_to_dict
+from tapesched.solvers.online.heuristics import SCHEDULERS, Sltf
+from tapesched.toolkit.files.instance_file import load_instance
+from tapesched.toolkit.files.json_documents import dumps
+from tapesched.toolkit.files.schedule_file import schedule_to_dict
 from tapesched.toolkit.hardware.tape_geometry import CtaCostHeuristic
 from tapesched.toolkit.model import Locate, serpentine_tape
 from tapesched.toolkit.validator import validate
 from tests.conftest import INSTANCES
-from tests.simulator.test_queueing import erlang_c_wait
-from tests.solvers.test_online_serpentine import Recording
+from tests.simulator.kernel.test_queueing import erlang_c_wait
+from tests.solvers.online.test_online_serpentine import Recording
 
 SCENARIOS = INSTANCES / "scenarios"
 HOUR = 3600.0

@@ -17,9 +17,10 @@ from attrs import evolve
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.simulator.platform.platform import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
+from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
-from tapesched.simulator.run.simulation import AdmittedRequest, Simulation
+from tapesched.simulator.run.admitted import AdmittedRequest
+from tapesched.simulator.run.simulation import Simulation
 from tapesched.simulator.schedulers.bw_main import BwMain, BwMainParams
 from tapesched.simulator.storage.files import FileRequest, FileSpec, Scheme
 from tapesched.simulator.storage.policy_registry import make_policy

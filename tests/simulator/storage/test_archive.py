@@ -9,10 +9,13 @@ import pytest
 from attrs import evolve
 
 from tapesched.simulator.run.experiment import override, run_once
-from tapesched.simulator.run.scenario import Scenario, load_scenario, make_archive
+from tapesched.simulator.scenario.document import load_scenario
+from tapesched.simulator.scenario.spec import Scenario, make_archive
 from tapesched.simulator.storage.archive import Archive, ArchiveParams
+from tapesched.simulator.storage.archive_layout import ArchiveSide
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.files import Scheme
+from tapesched.simulator.storage.parallel import Parallel
 from tapesched.simulator.storage.policy_registry import make_policy
 from tapesched.simulator.workload.workload import SIZE_CLASSES_MB, TABLE_1, WorkloadParams, generate
 from tests.conftest import INSTANCES
@@ -24,7 +27,7 @@ POLICIES = {"vertical": {}, "parallel": {"block_mb": 16.0}, "rait": {"block_mb":
 
 
 def _archive(
-    policy: str = "vertical",
+    policy: str | object = "vertical",
     seed: int = 1,
     *,
     tapes: int = 500_000,
@@ -35,7 +38,9 @@ def _archive(
 ) -> Archive:
     return Archive(
         ArchiveParams(tapes, popularity, exponent),  # type: ignore[arg-type]
-        make_policy(policy, **POLICIES.get(policy, {"block_mb": 16.0})),
+        make_policy(policy, **POLICIES.get(policy, {"block_mb": 16.0}))
+        if isinstance(policy, str)
+        else policy,
         sizes_mb=SIZE_CLASSES_MB[sizes],
         schemes=tuple(TABLE_1.items()),
         data_ratio=(1.0, 3.0),
@@ -242,3 +247,43 @@ def test_an_archive_the_tapes_cannot_hold_is_refused():
             libraries=("L0",),
             seed=1,
         )
+
+
+class _Mirrored:
+    """A policy of a user's package that lays the archive out as PARALLEL does, under its own
+    name: no built-in policy, and no subclass of one."""
+
+    name = "mirrored"
+
+    def __init__(self, block_mb: float) -> None:
+        self._parallel = Parallel(block_mb)
+
+    def archive_sides(self, lo_mb, hi_mb):
+        return (ArchiveSide(self, lo_mb, hi_mb, hi_mb),)
+
+    def member_slots_mb(self, scheme, size_mb, data_ratio):
+        return self._parallel.member_slots_mb(scheme, size_mb, data_ratio)
+
+    def files_per_slot(self, scheme):
+        return self._parallel.files_per_slot(scheme)
+
+    def fill_slot(self, file, index, slots):
+        return self._parallel.fill_slot(file, index, slots)
+
+
+def test_a_policy_of_ones_own_lays_the_archive_out_by_what_it_says():
+    own, parallel = _archive(_Mirrored(16.0), tapes=5000), _archive("parallel", tapes=5000)
+    assert (own.count, own.tapes_used) == (parallel.count, parallel.tapes_used)
+    for k in range(0, own.count, own.count // 200):
+        layout, shares = own.layout(k)
+        expected, expected_shares = parallel.layout(k)
+        assert own.writer(k) == layout.policy == "mirrored"
+        assert (evolve(layout, policy="parallel"), shares) == (expected, expected_shares)
+
+
+def test_a_policy_that_cannot_lay_an_archive_out_is_refused():
+    class Unlaid:
+        name = "unlaid"
+
+    with pytest.raises(ValueError, match=r"archive_sides .* not unlaid"):
+        _archive(Unlaid())

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from tapesched.simulator.platform.platform import DriveSpec, LibrarySpec, PlatformSpec
+from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, PlatformSpec
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
 from tapesched.simulator.run.experiment import run_once
-from tapesched.simulator.run.scenario import scenario_from_dict
 from tapesched.simulator.run.simulation import Simulation
+from tapesched.simulator.scenario.document import scenario_from_dict
 from tapesched.simulator.storage.disk_cache import CacheSpec, DiskCache, LruCache, ServiceClass
 from tapesched.simulator.storage.files import FileRequest, FileSpec, Scheme
 from tapesched.simulator.storage.policy_registry import make_policy

@@ -16,23 +16,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tapesched.solvers.bounds.bounds import (
-    MAX_PROFILES,
-    _edf,
-    _Job,
-    _max_weighted_flow,
-    _weighted_completion,
     arm_bound,
     basic_bound,
     drive_time_bound,
-    earliest_times,
-    locate_floors,
     lower_bound,
     request_bound,
     switch_bound,
     tape_bound,
 )
+from tapesched.solvers.bounds.earliest import MAX_PROFILES, earliest_times, locate_floors
+from tapesched.solvers.bounds.machine import MachineJob, edf, max_weighted_flow, weighted_completion
 from tapesched.solvers.greedy import greedy
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tapesched.toolkit.model import (
     OBJECTIVES,
@@ -50,8 +45,8 @@ from tapesched.toolkit.strategies import instances
 from tapesched.toolkit.validator import validate
 
 from ...conftest import INSTANCES, VERSION_1
-from ..exact_enumeration import exact_optimum
-from ..family import family
+from ..exact.exact_enumeration import exact_optimum
+from ..exact.family import family
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
 BOUNDS = (lower_bound, request_bound, drive_time_bound, arm_bound, tape_bound, switch_bound)
@@ -201,22 +196,22 @@ def test_a_library_of_many_drive_profiles_is_summarised_validly():
 
 
 def test_weighted_completion_by_hand():
-    # Job 1 (w 1, p 4) from 0; job 2 (w 3, p 1) from 1 preempts it: 1 runs 0-1 and 2-5,
+    # MachineJob 1 (w 1, p 4) from 0; job 2 (w 3, p 1) from 1 preempts it: 1 runs 0-1 and 2-5,
     # 2 runs 1-2. Mean busy times 2.75 and 1.5: 1 x (2.75 + 2) + 3 x (1.5 + 0.5) = 10.75,
     # below the best preemptive schedule's 1 x 5 + 3 x 2 = 11.
-    jobs = [_Job(0.0, 4.0, 1.0, 0.0), _Job(1.0, 1.0, 3.0, 1.0)]
-    assert _weighted_completion(jobs) == pytest.approx(10.75)
+    jobs = [MachineJob(0.0, 4.0, 1.0, 0.0), MachineJob(1.0, 1.0, 3.0, 1.0)]
+    assert weighted_completion(jobs) == pytest.approx(10.75)
     # A job of no work ends at its earliest start at best.
-    assert _weighted_completion([_Job(7.0, 0.0, 2.0, 0.0)]) == pytest.approx(14.0)
+    assert weighted_completion([MachineJob(7.0, 0.0, 2.0, 0.0)]) == pytest.approx(14.0)
 
 
 def test_max_weighted_flow_by_hand():
     # Two unit jobs released at 0, weights 1 and 2: the heavy one first, flows 1 and 2
     # (weighted 2 each); the other way, 1 x 2 and 2 x 2 = 4. Optimum 2.
-    jobs = [_Job(0.0, 1.0, 1.0, 0.0), _Job(0.0, 1.0, 2.0, 0.0)]
-    assert _max_weighted_flow(jobs, 0.0) == pytest.approx(2.0, rel=1e-5)
-    assert _max_weighted_flow(jobs, 2.0) <= 2.0 + 1e-9
-    met, flow = _edf(sorted(jobs), 1.5)
+    jobs = [MachineJob(0.0, 1.0, 1.0, 0.0), MachineJob(0.0, 1.0, 2.0, 0.0)]
+    assert max_weighted_flow(jobs, 0.0) == pytest.approx(2.0, rel=1e-5)
+    assert max_weighted_flow(jobs, 2.0) <= 2.0 + 1e-9
+    met, flow = edf(sorted(jobs), 1.5)
     assert not met
     assert 1.5 < flow <= 2.0 + 1e-9
 

@@ -8,12 +8,12 @@ from hypothesis import HealthCheck, given, settings
 
 from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.bounds.window_bound import applies, window_bound, windows_of
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.model import OBJECTIVES, Drive
 
 from ...conftest import INSTANCES
-from ..exact_enumeration import exact_optimum
-from ..family import family
+from ..exact.exact_enumeration import exact_optimum
+from ..exact.family import family
 
 
 def slack(value: float) -> float:

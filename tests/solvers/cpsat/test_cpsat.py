@@ -22,7 +22,8 @@ from tapesched.solvers.cpsat import CpsatModel, build_model, cpsat
 from tapesched.solvers.greedy import greedy
 from tapesched.solvers.registry import get
 from tapesched.solvers.result import Result
-from tapesched.toolkit.files.io import load_instance, load_schedule
+from tapesched.toolkit.files.instance_file import load_instance
+from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tapesched.toolkit.model import (
     Drive,
@@ -38,8 +39,8 @@ from tapesched.toolkit.validator import validate
 from tests.builders import too_wide
 
 from ...conftest import INSTANCES, OTHER_OBJECTIVES
-from ..exact_enumeration import exact_optimum
-from ..family import family
+from ..exact.exact_enumeration import exact_optimum
+from ..exact.family import family
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
 

@@ -23,8 +23,8 @@ from tapesched.solvers.cpsat.data import CpsatData
 from tapesched.toolkit.model import Instance
 from tapesched.toolkit.validator import validate
 
-from ..exact_enumeration import exact_optimum
-from ..family import family
+from ..exact.exact_enumeration import exact_optimum
+from ..exact.family import family
 
 
 def identical_drives(instance: Instance) -> Instance:

@@ -10,7 +10,7 @@ from tapesched import solvers
 from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.exact.deadline import Deadline, OutOfTime
 from tapesched.solvers.exact.model_size import CPSAT_SETUP, SAFETY, SetupCost, arc_count, fits
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.validator import validate
 
 from ...conftest import INSTANCES

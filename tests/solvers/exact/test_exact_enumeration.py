@@ -29,7 +29,7 @@ from tapesched.solvers import Status
 from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.greedy import greedy
 from tapesched.solvers.milp import milp_highs
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tapesched.toolkit.model import (
     ArmOperation,
@@ -48,10 +48,12 @@ from tapesched.toolkit.validator import validate
 
 from ...conftest import INSTANCES, OTHER_OBJECTIVES, VERSION_1
 from ...toolkit.test_validator import instant_switch, remount_reset
-from ..brute_force import best_schedule, candidate_count
-from ..exact_enumeration import LibrarySearch, State, StateLimitError, _part, exact_optimum, solve
-from ..family import family, serpentine_family
-from ..test_brute_force import gang_mounts_its_second_piece_first, interleaved_arms, remount_pays
+from .brute_force import best_schedule, candidate_count
+from .enumeration_search import LibrarySearch
+from .enumeration_tables import State, StateLimitError
+from .exact_enumeration import _part, exact_optimum, solve
+from .family import family, serpentine_family
+from .test_brute_force import gang_mounts_its_second_piece_first, interleaved_arms, remount_pays
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())
 

@@ -24,8 +24,8 @@ from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.toolkit.validator import validate
 from tests.builders import tolerance, validated_objective
 
-from ..exact_enumeration import exact_optimum
-from ..family import family
+from .exact_enumeration import exact_optimum
+from .family import family
 
 EXACT = ("cpsat", "milp-cbc", "milp-highs")
 HEURISTICS = tuple(n for n in solvers.names() if n not in EXACT)

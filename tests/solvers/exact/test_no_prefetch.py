@@ -15,11 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from tapesched import solvers
 from tapesched.cli import main
 from tapesched.solvers.registry import SOLVERS
-from tapesched.toolkit.files.io import load_instance, load_schedule
+from tapesched.toolkit.files.instance_file import load_instance
+from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.validator import validate
 
 from ...conftest import INSTANCES
-from ..family import family
+from .family import family
 
 EXACT = ("cpsat", "milp-cbc", "milp-highs")
 ONLINE = tuple(n for n in sorted(SOLVERS) if SOLVERS.entry(n).metadata.get("online"))

@@ -32,8 +32,9 @@ from tapesched.solvers.cpsat.constraints import earliest_start
 from tapesched.solvers.cpsat.data import CpsatData
 from tapesched.solvers.exact.formulation import Formulation
 from tapesched.solvers.milp.data import MilpData, _drive_gap_s
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.model import (
+    LOCATE_MODEL_NAMES,
     Drive,
     InitialTape,
     Instance,
@@ -46,16 +47,15 @@ from tapesched.toolkit.validator import validate
 from tests.builders import tolerance, validated_objective
 
 from ...builders import read
-from ..exact_enumeration import exact_optimum
-from ..family import LOCATE_MODELS, serpentine_family
+from .exact_enumeration import exact_optimum
+from .family import serpentine_family
 
 EXACT = ("cpsat", "milp-cbc", "milp-highs")
 HEURISTICS = tuple(n for n in solvers.names() if n not in (*EXACT, "lns"))
-MODELS = LOCATE_MODELS
 WRAP_MB = 100.0
 """Each of LTO-7's 112 wraps holds this much of the tapes below (11,200 MB)."""
 
-LTO7 = Path(__file__).parents[2] / "instances" / "spec-example-lto7.json"
+LTO7 = Path(__file__).parents[3] / "instances" / "spec-example-lto7.json"
 LOCAL_SEARCH_LTO7 = 94.0597
 """Local search's objective on the spec example on LTO-7 drives (``tapesched compare``)."""
 
@@ -154,7 +154,7 @@ def _cases(model: str) -> dict[str, Instance]:
     }
 
 
-CASES = [(model, name) for model in MODELS for name in _cases(model)]
+CASES = [(model, name) for model in LOCATE_MODEL_NAMES for name in _cases(model)]
 
 
 @pytest.mark.parametrize(("model", "name"), CASES)
@@ -278,7 +278,7 @@ def test_drives_of_other_locate_models_or_busy_times_are_no_twins():
     assert Formulation(instance).drive_twins == ((0, 1), (2, 3))
 
 
-@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("model", LOCATE_MODEL_NAMES)
 def test_each_locate_arc_is_the_drives_own_timing_pair_by_pair(model):
     instance = _cases(model)["across-wraps"]
     data = Formulation(instance)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 
 from tapesched.solvers.online.dispatcher import dispatch
-from tapesched.solvers.online.policies import SCHEDULERS
+from tapesched.solvers.online.heuristics import SCHEDULERS
 from tapesched.solvers.warm_start import best_heuristic, warm_start
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tapesched.toolkit.strategies import instances

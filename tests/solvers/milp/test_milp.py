@@ -25,7 +25,8 @@ from tapesched.solvers.milp.hint import hint_values, schedule_decisions
 from tapesched.solvers.milp.solution import retime
 from tapesched.solvers.result import Result, Status
 from tapesched.solvers.warm_start import best_heuristic
-from tapesched.toolkit.files.io import load_instance, load_schedule
+from tapesched.toolkit.files.instance_file import load_instance
+from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tapesched.toolkit.model import Instance, Piece, Request, Tape
 from tapesched.toolkit.strategies import instances

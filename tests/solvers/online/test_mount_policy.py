@@ -15,15 +15,11 @@ from hypothesis import strategies as st
 
 from tapesched import solvers
 from tapesched.solvers.online.dispatcher import dispatch
-from tapesched.solvers.online.mount_policy import (
-    KEEP,
-    CtaCriteria,
-    MountPolicied,
-    MountPolicyError,
-    Rules,
-    parse_mount_policy,
-)
-from tapesched.solvers.online.policies import Fifo, fifo_dismounting
+from tapesched.solvers.online.heuristics import Fifo, fifo_dismounting
+from tapesched.solvers.online.mount_criteria import CtaCriteria
+from tapesched.solvers.online.mount_policied import MountPolicied
+from tapesched.solvers.online.mount_policy import MountPolicyError, parse_mount_policy
+from tapesched.solvers.online.mount_protocol import KEEP, Rules
 from tapesched.solvers.result import Result
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tapesched.toolkit.model import Drive, Instance, Library, Request, Schedule, Tape
@@ -324,5 +320,5 @@ def test_a_bad_spec_is_one_line(spec, fragment):
 
 
 def test_a_mount_policy_of_ones_own_plugs_in_by_module_path():
-    policy = parse_mount_policy("tapesched.solvers.online.mount_policy:Rules")
+    policy = parse_mount_policy("tapesched.solvers.online.mount_protocol:Rules")
     assert policy == KEEP

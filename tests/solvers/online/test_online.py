@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 
 from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.greedy import greedy
-from tapesched.solvers.online import policies
+from tapesched.solvers.online import heuristics
 from tapesched.solvers.online.dispatcher import Dispatcher, PlatformView, ServiceTimes, dispatch
-from tapesched.solvers.online.policies import Fifo, ReleaseOrder
+from tapesched.solvers.online.heuristics import Fifo, ReleaseOrder
 from tapesched.solvers.online.protocol import Dismount, Start
 from tapesched.solvers.result import Result, Status
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tapesched.toolkit.metrics import alone_s
 from tapesched.toolkit.model import (
@@ -42,13 +42,13 @@ from ...builders import assert_validated, operations, read, scheduled
 from ...conftest import INSTANCES
 
 SOLVERS: dict[str, Callable[..., Result]] = {
-    "fifo": policies.fifo,
-    "wspt": policies.wspt,
-    "stretch": policies.stretch,
-    "tape-batching": policies.tape_batching,
-    "sltf": policies.sltf,
-    "backfill": policies.backfill,
-    "fifo-dismount-at-once": policies.fifo_dismount_at_once,
+    "fifo": heuristics.fifo,
+    "wspt": heuristics.wspt,
+    "stretch": heuristics.stretch,
+    "tape-batching": heuristics.tape_batching,
+    "sltf": heuristics.sltf,
+    "backfill": heuristics.backfill,
+    "fifo-dismount-at-once": heuristics.fifo_dismount_at_once,
 }
 POLICIES = sorted(SOLVERS)
 SHIPPED = sorted(
@@ -160,11 +160,11 @@ def test_greedy_written_as_a_scheduler_gives_greedys_schedule(instance):
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
 def test_greedy_written_as_a_scheduler_on_the_shipped_instances(path):
     instance = load_instance(path)
-    assert dispatch(instance, policies.SCHEDULERS["greedy"]()) == greedy(instance).schedule
+    assert dispatch(instance, heuristics.SCHEDULERS["greedy"]()) == greedy(instance).schedule
 
 
 def test_every_registered_policy_has_a_scheduler():
-    assert set(policies.SCHEDULERS) == {*SOLVERS, "greedy"}
+    assert set(heuristics.SCHEDULERS) == {*SOLVERS, "greedy"}
 
 
 @settings(max_examples=100, deadline=None)
@@ -482,4 +482,4 @@ def test_the_view_shows_the_platform_and_trials_leave_no_trace(spec_instance):
 
 
 def test_fifo_is_the_default_class_of_the_fifo_solver(spec_instance):
-    assert dispatch(spec_instance, Fifo()) == policies.fifo(spec_instance).schedule
+    assert dispatch(spec_instance, Fifo()) == heuristics.fifo(spec_instance).schedule

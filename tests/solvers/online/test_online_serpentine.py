@@ -17,7 +17,7 @@ from attrs import evolve
 
 from tapesched.solvers import solve
 from tapesched.solvers.online.dispatcher import dispatch
-from tapesched.solvers.online.policies import Sltf, TapeBatching, first_startable
+from tapesched.solvers.online.heuristics import Sltf, TapeBatching, first_startable
 from tapesched.solvers.online.protocol import PlatformState, Start
 from tapesched.solvers.recall_order import (
     Orderer,

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tapesched.solvers.greedy import greedy, release_order
 from tapesched.solvers.timeline.timeline import Timeline, decode
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tapesched.toolkit.model import Instance, Schedule
 from tapesched.toolkit.strategies import instances

@@ -70,6 +70,19 @@ def test_locates_cross_half_a_tape_in_the_tabled_time():
         assert drive.capacity_mb / 2 / drive.locate_mb_s == pytest.approx(drive.half_tape_locate_s)
 
 
+def test_a_tape_switch_is_unload_dismount_mount_load_in_that_order():
+    for library in LIBRARIES.values():
+        drive, mount_s, dismount_s = library.drive, library.mount_s, library.dismount_s
+        expected = ((drive.unload_s + dismount_s) + mount_s) + drive.load_s
+        assert drive.switch_s(mount_s, dismount_s) == expected
+    # Added left to right (unload first): the other way round differs in the last bit.
+    sources = dict.fromkeys(DRIVE_FIGURES, "a test")
+    drive = DriveTechnology("x", "x", 1.0, 1.0, load_s=0.6, unload_s=0.1, half_tape_locate_s=1.0,
+                            sources=sources)  # fmt: skip
+    assert drive.switch_s(mount_s=0.3, dismount_s=0.2) == 1.2000000000000002
+    assert ((0.6 + 0.3) + 0.2) + 0.1 == 1.2
+
+
 def test_the_generator_reads_the_golubchik_rows():
     assert tuple(TECHNOLOGIES) == GOLUBCHIK_LIBRARIES
     for name in GOLUBCHIK_LIBRARIES:

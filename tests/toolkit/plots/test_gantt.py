@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 from attrs import evolve
 
-from tapesched.toolkit.files.io import load_instance, load_schedule
+from tapesched.toolkit.files.instance_file import load_instance
+from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.model import ArmOperation, Schedule, ScheduledRequest
 from tapesched.toolkit.plots.gantt import Bar, Lane, assign_arms, fits, gantt_lanes, releases
-from tapesched.toolkit.validator import DriveActivity, validate
+from tapesched.toolkit.validator import validate
+from tapesched.toolkit.validator.violation import DriveActivity
 from tests.conftest import INSTANCES, two_empty_drives
 
 

@@ -30,7 +30,7 @@ from tapesched.toolkit.runtime.limits import (
     MAX_LINE_BYTES,
     MAX_RECALL_FILES,
 )
-from tests.cli.test_hostile_inputs import SCENARIO
+from tests.cli.hostile.test_hostile_inputs import SCENARIO
 from tests.conftest import INSTANCES
 from tests.hostile import bounded
 

@@ -25,12 +25,12 @@ from typing import Any
 
 import pytest
 
-from tapesched.simulator.run.scenario import load_scenario
+from tapesched.simulator.scenario.document import load_scenario
 from tapesched.simulator.storage.policy_registry import ENTRY_POINT_GROUP as POLICY_GROUP
 from tapesched.solvers.online.state import LeftWaiting
 from tapesched.toolkit.errors import InputError
 from tapesched.toolkit.runtime.plugin_calls import Plugin, PluginError, guarded
-from tests.cli.test_hostile_inputs import SCENARIO, TRACE
+from tests.cli.hostile.test_hostile_inputs import SCENARIO, TRACE
 from tests.conftest import INSTANCES, dist_info
 from tests.hostile import Ended, bounded
 
@@ -91,7 +91,7 @@ MARKED = textwrap.dedent(
     Path(os.environ["TAPESCHED_TEST_MARKER"]).write_text("imported")
 
     from tapesched.solvers.online.mount_policy import parse_mount_policy
-    from tapesched.solvers.online.policies import Fifo as Sched
+    from tapesched.solvers.online.heuristics import Fifo as Sched
 
 
     def Policy():

@@ -1,7 +1,7 @@
 """What a run may import: the code a scenario file names runs only with the user's consent.
 
 A file is data: its ``module.path:Attr`` values
-(:func:`simulator.run.scenario.named_code`) are imported only when the user
+(:func:`simulator.scenario.spec.named_code`) are imported only when the user
 allows it (``--allow-plugins``), as the run starts, and each is checked to
 give what it must (a scheduler, a mount policy). What the user gives besides
 the file (a scheduler, a mount policy) replaces the file's and is the user's
@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tapesched.simulator.run.scenario import Scenario
+    from tapesched.simulator.scenario.spec import Scenario
 
 ALLOW_PLUGINS_HELP = (
     "Run the plug-ins the scenario file names as module.path:Attr (run.scheduler, "
@@ -31,14 +31,13 @@ def scheduler_problem(spec: str) -> str | None:
     """Why ``spec`` gives no scheduler of scenarios (one line), or ``None`` when it gives one.
 
     Those are the solvers' online schedulers, plug-ins, ``module.path:Attr``
-    and the simulator's own ``bw-main`` (:mod:`simulator.schedulers.bw_main`) and
-    ``golubchik`` (:mod:`simulator.schedulers.golubchik`).
+    and the simulator's own (``bw-main``, ``golubchik`` and installed packages':
+    :mod:`simulator.schedulers.registry`).
     """
-    from tapesched.simulator.schedulers.bw_main import NAME as BW_MAIN
-    from tapesched.simulator.schedulers.golubchik import NAME as GOLUBCHIK
+    from tapesched.simulator.schedulers.registry import is_simulator_scheduler
     from tapesched.solvers.plugins import SchedulerSpecError, resolve_scheduler
 
-    if spec in (BW_MAIN, GOLUBCHIK):
+    if is_simulator_scheduler(spec):
         return None
     try:
         resolve_scheduler(spec)
@@ -67,7 +66,7 @@ def named_code_problems(
     scheduler, mount_policy
         What the user gives instead of the file's (``None``: nothing given).
     """
-    from tapesched.simulator.run.scenario import named_code
+    from tapesched.simulator.scenario.spec import named_code
     from tapesched.solvers.online.mount_policy import parse_mount_policy
     from tapesched.solvers.plugins import resolve_scheduler
     from tapesched.toolkit.registry import LoadError

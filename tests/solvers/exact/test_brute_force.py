@@ -1,4 +1,4 @@
-"""The enumeration of tests/solvers/brute_force.py finds the hand-worked optima.
+"""The enumeration of tests/solvers/exact/brute_force.py finds the hand-worked optima.
 
 It must reproduce every optimum of ``instances/optima.json``, find the
 optimum where it takes a remount or a gang's pieces mounted out of their
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.greedy import greedy
 from tapesched.solvers.timeline.timeline import decode
-from tapesched.toolkit.files.io import load_instance
+from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.model import (
     ArmOperation,
     Drive,
@@ -35,7 +35,7 @@ from tapesched.toolkit.model import (
 from tapesched.toolkit.strategies import instances
 from tapesched.toolkit.validator import validate
 
-from ..conftest import INSTANCES
+from ...conftest import INSTANCES
 from .brute_force import MAX_CANDIDATES, best_schedule, brute_force, candidate_count
 
 OPTIMA = json.loads((INSTANCES / "optima.json").read_text())

@@ -13,14 +13,16 @@ from hypothesis import strategies as st
 
 from tapesched.toolkit.errors import InputError
 from tapesched.toolkit.files.duplicate_keys import duplicate_keys
-from tapesched.toolkit.files.io import (
-    dumps,
+from tapesched.toolkit.files.instance_file import (
     instance_from_dict,
     instance_to_dict,
     load_instance,
     loads_instance,
-    loads_schedule,
     save_instance,
+)
+from tapesched.toolkit.files.json_documents import dumps
+from tapesched.toolkit.files.schedule_file import (
+    loads_schedule,
     save_schedule,
     schedule_from_dict,
     schedule_to_dict,

@@ -18,7 +18,7 @@ import math
 import attrs
 from hypothesis import strategies as st
 
-from tapesched.toolkit.model import Instance, Locate
+from tapesched.toolkit.model import LOCATE_MODEL_NAMES, Instance, Locate
 from tapesched.toolkit.strategies import instances
 
 RATES = (1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000)
@@ -78,10 +78,6 @@ def family(**bounds: tuple[int, int]) -> st.SearchStrategy[Instance]:
     return instances(**{**FAMILY, **bounds}).map(whole)
 
 
-LOCATE_MODELS = ("cta-lto", "physical")
-"""The serpentine locate models a drive of :func:`serpentine_family` draws."""
-
-
 @st.composite
 def serpentine_family(draw: st.DrawFn, **bounds: tuple[int, int]) -> Instance:
     """Instances of :func:`family` whose drives each locate by a drawn serpentine model.
@@ -93,7 +89,9 @@ def serpentine_family(draw: st.DrawFn, **bounds: tuple[int, int]) -> Instance:
     times are then no whole number of milliseconds.
     """
     base = draw(family(**bounds))
-    models = st.builds(Locate, st.sampled_from(LOCATE_MODELS), st.sampled_from(["LTO-7", "TS1150"]))
+    models = st.builds(
+        Locate, st.sampled_from(LOCATE_MODEL_NAMES), st.sampled_from(["LTO-7", "TS1150"])
+    )
     drives = tuple(attrs.evolve(d, locate=draw(models)) for d in base.drives)
     stretch = draw(st.sampled_from([1, 1500]))
     return attrs.evolve(

@@ -1,35 +1,30 @@
-"""Reading files into model objects through cattrs, and instance and schedule files.
+"""Reading documents into model objects through cattrs, every bad value with its path.
 
 Every file the toolkit reads (instances, schedules, scenarios, the ECMWF
 trace, its layout and cartridge map, CSV workloads) is structured into attrs
 classes by a :class:`Structurer`, whose values are judged by the rules of
 :mod:`toolkit.fields` that the classes declare. Loading is strict: a value of
 the wrong JSON type is never coerced (``"5"`` is not a number, ``true`` is not
-an integer), unknown and missing keys are errors, and so are NaN and
-infinities (orjson parses strict JSON only). A document that fails is
-reported in full, one :class:`~toolkit.errors.Problem` per bad value with its
-JSON path (or ``line N.column`` in a CSV file), by raising
-:class:`~toolkit.errors.InputError`.
+an integer), and unknown and missing keys are errors. A document that fails
+is reported in full, one :class:`~toolkit.errors.Problem` per bad value with
+its JSON path (or ``line N.column`` in a CSV file), by flattening cattrs'
+tree of errors (:func:`unique_problems` keeps each once).
 
 Valid files take a fast path (a compiled function per class, building each
 object with one call, whose own checks judge its fields); only a document
 that fails is structured a second time, by cattrs with detailed validation,
-checking each value at its path to collect every problem. Writing goes to a
-temporary file that is renamed into place (:mod:`toolkit.files.outputs`), so a
-failed run never leaves a partial output file.
+checking each value at its path to collect every problem. :data:`UNSTRUCTURE`
+turns model objects back into JSON-ready dicts for the writers.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import typing
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypeVar
 
 import attrs
 import cattrs
-import orjson
 from attrs import frozen
 from cattrs.errors import (
     AttributeValidationNote,
@@ -40,22 +35,8 @@ from cattrs.errors import (
 )
 from cattrs.gen import make_dict_structure_fn, override
 
-from tapesched.toolkit.errors import InputError, Problem, ValueProblems, capped, join_path, shown
+from tapesched.toolkit.errors import Problem, ValueProblems, join_path, shown
 from tapesched.toolkit.fields import InvalidFields, Rule
-from tapesched.toolkit.files.duplicate_keys import duplicate_keys
-from tapesched.toolkit.files.outputs import write_file
-from tapesched.toolkit.files.reading import read_bytes
-from tapesched.toolkit.instance_checks import check_instance, is_consistent
-from tapesched.toolkit.model import (
-    INSTANCE_FORMAT,
-    INSTANCE_FORMAT_2,
-    OLD_SCENARIO_FORMATS,
-    SCENARIO_FORMAT,
-    SCHEDULE_FORMAT,
-    Instance,
-    Schedule,
-)
-from tapesched.toolkit.runtime.gc_pause import paused_gc
 
 T = TypeVar("T")
 
@@ -181,7 +162,7 @@ class Structurer:
             return self._detailed.structure(data, cls), []
         except Exception as exc:
             problems = _problems_of(exc, path, keys)
-            return None, _dedupe(problems) or [Problem(path, f"invalid value ({exc})")]
+            return None, unique_problems(problems) or [Problem(path, f"invalid value ({exc})")]
 
     def _converter(self, detailed: bool) -> cattrs.Converter:
         conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=detailed)
@@ -464,7 +445,8 @@ TEXT = Structurer({float: float, int: int, str: str.strip})
 """Reads the cells of a CSV line: numbers from their text, strings without surrounding
 white space; a rule's message shows a bad value as it was written."""
 
-_UNSTRUCTURE = cattrs.Converter()
+UNSTRUCTURE = cattrs.Converter()
+"""Turns model objects back into JSON-ready dicts (the writers of instance and schedule files)."""
 
 
 def _problems_of(exc: BaseException, path: str, keys: KeyStyle) -> list[Problem]:
@@ -521,223 +503,6 @@ def _unknown_keys(exc: ForbiddenExtraKeysError, path: str, keys: KeyStyle) -> li
     return [Problem(join_path(path, k), f"unknown key {shown(k)}") for k in unknown]
 
 
-def _structure(data: Any, cls: type[T], skip: str) -> tuple[T | None, list[Problem]]:
-    """Build ``cls`` from ``data`` without its ``skip`` key (the format tag)."""
-    body = {k: v for k, v in data.items() if k != skip} if type(data) is dict else data
-    return JSON.structure(body, cls)
-
-
-def _check_format(data: Any, expected: str, *also: str) -> list[Problem]:
-    if type(data) is not dict:
-        return []
-    if "format" not in data:
-        return [Problem("", "missing key 'format'")]
-    if data["format"] != expected and data["format"] not in also:
-        names = " or ".join(repr(x) for x in (expected, *also))
-        return [Problem("format", f"expected {names}, got {shown(data['format'])}")]
-    return []
-
-
-STATE_KEYS: tuple[tuple[str, str], ...] = (
-    ("initial", "head_mb"),
-    ("drives", "available_s"),
-    ("libraries", "arms_available_s"),
-)
-"""The keys of the starting state that only version 2 of the instance format has:
-(the list of objects that may hold it, the key)."""
-
-VERSION_2_KEYS: tuple[tuple[str, str], ...] = (*STATE_KEYS, ("drives", "locate"))
-"""Every key only version 2 has: the starting state and a drive's serpentine ``locate``."""
-
-
-def _state_keys_in_version_1(data: Any) -> list[Problem]:
-    """A version-1 instance naming a key of version 2, one problem at each such key.
-
-    Version 1 reads as it always did; its objects have no such keys, so the
-    file is refused rather than read with a state it did not declare.
-    """
-    if type(data) is not dict or data.get("format") != INSTANCE_FORMAT:
-        return []
-    out = []
-    for key, name in VERSION_2_KEYS:
-        items = data.get(key)
-        if type(items) is not list:
-            continue
-        for i, item in enumerate(items):
-            if type(item) is dict and name in item:
-                out.append(
-                    Problem(
-                        f"{key}[{i}].{name}",
-                        f"a key of {INSTANCE_FORMAT_2!r}; this file says {INSTANCE_FORMAT!r}",
-                    )
-                )
-    return out
-
-
-def _parse(text: str | bytes, source: str) -> Any:
-    try:
-        data = orjson.loads(text)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(source, [Problem("", f"bad JSON: {exc}")]) from None
-    problems = duplicate_keys(text, data)
-    if problems:
-        raise InputError(source, capped(problems))
-    return data
-
-
-def read_json(path: str | os.PathLike[str]) -> Any:
-    """The parsed JSON document of a file (``.bz2`` and ``.gz`` decompressed), read by
-    :func:`toolkit.files.reading.read_bytes` within its limits.
-
-    Raises
-    ------
-    InputError
-        One line: the file cannot be read (missing, not a regular file,
-        larger than the limit, not readable) or is not JSON; or one line per
-        key an object gives twice.
-    """
-    return _parse(read_bytes(path), str(path))
-
-
-FORMAT_KINDS: dict[str, str] = {
-    INSTANCE_FORMAT: "instance",
-    SCHEDULE_FORMAT: "schedule",
-    SCENARIO_FORMAT: "scenario",
-    INSTANCE_FORMAT_2: "instance",
-    **dict.fromkeys(OLD_SCENARIO_FORMATS, "scenario"),
-}
-"""What a file is (``instance``, ``schedule``, ``scenario``), by its ``format`` name."""
-
-
-def kind_of(data: Any) -> str | None:
-    """``"instance"``, ``"schedule"`` or ``"scenario"`` by a document's ``format`` key;
-    ``None`` for a document without a known one."""
-    if type(data) is not dict:
-        return None
-    fmt = data.get("format")
-    return FORMAT_KINDS.get(fmt) if type(fmt) is str else None
-
-
-def instance_from_dict(data: Any, source: str = "<instance>") -> Instance:
-    """Build an :class:`Instance` from parsed JSON, checking every rule of the spec.
-
-    Raises
-    ------
-    InputError
-        With one problem per bad value: wrong types, missing or unknown keys,
-        values out of range, duplicate ids, dangling references, pieces past
-        their tape's capacity, gangs wider than their library.
-    """
-    problems = _check_format(data, INSTANCE_FORMAT, INSTANCE_FORMAT_2)
-    problems += _state_keys_in_version_1(data)
-    instance, structural = _structure(data, Instance, "format")
-    problems += structural
-    if type(data) is dict and (instance is None or not is_consistent(instance)):
-        problems += check_instance(data)
-    if problems or instance is None:
-        raise InputError(source, _dedupe(problems))
-    return instance
-
-
-def schedule_from_dict(data: Any, source: str = "<schedule>") -> Schedule:
-    """Build a :class:`Schedule` from parsed JSON.
-
-    Only the shape is checked here (types, keys, ``op`` values); whether the
-    schedule is feasible for an instance is :func:`toolkit.validator.validate`'s job.
-    """
-    problems = _check_format(data, SCHEDULE_FORMAT)
-    schedule, structural = _structure(data, Schedule, "format")
-    problems += structural
-    if problems or schedule is None:
-        raise InputError(source, _dedupe(problems))
-    return schedule
-
-
-def _dedupe(problems: list[Problem]) -> list[Problem]:
+def unique_problems(problems: list[Problem]) -> list[Problem]:
+    """``problems`` in their order, each once."""
     return list(dict.fromkeys(problems))
-
-
-def loads_instance(text: str | bytes, source: str = "<string>") -> Instance:
-    """Parse an instance from JSON text."""
-    with paused_gc():
-        return instance_from_dict(_parse(text, source), source)
-
-
-def loads_schedule(text: str | bytes, source: str = "<string>") -> Schedule:
-    """Parse a schedule from JSON text."""
-    with paused_gc():
-        return schedule_from_dict(_parse(text, source), source)
-
-
-def load_instance(path: str | os.PathLike[str]) -> Instance:
-    """Read an instance file."""
-    return loads_instance(read_bytes(path), str(path))
-
-
-def load_schedule(path: str | os.PathLike[str]) -> Schedule:
-    """Read a schedule file."""
-    return loads_schedule(read_bytes(path), str(path))
-
-
-def instance_to_dict(instance: Instance) -> dict[str, Any]:
-    """The JSON object of an instance, ``format`` first.
-
-    An instance whose starting state version 1 describes (heads at 0, drives
-    and arms free at 0) and whose drives locate linearly is written in
-    version 1, without the keys of version 2, exactly as before; any other in
-    version 2, with the keys that differ from their defaults (a drive's
-    ``locate`` only when it has one).
-    """
-    body = _UNSTRUCTURE.unstructure(instance)
-    for key, name in STATE_KEYS:
-        for item in body[key]:
-            value = item[name]
-            if value == 0 or (type(value) in (list, tuple) and not any(value)):
-                del item[name]
-            elif type(value) is tuple:
-                item[name] = list(value)
-    for item in body["drives"]:
-        if item["locate"] is None:
-            del item["locate"]
-    version_2 = instance.start_state_paths or instance.locate_paths
-    fmt = INSTANCE_FORMAT_2 if version_2 else INSTANCE_FORMAT
-    return {"format": fmt, **body}
-
-
-def schedule_to_dict(schedule: Schedule) -> dict[str, Any]:
-    """The JSON object of a schedule, ``format`` first; absent optional keys are left out."""
-    body = _UNSTRUCTURE.unstructure(schedule)
-    if body["instance"] is None:
-        del body["instance"]
-    if body["objective"] is None:
-        del body["objective"]
-    for op in body["operations"]:
-        if op["library"] is None:
-            del op["library"]
-    return {"format": SCHEDULE_FORMAT, **body}
-
-
-def dumps(data: dict[str, Any], indent: int | None = 1) -> str:
-    """JSON text of a document as the toolkit writes it."""
-    return json.dumps(data, indent=indent, allow_nan=False) + "\n"
-
-
-def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to the file ``path``, replacing it atomically.
-
-    :func:`toolkit.files.outputs.write_file`: a temporary file renamed into place,
-    mode ``0666 & ~umask`` (an existing file keeps its mode); a directory, a
-    device, a FIFO or a socket at ``path`` is refused with
-    :class:`~toolkit.errors.InputError`.
-    """
-    write_file(path, text)
-
-
-def save_instance(instance: Instance, path: str | os.PathLike[str]) -> None:
-    """Write an instance file."""
-    write_atomic(path, dumps(instance_to_dict(instance)))
-
-
-def save_schedule(schedule: Schedule, path: str | os.PathLike[str]) -> None:
-    """Write a schedule file."""
-    write_atomic(path, dumps(schedule_to_dict(schedule)))

@@ -12,7 +12,8 @@ import pytest
 from attrs import evolve
 
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
-from tapesched.simulator.run.scenario import FORMAT, RunSettings, load_scenario, scenario_from_dict
+from tapesched.simulator.scenario.document import FORMAT, load_scenario, scenario_from_dict
+from tapesched.simulator.scenario.spec import RunSettings
 from tapesched.simulator.storage.files import Scheme
 from tapesched.simulator.workload.workload import SIZE_CLASSES_MB
 from tapesched.toolkit.errors import InputError

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tapesched.toolkit.files.io import save_instance
+from tapesched.toolkit.files.instance_file import save_instance
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tests.hostile import bounded
 

@@ -1,13 +1,13 @@
-"""The online policies of the registry, each a :class:`~solvers.online.protocol.Scheduler`.
+"""The online heuristics of the registry, each a :class:`~solvers.online.protocol.Scheduler`.
 
 Each reads the platform through :class:`~solvers.online.protocol.PlatformState`
 only, so that it runs unchanged in the solvers' dispatcher
 (:mod:`solvers.online.dispatcher`) and in the simulator; each is registered
-as a solver too (``fifo``, ``wspt``, ...: the policy dispatched over an
+as a solver too (``fifo``, ``wspt``, ...: the heuristic dispatched over an
 instance, :func:`~solvers.online.dispatcher.solve_online`).
 
-Policies (``decide`` of each class below)
-    Every policy ranks the waiting requests that do not wait for a tape and
+Heuristics (``decide`` of each class below)
+    Every heuristic ranks the waiting requests that do not wait for a tape and
     starts the first one ranked that can start. Within a library the order
     is kept: when the first-ranked request of a library lacks idle drives,
     the requests ranked after it in that library wait as well, except under
@@ -37,9 +37,10 @@ Policies (``decide`` of each class below)
 
     On a drive with a serpentine locate model, which of the requests on its
     tape ``tape-batching`` and ``sltf`` read first is an orderer's choice
-    (:class:`ReadOrder`, :mod:`solvers.recall_order`): ``offset`` (block
-    order, from the head forward) and ``sltf`` (shortest locate from the
-    head under the model) by default, any orderer given to the class
+    (:class:`~solvers.online.read_order.ReadOrder`,
+    :mod:`solvers.recall_order`): ``offset`` (block order, from the head
+    forward) and ``sltf`` (shortest locate from the head under the model) by
+    default, any orderer given to the class
     (``Sltf(orderer=exact_order)``) otherwise. The default orderers choose
     as the keys above do, so that they change no schedule; on linear
     drives no orderer is asked.
@@ -53,7 +54,7 @@ Policies (``decide`` of each class below)
     - ``fifo-dismount-at-once`` (:class:`DismountAtOnce` around
       :class:`Fifo`): as ``fifo``, but an idle drive unloads and dismounts
       its tape as soon as no waiting request needs it, where every other
-      policy keeps tapes mounted until a switch needs the drive or the tape.
+      heuristic keeps tapes mounted until a switch needs the drive or the tape.
 
 ``fifo`` versus ``greedy``
     The ``greedy`` list scheduler commits every request at its release, onto
@@ -80,17 +81,17 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from tapesched import solvers
 from tapesched.solvers.online.dispatcher import solve_online
 from tapesched.solvers.online.protocol import Decision, Dismount, PlatformState, Scheduler, Start
+from tapesched.solvers.online.read_order import ORDER_TIME_LIMIT_S, ReadOrder
 from tapesched.solvers.result import Result
 from tapesched.toolkit.model import Instance, Request
 
 if TYPE_CHECKING:  # the orderers need numpy, OR-Tools and SciPy: imported when used
     from tapesched.solvers.recall_order import Orderer
-    from tapesched.toolkit.hardware.tape_geometry import LocateModel, SerpentineTape
 
 EPS = 1e-9
 """Slack, in seconds, under which a backfilled request is deemed not to delay a gang."""
@@ -134,8 +135,8 @@ def unblocked(waiting: Sequence[Request], platform: PlatformState) -> Sequence[R
     method ``not_waiting_for_tape(waiting)`` (not part of
     :class:`PlatformState`: optional) returning that list, or ``None`` when
     it cannot (``waiting`` is not its own waiting list, a trial is open);
-    the simulator's state does (:class:`simulator.run.simulation.SimulationState`),
-    so that a policy does not test, at every decision, each request held
+    the simulator's state does (:class:`simulator.run.simulation_state.SimulationState`),
+    so that a scheduler does not test, at every decision, each request held
     back by a tape in use. Otherwise ``waiting`` itself is returned: the
     callers (:func:`first_startable`, :func:`_loaded`) pass over such
     requests anyway, so either answer gives the same decision.
@@ -311,142 +312,6 @@ def _loaded_first(
     return None if request is None else Start(request)
 
 
-ORDER_TIME_LIMIT_S = 1.0
-"""Time limit of one call of an orderer that takes one (``exact``) at a decision of
-:class:`Sltf` or :class:`TapeBatching`; ``sltf`` and ``offset`` do not read it."""
-
-
-class ReadOrder:
-    """In which order a serpentine drive reads the waiting requests on its tape: an orderer's.
-
-    At a decision, the loaded requests of one piece (its tape held by an
-    idle drive) are grouped by the drive holding their tape. On a drive
-    with a serpentine locate model (:meth:`PlatformState.locate_geometry`)
-    holding two or more, ``orderer`` (a :class:`solvers.recall_order.Orderer`)
-    orders their pieces from the drive's head under that model, on the
-    tape the drive's locates are timed on, and the first of its order
-    alone stands for the drive's tape; the policy's own key then chooses
-    among the drives' firsts. A linear drive's requests are left as they
-    are, so that runs on linear drives are what they were, and so is a
-    request of several pieces (a gang, read on several drives at once,
-    whose order no one tape decides): it competes by the policy's key.
-
-    Parameters
-    ----------
-    orderer
-        The orderer; ``None``: ``default`` of :data:`solvers.recall_order.ORDERERS`.
-    default
-        The name of the orderer taken when ``orderer`` is ``None`` (imported
-        only when a serpentine drive is met: the orderers need numpy, OR-Tools
-        and SciPy).
-    ahead_first
-        Give the orderer only the requests at or past the head when there are
-        any (the forward sweep of :class:`TapeBatching`), else all.
-    time_limit_s
-        Passed to the orderer at each call.
-    """
-
-    def __init__(
-        self,
-        orderer: Orderer | None,
-        default: str,
-        *,
-        ahead_first: bool = False,
-        time_limit_s: float = ORDER_TIME_LIMIT_S,
-    ) -> None:
-        self._orderer = orderer
-        self._plans: dict[str, _Plan] = {}
-        self.default = default
-        self.ahead_first = ahead_first
-        self.time_limit_s = time_limit_s
-
-    @property
-    def orderer(self) -> Orderer:
-        """The orderer in force (the default one imported on first use)."""
-        if self._orderer is None:
-            from tapesched.solvers.recall_order import ORDERERS
-
-            self._orderer = ORDERERS[self.default]
-        return self._orderer
-
-    def firsts(self, loaded: Iterable[Request], platform: PlatformState) -> list[Request]:
-        """``loaded`` with each serpentine drive's requests replaced by the one read first."""
-        by_drive: dict[str, list[Request]] = {}
-        out: list[Request] = []
-        for request in loaded:
-            if len(request.pieces) > 1:
-                out.append(request)
-                continue
-            holder = platform.holder(request.pieces[0].tape)
-            assert holder is not None
-            by_drive.setdefault(holder, []).append(request)
-        for drive, requests in by_drive.items():
-            geometry = platform.locate_geometry(drive) if len(requests) > 1 else None
-            if geometry is None:
-                out += requests
-            else:
-                out.append(self.first(drive, requests, geometry, platform))
-        return out
-
-    def first(
-        self,
-        drive: str,
-        requests: list[Request],
-        geometry: tuple[SerpentineTape, LocateModel],
-        platform: PlatformState,
-    ) -> Request:
-        """The request of ``requests`` (on ``drive``'s tape) that the orderer reads first.
-
-        Files are given oldest first (the orderers break ties to the file
-        given first); a piece is the bytes from its offset to its end, kept
-        on the tape's written bytes. The order is kept as the drive's plan:
-        while the drive reads it (the same requests less the ones read, the
-        head at the end of the last one read) its next request is the plan's
-        next, without asking again (what ``none``, ``offset`` and ``sltf``
-        would answer, and the rest of ``exact``'s path); a request joining,
-        or the head elsewhere, asks the orderer again.
-        """
-        from tapesched.toolkit.hardware.tape_geometry import TapeFile
-
-        tape, model = geometry
-        head_mb = platform.head_mb(drive)
-        head_block = round(head_mb * 1_000_000)
-        requests = sorted(requests, key=platform.arrival)
-        if self.ahead_first:
-            ahead = [r for r in requests if r.pieces[0].offset_mb >= head_mb]
-            requests = ahead or requests
-        by_id = {r.id: r for r in requests}
-        plan = self._plans.get(drive)
-        if plan is not None:
-            if plan.head_block == head_block and set(plan.ids) == by_id.keys():
-                return by_id[plan.ids[0]]
-            if plan.ends[0] == head_block and set(plan.ids[1:]) == by_id.keys():
-                self._plans[drive] = _Plan(head_block, plan.ids[1:], plan.ends[1:])
-                return by_id[plan.ids[1]]
-        files = []
-        for request in requests:
-            piece = request.pieces[0]
-            block = min(round(piece.offset_mb * 1_000_000), tape.last_block)
-            end = min(round(piece.end_mb * 1_000_000), tape.last_block + 1)
-            files.append(TapeFile(request.id, block, max(end - block, 0)))
-        order = self.orderer(tape, model, head_block, files, time_limit_s=self.time_limit_s).order
-        self._plans[drive] = _Plan(
-            head_block,
-            tuple(files[k].id for k in order),
-            tuple(files[k].end_block(tape) for k in order),
-        )
-        return requests[order[0]]
-
-
-class _Plan(NamedTuple):
-    """A drive's planned reads: from ``head_block``, request ``ids`` in order, each ending
-    where the head then is (``ends``, blocks)."""
-
-    head_block: int
-    ids: tuple[str, ...]
-    ends: tuple[int, ...]
-
-
 class TapeBatching:
     """Requests on loaded tapes first, in offset order along each tape; then oldest first.
 
@@ -562,16 +427,16 @@ class Backfill:
 
 
 class DismountAtOnce:
-    """Another policy, with tapes put away as soon as no waiting request needs them.
+    """Another scheduler, with tapes put away as soon as no waiting request needs them.
 
-    When the wrapped policy waits, each idle drive holding a tape that no
+    When the wrapped scheduler waits, each idle drive holding a tape that no
     waiting request reads unloads it and an arm dismounts it, one decision
     at a time, drives in file order.
 
     Parameters
     ----------
     inner
-        The policy choosing which request starts.
+        The scheduler choosing which request starts.
     """
 
     def __init__(self, inner: Scheduler) -> None:
@@ -580,7 +445,7 @@ class DismountAtOnce:
     def decide(
         self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
-        """The wrapped policy's decision, else a dismount of an unneeded tape, else wait."""
+        """The wrapped scheduler's decision, else a dismount of an unneeded tape, else wait."""
         decision = self.inner.decide(now, waiting, platform)
         if decision is not None:
             return decision

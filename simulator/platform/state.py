@@ -1,0 +1,175 @@
+"""What the platform keeps during a run: each drive, each mover, each job, each transfer.
+
+Plain mutable records with ``__slots__`` (a run changes them millions of times),
+kept by :class:`~simulator.platform.platform.Platform`: a :class:`DriveState` per
+drive (its tape, head, reservations and busy time), a :class:`MoverState` per
+mover node (memory, disk and bandwidth in use), a :class:`Job` per plan being
+carried out, and a :class:`Transfer` per phase streamed, for the exported
+schedule; :data:`ArmRecord` is an arm operation done.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+
+from tapesched.simulator.platform.spec import DriveSpec, MoverSpec
+from tapesched.simulator.storage.files import Extent, JobSpec, Phase
+
+
+class DriveState:
+    """A drive during a run."""
+
+    __slots__ = (
+        "busy",
+        "busy_s",
+        "empty_idle",
+        "expected_free_s",
+        "head_mb",
+        "id",
+        "index",
+        "job",
+        "library",
+        "model",
+        "mover",
+        "reserved",
+        "since_s",
+        "spec",
+        "streaming_until_s",
+        "tape",
+        "tries",
+    )
+
+    def __init__(self, spec: DriveSpec, index: int, library: int, mover: int) -> None:
+        self.spec = spec
+        self.id = spec.id
+        self.index = index
+        self.library = library
+        self.mover = mover
+        self.model = spec.model
+        self.tape: str | None = None
+        self.head_mb = 0.0
+        self.busy = False
+        self.reserved: deque[str] = deque()
+        self.busy_s = 0.0
+        self.since_s = 0.0
+        self.streaming_until_s = 0.0
+        self.expected_free_s = 0.0
+        self.empty_idle = False
+        """Idle and holding no tape (counted per mover)."""
+        self.job: Job | None = None
+        """The job it works for (``None``: none, or a put-away of its own)."""
+        self.tries = 0
+        """Failed tries of the mount or dismount it is making (faults)."""
+
+
+class MoverState:
+    """A mover during a run: its drives (indices), memory, disk and bandwidth in use."""
+
+    __slots__ = (
+        "bandwidth_mb_s",
+        "disk_mb",
+        "drives",
+        "empty_idle",
+        "idle",
+        "library",
+        "memory_mb",
+        "spec",
+        "streaming_mb_s",
+    )
+
+    def __init__(self, spec: MoverSpec) -> None:
+        self.spec = spec
+        self.drives: list[int] = []
+        self.idle = 0
+        self.empty_idle = 0
+        """Its idle drives holding no tape."""
+        self.library = -1
+        self.disk_mb = 0.0
+        self.memory_mb = 0.0
+        self.streaming_mb_s = 0.0
+        self.bandwidth_mb_s = spec.bandwidth_mb_s
+
+
+class Job:
+    """A plan being carried out on drives (indices, one per plan column)."""
+
+    __slots__ = (
+        "data_done",
+        "done",
+        "drives",
+        "first_stream_s",
+        "held",
+        "key",
+        "mounts",
+        "mover",
+        "phase",
+        "phases",
+        "plan",
+        "ready",
+        "stoppable",
+        "stopped",
+        "stream_mb_s",
+        "unavailable",
+    )
+
+    def __init__(
+        self,
+        key: str,
+        plan: JobSpec,
+        drives: Sequence[int],
+        data_done: Callable[[Job], None],
+        done: Callable[[Job], None],
+    ) -> None:
+        self.key = key
+        self.plan = plan
+        self.drives: Sequence[int] = tuple(drives)
+        self.held = 0
+        """Drives granted and not let go yet (a job begun before its drives, one-at-a-time)."""
+        self.phases: tuple[Phase, ...] = plan.phases + plan.flush
+        self.phase = 0
+        self.ready = 0
+        self.mounts = 0
+        self.mover = -1
+        self.stream_mb_s = 0.0
+        self.first_stream_s: float | None = None
+        """When its first phase began to stream: every tape ready, located (latencies)."""
+        self.data_done = data_done
+        self.done = done
+        self.stoppable = False
+        """Whether a mount given up or a tape found unreadable stops it (a read: it can be
+        planned again around the tape); otherwise its mounts are tried until they succeed."""
+        self.stopped: str | None = None
+        """Why it stopped before its data was done (faults): ``done`` is then called early."""
+        self.unavailable: tuple[str, ...] = ()
+        """Tapes it could not read: a mount given up, or a tape found unreadable."""
+
+
+class Transfer:
+    """One phase streamed: for the export and the records."""
+
+    __slots__ = ("drives", "end_s", "extents", "flush", "key", "phase", "start_s", "streamed_mb")
+
+    def __init__(
+        self,
+        key: str,
+        phase: int,
+        flush: bool,
+        drives: tuple[str, ...],
+        extents: tuple[Extent, ...],
+        streamed_mb: tuple[float, ...],
+        start_s: float,
+        end_s: float,
+    ) -> None:
+        self.streamed_mb = streamed_mb
+        self.key = key
+        self.phase = phase
+        self.flush = flush
+        self.drives = drives
+        self.extents = extents
+        self.start_s = start_s
+        self.end_s = end_s
+
+
+ArmRecord = tuple[str, str, str, float, float, str]
+"""An arm operation done: ``(op, tape, drive, start_s, end_s, library)``."""

@@ -1,0 +1,244 @@
+"""A scenario's run and its directory: what ``tapesched simulate SCENARIO --out DIR`` writes.
+
+:func:`scenario_run` runs every replication of a scenario
+(:func:`~simulator.run.experiment.run_scenario`) and gives a :class:`Run`;
+:meth:`Run.write` writes its directory, the same files, byte for byte, as
+the command line:
+
+- ``summary.json`` (:meth:`Run.summary`, also what ``--json`` prints): each
+  replication's metrics and their 95 % intervals;
+- ``requests.csv`` (:meth:`Run.requests_csv`): a record per request of the
+  first replication, the columns :data:`RECORD_COLUMNS`;
+- ``events.jsonl``: the first replication's event log
+  (:mod:`simulator.run.event_log`), when it was kept;
+- ``instance.json`` and ``schedule.json``: the first replication as a
+  core-problem instance and schedule (:mod:`simulator.run.export`), checked
+  by the validator, when every time of the run is fixed (else
+  :attr:`Run.not_exported` says why).
+
+The directory appears whole, or not at all (:mod:`toolkit.files.outputs`):
+it is built aside and moved into place, an existing one is replaced only if
+it holds nothing but :data:`RUN_FILES`, and nothing is written when the
+exported schedule is infeasible.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Callable, Mapping
+from functools import cached_property
+
+from attrs import asdict, frozen
+
+from tapesched.simulator.run.experiment import Replication, run_scenario
+from tapesched.simulator.run.export import ExportError, export
+from tapesched.simulator.run.results import Estimate, failed_record_of
+from tapesched.simulator.scenario.document import Scenario
+from tapesched.simulator.schedulers.registry import BW_MAIN
+from tapesched.simulator.workload.workload import Workload, striping_label
+from tapesched.toolkit.files.instance_file import save_instance
+from tapesched.toolkit.files.json_documents import dumps, write_atomic
+from tapesched.toolkit.files.outputs import DirectoryOutput, directory_output, write_file
+from tapesched.toolkit.files.schedule_file import save_schedule
+from tapesched.toolkit.model import Instance, Schedule
+from tapesched.toolkit.validator import Report, validate
+
+RUN_FILES = ("summary.json", "requests.csv", "events.jsonl", "instance.json", "schedule.json")
+"""What a run directory holds: an existing directory holding only these may be replaced."""
+
+RECORD_COLUMNS = (
+    "id", "kind", "file", "size_mb", "arrival_s", "start_s", "end_s", "free_s",
+    "drives", "tapes", "host_mb", "mounts", "alone_s", "restarts", "rebuilt",
+)  # fmt: skip
+"""Columns of ``requests.csv`` (:class:`simulator.run.results.RequestRecord` fields)."""
+
+
+@frozen
+class Exported:
+    """The first replication as a core-problem instance and schedule, and the validator's
+    report on them."""
+
+    instance: Instance
+    schedule: Schedule
+    report: Report
+
+
+@frozen
+class Run:
+    """Every replication of a scenario, the metrics over them, and the first one's event log.
+
+    Attributes
+    ----------
+    scenario
+        The scenario run (with the settings that replaced its own).
+    replications
+        Each replication, by seed (the first keeps its records).
+    estimates
+        Each metric of :data:`simulator.run.results.METRICS` over the replications.
+    events
+        The first replication's event log, one JSON object a line (``None``: not kept).
+    """
+
+    scenario: Scenario
+    replications: tuple[Replication, ...]
+    estimates: Mapping[str, Estimate]
+    events: bytes | None = None
+
+    def summary(self) -> dict[str, object]:
+        """The ``summary.json`` document.
+
+        Keys: ``scenario``, ``policy``, ``scheduler`` (with ``bw-main``,
+        ``bw_main``: its parameters), (with request classes) ``striping``, the
+        widths as Golubchik et al. name them (``"122"``), ``rate_per_h``,
+        ``duration_s``; ``replications``, one
+        :class:`simulator.run.results.RunSummary` mapping per replication
+        (seed, arrivals, completions, backlog, ``saturated`` and each metric,
+        ``null`` where it cannot be measured); ``estimates``, each metric of
+        :data:`simulator.run.results.METRICS` as
+        :meth:`simulator.run.results.Estimate.to_dict` gives it (``mean``,
+        ``half_width_95``, ``n``, ``degrees_of_freedom``, ``wider_than_mean``,
+        ``missing``: why there is no mean); with a scenario's ``disk_cache``,
+        ``disk_cache``, per replication the reads it served from disk and each
+        service class's figures (:meth:`simulator.storage.disk_cache.ClassReport.to_dict`:
+        hit rate, mean residency of the files evicted, the fill lifetime); with
+        faults, ``faults`` (the fault model) and ``failed_requests``, each
+        replication's failed requests with their reasons.
+        """
+        scenario, runs = self.scenario, self.replications
+        bw_main = {}
+        if scenario.run.scheduler == BW_MAIN:
+            bw_main = {"bw_main": asdict(scenario.run.bw_main)}
+        striping = {}
+        if scenario.workload.classes:
+            striping = {"striping": striping_label(scenario.workload.classes)}
+        return {
+            "scenario": scenario.name,
+            "policy": scenario.policy,
+            "scheduler": scenario.run.scheduler,
+            **bw_main,
+            **striping,
+            "rate_per_h": scenario.workload.rate_per_s * 3600,
+            "duration_s": scenario.workload.duration_s,
+            "replications": [r.summary.to_dict() for r in runs],
+            "estimates": {name: e.to_dict() for name, e in self.estimates.items()},
+            **self._cache_document(),
+            **self._faults_document(),
+        }
+
+    def _faults_document(self) -> dict[str, object]:
+        """``faults``: the fault model, and each replication's failed requests with their
+        reasons."""
+        if self.scenario.faults is None:
+            return {}
+        failed = [[failed_record_of(e) for e in r.simulation.failed] for r in self.replications]
+        return {
+            "faults": asdict(self.scenario.faults),
+            "failed_requests": [[asdict(f) for f in run] for run in failed],
+        }
+
+    def _cache_document(self) -> dict[str, object]:
+        """``disk_cache``: each replication's reads served from disk and its classes' figures."""
+        runs = self.replications
+        if not runs or runs[0].simulation.cache is None:
+            return {}
+        return {
+            "disk_cache": [
+                {"served_from_disk": r.simulation.served_from_disk, "classes": cache_reports(r)}
+                for r in runs
+            ]
+        }
+
+    def requests_csv(self) -> str:
+        """The ``requests.csv`` text: a header of :data:`RECORD_COLUMNS`, then a row per
+        request the first replication completed (drives and tapes joined by spaces)."""
+        rows = io.StringIO()
+        writer = csv.writer(rows, lineterminator="\n")
+        writer.writerow(RECORD_COLUMNS)
+        for r in self.replications[0].records:
+            row = {name: getattr(r, name) for name in RECORD_COLUMNS}
+            row["drives"], row["tapes"] = " ".join(r.drives), " ".join(r.tapes)
+            writer.writerow(row.values())
+        return rows.getvalue()
+
+    @cached_property
+    def _export(self) -> Exported | ExportError:
+        try:
+            instance, schedule = export(self.replications[0].simulation, name=self.scenario.name)
+        except ExportError as exc:
+            return exc
+        return Exported(instance, schedule, validate(instance, schedule))
+
+    @property
+    def exported(self) -> Exported | None:
+        """The first replication as an instance and schedule with the validator's report
+        (``None``: it cannot be exported, :attr:`not_exported`). Made once, when first asked."""
+        found = self._export
+        return None if isinstance(found, ExportError) else found
+
+    @property
+    def not_exported(self) -> str | None:
+        """Why the first replication cannot be exported (``None``: it can)."""
+        found = self._export
+        return str(found) if isinstance(found, ExportError) else None
+
+    def write(self, directory: str | os.PathLike[str] | DirectoryOutput) -> None:
+        """Write the run directory (see the module), whole or not at all.
+
+        Parameters
+        ----------
+        directory
+            Where: a path (an existing directory is replaced only if it
+            holds nothing but :data:`RUN_FILES`), or a directory output
+            checked already (``tapesched simulate --out``).
+
+        Raises
+        ------
+        simulator.run.export.ExportError
+            When the exported schedule is infeasible: nothing is written.
+        toolkit.errors.InputError
+            When the directory may not be replaced, or cannot be written.
+        """
+        if not isinstance(directory, DirectoryOutput):
+            directory = directory_output(os.fspath(directory), RUN_FILES, None)
+        exported = self.exported
+        if exported is not None and not exported.report.feasible:
+            raise ExportError(
+                f"the exported schedule is infeasible; nothing written to {directory.given}"
+            )
+        with directory.building() as staging:
+            write_atomic(staging / "summary.json", dumps(self.summary()))
+            write_atomic(staging / "requests.csv", self.requests_csv())
+            if self.events is not None:
+                write_file(staging / "events.jsonl", self.events)
+            if exported is not None:
+                save_instance(exported.instance, staging / "instance.json")
+                save_schedule(exported.schedule, staging / "schedule.json")
+
+
+def cache_reports(replication: Replication) -> list[dict[str, object]]:
+    """Each service class's figures of ``replication``'s disk cache (none without one)."""
+    sim = replication.simulation
+    if sim.cache is None:
+        return []
+    return [c.to_dict() for c in sim.cache.report(sim.engine.now_s)]
+
+
+def scenario_run(
+    scenario: Scenario,
+    *,
+    workload: Workload | None = None,
+    log: bool = False,
+    progress: Callable[[int, float], None] | None = None,
+) -> Run:
+    """Every replication of ``scenario``, as :func:`~simulator.run.experiment.run_scenario`
+    runs them, with the first one's event log when ``log``.
+
+    ``workload`` is a trace every replication runs to its end (the
+    scenario's own is drawn from each seed otherwise); ``progress(k, now)``
+    is called as replication ``k`` advances.
+    """
+    events = io.BytesIO() if log else None
+    runs, estimates = run_scenario(scenario, workload=workload, log=events, progress=progress)
+    return Run(scenario, tuple(runs), estimates, None if events is None else events.getvalue())

@@ -1,0 +1,172 @@
+"""Scenario files: a platform, a policy, a workload and how to run them, in one versioned JSON.
+
+The format, every section and field with its unit, default and meaning, is
+documented in ``docs/scenario-format.md``. :func:`load_scenario` reads a file
+and :func:`scenario_from_dict` a document already parsed, each value judged at
+its path, into a :class:`~simulator.scenario.spec.Scenario`. The sections
+are read by :mod:`.platform_section` (``platform``, ``faults``),
+:mod:`.workload_section` (``workload``) and :mod:`.run_section` (``run``);
+the small ``policy`` and ``disk_cache`` sections and the document itself here.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated, Any
+
+from tapesched.simulator.scenario.platform_section import (
+    FaultsSection,
+    PlatformSection,
+    fault_spec,
+    platform_spec,
+)
+from tapesched.simulator.scenario.run_section import RunSection, run_settings
+from tapesched.simulator.scenario.spec import KEYS, Scenario, check_runnable
+from tapesched.simulator.scenario.workload_section import WorkloadSection, workload_params
+from tapesched.simulator.storage.disk_cache import CacheSpec, ServiceClass, class_bound_problems
+from tapesched.simulator.storage.policy_registry import POLICIES
+from tapesched.toolkit.errors import InputError, Problem
+from tapesched.toolkit.fields import (
+    Rule,
+    as_float,
+    check,
+    checked,
+    nonempty_text,
+    not_empty,
+    optional,
+    parsed,
+    positive_size,
+    require,
+    text,
+)
+from tapesched.toolkit.files.json_documents import read_json
+from tapesched.toolkit.files.structurer import JSON
+from tapesched.toolkit.model import OLD_SCENARIO_FORMATS, SCENARIO_FORMAT
+from tapesched.toolkit.registry import LoadError
+
+FORMAT = SCENARIO_FORMAT
+"""The format name scenario files are written with (``tapesched.scenario/1``)."""
+
+READ_FORMATS = (SCENARIO_FORMAT, *OLD_SCENARIO_FORMATS)
+"""Every format name read as a scenario: the current one and the earlier ones."""
+
+_FORMAT = Rule(
+    ("{v} in {formats}", "expected {current!r}, got {v!r}"), formats=READ_FORMATS, current=FORMAT
+)
+
+
+def _policy_name(value: Any) -> str:
+    require(nonempty_text, value)
+    try:
+        POLICIES.load(value)
+    except LoadError as exc:
+        raise ValueError(str(exc)) from None
+    return value  # type: ignore[no-any-return]
+
+
+@checked(kw_only=True)
+class PolicySection:
+    """The ``policy`` of a scenario file: its name and parameters."""
+
+    name: str = parsed(_policy_name)
+    block_mb: float | None = check(optional(positive_size), default=None, converter=as_float)
+    threshold_mb: float | None = check(optional(positive_size), default=None, converter=as_float)
+
+
+@checked(kw_only=True)
+class CacheClassEntry:
+    """A class of ``disk_cache.classes``: its name, its largest file, its disk."""
+
+    name: str = check(nonempty_text)
+    max_file_mb: float | None = check(optional(positive_size), default=None, converter=as_float)
+    cache_mb: float = check(positive_size, converter=as_float)
+
+
+@checked(kw_only=True)
+class DiskCacheSection:
+    """The ``disk_cache`` of a scenario file: service classes by file size, a disk each."""
+
+    classes: tuple[CacheClassEntry, ...] = check(not_empty)
+
+
+@checked(kw_only=True)
+class ScenarioDocument:
+    """A scenario file as it is written, each value checked; :func:`scenario_from_dict`
+    builds the :class:`Scenario` it describes."""
+
+    format: str | None = check(_FORMAT, default=None)
+    name: str = check(text, default="scenario")
+    description: str = check(text, default="")
+    sources: tuple[Annotated[str, text], ...] = ()
+    platform: PlatformSection
+    policy: PolicySection
+    workload: WorkloadSection
+    run: RunSection = RunSection()
+    disk_cache: DiskCacheSection | None = None
+    faults: FaultsSection | None = None
+
+
+def _disk_cache(section: DiskCacheSection, problems: list[Problem]) -> CacheSpec | None:
+    """The service classes of ``disk_cache``, each fault named at its class's path."""
+    faults = class_bound_problems(section.classes, "disk_cache.classes")
+    if faults:
+        problems.extend(faults)
+        return None
+    return CacheSpec(
+        tuple(ServiceClass(c.name, c.max_file_mb, c.cache_mb) for c in section.classes)
+    )
+
+
+def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
+    """A scenario from its JSON document.
+
+    The document is structured into a :class:`ScenarioDocument` (each value
+    checked at its path by the rules of :mod:`toolkit.fields`), from which
+    the platform, the workload and the run are built.
+
+    Raises
+    ------
+    InputError
+        Naming every bad value by its path (a missing required key as
+        ``path: missing key``), and every write that fits no mover.
+    """
+    document, problems = JSON.structure(data, ScenarioDocument, keys=KEYS)
+    if document is None:
+        raise InputError(source, problems)
+    platform = platform_spec(document.platform, problems)
+    workload = workload_params(document.workload, problems)
+    section = document.disk_cache
+    disk_cache = None if section is None else _disk_cache(section, problems)
+    faults = None if document.faults is None else fault_spec(document.faults, problems)
+    if problems or platform is None or workload is None:
+        raise InputError(source, problems)
+    scenario = Scenario(
+        name=document.name,
+        description=document.description,
+        platform=platform,
+        policy=document.policy.name,
+        policy_params={
+            key: value
+            for key in ("block_mb", "threshold_mb")
+            if (value := getattr(document.policy, key)) is not None
+        },
+        workload=workload,
+        run=run_settings(document.run),
+        disk_cache=disk_cache,
+        faults=faults,
+    )
+    problems = check_runnable(scenario)
+    if problems:
+        raise InputError(source, problems)
+    return scenario
+
+
+def load_scenario(path: str | os.PathLike[str]) -> Scenario:
+    """A scenario file.
+
+    Raises
+    ------
+    InputError
+        When the file cannot be read, is not JSON, or holds bad values.
+    """
+    return scenario_from_dict(read_json(path), str(path))
