@@ -38,7 +38,7 @@ from tapesched.studies.cnaf_study import (
     outcome_of,
     run_seed,
 )
-from tapesched.studies.experiment import Experiment, Parameter, Results, Run, Wide
+from tapesched.studies.experiment import Experiment, ExperimentRun, Parameter, Results, Wide
 from tapesched.studies.results_file import ResultRow
 from tapesched.toolkit.plots.figures import new_figure
 
@@ -190,12 +190,12 @@ class CnafBulkRecall(Experiment):
         """How to run it."""
         return [f"tapesched experiment {EXPERIMENT} --out DIR [--quick] (see --help)"]
 
-    def config(self, run: Run) -> CnafConfig:
+    def config(self, run: ExperimentRun) -> CnafConfig:
         """The study's settings: ``--quick``'s or the full ones, with the options given."""
         base = QUICK if run.quick else FULL
         return evolve(base, seeds=run["seeds"], seed=run["seed"], scale=run["scale"])
 
-    def points(self, run: Run) -> list[int]:
+    def points(self, run: ExperimentRun) -> list[int]:
         """The seeds, from ``--seed`` on."""
         config = self.config(run)
         run.show.line(
@@ -205,11 +205,13 @@ class CnafBulkRecall(Experiment):
         )
         return [config.seed + k for k in range(config.seeds)]
 
-    def run_point(self, seed: int, run: Run) -> list[SeriesRun]:
+    def run_point(self, seed: int, run: ExperimentRun) -> list[SeriesRun]:
         """Every series on one seed's batches."""
         return run_seed(self.config(run), seed)
 
-    def results(self, run: Run, outcomes: Sequence[list[SeriesRun]], elapsed_s: float) -> Results:
+    def results(
+        self, run: ExperimentRun, outcomes: Sequence[list[SeriesRun]], elapsed_s: float
+    ) -> Results:
         """The rows, the summary with its settings, the table."""
         config = self.config(run)
         outcome = outcome_of(config, [r for runs in outcomes for r in runs])

@@ -48,9 +48,9 @@ from tapesched.studies.defer_study import (
 from tapesched.studies.experiment import (
     Experiment,
     ExperimentError,
+    ExperimentRun,
     Parameter,
     Results,
-    Run,
     Wide,
 )
 from tapesched.studies.results_file import ResultRow
@@ -221,11 +221,11 @@ class EcmwfDeferDismount(Experiment):
         """How to run it."""
         return [f"tapesched experiment {EXPERIMENT} --out DIR [--quick] (see --help)"]
 
-    def config(self, run: Run) -> DeferConfig:
+    def config(self, run: ExperimentRun) -> DeferConfig:
         """The study's settings: ``--quick``'s or the full ones, on ``--drives`` drives."""
         return evolve(defer_study.QUICK if run.quick else defer_study.FULL, drives=run["drives"])
 
-    def points(self, run: Run) -> list[Replay]:
+    def points(self, run: ExperimentRun) -> list[Replay]:
         """Each eviction rule and delay, on the sample (its drives checked first)."""
         requests, layout, homes = load_sample()
         drives = run["drives"]
@@ -242,11 +242,13 @@ class EcmwfDeferDismount(Experiment):
         sample = (requests, layout, homes)
         return [Replay(e, t, sample) for e in config.evictions for t in config.defer_s]
 
-    def run_point(self, point: Replay, run: Run) -> DeferPoint:
+    def run_point(self, point: Replay, run: ExperimentRun) -> DeferPoint:
         """One replay of the sample."""
         return replay_point(self.config(run), point.eviction, point.defer_s, point.sample)
 
-    def results(self, run: Run, outcomes: Sequence[DeferPoint], elapsed_s: float) -> Results:
+    def results(
+        self, run: ExperimentRun, outcomes: Sequence[DeferPoint], elapsed_s: float
+    ) -> Results:
         """The rows, the summary with its settings, the table."""
         config = self.config(run)
         settings: dict[str, object] = {

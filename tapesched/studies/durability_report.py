@@ -44,9 +44,9 @@ from tapesched.studies.durability_study import (
 from tapesched.studies.experiment import (
     Experiment,
     ExperimentError,
+    ExperimentRun,
     Parameter,
     Results,
-    Run,
     Wide,
 )
 from tapesched.studies.results_file import ResultRow
@@ -332,7 +332,7 @@ class Durability(Experiment):
         """How to run it."""
         return [f"tapesched experiment {EXPERIMENT} --out DIR [--quick] (see --help)"]
 
-    def config(self, run: Run) -> DurabilityConfig:
+    def config(self, run: ExperimentRun) -> DurabilityConfig:
         """The tape-loss sweep's settings: ``--quick``'s or the full ones, with the options."""
         return evolve(
             QUICK if run.quick else FULL,
@@ -341,7 +341,7 @@ class Durability(Experiment):
             horizon_years=run["horizon_years"],
         )
 
-    def points(self, run: Run) -> list[str]:
+    def points(self, run: ExperimentRun) -> list[str]:
         """The sweeps: ``--panel``'s, or both; the tape-loss sweep's draws checked first."""
         config = self.config(run)
         wanted = [run["panel"]] if run["panel"] is not None else list(PANELS)
@@ -361,13 +361,13 @@ class Durability(Experiment):
         )
         return wanted
 
-    def run_point(self, panel: str, run: Run) -> Panel:
+    def run_point(self, panel: str, run: ExperimentRun) -> Panel:
         """One sweep: the tape losses, or the handling failures on the simulator."""
         if panel == "tape-loss":
             return tape_loss_panel(self.config(run), run["seed"])
         return handling_panel(QUICK_HANDLING if run.quick else FULL_HANDLING, run["seed"])
 
-    def results(self, run: Run, outcomes: Sequence[Panel], elapsed_s: float) -> Results:
+    def results(self, run: ExperimentRun, outcomes: Sequence[Panel], elapsed_s: float) -> Results:
         """The rows, the summary with its settings, a table per sweep."""
         config = self.config(run)
         settings: dict[str, object] = {

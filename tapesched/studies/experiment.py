@@ -11,7 +11,7 @@ An experiment declares:
   run takes when it is not given, with ``--quick`` and without. ``tapesched experiment
   NAME`` makes an option of each (``--max-replications``), and
   :func:`tapesched.studies.runner.run_experiment` takes each as a keyword;
-- :meth:`Experiment.points`: the points a run covers, from its settings (:class:`Run`),
+- :meth:`Experiment.points`: the points a run covers, from its settings (:class:`ExperimentRun`),
   checked before any work (:class:`ExperimentError`: one line per problem);
 - :meth:`Experiment.run_point`: how one point runs (what it gives is the experiment's own);
 - :meth:`Experiment.results`: the points' outcomes as :class:`Results`, the rows of
@@ -58,7 +58,7 @@ class Parameter:
     ----------
     name
         Its name as a keyword of :func:`~tapesched.studies.runner.run_experiment` and in
-        :class:`Run`; the option is ``--`` and the name with ``-`` for ``_``.
+        :class:`ExperimentRun`; the option is ``--`` and the name with ``-`` for ``_``.
     kind
         Its type, one of :data:`KINDS`.
     help
@@ -181,7 +181,7 @@ class Wide:
 
 
 @frozen
-class Run:
+class ExperimentRun:
     """One run of an experiment: its settings, and where it reports.
 
     Attributes
@@ -301,7 +301,7 @@ class Experiment(Protocol):
         """Lines ``--list`` shows under the description (default: none)."""
         return ()
 
-    def points(self, run: Run) -> Sequence[Any]:
+    def points(self, run: ExperimentRun) -> Sequence[Any]:
         """The points of ``run``, in the order they run and are reported.
 
         Raises
@@ -311,16 +311,16 @@ class Experiment(Protocol):
         """
         ...
 
-    def run_point(self, point: Any, run: Run) -> Any:
+    def run_point(self, point: Any, run: ExperimentRun) -> Any:
         """Run one point; what it gives is what :meth:`results` reads (by default, result
         rows: one :class:`~tapesched.studies.results_file.ResultRow` or a sequence)."""
         ...
 
-    def run_points(self, points: Sequence[Any], run: Run) -> Sequence[Any]:
+    def run_points(self, points: Sequence[Any], run: ExperimentRun) -> Sequence[Any]:
         """Every point's outcome, in order (default: :meth:`run_point` on each in turn)."""
         return run_in_turn(self, points, run)
 
-    def results(self, run: Run, outcomes: Sequence[Any], elapsed_s: float) -> Results:
+    def results(self, run: ExperimentRun, outcomes: Sequence[Any], elapsed_s: float) -> Results:
         """The run's results from its points' outcomes (``elapsed_s``: the time they took).
 
         By default the outcomes are rows, and ``summary.json`` holds the experiment, its
@@ -340,7 +340,7 @@ class Experiment(Protocol):
         return lines_figure(drawn, metric, title=results.experiment, x_label=x_label)
 
 
-def run_in_turn(experiment: Experiment, points: Sequence[Any], run: Run) -> list[Any]:
+def run_in_turn(experiment: Experiment, points: Sequence[Any], run: ExperimentRun) -> list[Any]:
     """Run each point in this process, one after the other, showing the progress."""
     outcomes = []
     with run.show.progress(experiment.name, len(points)) as tick:
@@ -351,7 +351,7 @@ def run_in_turn(experiment: Experiment, points: Sequence[Any], run: Run) -> list
 
 
 def rows_results(
-    experiment: Experiment, run: Run, outcomes: Sequence[Any], elapsed_s: float
+    experiment: Experiment, run: ExperimentRun, outcomes: Sequence[Any], elapsed_s: float
 ) -> Results:
     """The results of outcomes that are rows, or sequences of rows (the default)."""
     from tapesched.studies.results_file import ResultRow

@@ -34,7 +34,7 @@ from attrs import evolve
 from rich.table import Table
 
 from tapesched.studies import recall_study
-from tapesched.studies.experiment import Experiment, Parameter, Results, Run, Wide
+from tapesched.studies.experiment import Experiment, ExperimentRun, Parameter, Results, Wide
 from tapesched.studies.recall_study import (
     EXPERIMENT,
     METRICS,
@@ -247,7 +247,7 @@ class BnlCoverage(Experiment):
         """How to run it."""
         return [f"tapesched experiment {EXPERIMENT} --out DIR [--quick] (see --help)"]
 
-    def config(self, run: Run) -> StudyConfig:
+    def config(self, run: ExperimentRun) -> StudyConfig:
         """The study's settings: ``--quick``'s or the full ones, with the options given."""
         return evolve(
             recall_study.QUICK if run.quick else recall_study.FULL,
@@ -257,7 +257,7 @@ class BnlCoverage(Experiment):
             seed=run["seed"],
         )
 
-    def points(self, run: Run) -> list[tuple[int, str]]:
+    def points(self, run: ExperimentRun) -> list[tuple[int, str]]:
         """Each tape (its index among the cases) and spacing."""
         config = self.config(run)
         run.show.line(
@@ -267,11 +267,13 @@ class BnlCoverage(Experiment):
         )
         return [(c, spacing) for c in range(len(config.cases)) for spacing in config.spacings]
 
-    def run_point(self, point: tuple[int, str], run: Run) -> list[StudyPoint]:
+    def run_point(self, point: tuple[int, str], run: ExperimentRun) -> list[StudyPoint]:
         """One tape at one spacing: every ordering at every coverage."""
         return run_case(self.config(run), *point)
 
-    def results(self, run: Run, outcomes: Sequence[list[StudyPoint]], elapsed_s: float) -> Results:
+    def results(
+        self, run: ExperimentRun, outcomes: Sequence[list[StudyPoint]], elapsed_s: float
+    ) -> Results:
         """The rows, the summary with its settings, the table."""
         config = self.config(run)
         points = [p for outcome in outcomes for p in outcome]

@@ -26,8 +26,8 @@ from tapesched.studies.experiment import (
     OUT_FILES,
     Experiment,
     ExperimentError,
+    ExperimentRun,
     Results,
-    Run,
     Show,
     Wide,
 )
@@ -95,7 +95,7 @@ def run_experiment(
     if missing:
         raise ExperimentError([f"{option}: required, and missing" for option in missing])
     target = directory_output(out, out_files(found)) if isinstance(out, str) else out
-    run = Run(
+    run = ExperimentRun(
         found.name,
         quick,
         {name: p.value(values.get(name), quick) for name, p in known.items()},

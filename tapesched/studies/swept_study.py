@@ -24,9 +24,9 @@ from tapesched.simulator.scenario.consent import ALLOW_PLUGINS_HELP
 from tapesched.studies.experiment import (
     OUT_FILES,
     ExperimentError,
+    ExperimentRun,
     Parameter,
     Results,
-    Run,
 )
 from tapesched.studies.studies import Study, sequence
 from tapesched.studies.sweep import PointResult, Precision
@@ -197,11 +197,11 @@ class SweptStudy:
             )
         return lines
 
-    def running(self, run: Run) -> str:
+    def running(self, run: ExperimentRun) -> str:
         """The scheduler that runs the points: ``--scheduler``, else the study's own."""
         return str(run["scheduler"] or self.study.scheduler)
 
-    def points(self, run: Run) -> list[Point]:
+    def points(self, run: ExperimentRun) -> list[Point]:
         """The study's points from its scenario, every option checked first."""
         from tapesched.simulator.scenario.consent import named_code_problems, scheduler_problem
         from tapesched.simulator.scenario.document import load_scenario
@@ -244,11 +244,11 @@ class SweptStudy:
         run.show.line(f"{study.name}: {len(swept)} points on {where}; cache {kept}")
         return swept
 
-    def scenario_file(self, run: Run) -> str:
+    def scenario_file(self, run: ExperimentRun) -> str:
         """The scenario the points start from: ``--scenario``, else the study's."""
         return str(run["scenario"] or self.study.scenario_file)
 
-    def _with_bw_main(self, run: Run, scenario: Scenario, running: str) -> Scenario:
+    def _with_bw_main(self, run: ExperimentRun, scenario: Scenario, running: str) -> Scenario:
         """``scenario`` with the bw-main parameters given; refused for another scheduler, and
         for the one the study's x varies."""
         from tapesched.simulator.run.experiment import override
@@ -273,7 +273,7 @@ class SweptStudy:
             )
         return override(scenario, bw_main=with_params(scenario.run.bw_main, **given))
 
-    def cache(self, run: Run) -> Cache | None:
+    def cache(self, run: ExperimentRun) -> Cache | None:
         """The cache of replications: ``--cache``, else ``DIR.cache`` beside the directory
         written (none when there is neither), checked
         (:func:`toolkit.files.outputs.kept_directory`)."""
@@ -292,7 +292,7 @@ class SweptStudy:
             raise ExperimentError([line + hint for line in exc.lines()]) from None
         return Cache(directory, warn=run.show.warn)
 
-    def precision(self, run: Run) -> Precision:
+    def precision(self, run: ExperimentRun) -> Precision:
         """When a point has replications enough: ``--precision``, ``--max-replications``."""
         cap = run["max_replications"]
         return Precision(
@@ -302,7 +302,7 @@ class SweptStudy:
             metric=self.study.metrics[0],
         )
 
-    def run_point(self, point: Point, run: Run) -> PointResult:
+    def run_point(self, point: Point, run: ExperimentRun) -> PointResult:
         """One point's replications, to the precision, in this process."""
         from tapesched.studies.sweep import InProcess, run_sweep
 
@@ -315,7 +315,7 @@ class SweptStudy:
         )
         return outcome.results[0]
 
-    def run_points(self, points: Sequence[Point], run: Run) -> tuple[PointResult, ...]:
+    def run_points(self, points: Sequence[Point], run: ExperimentRun) -> tuple[PointResult, ...]:
         """Every point at once, each replication a task of the executor (:func:`run_point`'s
         results, in parallel)."""
         from tapesched.studies.sweep import ClusterUnreachable, executor, run_sweep
@@ -338,7 +338,9 @@ class SweptStudy:
             raise ExperimentError([f"--dask: {exc}"]) from None
         return outcome.results
 
-    def results(self, run: Run, outcomes: Sequence[PointResult], elapsed_s: float) -> Results:
+    def results(
+        self, run: ExperimentRun, outcomes: Sequence[PointResult], elapsed_s: float
+    ) -> Results:
         """The rows, the summary with its settings, the table, and the replications run."""
         from tapesched.simulator.schedulers.registry import BW_MAIN
         from tapesched.studies.study_report import report, result_rows, summary_document

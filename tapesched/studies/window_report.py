@@ -48,9 +48,9 @@ from tapesched.simulator.scenario.consent import ALLOW_PLUGINS_HELP
 from tapesched.studies.experiment import (
     Experiment,
     ExperimentError,
+    ExperimentRun,
     Parameter,
     Results,
-    Run,
     Wide,
 )
 from tapesched.studies.results_file import ResultRow, csv_number
@@ -405,7 +405,7 @@ class OnlineVsOffline(Experiment):
         """How to run it."""
         return [f"tapesched experiment {EXPERIMENT} SCENARIO --window N --out DIR (see --help)"]
 
-    def points(self, run: Run) -> list[WindowTask]:
+    def points(self, run: ExperimentRun) -> list[WindowTask]:
         """The windows of the scenario's run, the solvers and the scenario checked first."""
         from tapesched.simulator.run.export import ExportError
         from tapesched.simulator.scenario.consent import named_code_problems
@@ -449,7 +449,7 @@ class OnlineVsOffline(Experiment):
         )
         return [WindowTask(w, online, offline, limit, seed, lns_above) for w in windows]
 
-    def run_point(self, task: WindowTask, run: Run) -> SolvedWindow:
+    def run_point(self, task: WindowTask, run: ExperimentRun) -> SolvedWindow:
         """Solve one window: every online scheduler, then both yardsticks."""
         outcome = solve_window(
             task.window,
@@ -461,7 +461,9 @@ class OnlineVsOffline(Experiment):
         )
         return SolvedWindow(task, outcome)
 
-    def results(self, run: Run, outcomes: Sequence[SolvedWindow], elapsed_s: float) -> Results:
+    def results(
+        self, run: ExperimentRun, outcomes: Sequence[SolvedWindow], elapsed_s: float
+    ) -> Results:
         """The ratios' rows, the windows' files, the summary and the table."""
         solved = [s.outcome for s in outcomes]
         task = outcomes[0].task
