@@ -88,8 +88,11 @@ lint: venv
 	    ln -s "$(CURDIR)/$$f" $(TYPED)/tapesched/; done
 	$(BIN)/mypy
 
+# Two xdist workers; the tests that read one expensive module fixture (a quick run of a
+# study) carry one xdist_group mark, and --dist loadgroup sends each group to one worker,
+# so that the fixture is made once, not once a worker.
 test: lint
-	$(BIN)/python -m pytest -n 2 tests
+	$(BIN)/python -m pytest -n 2 --dist loadgroup tests
 
 bench: venv
 	$(BIN)/python benchmarks/validation.py

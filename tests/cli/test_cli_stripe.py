@@ -2,7 +2,11 @@
 
 Short runs (2-day replications, two a vector, seed 1) of the full search on
 the paper's small classes (1/2/3 GB) at its lowest and highest rate, and on
-the large ones (4/8/12 GB) at a middle rate; bad input in one line.
+the large ones (4/8/12 GB) at a middle rate; bad input in one line. The runs
+are in this process (``--workers 1``): a vector's seeds do not depend on the
+workers, and the search at these rates prunes no vector, so the results are
+those of ``--workers 2``; local worker processes are tested with the sweep
+(tests/studies/test_sweep.py).
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ from click.testing import CliRunner
 from tapesched.cli import main
 from tests.conftest import INSTANCES
 
-SHORT = ("--duration", "2d", "--max-replications", "2", "--workers", "2", "--json")
+SHORT = ("--duration", "2d", "--max-replications", "2", "--workers", "1", "--json")
+SMALL_RUN = pytest.mark.xdist_group("stripe-small-classes")
+"""The tests reading :func:`small`: one xdist group, so that one worker runs it, once."""
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -36,17 +42,20 @@ def vector(rate: dict, name: str) -> dict:
     return next(v for v in rate["vectors"] if v["vector"] == name)
 
 
+@SMALL_RUN
 def test_a_striped_vector_wins_at_the_lowest_rate_and_111_at_the_highest(small):
     low, high = small
     assert max(low["best"]["widths"]) > 1
     assert high["best"]["vector"] == "111"
 
 
+@SMALL_RUN
 def test_the_heavy_load_closed_form_is_the_simulators_best_at_the_highest_rate(small):
     _, high = small
     assert high["closed_form_heavy_load"] == high["best"]["widths"] == [1, 1, 1]
 
 
+@SMALL_RUN
 def test_the_no_load_closed_form_is_as_good_as_the_best_at_the_lowest_rate(small):
     low, _ = small
     closed = vector(low, "".join(map(str, low["closed_form_no_load"])))
@@ -56,6 +65,7 @@ def test_the_no_load_closed_form_is_as_good_as_the_best_at_the_lowest_rate(small
     )
 
 
+@SMALL_RUN
 def test_equi_striping_is_within_10_percent_of_the_best_vector(small):
     for rate in small:
         assert 0 <= rate["gap"]["value"] <= 0.10

@@ -454,13 +454,18 @@ def test_cli_replays_the_shipped_sample_with_its_map_by_default():
     assert data["cross_level_mounts"] < 0.05 * data["mounts"]
 
 
-def test_cli_flags_a_replay_of_the_sample_that_cannot_keep_up():
-    data = replay_json(TRACE, LAYOUT, "--drives", 60)
+def test_cli_flags_a_replay_of_the_sample_that_cannot_keep_up(tmp_path):
+    # One replay gives both: the table on stdout, and with --out the document --json prints
+    # (test_cli_json_prints_the_document_alone_and_out_writes_the_same).
+    out = tmp_path / "result.json"
+    result = invoke(TRACE, LAYOUT, "--drives", 60, "--out", out)
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
     assert data["saturated"] is True
     assert data["backlog_end"] > max(100, 1.5 * data["backlog_midway"])
     assert data["latency_over_mounts_s"] is None
     assert data["latency_over_requests_s"] is None
-    table = invoke(TRACE, LAYOUT, "--drives", 60).output
+    table = result.output
     assert (
         f"the replay could not keep up: {data['backlog_end']:,d} requests arrived and not done "
         f"at the trace's last arrival (51070 s), against {data['backlog_midway']:,d} half-way"
