@@ -20,8 +20,6 @@ from tapesched.cli import main
 from tests.conftest import INSTANCES
 
 SHORT = ("--duration", "2d", "--max-replications", "2", "--workers", "1", "--json")
-SMALL_RUN = pytest.mark.xdist_group("stripe-small-classes")
-"""The tests reading :func:`small`: one xdist group, so that one worker runs it, once."""
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -42,20 +40,17 @@ def vector(rate: dict, name: str) -> dict:
     return next(v for v in rate["vectors"] if v["vector"] == name)
 
 
-@SMALL_RUN
 def test_a_striped_vector_wins_at_the_lowest_rate_and_111_at_the_highest(small):
     low, high = small
     assert max(low["best"]["widths"]) > 1
     assert high["best"]["vector"] == "111"
 
 
-@SMALL_RUN
 def test_the_heavy_load_closed_form_is_the_simulators_best_at_the_highest_rate(small):
     _, high = small
     assert high["closed_form_heavy_load"] == high["best"]["widths"] == [1, 1, 1]
 
 
-@SMALL_RUN
 def test_the_no_load_closed_form_is_as_good_as_the_best_at_the_lowest_rate(small):
     low, _ = small
     closed = vector(low, "".join(map(str, low["closed_form_no_load"])))
@@ -65,7 +60,6 @@ def test_the_no_load_closed_form_is_as_good_as_the_best_at_the_lowest_rate(small
     )
 
 
-@SMALL_RUN
 def test_equi_striping_is_within_10_percent_of_the_best_vector(small):
     for rate in small:
         assert 0 <= rate["gap"]["value"] <= 0.10

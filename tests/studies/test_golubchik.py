@@ -207,10 +207,6 @@ def test_each_drive_is_let_go_at_its_own_end_not_with_its_buddies():
         assert len(set(ends)) == 4
 
 
-FIG8 = pytest.mark.xdist_group("gol-fig8-quick")
-"""The tests reading :func:`fig8`: one xdist group, so that one worker runs it, once."""
-
-
 @pytest.fixture(scope="module")
 def fig8():
     """``gol-fig8 --quick`` with seed 1, two replications a point, in this process."""
@@ -221,7 +217,6 @@ def fig8():
     return study, outcome.results
 
 
-@FIG8
 def test_fig8_a_striped_vector_is_best_at_the_lowest_rate_and_111_at_the_highest(fig8):
     study, results = fig8
     best = best_by_x(results, study.metrics[0])
@@ -231,7 +226,6 @@ def test_fig8_a_striped_vector_is_best_at_the_lowest_rate_and_111_at_the_highest
     assert best[rates[-1]] == "111"
 
 
-@FIG8
 def test_fig8_the_best_vectors_widths_do_not_increase_with_the_rate(fig8):
     study, results = fig8
     best = list(best_by_x(results, study.metrics[0]).values())
@@ -239,7 +233,6 @@ def test_fig8_the_best_vectors_widths_do_not_increase_with_the_rate(fig8):
         assert all(int(a) <= int(b) for a, b in zip(after, before, strict=True)), best
 
 
-@FIG8
 def test_fig8_unstriped_drives_are_the_least_busy_at_every_rate(fig8):
     _, results = fig8
     busy: dict[float, dict[str, float]] = {}
@@ -251,7 +244,6 @@ def test_fig8_unstriped_drives_are_the_least_busy_at_every_rate(fig8):
         assert min(shares, key=shares.__getitem__) == "111", (x, shares)
 
 
-@FIG8
 def test_a_map_row_is_the_best_vector_at_each_rate(fig8):
     study, results = fig8
     cells = best_map(results, study.metrics[0])
