@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Protocol
+from heapq import merge
+from typing import TYPE_CHECKING, Protocol, overload
 
 from tapesched.simulator.kernel.engine import Engine
 from tapesched.simulator.platform.platform import DriveState, Platform
@@ -53,6 +54,47 @@ class _Run(Protocol):
 
 def _rank(item: tuple[int, Request]) -> int:
     return item[0]
+
+
+class Unblocked(Sequence[Request]):
+    """The waiting requests of some sets of tapes, in arrival order, merged as they are read.
+
+    Each set's requests (a dict by rank, :attr:`Admission.waiting_by_tapes
+    <simulator.run.admission.Admission.waiting_by_tapes>`) are in rank order
+    already, so that the whole order is a merge, read no further than the
+    reader goes (a scheduler reads the first few of a long backlog), and
+    the length the sum of the sets' lengths. It is read at once, before the
+    run changes (as a scheduler reads its waiting list).
+    """
+
+    __slots__ = ("_count", "_groups", "_list")
+
+    def __init__(self, groups: list[dict[int, Request]], count: int) -> None:
+        self._groups = groups
+        self._count = count
+        self._list: list[Request] | None = None
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[Request]:
+        if self._list is not None:
+            return iter(self._list)
+        groups = self._groups
+        if len(groups) == 1:
+            return iter(groups[0].values())
+        return (request for _, request in merge(*(g.items() for g in groups), key=_rank))
+
+    @overload
+    def __getitem__(self, index: int) -> Request: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Request]: ...
+
+    def __getitem__(self, index: int | slice) -> Request | Sequence[Request]:
+        if self._list is None:
+            self._list = list(self)
+        return self._list[index]
 
 
 class SimulationState:
@@ -204,7 +246,7 @@ class SimulationState:
         """Whether one of the tapes a read needs is in use (writes never wait for tapes)."""
         return self._sim.waits_for_tape(self._entry(request), self._trial)
 
-    def not_waiting_for_tape(self, waiting: Sequence[Request]) -> list[Request] | None:
+    def not_waiting_for_tape(self, waiting: Sequence[Request]) -> Sequence[Request] | None:
         """The requests of ``waiting`` that do not :meth:`waits_for_tape`, in arrival order.
 
         Only for the run's own waiting list outside a :meth:`trial` (``None``
@@ -225,7 +267,8 @@ class SimulationState:
         if sim.releases != self._releases[0] or p.releases != self._releases[1]:
             self._releases = (sim.releases, p.releases)
             blocked.clear()
-        found: list[tuple[int, Request]] = []
+        found: list[dict[int, Request]] = []
+        count = 0
         for tapes, requests in sim.admission.waiting_by_tapes.items():
             if tapes in blocked:
                 continue
@@ -236,13 +279,11 @@ class SimulationState:
                 if d is not None and drives[d].busy:
                     break
             else:
-                found.extend(requests.items())
+                found.append(requests)
+                count += len(requests)
                 continue
             blocked.add(tapes)
-        if len(found) < 2:
-            return [found[0][1]] if found else []
-        found.sort(key=_rank)
-        return [request for _, request in found]
+        return Unblocked(found, count)
 
     def can_start(self, request: Request) -> bool:
         """Whether ``request`` can start now on idle drives of one mover."""

@@ -570,7 +570,7 @@ class _CheckedBatching(TapeBatching):
 
     def decide(self, now, waiting, platform):
         fast = platform.not_waiting_for_tape(waiting)
-        assert fast == [r for r in waiting if not platform.waits_for_tape(r)]
+        assert list(fast) == [r for r in waiting if not platform.waits_for_tape(r)]
         assert platform.not_waiting_for_tape(list(waiting)) is None  # not its own list
         self.blocked.append(len(waiting) - len(fast))
         return super().decide(now, waiting, platform)
