@@ -28,7 +28,7 @@ from tapesched.simulator.sharing.groups import (
     Reclamation,
     TapeBatch,
 )
-from tapesched.simulator.sharing.hsm_run import HsmArchive, HsmReads
+from tapesched.simulator.sharing.hsm_archive import HsmArchive, HsmReads
 from tapesched.simulator.storage.archive import Archive, ArchiveParams
 from tapesched.simulator.storage.catalogue import Catalogue, FileLayout, Row
 from tapesched.simulator.storage.files import FileSpec, JobSpec, Scheme
