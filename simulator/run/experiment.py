@@ -5,7 +5,7 @@ to the workload's duration, its records and summary); :func:`run_scenario`
 repeats it with seeds ``seed, seed + 1, ...`` and combines the metrics with
 their 95 % intervals (:mod:`simulator.run.results`). The same scenario and seed
 give byte-identical outputs. :func:`override` replaces a scenario's settings;
-:func:`with_settings` replaces them with a user's :class:`RunSettings`, checked.
+:func:`with_overrides` replaces them with a user's :class:`RunOverrides`, checked.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def check_striping(scenario: Scenario, widths: Sequence[int]) -> str | None:
 
 
 @frozen(kw_only=True)
-class RunSettings:
+class RunOverrides:
     """What a user gives in place of a scenario file's own settings (``None``: the file's).
 
     ``tapesched simulate`` takes each as an option. ``striping`` is the stripe width of each
@@ -154,13 +154,13 @@ BW_MAIN_SETTINGS = (
     "max_req_count",
     "max_imbalance",
 )
-"""The settings of :class:`RunSettings` that are bw-main's parameters."""
+"""The settings of :class:`RunOverrides` that are bw-main's parameters."""
 
 
-def with_settings(
+def with_overrides(
     scenario: Scenario,
     source: str,
-    settings: RunSettings,
+    settings: RunOverrides,
     *,
     allow_plugins: bool = False,
     trace: bool = False,
@@ -176,7 +176,7 @@ def with_settings(
     Raises
     ------
     toolkit.errors.SettingsError
-        For a setting that cannot be used, named by its field of :class:`RunSettings`;
+        For a setting that cannot be used, named by its field of :class:`RunOverrides`;
         a problem of the file under the settings names ``source``.
     toolkit.errors.InputError
         For code the file names that may not be imported, or cannot be.

@@ -18,7 +18,7 @@ the command line:
 
 :func:`simulate_file` is the whole of ``tapesched simulate`` but its printing: a
 scenario file read, the user's settings put in place of the file's and checked
-(:func:`~simulator.run.experiment.with_settings`), and run; or a core-problem
+(:func:`~simulator.run.experiment.with_overrides`), and run; or a core-problem
 instance file run as it is (:func:`~simulator.run.instance_run.run_instance`).
 
 The directory appears whole, or not at all (:mod:`toolkit.files.outputs`):
@@ -39,10 +39,10 @@ from attrs import asdict, frozen
 
 from tapesched.simulator.run.experiment import (
     Replication,
-    RunSettings,
+    RunOverrides,
     override,
     run_scenario,
-    with_settings,
+    with_overrides,
 )
 from tapesched.simulator.run.export import ExportError, export
 from tapesched.simulator.run.instance_run import InstanceRun, run_instance
@@ -279,7 +279,7 @@ class RunProgress:
 
 def simulate_file(
     path: str,
-    settings: RunSettings | None = None,
+    settings: RunOverrides | None = None,
     *,
     workload_file: str | None = None,
     allow_plugins: bool = False,
@@ -293,7 +293,7 @@ def simulate_file(
     path
         A scenario file (:mod:`simulator.scenario.document`) or an instance file.
     settings
-        What replaces the scenario's own settings (:class:`~simulator.run.experiment.RunSettings`);
+        What replaces the scenario's own settings (:class:`~simulator.run.experiment.RunOverrides`);
         an instance reads only its ``scheduler`` (``fifo`` when not given) and
         ``mount_policy``.
     workload_file
@@ -320,7 +320,7 @@ def simulate_file(
         For a file that cannot be read or breaks its format, code the scenario names that
         may not be imported, or a trace that does not fit the scenario.
     toolkit.errors.SettingsError
-        For a setting that cannot be used (:func:`~simulator.run.experiment.with_settings`).
+        For a setting that cannot be used (:func:`~simulator.run.experiment.with_overrides`).
     """
     from tapesched.simulator.scenario.document import FORMAT, scenario_from_dict
     from tapesched.simulator.scenario.spec import check_trace
@@ -330,7 +330,7 @@ def simulate_file(
     from tapesched.toolkit.files.json_documents import kind_of, read_json
     from tapesched.toolkit.model import INSTANCE_FORMAT
 
-    settings = RunSettings() if settings is None else settings
+    settings = RunOverrides() if settings is None else settings
     document = read_json(path)
     kind = kind_of(document)
     if kind == "instance":
@@ -341,7 +341,7 @@ def simulate_file(
         raise InputError(path, [Problem("format", f"expected {FORMAT!r} or {INSTANCE_FORMAT!r}")])
     scenario = scenario_from_dict(document, path)
     traced = workload_file is not None
-    scenario = with_settings(scenario, path, settings, allow_plugins=allow_plugins, trace=traced)
+    scenario = with_overrides(scenario, path, settings, allow_plugins=allow_plugins, trace=traced)
     trace = None
     if workload_file is not None:
         trace = load_workload(workload_file)

@@ -28,7 +28,7 @@ from tapesched.cli.common import (
     setting_lines,
 )
 from tapesched.cli.out_options import dir_out_option
-from tapesched.simulator.run.experiment import RunSettings
+from tapesched.simulator.run.experiment import RunOverrides
 from tapesched.simulator.run.instance_run import InstanceRun
 from tapesched.simulator.run.run_directory import (
     RUN_FILES,
@@ -58,7 +58,7 @@ _OPTIONS = {
     "duration_s": "--duration",
     **BW_MAIN_OPTIONS,
 }
-"""The option behind each setting of :class:`simulator.run.experiment.RunSettings` that
+"""The option behind each setting of :class:`simulator.run.experiment.RunOverrides` that
 :func:`simulator.run.run_directory.simulate_file` may refuse."""
 
 
@@ -271,7 +271,7 @@ def simulate(
     simulator/workload/requests_csv.py), run until all are done; the warm-up is then
     a share of the last arrival time.
     """
-    settings = RunSettings(
+    settings = RunOverrides(
         policy=policy,
         scheduler=scheduler,
         mount_policy=mount_policy,

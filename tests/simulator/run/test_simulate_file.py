@@ -1,4 +1,4 @@
-"""What ``tapesched simulate`` does, called from Python: simulate_file, with_settings and
+"""What ``tapesched simulate`` does, called from Python: simulate_file, with_overrides and
 run_instance, each refusal naming its setting."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from attrs import evolve
 
-from tapesched.simulator.run.experiment import RunSettings, override, with_settings
+from tapesched.simulator.run.experiment import RunOverrides, override, with_overrides
 from tapesched.simulator.run.export import ExportError
 from tapesched.simulator.run.instance_run import InstanceRun, run_instance
 from tapesched.simulator.run.run_directory import Run, RunProgress, scenario_run, simulate_file
@@ -24,7 +24,7 @@ SPEC_EXAMPLE = str(INSTANCES / "spec-example.json")
 
 def test_simulate_file_runs_the_scenario_with_the_settings_and_reports_progress():
     seen: list[RunProgress] = []
-    settings = RunSettings(duration_s=3 * 3600.0, replications=2, seed=4)
+    settings = RunOverrides(duration_s=3 * 3600.0, replications=2, seed=4)
     run = simulate_file(AMPEX, settings, progress=seen.append)
     assert isinstance(run, Run)
     expected = scenario_run(override(load_scenario(AMPEX), duration_s=3 * 3600.0,
@@ -37,7 +37,7 @@ def test_simulate_file_runs_the_scenario_with_the_settings_and_reports_progress(
 
 
 def test_simulate_file_runs_an_instance_as_it_is_and_writes_its_schedule(tmp_path: Path):
-    run = simulate_file(SPEC_EXAMPLE, RunSettings(scheduler="wspt"), log=True)
+    run = simulate_file(SPEC_EXAMPLE, RunOverrides(scheduler="wspt"), log=True)
     assert isinstance(run, InstanceRun)
     assert (run.scheduler, run.report.feasible) == ("wspt", True)
     assert run == run_instance(load_instance(SPEC_EXAMPLE), "wspt", log=True)
@@ -59,40 +59,40 @@ def test_an_infeasible_instance_run_writes_nothing(tmp_path: Path):
 @pytest.mark.parametrize(
     ("settings", "setting"),
     [
-        (RunSettings(scheduler="no-such-scheduler"), "scheduler"),
-        (RunSettings(mount_policy="defer:x"), "mount_policy"),
-        (RunSettings(striping="1,x"), "striping"),
-        (RunSettings(striping=(1, 1)), "striping"),
+        (RunOverrides(scheduler="no-such-scheduler"), "scheduler"),
+        (RunOverrides(mount_policy="defer:x"), "mount_policy"),
+        (RunOverrides(striping="1,x"), "striping"),
+        (RunOverrides(striping=(1, 1)), "striping"),
     ],
 )
-def test_with_settings_names_the_setting_at_fault(settings, setting):
+def test_with_overrides_names_the_setting_at_fault(settings, setting):
     with pytest.raises(SettingsError) as caught:
-        with_settings(load_scenario(AMPEX), AMPEX, settings)
+        with_overrides(load_scenario(AMPEX), AMPEX, settings)
     assert [p.settings for p in caught.value.problems] == [(setting,)]
 
 
-def test_with_settings_refuses_each_bw_main_parameter_unless_bw_main_runs():
-    settings = RunSettings(max_light_load=3, max_imbalance=0.5)
+def test_with_overrides_refuses_each_bw_main_parameter_unless_bw_main_runs():
+    settings = RunOverrides(max_light_load=3, max_imbalance=0.5)
     with pytest.raises(SettingsError) as caught:
-        with_settings(load_scenario(AMPEX), AMPEX, settings)
+        with_overrides(load_scenario(AMPEX), AMPEX, settings)
     why = "only the bw-main scheduler takes it; the scheduler is 'fifo'"
     assert caught.value.problems == [
         SettingProblem(("max_light_load",), why),
         SettingProblem(("max_imbalance",), why),
     ]
-    runs = with_settings(load_scenario(AMPEX), AMPEX, RunSettings(scheduler="bw-main", **{
+    runs = with_overrides(load_scenario(AMPEX), AMPEX, RunOverrides(scheduler="bw-main", **{
         "max_light_load": 3}))  # fmt: skip
     assert runs.run.bw_main.max_light_load == 3
 
 
-def test_with_settings_refuses_too_many_arrivals_by_rate_and_duration():
-    settings = RunSettings(rate_per_s=100.0, duration_s=3e5)
+def test_with_overrides_refuses_too_many_arrivals_by_rate_and_duration():
+    settings = RunOverrides(rate_per_s=100.0, duration_s=3e5)
     with pytest.raises(SettingsError) as caught:
-        with_settings(load_scenario(AMPEX), AMPEX, settings)
+        with_overrides(load_scenario(AMPEX), AMPEX, settings)
     (problem,) = caught.value.problems
     assert problem.settings == ("rate_per_s", "duration_s")
     assert (
-        with_settings(load_scenario(AMPEX), AMPEX, settings, trace=True).workload.rate_per_s == 100
+        with_overrides(load_scenario(AMPEX), AMPEX, settings, trace=True).workload.rate_per_s == 100
     )
 
 
