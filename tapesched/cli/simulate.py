@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import redirect_stdout
+from contextlib import ExitStack, redirect_stdout
 from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.progress import TaskID
+from rich.progress import Progress, TaskID
 from rich.table import Table
 
 from tapesched.cli.bw_main_options import BW_MAIN_OPTIONS, bw_main_options
@@ -290,14 +290,16 @@ def simulate(
         max_req_count=max_req_count,
         max_imbalance=max_imbalance,
     )
-    with progress_bar() as progress:
-        tasks: list[TaskID] = []
+    with ExitStack() as stack:  # the bar starts with the run, once every setting is checked
+        bars: list[tuple[Progress, TaskID]] = []
 
         def advance(at: RunProgress) -> None:
-            if not tasks:
-                tasks.append(progress.add_task("simulating", total=at.total_s, current=""))
+            if not bars:
+                bar = stack.enter_context(progress_bar())
+                bars.append((bar, bar.add_task("simulating", total=at.total_s, current="")))
+            bar, task = bars[0]
             current = f"replication {at.replication + 1}, day {at.now_s / 86400:.1f}"
-            progress.update(tasks[0], completed=at.done_s, current=current)
+            bar.update(task, completed=at.done_s, current=current)
 
         try:
             run = simulate_file(
