@@ -54,6 +54,7 @@ from tapesched.toolkit.model import (
     Request,
     Tape,
 )
+from tapesched.toolkit.units import MAX_COUNT, MAX_SIZE_MB, MAX_TIME_S
 
 T = TypeVar("T")
 
@@ -150,6 +151,20 @@ class RandomChooser:
     def boolean(self, p: float) -> bool:
         """``True`` with probability ``p``."""
         return self._rng.random() < p
+
+
+def _arrival_problems(n_requests: int, rate_per_s: float | None) -> list[str]:
+    """The Poisson releases of ``n_requests`` at ``rate_per_s`` expected past
+    :data:`~toolkit.units.MAX_TIME_S` (none for no rate, or one out of its domain)."""
+    if rate_per_s is None or not 0 < rate_per_s < math.inf or type(n_requests) is not int:
+        return []
+    span_s = n_requests / rate_per_s
+    if span_s <= MAX_TIME_S:
+        return []
+    return [
+        f"arrival_rate_per_s: {n_requests:,} requests at this rate arrive over about "
+        f"{span_s:.3g} s, past the latest release time {MAX_TIME_S:g} s"
+    ]
 
 
 def _range_problems(
@@ -257,9 +272,33 @@ class RandomParams:
     objective: str = "weighted-flow"
 
     def __attrs_post_init__(self) -> None:
-        problems = self.problems()
+        problems = self.limit_problems() or self.problems()
         if problems:
             raise ValueError("invalid RandomParams: " + "; ".join(problems))
+
+    def limit_problems(self) -> list[str]:
+        """What would pass a limit of :mod:`toolkit.units`: too many things in all, sizes past
+        a petabyte, Poisson releases expected past the latest time. Checked before
+        :meth:`problems`, and alone when any is found (a set this large is refused whole)."""
+        out: list[str] = []
+        if type(self.n_libraries) is int and type(self.tapes_per_library) is int:
+            for name, value in (
+                ("drives_per_library", self.drives_per_library),
+                ("arms", self.arms),
+                ("tapes_per_library", (self.tapes_per_library,)),
+            ):
+                if value and all(type(x) is int for x in value):
+                    total = self.n_libraries * max(value)
+                    if total > MAX_COUNT:
+                        out.append(
+                            f"n_libraries x {name}: {total:,} in all, more than {MAX_COUNT:,}"
+                        )
+        if (
+            all(isinstance(x, int | float) for x in self.size_mb)
+            and max(self.size_mb) > MAX_SIZE_MB
+        ):
+            out.append(f"size_mb: must be <= {MAX_SIZE_MB:g} MB, got {max(self.size_mb):g}")
+        return out + _arrival_problems(self.n_requests, self.arrival_rate_per_s)
 
     def problems(self) -> list[str]:
         """Every field outside its domain, so that a bad set is reported whole."""
@@ -562,7 +601,9 @@ def build_golubchik(
         known = ", ".join(TECHNOLOGIES)
         raise ValueError(f"technology: must be one of {known}, got {technology!r}")
     n_tapes = required(tech.tapes, f"{technology} tapes") if tapes is None else tapes
-    problems: list[str] = []
+    problems: list[str] = _arrival_problems(n_requests, arrival_rate_per_s)
+    if problems:  # refused whole before anything else is looked at
+        raise ValueError("invalid Golubchik instance: " + "; ".join(problems))
     if n_requests < 0:
         problems.append(f"n_requests: must be >= 0, got {n_requests}")
     if drives < 1 or arms < 1 or n_tapes < 1:

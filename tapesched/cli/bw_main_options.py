@@ -4,23 +4,20 @@ The Blue Waters paper names them (MAXLIGHTLOAD, MINLBINTERVAL,
 MAXWAITINGTIME, MAXREQCOUNT, MAXIMBALANCE) and gives no values;
 :class:`simulator.schedulers.bw_main.BwMainParams` holds the defaults chosen. They
 are refused, one line per option, when the scheduler that runs is not
-``bw-main``; the swept experiments declare the same options
+``bw-main`` (:func:`simulator.run.experiment.with_overrides`); the swept
+experiments declare the same options
 (:data:`tapesched.studies.swept_study.BW_MAIN_PARAMETERS`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import click
 
-from tapesched.cli.common import DurationType, NumberType, fail
-from tapesched.simulator.schedulers.registry import BW_MAIN
+from tapesched.cli.common import DurationType, NumberType
 from tapesched.toolkit.units import MAX_COUNT
-
-if TYPE_CHECKING:
-    from tapesched.simulator.schedulers.bw_main import BwMainParams
 
 BW_MAIN_OPTIONS = {
     "max_light_load": "--max-light-load",
@@ -29,7 +26,8 @@ BW_MAIN_OPTIONS = {
     "max_req_count": "--max-req-count",
     "max_imbalance": "--max-imbalance",
 }
-"""bw-main's parameters (simulator.schedulers.bw_main.BwMainParams fields) and their options."""
+"""bw-main's parameters (simulator.schedulers.bw_main.BwMainParams fields, settings of
+simulator.run.experiment.RunOverrides) and their options."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -72,37 +70,3 @@ def bw_main_options(command: F) -> F:
     for option in reversed(options):
         command = option(command)
     return command
-
-
-def given_bw_main(
-    params: BwMainParams,
-    running: str,
-    *,
-    max_light_load: int | None,
-    min_lb_interval: float | None,
-    max_waiting_time: float | None,
-    max_req_count: int | None,
-    max_imbalance: float | None,
-) -> BwMainParams | None:
-    """``params`` with the options given (``None``: none is); exit 2 unless bw-main runs."""
-    given = {
-        "max_light_load": max_light_load,
-        "min_lb_interval_s": min_lb_interval,
-        "max_waiting_time_s": max_waiting_time,
-        "max_req_count": max_req_count,
-        "max_imbalance": max_imbalance,
-    }
-    if all(v is None for v in given.values()):
-        return None
-    if running != BW_MAIN:
-        fail(
-            [
-                f"{BW_MAIN_OPTIONS[k]}: only the {BW_MAIN} scheduler takes it; "
-                f"the scheduler is {running!r}"
-                for k, v in given.items()
-                if v is not None
-            ]
-        )
-    from tapesched.simulator.schedulers.bw_main import with_params
-
-    return with_params(params, **given)

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import Progress, TextColumn
 
 from tapesched.simulator.scenario.consent import ALLOW_PLUGINS_HELP
-from tapesched.toolkit.errors import InputError, one_line, shown
+from tapesched.toolkit.errors import InputError, SettingsError, one_line, shown
 from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.model import Instance, Schedule
@@ -45,6 +45,29 @@ def fail(lines: list[str]) -> NoReturn:
     for line in lines:
         click.echo(one_line(line), err=True)
     raise SystemExit(EXIT_BAD_INPUT)
+
+
+def setting_lines(
+    error: SettingsError,
+    options: dict[str, str],
+    command: str,
+    values: dict[str, object] | None = None,
+) -> list[str]:
+    """The bad-input lines of ``error``, each problem named by the options of its settings.
+
+    ``options`` gives the option of each setting (a parameter name of the library call),
+    ``command`` names a problem of no setting; a problem of a file under the settings is
+    ``FILE: what (with --option VALUE)``, its values read in ``values``.
+    """
+    lines = []
+    for p in error.problems:
+        if p.source is not None:
+            given = " and ".join(f"{options[s]} {(values or {})[s]}" for s in p.settings)
+            lines.append(f"{p.source}: {p.message} (with {given})")
+        else:
+            named = " and ".join(options[s] for s in p.settings) or command
+            lines.append(f"{named}: {p.message}")
+    return lines
 
 
 def reports_bad_input(func: F) -> F:

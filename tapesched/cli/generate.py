@@ -20,35 +20,10 @@ from tapesched.toolkit.generators import (
     random_instance,
 )
 from tapesched.toolkit.model import OBJECTIVES, Instance
-from tapesched.toolkit.units import MAX_COUNT, MAX_SIZE_MB, MAX_TIME_S
+from tapesched.toolkit.units import MAX_COUNT, MAX_TIME_S
 
 _COUNT = click.IntRange(min=1, max=MAX_COUNT)
 """A count of things to build: at least one, at most :data:`~toolkit.units.MAX_COUNT`."""
-
-
-def _refuse_beyond_limits(
-    n_requests: int,
-    rate: float | None,
-    totals: tuple[tuple[str, int], ...] = (),
-    size_mb: tuple[float, float] | None = None,
-) -> None:
-    """Exit 2 naming the options when the instance asked for passes a limit of
-    :mod:`toolkit.units`: too many things in all, sizes past a petabyte, or
-    Poisson releases expected past the longest time."""
-    problems = [
-        f"{options}: {total:,} in all, more than {MAX_COUNT:,}"
-        for options, total in totals
-        if total > MAX_COUNT
-    ]
-    if size_mb is not None and max(size_mb) > MAX_SIZE_MB:
-        problems.append(f"--size-mb: must be <= {MAX_SIZE_MB:g} MB, got {max(size_mb):g}")
-    if rate is not None and n_requests / rate > MAX_TIME_S:
-        problems.append(
-            f"--rate: {n_requests:,} requests at this rate arrive over about "
-            f"{n_requests / rate:.3g} s, past the latest release time {MAX_TIME_S:g} s"
-        )
-    if problems:
-        fail(problems)
 
 
 def _save_generated(instance: Instance, out: FileOutput) -> None:
@@ -80,8 +55,12 @@ _OPTION_OF = {
     "widths": "--classes",
     "probabilities": "--classes",
     "technology": "--technology",
+    "n_libraries x drives_per_library": "--libraries x --drives",
+    "n_libraries x arms": "--libraries x --arms",
+    "n_libraries x tapes_per_library": "--libraries x --tapes",
 }
-"""The option behind each parameter a generator checks, to name it in a refusal."""
+"""The option behind each parameter a generator checks (limits of toolkit.units included:
+:meth:`toolkit.generators.RandomParams.limit_problems`), to name it in a refusal."""
 
 
 def _as_option(problem: str) -> str:
@@ -191,16 +170,6 @@ def generate_random(
     out: FileOutput,
 ) -> None:
     """Random instance from the ranges of toolkit.generators.RandomParams."""
-    _refuse_beyond_limits(
-        n_requests,
-        rate,
-        (
-            ("--libraries x --drives", n_libraries * max(drives)),
-            ("--libraries x --arms", n_libraries * max(arms)),
-            ("--libraries x --tapes", n_libraries * tapes),
-        ),
-        size_mb,
-    )
     _generated(
         lambda: random_instance(
             RandomParams(
@@ -290,7 +259,6 @@ def generate_golubchik(
 ) -> None:
     """The robotic library of Golubchik, Muntz & Watson (1994) under a Poisson workload."""
     sizes, widths, shares = _classes(classes)
-    _refuse_beyond_limits(n_requests, rate)
     _generated(
         lambda: golubchik_instance(
             n_requests,

@@ -1,6 +1,7 @@
 """``tapesched plan``: size an archive's disk caches and tape drives from its load (SDSC, 1998).
 
-The arithmetic is :mod:`simulator.planning.sizing` (cache lifetime, drives busy and
+:func:`simulator.planning.load_plan.plan_file` does the work; the arithmetic is
+:mod:`simulator.planning.sizing` (cache lifetime, drives busy and
 needed, streaming share, per service class); ``--check`` simulates a
 generated day of the load on the planned drives with each class's cache
 (:mod:`simulator.planning.sizing_check`) and prints the simulated figures beside the
@@ -17,7 +18,8 @@ from collections.abc import Callable
 import click
 
 from tapesched.cli.common import F, NumberType, fail, reports_bad_input
-from tapesched.toolkit.units import MAX_ARRIVALS
+from tapesched.simulator.planning.load_plan import plan_file
+from tapesched.toolkit.errors import SettingsError
 
 
 def _days(value: float | None) -> str:
@@ -84,40 +86,30 @@ def plan(
     average day, the drives needed on average and at peak (the load's
     peak_factor), and the share of a busy drive's time spent streaming.
     """
-    from tapesched.simulator.planning.sizing import load_load, what_if
-    from tapesched.simulator.planning.sizing import plan as make_plan
-
-    load = what_if(
-        load_load(load_file),
-        bytes_scale=bytes_scale,
-        file_scale=file_scale,
-        cache_scale=cache_scale,
-    )
-    computed = make_plan(load)
-    checked = None
-    if check:
-        from tapesched.simulator.planning.sizing_check import expected_draws, simulate_load
-
-        draws = expected_draws(load, days * 86400)
-        if draws > MAX_ARRIVALS:
-            span = f"{days:g} day{'s' if days != 1 else ''}"
-            fail([f"--check: {load_file} at these scales expects {draws:,.0f} requests and "
-                  f"files in {span}, more than the {MAX_ARRIVALS:,} a simulated run may draw; "
-                  "lower --days or --bytes-scale, or raise --file-scale"])  # fmt: skip
-        checked = simulate_load(load, drives=drives, seed=seed, duration_s=days * 86400)
+    try:
+        planned = plan_file(
+            load_file,
+            bytes_scale=bytes_scale,
+            file_scale=file_scale,
+            cache_scale=cache_scale,
+            check=check,
+            drives=drives,
+            seed=seed,
+            days=days,
+        )
+    except SettingsError as exc:
+        hint = "lower --days or --bytes-scale, or raise --file-scale"
+        fail([f"--check: {p.message}; {hint}" for p in exc.problems])
     if as_json:
-        document = computed.to_dict()
-        document["scales"] = {"bytes": bytes_scale, "file": file_scale, "cache": cache_scale}
-        if checked is not None:
-            document["check"] = checked.to_dict() | {"seed": seed, "days": days}
-        click.echo(json.dumps(document, indent=2))
+        click.echo(json.dumps(planned.to_dict(), indent=2))
         return
+    load, computed, checked = planned.load, planned.computed, planned.checked
     d = load.drive
     click.echo(
         f"{load.name}: {d.label} ({d.rate_mb_s:g} MB/s; a tape exchange {load.exchange_s:g} s, "
         f"a locate {load.locate_s:g} s), peak day {load.peak_factor:.2f} x the average"
     )
-    if (bytes_scale, file_scale, cache_scale) != (1.0, 1.0, 1.0):
+    if planned.scaled:
         click.echo(
             f"  scaled: bytes x{bytes_scale:g}, files x{file_scale:g}, cache x{cache_scale:g}"
         )

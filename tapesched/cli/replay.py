@@ -1,9 +1,8 @@
 """``tapesched replay``: replay a cartridge trace on a library layout
-(:mod:`simulator.replay.replay`)."""
+(:mod:`simulator.replay.trace_replay`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,26 +10,15 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from tapesched.cli.common import check_scenario_scheduler, fail, reports_bad_input
+from tapesched.cli.common import fail, reports_bad_input, setting_lines
 from tapesched.cli.out_options import file_out_option
-from tapesched.simulator.replay.replay import ReplayResult, unreplayable
-from tapesched.simulator.replay.replay import replay as run_replay
-from tapesched.simulator.replay.trace import (
-    Homes,
-    LibraryLayout,
-    TraceRequest,
-    place_cartridges,
-    read_homes,
-    read_layout,
-    read_requests,
-)
-from tapesched.solvers.online.mount_policy import MountPolicyError, parse_mount_policy
-from tapesched.toolkit.errors import InputError
+from tapesched.simulator.replay.trace_replay import HOMES_BESIDE, replay_files
+from tapesched.toolkit.errors import SettingsError
 from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.files.outputs import FileOutput
 
-HOMES_BESIDE = "crtmapping.json"
-"""A cartridge map of this name beside the trace gives the default home levels."""
+_OPTIONS = {"scheduler": "--scheduler", "drives": "--drives", "mount_policy": "--mount-policy"}
+"""The option behind each setting of :func:`simulator.replay.trace_replay.replay_files`."""
 
 _COUNTS = (
     ("drives", "drives"),
@@ -92,21 +80,6 @@ def _not_kept_up(document: dict[str, Any]) -> str:
         f"{document['backlog_midway']:,d} half-way ({end_s / 2:.0f} s); its latencies "
         "grow with the trace's length, so no latency statistic is given"
     )
-
-
-def _homes(
-    trace_file: str,
-    homes_file: str | None,
-    requests: Sequence[TraceRequest],
-    seed: int,
-    layout: LibraryLayout,
-) -> tuple[str | None, Homes]:
-    """The map used (``--homes``, else one beside the trace, else none) and the homes it gives."""
-    if homes_file is None:
-        beside = Path(trace_file).with_name(HOMES_BESIDE)
-        homes_file = str(beside) if beside.is_file() else None
-    mapped = read_homes(homes_file, layout) if homes_file is not None else None
-    return homes_file, place_cartridges((r.cartridge for r in requests), layout, mapped, seed)
 
 
 @click.command()
@@ -238,41 +211,21 @@ def replay(
       drive_ids                the drives used
       latencies_s, mounted     per request, in trace order
     """
-    why = unreplayable(scheduler)
-    if why is not None:
-        fail([f"--scheduler: {why}"])
     try:
-        requests = read_requests(trace_file)
-        layout = read_layout(layout_file)
-        if limit is not None:
-            requests = requests[:limit]
-        used_map, homes = _homes(trace_file, homes_file, requests, seed, layout)
-    except InputError as exc:
-        fail(exc.lines())
-    except ValueError as exc:
-        fail([f"replay: {exc}"])
-    if drives > layout.drives:
-        fail([f"--drives: {layout_file} has {layout.drives} drives, asked for {drives}"])
-    check_scenario_scheduler(scheduler)
-    if mount_policy is not None:
-        try:
-            parse_mount_policy(mount_policy, future={})
-        except MountPolicyError as exc:
-            fail([f"--mount-policy: {exc}"])
-    try:
-        result = run_replay(
-            requests,
-            layout,
+        replayed = replay_files(
+            trace_file,
+            layout_file,
             drives,
             keep_mounted=not dismount_at_once,
-            homes=homes.levels,
-            seed=seed,
             scheduler=scheduler,
             mount_policy=mount_policy,
+            limit=limit,
+            homes_file=homes_file,
+            seed=seed,
         )
-    except ValueError as exc:
-        fail([f"replay: {exc}"])
-    document = _document(trace_file, layout_file, seed, used_map, homes, result)
+    except SettingsError as exc:
+        fail(setting_lines(exc, _OPTIONS, "replay"))
+    document = replayed.to_dict()
     if out is not None:
         out.write(dumps(document))
     if as_json:
@@ -286,21 +239,3 @@ def replay(
         click.echo(_LATENCY_NOTE.format(mounts=document["mounts"]))
     if out is not None:
         click.echo(f"wrote {out.given}")
-
-
-def _document(
-    trace_file: str,
-    layout_file: str,
-    seed: int,
-    used_map: str | None,
-    homes: Homes,
-    result: ReplayResult,
-) -> dict[str, Any]:
-    """The result document of ``replay`` (its shape is in the command's docstring)."""
-    return {
-        "trace": trace_file,
-        "layout": layout_file,
-        "seed": seed,
-        "homes": {"file": used_map, "mapped": homes.mapped, "hashed": homes.hashed},
-        **result.as_dict(),
-    }

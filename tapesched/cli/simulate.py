@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import io
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import redirect_stdout
+from contextlib import ExitStack, redirect_stdout
 from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
+from rich.progress import Progress, TaskID
 from rich.table import Table
 
-from tapesched.cli.bw_main_options import bw_main_options, given_bw_main
+from tapesched.cli.bw_main_options import BW_MAIN_OPTIONS, bw_main_options
 from tapesched.cli.common import (
     EXIT_INFEASIBLE,
     DurationType,
@@ -21,35 +21,45 @@ from tapesched.cli.common import (
     RateType,
     RegistryChoice,
     allow_plugins_option,
-    check_named_code,
-    check_scenario_scheduler,
     echo_verdict,
     fail,
     progress_bar,
     reports_bad_input,
+    setting_lines,
 )
 from tapesched.cli.out_options import dir_out_option
-from tapesched.simulator.run.run_directory import RUN_FILES, cache_reports, scenario_run
-from tapesched.simulator.schedulers.registry import (
-    BW_MAIN,
-    GOLUBCHIK,
-    is_simulator_scheduler,
-    scenarios_only,
+from tapesched.simulator.run.experiment import RunOverrides
+from tapesched.simulator.run.instance_run import InstanceRun
+from tapesched.simulator.run.run_directory import (
+    RUN_FILES,
+    RunProgress,
+    cache_reports,
+    simulate_file,
 )
+from tapesched.simulator.schedulers.registry import BW_MAIN
 from tapesched.simulator.storage.policy_registry import POLICIES
 from tapesched.solvers.registry import SCHEDULERS
+from tapesched.toolkit.errors import SettingsError
 from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.files.outputs import DirectoryOutput
-from tapesched.toolkit.files.schedule_file import save_schedule
-from tapesched.toolkit.model import Instance
-from tapesched.toolkit.units import MAX_ARRIVALS, MAX_RATE_PER_YEAR, MAX_REPLICATIONS
-from tapesched.toolkit.validator import validate
+from tapesched.toolkit.units import MAX_RATE_PER_YEAR, MAX_REPLICATIONS
 
 if TYPE_CHECKING:
     from tapesched.simulator.run.experiment import Replication
     from tapesched.simulator.run.results import Estimate
     from tapesched.simulator.scenario.spec import Scenario
-    from tapesched.solvers.online.protocol import Scheduler
+
+_OPTIONS = {
+    "policy": "--policy",
+    "scheduler": "--scheduler",
+    "mount_policy": "--mount-policy",
+    "striping": "--striping",
+    "rate_per_s": "--rate",
+    "duration_s": "--duration",
+    **BW_MAIN_OPTIONS,
+}
+"""The option behind each setting of :class:`simulator.run.experiment.RunOverrides` that
+:func:`simulator.run.run_directory.simulate_file` may refuse."""
 
 
 def per_year_option(name: str, text: str) -> Callable[[F], F]:
@@ -59,61 +69,16 @@ def per_year_option(name: str, text: str) -> Callable[[F], F]:
     return click.option(name, type=kind, default=None, metavar="R", help=text)
 
 
-def _simulate_instance(
-    instance: Instance,
-    scheduler: str,
-    out: DirectoryOutput | None,
-    log: bool,
-    mount_policy: str | None = None,
-) -> None:
-    """Run a core-problem instance directly under an online scheduler (and a mount policy).
-
-    The instance runs on the solvers' dispatcher, so an offline mount
-    policy (``belady``) may read its future requests here.
-    """
-    from tapesched.simulator.run.instance_run import simulate_instance
-    from tapesched.solvers.plugins import SchedulerSpec
-
-    if is_simulator_scheduler(scheduler):
-        fail([f"--scheduler: {scheduler} runs scenarios only ({scenarios_only(scheduler)})"])
-    check_scenario_scheduler(scheduler)
-    spec: SchedulerSpec = scheduler
-    if mount_policy is not None:
-        from tapesched.solvers.online.mount_policy import (
-            MountPolicyError,
-            parse_mount_policy,
-            with_mount_policy,
-        )
-        from tapesched.solvers.plugins import plug_scheduler, with_plugins
-
-        try:
-            parse_mount_policy(mount_policy, instance=instance)
-        except MountPolicyError as exc:
-            fail([f"--mount-policy: {exc}"])
-        plugged = plug_scheduler(scheduler)
-
-        def under_mount_policy() -> Scheduler:  # the run's own scheduler, its own mount policy
-            policy = parse_mount_policy(mount_policy, instance=instance)
-            return with_mount_policy(plugged.make(), policy)
-
-        spec = with_plugins(plugged, under_mount_policy, mount_policy)
-
-    events = io.BytesIO() if log else None
-    schedule, _ = simulate_instance(instance, spec, log=events)
-    report = validate(instance, schedule)
-    click.echo(f"{instance.name}: {len(instance.requests)} requests under {scheduler}")
-    echo_verdict(schedule, report)
-    if not report.feasible:
+def _print_instance_run(run: InstanceRun, out: DirectoryOutput | None) -> None:
+    """The verdict of an instance's run; its schedule (and event log) written to ``out``."""
+    click.echo(f"{run.instance.name}: {len(run.instance.requests)} requests under {run.scheduler}")
+    echo_verdict(run.schedule, run.report)
+    if not run.report.feasible:
         if out is not None:
             click.echo(f"the schedule is infeasible; nothing written to {out.given}", err=True)
         raise SystemExit(EXIT_INFEASIBLE)
     if out is not None:
-        from tapesched.toolkit.files.json_documents import write_atomic
-
-        with out.building() as staging:
-            save_schedule(schedule, staging / "schedule.json")
-            if events is not None:
-                write_atomic(staging / "events.jsonl", events.getvalue().decode())
+        run.write(out)
         click.echo(f"wrote {out.given}/schedule.json")
 
 
@@ -306,121 +271,56 @@ def simulate(
     simulator/workload/requests_csv.py), run until all are done; the warm-up is then
     a share of the last arrival time.
     """
-    from tapesched.simulator.scenario.document import FORMAT, scenario_from_dict
-    from tapesched.toolkit.files.instance_file import instance_from_dict
-    from tapesched.toolkit.files.json_documents import kind_of, read_json
-    from tapesched.toolkit.model import INSTANCE_FORMAT
-
-    document = read_json(scenario_file)
-    kind = kind_of(document)
-    if kind == "instance":
-        instance = instance_from_dict(document, scenario_file)
-        _simulate_instance(instance, scheduler or "fifo", out, log, mount_policy)
-        return
-    if isinstance(document, dict) and "format" in document and kind != "scenario":
-        fail([f"{scenario_file}: format: expected {FORMAT!r} or {INSTANCE_FORMAT!r}"])
-    scenario = scenario_from_dict(document, scenario_file)
-    from tapesched.simulator.run.experiment import override
-    from tapesched.simulator.scenario.spec import check_runnable
-    from tapesched.simulator.scenario.workload_section import arrivals_message
-    from tapesched.toolkit.errors import InputError
-
-    if scheduler is not None:
-        check_scenario_scheduler(scheduler)
-    check_named_code(
-        scenario, scenario_file, allow_plugins, scheduler=scheduler, mount_policy=mount_policy
-    )
-    if mount_policy is not None:
-        from tapesched.solvers.online.mount_policy import MountPolicyError, parse_mount_policy
-
-        try:
-            parse_mount_policy(mount_policy, capacity_mb=lambda tape: 1.0)
-        except MountPolicyError as exc:
-            fail([f"--mount-policy: {exc}"])
-    bw_main = given_bw_main(
-        scenario.run.bw_main,
-        scheduler or str(scenario.run.scheduler),
-        max_light_load=max_light_load,
-        min_lb_interval=min_lb_interval,
-        max_waiting_time=max_waiting_time,
-        max_req_count=max_req_count,
-        max_imbalance=max_imbalance,
-    )
-    given = [name for name, value in (("--rate", rate), ("--duration", duration)) if value]
-    if given and workload_file is None:
-        rate_per_s = rate or scenario.workload.rate_per_s
-        if rate_per_s * (duration or scenario.workload.duration_s) > MAX_ARRIVALS:
-            span = duration or scenario.workload.duration_s
-            fail([f"{' and '.join(given)}: {arrivals_message(rate_per_s, span)}"])
-    widths = None
-    if striping is not None:
-        from tapesched.simulator.run.experiment import check_striping
-        from tapesched.simulator.workload.workload import parse_striping
-
-        try:
-            widths = parse_striping(striping)
-        except ValueError as exc:
-            fail([f"--striping: {exc}"])
-        why = check_striping(scenario, widths)
-        if why is not None:
-            fail([f"--striping: {why}"])
-    from tapesched.simulator.platform.faults import with_rates
-
-    faults = with_rates(
-        scenario.faults,
-        handling_failure=handling_failure,
-        drive_failures_per_year=drive_failures_per_year,
-        tape_losses_per_year=tape_losses_per_year,
-        mover_failures_per_year=mover_failures_per_year,
-    )
-    scenario = override(
-        scenario,
-        faults=faults,
-        striping=widths,
+    settings = RunOverrides(
         policy=policy,
         scheduler=scheduler,
+        mount_policy=mount_policy,
+        striping=striping,
         rate_per_s=rate,
         duration_s=duration,
         seed=seed,
         replications=replications,
-        bw_main=bw_main,
-        mount_policy=mount_policy,
+        handling_failure=handling_failure,
+        drive_failures_per_year=drive_failures_per_year,
+        mover_failures_per_year=mover_failures_per_year,
+        tape_losses_per_year=tape_losses_per_year,
+        max_light_load=max_light_load,
+        min_lb_interval_s=min_lb_interval,
+        max_waiting_time_s=max_waiting_time,
+        max_req_count=max_req_count,
+        max_imbalance=max_imbalance,
     )
-    if policy is not None or scheduler == GOLUBCHIK or mount_policy is not None or faults:
-        unrunnable = check_runnable(scenario)
-        given_option = (
-            f"--policy {policy}"
-            if policy is not None
-            else f"--mount-policy {mount_policy}"
-            if mount_policy is not None
-            else f"--scheduler {scheduler}"
-        )
-        if unrunnable:
-            fail([f"{scenario_file}: {p} (with {given_option})" for p in unrunnable])
-    trace = None
-    if workload_file is not None:
-        from tapesched.simulator.scenario.spec import check_trace
-        from tapesched.simulator.workload.requests_csv import load_workload
+    with ExitStack() as stack:  # the bar starts with the run, once every setting is checked
+        bars: list[tuple[Progress, TaskID]] = []
 
-        trace = load_workload(workload_file)
-        unfit = check_trace(scenario, trace)
-        if unfit:
-            raise InputError(workload_file, unfit)
-        last = max(r.arrival_s for r in trace.requests)
-        scenario = override(scenario, duration_s=duration or max(last, 1.0))
-    total = scenario.workload.duration_s * scenario.run.replications
-    with progress_bar() as progress:
-        task = progress.add_task("simulating", total=total, current="")
-        span = scenario.workload.duration_s
+        def advance(at: RunProgress) -> None:
+            if not bars:
+                bar = stack.enter_context(progress_bar())
+                bars.append((bar, bar.add_task("simulating", total=at.total_s, current="")))
+            bar, task = bars[0]
+            current = f"replication {at.replication + 1}, day {at.now_s / 86400:.1f}"
+            bar.update(task, completed=at.done_s, current=current)
 
-        def advance(k: int, now: float) -> None:
-            progress.update(
-                task,
-                completed=k * span + now,
-                current=f"replication {k + 1}, day {now / 86400:.1f}",
+        try:
+            run = simulate_file(
+                scenario_file,
+                settings,
+                workload_file=workload_file,
+                allow_plugins=allow_plugins,
+                log=log,
+                progress=advance,
             )
-
-        run = scenario_run(scenario, workload=trace, log=log, progress=advance)
+        except SettingsError as exc:
+            values: dict[str, object] = {
+                "policy": policy,
+                "mount_policy": mount_policy,
+                "scheduler": scheduler,
+            }
+            fail(setting_lines(exc, _OPTIONS, "simulate", values))
+    if isinstance(run, InstanceRun):
+        _print_instance_run(run, out)
+        return
+    scenario = run.scenario
     if as_json:
         click.echo(dumps(run.summary()), nl=False)
     else:

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tapesched.simulator.replay.replay import TraceArchive, TraceReads
 from tapesched.simulator.replay.trace import TraceRequest
+from tapesched.simulator.replay.trace_archive import TraceArchive, TraceReads
 from tapesched.simulator.sharing.groups import (
     DriveSet,
     HsmGroup,
