@@ -12,13 +12,8 @@ from tapesched.toolkit.errors import shown
 from tapesched.toolkit.files.instance_file import instance_to_dict
 from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.files.outputs import FileOutput
-from tapesched.toolkit.generators import (
-    TECHNOLOGIES,
-    WEIGHT_RULES,
-    RandomParams,
-    golubchik_instance,
-    random_instance,
-)
+from tapesched.toolkit.generators import WEIGHT_RULES, RandomParams, random_instance
+from tapesched.toolkit.golubchik_instances import TECHNOLOGIES, golubchik_instance
 from tapesched.toolkit.model import OBJECTIVES, Instance
 from tapesched.toolkit.units import MAX_COUNT, MAX_TIME_S
 

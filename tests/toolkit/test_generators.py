@@ -10,14 +10,9 @@ import pytest
 from tapesched.toolkit.errors import Problem
 from tapesched.toolkit.files.instance_file import instance_to_dict, loads_instance
 from tapesched.toolkit.files.json_documents import dumps
-from tapesched.toolkit.generators import (
-    MB_PER_GB,
-    TECHNOLOGIES,
-    RandomChooser,
-    RandomParams,
-    golubchik_instance,
-    random_instance,
-)
+from tapesched.toolkit.generators import RandomChooser, RandomParams, random_instance
+from tapesched.toolkit.golubchik_instances import TECHNOLOGIES, golubchik_instance
+from tapesched.toolkit.hardware.technology import MB_PER_GB
 from tapesched.toolkit.instance_checks import check_instance
 from tapesched.toolkit.model import OBJECTIVES, REQUEST_KINDS, Instance
 
