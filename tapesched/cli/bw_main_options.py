@@ -5,7 +5,7 @@ MAXWAITINGTIME, MAXREQCOUNT, MAXIMBALANCE) and gives no values;
 :class:`simulator.schedulers.bw_main.BwMainParams` holds the defaults chosen. They
 are refused, one line per option, when the scheduler that runs is not
 ``bw-main``; the swept experiments declare the same options
-(:data:`tapesched.studies.swept_study.BW_MAIN_PARAMETERS`).
+(:data:`tapesched.studies.sweeps.swept_study.BW_MAIN_PARAMETERS`).
 """
 
 from __future__ import annotations

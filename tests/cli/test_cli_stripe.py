@@ -6,7 +6,7 @@ the large ones (4/8/12 GB) at a middle rate; bad input in one line. The runs
 are in this process (``--workers 1``): a vector's seeds do not depend on the
 workers, and the search at these rates prunes no vector, so the results are
 those of ``--workers 2``; local worker processes are tested with the sweep
-(tests/studies/test_sweep.py).
+(tests/studies/sweeps/test_sweep.py).
 """
 
 from __future__ import annotations
