@@ -286,6 +286,7 @@ def test_an_unknown_experiment_lists_every_experiment():
     assert listed == [
         *(f"bw-fig{n}" for n in (5, 6, 7, 8, 9, 10, 11)),
         *(f"gol-fig{n}" for n in (8, 10, 12, 14)),
+        "gol-stripe-search",
         *("online-vs-offline", "bnl-coverage", "ecmwf-defer-dismount", "cnaf-bulk-recall"),
         "durability",
     ]
