@@ -30,8 +30,7 @@ from tapesched.toolkit.files.instance_file import load_instance, save_instance
 from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.model import ArmOperation, InitialTape, Schedule, ScheduledRequest
 from tapesched.toolkit.validator import validate
-
-from ..conftest import INSTANCES
+from tests.conftest import INSTANCES
 
 SCENARIO = INSTANCES / "scenarios" / "ampex-window.json"
 SIZE = 6
