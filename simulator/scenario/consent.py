@@ -6,7 +6,7 @@ allows it (``--allow-plugins``), as the run starts, and each is checked to
 give what it must (a scheduler, a mount policy). What the user gives besides
 the file (a scheduler, a mount policy) replaces the file's and is the user's
 own choice: the file's is then neither imported nor refused. The command
-line (``simulate``, ``stripe``) and the experiments ask here.
+line (``simulate``) and the experiments ask here.
 
 Its imports are made when a check runs, so that the command line may read
 :data:`ALLOW_PLUGINS_HELP` as it starts without loading the simulator.

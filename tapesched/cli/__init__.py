@@ -2,7 +2,7 @@
 
 Each command is a module of this package (``check``, ``solve``, ``solvers``,
 ``verify``, ``metrics``, ``compare``, ``generate``, ``simulate``,
-``replay``, ``experiment``, ``plot``, ``stripe``, ``bound``, ``order``,
+``replay``, ``experiment``, ``plot``, ``bound``, ``order``,
 ``plan``); :data:`main` gathers them into one ``click`` group. ``experiment``
 is a group of its own: a command per experiment of the studies' registry,
 made from the experiment's declared parameters. The command line is the top
@@ -36,7 +36,6 @@ with ending_on_signals():  # a Ctrl-C while the commands load ends as in a comma
     from tapesched.cli.replay import replay
     from tapesched.cli.simulate import simulate
     from tapesched.cli.solve import solve
-    from tapesched.cli.stripe import stripe
     from tapesched.cli.verify import verify
 
 __all__ = ["main"]
@@ -58,6 +57,5 @@ for _command in (check, solve, list_solvers, verify, metrics, compare, generate,
 main.add_command(order)
 main.add_command(experiment)
 main.add_command(plot)
-main.add_command(stripe)
 main.add_command(bound)
 main.add_command(plan)

@@ -6,7 +6,7 @@ MAXWAITINGTIME, MAXREQCOUNT, MAXIMBALANCE) and gives no values;
 are refused, one line per option, when the scheduler that runs is not
 ``bw-main`` (:func:`simulator.run.experiment.with_overrides`); the swept
 experiments declare the same options
-(:data:`tapesched.studies.swept_study.BW_MAIN_PARAMETERS`).
+(:data:`tapesched.studies.sweeps.swept_study.BW_MAIN_PARAMETERS`).
 """
 
 from __future__ import annotations

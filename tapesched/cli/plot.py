@@ -5,7 +5,7 @@ validator first and draws only a feasible one (:mod:`toolkit.plots.gantt`), from
 the validator's own timing of every drive operation. ``plot results
 RESULTS.csv --out FILE`` redraws the figure of an experiment
 (``tapesched experiment``) from its ``results.csv``
-(:mod:`tapesched.studies.study_figure`), the one the run drew or that of another
+(:mod:`tapesched.studies.sweeps.figure`), the one the run drew or that of another
 metric of the file. The format is the suffix of ``--out``, ``.png`` or
 ``.svg`` (:mod:`toolkit.plots.figures`), checked before any file is read; the
 picture is written whole or not at all (:mod:`toolkit.files.outputs`), and the
@@ -100,8 +100,8 @@ def results(results_file: str, out: FileOutput, metric: str | None) -> None:
     exit 2.
     """
     from tapesched.studies.results_file import load_results_csv
-    from tapesched.studies.study_figure import results_figure
-    from tapesched.studies.sweep import PRIMARY_METRIC
+    from tapesched.studies.sweeps.figure import results_figure
+    from tapesched.studies.sweeps.sweep import PRIMARY_METRIC
     from tapesched.toolkit.plots.figures import format_of, render
 
     fmt = format_of(out.given)

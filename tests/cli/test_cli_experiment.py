@@ -26,7 +26,7 @@ def run(*args: str) -> tuple[int, str, str]:
 def tiny(tmp_path, monkeypatch):
     """The tiny experiment of the sweep tests, installed as ``tiny`` (an entry point)."""
     site = tmp_path / "site"
-    target = "tests.studies.test_sweep:TINY_EXPERIMENT"
+    target = "tests.studies.sweeps.test_sweep:TINY_EXPERIMENT"
     dist_info(site, "tiny-experiment", ENTRY_POINT_GROUP, {"tiny": target})
     monkeypatch.syspath_prepend(str(site))
     return ("experiment", "tiny", "--scenario", AMPEX, "--quick", "--workers", "1")
@@ -65,8 +65,8 @@ def test_an_unknown_experiment_is_one_line_and_exit_2(tmp_path):
     assert code == 2 and out == ""
     assert err.splitlines() == [
         "unknown experiment 'bw-fig99'; known: bw-fig5, bw-fig6, bw-fig7, bw-fig8, bw-fig9, "
-        "bw-fig10, bw-fig11, gol-fig8, gol-fig10, gol-fig12, gol-fig14, online-vs-offline, "
-        "bnl-coverage, ecmwf-defer-dismount, cnaf-bulk-recall, durability"
+        "bw-fig10, bw-fig11, gol-fig8, gol-fig10, gol-fig12, gol-fig14, gol-stripe-search, "
+        "online-vs-offline, bnl-coverage, ecmwf-defer-dismount, cnaf-bulk-recall, durability"
     ]
     assert not (tmp_path / "x").exists()
 
@@ -123,7 +123,7 @@ def test_a_run_writes_results_summary_and_figure_then_resumes_from_its_cache(tmp
 def test_an_interrupted_run_leaves_no_directory_and_its_replications_in_the_cache(
     tmp_path, tiny, monkeypatch
 ):
-    from tapesched.studies import sweep
+    from tapesched.studies.sweeps import sweep
 
     calls = []
     real = sweep.run_replication
@@ -146,7 +146,7 @@ def test_an_interrupted_run_leaves_no_directory_and_its_replications_in_the_cach
 def test_the_balancer_parameters_given_reach_every_point_and_the_summary(
     tmp_path, tiny, monkeypatch
 ):
-    from tapesched.studies import sweep
+    from tapesched.studies.sweeps import sweep
 
     seen = []
     real = sweep.run_replication

@@ -130,7 +130,7 @@ def test_plot_without_a_command_is_one_line_and_exit_2():
 def site(tmp_path_factory) -> Path:
     """A folder where the tiny experiment of the sweep tests is installed as ``tiny``."""
     site = tmp_path_factory.mktemp("site")
-    target = "tests.studies.test_sweep:TINY_EXPERIMENT"
+    target = "tests.studies.sweeps.test_sweep:TINY_EXPERIMENT"
     dist_info(site, "tiny-experiment", ENTRY_POINT_GROUP, {"tiny": target})
     return site
 

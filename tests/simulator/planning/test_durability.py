@@ -30,8 +30,8 @@ from tapesched.simulator.storage.files import FileSpec, Scheme
 from tapesched.simulator.storage.policy import Policy, preload
 from tapesched.simulator.storage.policy_registry import make_policy
 from tapesched.simulator.workload.workload import SIZE_CLASSES_MB
-from tapesched.studies.durability_report import result_rows
-from tapesched.studies.durability_study import (
+from tapesched.studies.durability.report import result_rows
+from tapesched.studies.durability.study import (
     HANDLING_X,
     QUICK,
     QUICK_HANDLING,
