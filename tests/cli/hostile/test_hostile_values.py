@@ -28,7 +28,7 @@ from tapesched.cli.common import NumberType, SpanType
 from tapesched.studies.registry import ENTRY_POINT_GROUP
 from tapesched.studies.sweeps.sweep import entry_digest
 from tapesched.toolkit.errors import MAX_LINE
-from tests.cli.test_cli_simulate import run
+from tests.cli.archives.test_cli_simulate import run
 from tests.conftest import INSTANCES, dist_info
 from tests.hostile import bounded
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tapesched.cli.replay import replay as replay_command
+from tapesched.cli.archives.replay import replay as replay_command
 from tapesched.simulator.replay.replay import replay, select_drives
 from tapesched.simulator.replay.sl8500 import SL8500Timings
 from tapesched.simulator.replay.trace import (

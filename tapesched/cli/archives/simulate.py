@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import Progress, TaskID
 from rich.table import Table
 
-from tapesched.cli.bw_main_options import BW_MAIN_OPTIONS, bw_main_options
+from tapesched.cli.archives.bw_main_options import BW_MAIN_OPTIONS, bw_main_options
 from tapesched.cli.common import (
     EXIT_INFEASIBLE,
     DurationType,
