@@ -57,7 +57,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from attrs import evolve, field, frozen
 
-from tapesched.simulator.storage.catalogue import FileLayout
+from tapesched.simulator.storage.catalogue_records import FileLayout
 
 PAPER_HANDLING_FAILURE = 0.01
 """The Blue Waters paper's "1 out of 100 tape handling events leads to a job failure"

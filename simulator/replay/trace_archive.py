@@ -13,15 +13,10 @@ from attrs import field, frozen
 
 from tapesched.simulator.replay.sl8500 import TRACE_RATE_MB_S, level_id
 from tapesched.simulator.replay.trace import TraceRequest
-from tapesched.simulator.storage.catalogue import (
-    Catalogue,
-    Chunk,
-    FileLayout,
-    Member,
-    NumberedFiles,
-    Row,
-)
+from tapesched.simulator.storage.catalogue import Catalogue
+from tapesched.simulator.storage.catalogue_records import Chunk, FileLayout, Member, Row
 from tapesched.simulator.storage.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
+from tapesched.simulator.storage.lazy_archive import NumberedFiles
 from tapesched.simulator.storage.parallel import Parallel
 from tapesched.simulator.storage.policy import without_parity
 from tapesched.simulator.workload.workload import Workload
@@ -34,7 +29,7 @@ POLICY = "parallel"
 
 
 class TraceArchive(NumberedFiles):
-    """A trace as the archive at time 0 (:class:`simulator.storage.catalogue.LazyArchive`).
+    """A trace as the archive at time 0 (:class:`simulator.storage.lazy_archive.LazyArchive`).
 
     Request ``k`` reads file ``f{k}``, of the request's seconds in drive
     (MB at :data:`TRACE_RATE_MB_S`), written unstriped (1+0) by

@@ -16,15 +16,10 @@ from attrs import field, frozen
 
 from tapesched.simulator.sharing.allocator import Queue
 from tapesched.simulator.sharing.groups import HsmPlatform, TapeBatch
-from tapesched.simulator.storage.catalogue import (
-    Catalogue,
-    Chunk,
-    FileLayout,
-    Member,
-    NumberedFiles,
-    Row,
-)
+from tapesched.simulator.storage.catalogue import Catalogue
+from tapesched.simulator.storage.catalogue_records import Chunk, FileLayout, Member, Row
 from tapesched.simulator.storage.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
+from tapesched.simulator.storage.lazy_archive import NumberedFiles
 from tapesched.simulator.storage.parallel import Parallel
 from tapesched.simulator.storage.policy import without_parity
 from tapesched.simulator.workload.workload import Workload
@@ -45,7 +40,7 @@ class HsmArchive(NumberedFiles):
     offset, a tape of the batch's drive set (library); then, per set with a
     reclamation pool, the processes it may need, each a 2-wide file on two
     cartridges of their own streaming ``duration_s`` at the set's rate.
-    (:class:`simulator.storage.catalogue.LazyArchive`.)
+    (:class:`simulator.storage.lazy_archive.LazyArchive`.)
     """
 
     def __init__(self, platform: HsmPlatform, batches: Sequence[TapeBatch]) -> None:

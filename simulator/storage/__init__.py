@@ -2,6 +2,8 @@
 
 - :mod:`.files`: the files and what an archival policy tells the platform to do;
 - :mod:`.catalogue`: the tapes, what was appended to them, where each file's stripes lie;
+- :mod:`.catalogue_records`: the values it records (tapes, pieces, stripe members, rows, layouts);
+- :mod:`.lazy_archive`: the archive at time 0 as the catalogue asks it;
 - :mod:`.policy`: what every archival policy offers the platform; :mod:`.policy_registry`
   names them; the policies :mod:`.rait`, :mod:`.parallel`, :mod:`.vertical`, :mod:`.hetero`;
 - :mod:`.archive`: the archive at time 0, laid out lazily from the seed, as each policy says

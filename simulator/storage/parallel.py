@@ -37,7 +37,8 @@ from typing import ClassVar
 from attrs import frozen
 
 from tapesched.simulator.storage.archive_layout import ArchiveSide, SlotFill, data_then_parity
-from tapesched.simulator.storage.catalogue import Catalogue, RowSpan
+from tapesched.simulator.storage.catalogue import Catalogue
+from tapesched.simulator.storage.catalogue_records import RowSpan
 from tapesched.simulator.storage.files import FileSpec, JobSpec, Phase, Scheme
 from tapesched.simulator.storage.policy import (
     Group,

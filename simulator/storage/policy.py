@@ -38,7 +38,8 @@ from typing import ClassVar, Protocol, TypeVar
 
 from attrs import define, field, frozen
 
-from tapesched.simulator.storage.catalogue import TOLERANCE_MB, Catalogue, Chunk, FileLayout, Row
+from tapesched.simulator.storage.catalogue import Catalogue
+from tapesched.simulator.storage.catalogue_records import TOLERANCE_MB, Chunk, FileLayout, Row
 from tapesched.simulator.storage.files import Extent, FileSpec, JobSpec, Phase, Scheme
 
 GroupType = tuple[str, Scheme]

@@ -38,7 +38,8 @@ from typing import ClassVar
 from attrs import define, frozen
 
 from tapesched.simulator.storage.archive_layout import ArchiveSide, SlotFill
-from tapesched.simulator.storage.catalogue import Catalogue, Kind, Row, RowSpan
+from tapesched.simulator.storage.catalogue import Catalogue
+from tapesched.simulator.storage.catalogue_records import Kind, Row, RowSpan
 from tapesched.simulator.storage.files import FileSpec, JobSpec, Phase, Scheme
 from tapesched.simulator.storage.policy import (
     Group,

@@ -40,7 +40,8 @@ from typing import ClassVar
 from attrs import define, frozen
 
 from tapesched.simulator.storage.archive_layout import ArchiveSide, SlotFill, data_then_parity
-from tapesched.simulator.storage.catalogue import TOLERANCE_MB, Catalogue, Row, RowSpan
+from tapesched.simulator.storage.catalogue import Catalogue
+from tapesched.simulator.storage.catalogue_records import TOLERANCE_MB, Row, RowSpan
 from tapesched.simulator.storage.files import FileSpec, JobSpec, Phase, Scheme
 from tapesched.simulator.storage.policy import (
     Group,

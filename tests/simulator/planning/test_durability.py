@@ -24,7 +24,8 @@ from tapesched.simulator.planning.durability import (
     tape_loss_rate,
 )
 from tapesched.simulator.storage.archive import Archive, ArchiveParams
-from tapesched.simulator.storage.catalogue import Catalogue, FileLayout
+from tapesched.simulator.storage.catalogue import Catalogue
+from tapesched.simulator.storage.catalogue_records import FileLayout
 from tapesched.simulator.storage.data_account import DataAccount, account
 from tapesched.simulator.storage.files import FileSpec, Scheme
 from tapesched.simulator.storage.policy import Policy, preload

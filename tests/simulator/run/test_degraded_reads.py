@@ -30,7 +30,8 @@ from tapesched.simulator.sharing.groups import (
 )
 from tapesched.simulator.sharing.hsm_archive import HsmArchive, HsmReads
 from tapesched.simulator.storage.archive import Archive, ArchiveParams
-from tapesched.simulator.storage.catalogue import Catalogue, FileLayout, Row
+from tapesched.simulator.storage.catalogue import Catalogue
+from tapesched.simulator.storage.catalogue_records import FileLayout, Row
 from tapesched.simulator.storage.files import FileSpec, JobSpec, Scheme
 from tapesched.simulator.storage.hetero import Hetero
 from tapesched.simulator.storage.parallel import Parallel

@@ -20,7 +20,8 @@ from attrs import frozen
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tapesched.simulator.storage.catalogue import Catalogue, Chunk, FileLayout
+from tapesched.simulator.storage.catalogue import Catalogue
+from tapesched.simulator.storage.catalogue_records import Chunk, FileLayout
 from tapesched.simulator.storage.files import Extent, FileSpec, JobSpec, Scheme
 from tapesched.simulator.storage.hetero import Hetero
 from tapesched.simulator.storage.parallel import Parallel
