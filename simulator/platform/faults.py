@@ -5,7 +5,7 @@ events leads to a job failure", and tapes "face unrecoverable data errors
 leading to permanent data loss" (Section 1). A :class:`FaultSpec` says how
 often each fault strikes a run; the platform (:mod:`simulator.platform.platform`)
 and the run (:mod:`simulator.run.simulation`) carry the faults out, and the
-archival policies' degraded reads (:func:`simulator.storage.policy.Policy.plan_read`
+archival policies' degraded reads (:func:`simulator.storage.policies.policy.Policy.plan_read`
 with tapes unavailable) recover from them as their layouts allow.
 
 The faults

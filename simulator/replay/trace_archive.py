@@ -17,8 +17,8 @@ from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.catalogue_records import Chunk, FileLayout, Member, Row
 from tapesched.simulator.storage.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
 from tapesched.simulator.storage.lazy_archive import NumberedFiles
-from tapesched.simulator.storage.parallel import Parallel
-from tapesched.simulator.storage.policy import without_parity
+from tapesched.simulator.storage.policies.parallel import Parallel
+from tapesched.simulator.storage.policies.policy import without_parity
 from tapesched.simulator.workload.workload import Workload
 
 LEAST_USE_S = 1e-6
@@ -76,8 +76,9 @@ UNSTRIPED = Scheme(1, 0)
 class TraceReads(Parallel):
     """:data:`POLICY` reading a trace's files, their plans made straight from the requests.
 
-    The plan of file ``f{k}`` is the one :class:`~simulator.storage.parallel.Parallel` makes of
-    its :class:`TraceArchive` layout (one extent: the request's seconds at the start of
+    The plan of file ``f{k}`` is the one
+    :class:`~simulator.storage.policies.parallel.Parallel` makes of its
+    :class:`TraceArchive` layout (one extent: the request's seconds at the start of
     its cartridge; a test holds the two equal), built without the layout's objects: a
     long trace reads each of its files once, and the layout would be made for that one
     read. Files not of the archive are read as PARALLEL reads them.
@@ -91,7 +92,7 @@ class TraceReads(Parallel):
         """One phase, one extent: the file's bytes at the start of its cartridge.
 
         A trace's file has no parity (1+0): when its cartridge is
-        unavailable the read raises :class:`~simulator.storage.policy.Unrecoverable`.
+        unavailable the read raises :class:`~simulator.storage.policies.policy.Unrecoverable`.
         """
         archive = self.archive
         k = None if archive is None else archive.file_number(file_id)

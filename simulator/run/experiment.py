@@ -30,7 +30,7 @@ from tapesched.simulator.run.simulation import Simulation
 from tapesched.simulator.scenario.spec import Scenario, make_archive
 from tapesched.simulator.schedulers.bw_main import BwMainParams
 from tapesched.simulator.schedulers.registry import simulator_scheduler
-from tapesched.simulator.storage.policy_registry import make_policy, policy_guard
+from tapesched.simulator.storage.policies.policy_registry import make_policy, policy_guard
 from tapesched.simulator.workload.workload import Workload, generate, with_striping
 from tapesched.solvers.online.mount_policy import parse_mount_policy, with_mount_policy
 from tapesched.solvers.online.protocol import Scheduler

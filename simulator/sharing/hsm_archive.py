@@ -20,8 +20,8 @@ from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.catalogue_records import Chunk, FileLayout, Member, Row
 from tapesched.simulator.storage.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
 from tapesched.simulator.storage.lazy_archive import NumberedFiles
-from tapesched.simulator.storage.parallel import Parallel
-from tapesched.simulator.storage.policy import without_parity
+from tapesched.simulator.storage.policies.parallel import Parallel
+from tapesched.simulator.storage.policies.policy import without_parity
 from tapesched.simulator.workload.workload import Workload
 
 POLICY = "parallel"
@@ -134,7 +134,7 @@ class HsmReads(Parallel):
 
         The files have no parity (1+0, a reclamation 2+0): when a tape of
         one is unavailable the read raises
-        :class:`~simulator.storage.policy.Unrecoverable`.
+        :class:`~simulator.storage.policies.policy.Unrecoverable`.
         """
         archive = self.archive
         k = None if archive is None else archive.file_number(file_id)

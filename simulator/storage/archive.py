@@ -63,7 +63,7 @@ from attrs import field, frozen
 from tapesched.simulator.storage.archive_layout import ArchiveLayout, SlotWriter
 from tapesched.simulator.storage.catalogue_records import Chunk, FileLayout, Member, Row
 from tapesched.simulator.storage.files import FileSpec, Scheme
-from tapesched.simulator.storage.policy import Policy
+from tapesched.simulator.storage.policies.policy import Policy
 
 TAPE_PREFIX = "A"
 """Archive tapes are ``A000000``, ``A000001``, ..."""

@@ -37,7 +37,7 @@ from tapesched.simulator.run.run_directory import (
     simulate_file,
 )
 from tapesched.simulator.schedulers.registry import BW_MAIN
-from tapesched.simulator.storage.policy_registry import POLICIES
+from tapesched.simulator.storage.policies.policy_registry import POLICIES
 from tapesched.solvers.registry import SCHEDULERS
 from tapesched.toolkit.errors import SettingsError
 from tapesched.toolkit.files.json_documents import dumps

@@ -69,7 +69,7 @@ from tapesched.simulator.scenario.document import load_scenario
 from tapesched.simulator.scenario.spec import Scenario
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.files import FileSpec, Scheme
-from tapesched.simulator.storage.policy_registry import make_policy
+from tapesched.simulator.storage.policies.policy_registry import make_policy
 from tapesched.studies.blue_waters.figures import BW_FIG10
 from tapesched.studies.sweeps.study import SCENARIO_FILE, base_of
 

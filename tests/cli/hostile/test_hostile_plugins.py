@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from tapesched.simulator.scenario.document import load_scenario
-from tapesched.simulator.storage.policy_registry import ENTRY_POINT_GROUP as POLICY_GROUP
+from tapesched.simulator.storage.policies.policy_registry import ENTRY_POINT_GROUP as POLICY_GROUP
 from tapesched.solvers.online.state import LeftWaiting
 from tapesched.toolkit.errors import InputError
 from tapesched.toolkit.runtime.plugin_calls import Plugin, PluginError, guarded
@@ -297,7 +297,7 @@ def test_debug_prints_the_plugins_traceback_then_the_line(plugs):
 
 POLICIES = textwrap.dedent(
     """
-    from tapesched.simulator.storage.parallel import Parallel
+    from tapesched.simulator.storage.policies.parallel import Parallel
 
 
     class Planless(Parallel):

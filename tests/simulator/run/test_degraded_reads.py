@@ -33,12 +33,12 @@ from tapesched.simulator.storage.archive import Archive, ArchiveParams
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.catalogue_records import FileLayout, Row
 from tapesched.simulator.storage.files import FileSpec, JobSpec, Scheme
-from tapesched.simulator.storage.hetero import Hetero
-from tapesched.simulator.storage.parallel import Parallel
-from tapesched.simulator.storage.policy import Policy, Unrecoverable, extent, preload
-from tapesched.simulator.storage.policy_registry import make_policy
-from tapesched.simulator.storage.rait import Rait
-from tapesched.simulator.storage.vertical import Vertical
+from tapesched.simulator.storage.policies.hetero import Hetero
+from tapesched.simulator.storage.policies.parallel import Parallel
+from tapesched.simulator.storage.policies.policy import Policy, Unrecoverable, extent, preload
+from tapesched.simulator.storage.policies.policy_registry import make_policy
+from tapesched.simulator.storage.policies.rait import Rait
+from tapesched.simulator.storage.policies.vertical import Vertical
 from tapesched.simulator.workload.workload import SIZE_CLASSES_MB, TABLE_1
 from tests.simulator.storage.test_policies import play, scenarios, table, tape
 

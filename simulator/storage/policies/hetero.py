@@ -21,9 +21,9 @@ from attrs import field, frozen
 from tapesched.simulator.storage.archive_layout import ArchiveSide
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.files import FileSpec, JobSpec
-from tapesched.simulator.storage.parallel import Parallel
-from tapesched.simulator.storage.policy import Group, Policy, check_block_mb
-from tapesched.simulator.storage.vertical import Vertical
+from tapesched.simulator.storage.policies.parallel import Parallel
+from tapesched.simulator.storage.policies.policy import Group, Policy, check_block_mb
+from tapesched.simulator.storage.policies.vertical import Vertical
 
 
 @frozen

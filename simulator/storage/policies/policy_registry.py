@@ -7,7 +7,7 @@ installed packages add theirs through entry points of the group
 ``policy.name``, ``tapesched simulate --policy`` (whose choices are these
 names) and :func:`make_policy` all ask it.
 
-Kept apart from :mod:`simulator.storage.policy`, which every policy module imports,
+Kept apart from :mod:`simulator.storage.policies.policy`, which every policy module imports,
 so that the modules import one another in one direction only.
 """
 
@@ -22,7 +22,7 @@ from tapesched.toolkit.registry import Registry, UnknownNameError, qualified_nam
 from tapesched.toolkit.runtime.plugin_calls import Plugin, call_plugin, guarded
 
 if TYPE_CHECKING:
-    from tapesched.simulator.storage.policy import Policy
+    from tapesched.simulator.storage.policies.policy import Policy
 
 ENTRY_POINT_GROUP = "tapesched.policies"
 """Entry-point group in which packages declare their policies (``name = module:Class``)."""
@@ -33,22 +33,22 @@ POLICIES: Registry[Callable[..., Policy]] = Registry("policy", group=ENTRY_POINT
 
 POLICIES.declare(
     "rait",
-    "tapesched.simulator.storage.rait:Rait",
+    "tapesched.simulator.storage.policies.rait:Rait",
     "RAIT: rows of X data and Y parity blocks on X+Y tapes at once, rotating from row to row",
 )
 POLICIES.declare(
     "parallel",
-    "tapesched.simulator.storage.parallel:Parallel",
+    "tapesched.simulator.storage.policies.parallel:Parallel",
     "PARALLEL: contiguous runs of blocks on X data tapes, parity on Y tapes of its own",
 )
 POLICIES.declare(
     "vertical",
-    "tapesched.simulator.storage.vertical:Vertical",
+    "tapesched.simulator.storage.policies.vertical:Vertical",
     "VERTICAL: one drive fills X data tapes in turn, then writes their parity from disk",
 )
 POLICIES.declare(
     "hetero",
-    "tapesched.simulator.storage.hetero:Hetero",
+    "tapesched.simulator.storage.policies.hetero:Hetero",
     "HETERO: VERTICAL for files below threshold_mb, PARALLEL for the others",
 )
 

@@ -40,7 +40,7 @@ from tapesched.simulator.storage.archive_layout import ArchiveSide, SlotFill, da
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.catalogue_records import RowSpan
 from tapesched.simulator.storage.files import FileSpec, JobSpec, Phase, Scheme
-from tapesched.simulator.storage.policy import (
+from tapesched.simulator.storage.policies.policy import (
     Group,
     Striped,
     append_members,
@@ -134,7 +134,7 @@ class Parallel(Striped):
     ) -> JobSpec:
         """A phase per piece of each stripe, each data drive reading its run.
 
-        Degraded (:func:`~simulator.storage.policy.read_phases`): in a stripe where
+        Degraded (:func:`~simulator.storage.policies.policy.read_phases`): in a stripe where
         data members lie on unavailable tapes, each is replaced, in its
         column, by a parity member of the stripe (the first untouched ones,
         in order), read over the same rows; the decoder rebuilds the lost

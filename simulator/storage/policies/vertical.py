@@ -4,7 +4,7 @@ A group is a parity group of ``X`` data tapes and ``Y`` parity members.
 Files are appended, contiguously, to the group's current data tape; when
 it is full, to the next (a file may span two). Parity is computed over
 whole data tapes, byte position by byte position, and accumulates on the
-mover's disk meanwhile: :attr:`~simulator.storage.policy.Group.disk_mb` is ``Y``
+mover's disk meanwhile: :attr:`~simulator.storage.policies.policy.Group.disk_mb` is ``Y``
 members, each as long as the longest data tape so far in host MB (a
 shorter tape counts as zero-padded). When the ``X``-th data tape is full,
 the same drive writes the ``Y`` parity members, each from a new tape, with
@@ -43,7 +43,7 @@ from tapesched.simulator.storage.archive_layout import ArchiveSide, SlotFill, da
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.catalogue_records import TOLERANCE_MB, Row, RowSpan
 from tapesched.simulator.storage.files import FileSpec, JobSpec, Phase, Scheme
-from tapesched.simulator.storage.policy import (
+from tapesched.simulator.storage.policies.policy import (
     Group,
     check_written_by,
     extent,
@@ -127,7 +127,7 @@ class Vertical:
     ) -> JobSpec:
         """The file's data pieces, in order, on one drive.
 
-        Degraded (:func:`~simulator.storage.policy.read_phases`): when the file's
+        Degraded (:func:`~simulator.storage.policies.policy.read_phases`): when the file's
         own data tape in a row is unavailable, that row's window (its host
         positions) is rebuilt from ``X`` untouched members of the parity
         group over the same positions: the group's other data tapes first,

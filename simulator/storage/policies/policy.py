@@ -10,9 +10,8 @@ keep their tapes loaded between requests. The platform keeps one open group
 per type and process, passes it back to the next write of that type, and
 closes it when the stream ends.
 
-The four policies are :mod:`simulator.storage.rait`, :mod:`simulator.storage.parallel`,
-:mod:`simulator.storage.vertical` and :mod:`simulator.storage.hetero`, which import this
-module; :mod:`simulator.storage.policy_registry` names them.
+The four policies are :mod:`.rait`, :mod:`.parallel`, :mod:`.vertical` and :mod:`.hetero`,
+which import this module; :mod:`.policy_registry` names them.
 
 Degraded reads
     A read may be told tapes that cannot be read now (lost, unreadable, or

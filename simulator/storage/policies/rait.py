@@ -41,7 +41,7 @@ from tapesched.simulator.storage.archive_layout import ArchiveSide, SlotFill
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.catalogue_records import Kind, Row, RowSpan
 from tapesched.simulator.storage.files import FileSpec, JobSpec, Phase, Scheme
-from tapesched.simulator.storage.policy import (
+from tapesched.simulator.storage.policies.policy import (
     Group,
     Striped,
     append_members,
@@ -132,7 +132,7 @@ class Rait(Striped):
     ) -> JobSpec:
         """A phase per run of rows, every drive reading its tape's share (data and parity).
 
-        Degraded (:func:`~simulator.storage.policy.read_phases`): a normal read
+        Degraded (:func:`~simulator.storage.policies.policy.read_phases`): a normal read
         already streams all ``X + Y`` members, so a member on an unavailable
         tape is simply left out (``None`` in its column) and its blocks are
         rebuilt from the others in each row; no extra tape is mounted. The
