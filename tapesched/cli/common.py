@@ -28,7 +28,7 @@ from tapesched.toolkit.units import MAX_SIMULATED_S, parse_duration, parse_rate
 from tapesched.toolkit.validator import Report, validate
 
 if TYPE_CHECKING:
-    from tapesched.simulator.scenario.spec import Scenario
+    pass
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -326,22 +326,3 @@ def allow_plugins_option(command: F) -> F:
     """The ``--allow-plugins`` flag of the commands that run a scenario file."""
     option = click.option("--allow-plugins", is_flag=True, help=ALLOW_PLUGINS_HELP)
     return option(command)
-
-
-def check_named_code(
-    scenario: Scenario,
-    source: str,
-    allowed: bool,
-    *,
-    scheduler: object = None,
-    mount_policy: object = None,
-) -> None:
-    """Exit 2, one line each, for the code a scenario file names that its run would import
-    (:func:`simulator.scenario.consent.named_code_problems`)."""
-    from tapesched.simulator.scenario.consent import named_code_problems
-
-    problems = named_code_problems(
-        scenario, source, allowed, scheduler=scheduler, mount_policy=mount_policy
-    )
-    if problems:
-        fail(problems)
