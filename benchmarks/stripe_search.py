@@ -25,9 +25,15 @@ from attrs import evolve
 from tapesched.simulator.run.experiment import override
 from tapesched.simulator.scenario.document import load_scenario
 from tapesched.simulator.workload.workload import with_class_sizes
-from tapesched.studies.golubchik_studies import SCENARIO_FILE
-from tapesched.studies.stripe_search import METRIC, SweepEvaluate, library_times, mix_of, select
-from tapesched.studies.sweep import Precision, executor
+from tapesched.studies.golubchik.figures import SCENARIO_FILE
+from tapesched.studies.golubchik.stripe_search import (
+    METRIC,
+    SweepEvaluate,
+    library_times,
+    mix_of,
+    select,
+)
+from tapesched.studies.sweeps.sweep import Precision, executor
 
 RATES_PER_MIN = (0.05, 0.2, 0.4)
 

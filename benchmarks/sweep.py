@@ -23,11 +23,11 @@ import time
 from attrs import evolve
 
 from tapesched.simulator.scenario.document import load_scenario
-from tapesched.studies.blue_waters import BW_FIG6
+from tapesched.studies.blue_waters.figures import BW_FIG6
 from tapesched.studies.results_file import results_csv
-from tapesched.studies.studies import SCENARIO_FILE, points
-from tapesched.studies.study_report import result_rows
-from tapesched.studies.sweep import Precision, executor, run_sweep
+from tapesched.studies.sweeps.report import result_rows
+from tapesched.studies.sweeps.study import SCENARIO_FILE, points
+from tapesched.studies.sweeps.sweep import Precision, executor, run_sweep
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,7 +21,7 @@ the window leave them (tape, head, busy until), the freed requests with
 their releases counted from there. The CP-SAT model of :mod:`solvers.cpsat`
 solves it from the incumbent's own stretch (the hint), each drive bound to
 be ready for the requests after the window as the incumbent was
-(:func:`solvers.cut.pin`); :func:`solvers.cut.splice` puts the solution
+(:func:`solvers.cut.pin`); :func:`solvers.splice.splice` puts the solution
 back, the requests after the window re-timed behind it.
 
 The size adapts: it grows by :data:`GROW` after a round that improved the
@@ -64,13 +64,14 @@ from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.cpsat import CpsatModel, build_model
 from tapesched.solvers.cpsat.data import CpsatData
 from tapesched.solvers.cpsat.solution import read_plan
-from tapesched.solvers.cut import Incumbent, cut, incumbent_of, pin, ranked, splice
+from tapesched.solvers.cut import Incumbent, cut, incumbent_of, pin, ranked
 from tapesched.solvers.exact.deadline import Deadline, OutOfTime
 from tapesched.solvers.exact.plan import plan_to_schedule
 from tapesched.solvers.exact.stoppable import solve_stoppable
 from tapesched.solvers.local_search import improve
 from tapesched.solvers.online.best import best_heuristic
 from tapesched.solvers.result import Progress, Result, Status
+from tapesched.solvers.splice import splice
 from tapesched.toolkit.model import Instance, Schedule
 from tapesched.toolkit.validator import validate
 

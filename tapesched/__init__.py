@@ -52,7 +52,7 @@ _WHERE = {
     "MountPolicy": "tapesched.solvers.online.mount_protocol",
     "Eviction": "tapesched.solvers.online.mount_protocol",
     "Orderer": "tapesched.solvers.recall_order",
-    "Policy": "tapesched.simulator.storage.policy",
+    "Policy": "tapesched.simulator.storage.policies.policy",
     "Allocator": "tapesched.simulator.sharing.allocator",
     "load_scenario": "tapesched.simulator.scenario.document",
     "simulate": "tapesched.simulator.run.experiment",
@@ -111,7 +111,7 @@ if TYPE_CHECKING:
     from tapesched.simulator.run.experiment import run_scenario as simulate
     from tapesched.simulator.scenario.document import load_scenario
     from tapesched.simulator.sharing.allocator import Allocator
-    from tapesched.simulator.storage.policy import Policy
+    from tapesched.simulator.storage.policies.policy import Policy
     from tapesched.solvers import solve
     from tapesched.solvers.online.mount_protocol import Eviction, MountPolicy
     from tapesched.solvers.online.protocol import PlatformState, Scheduler

@@ -116,8 +116,11 @@ def test_the_graph_sees_the_packages():
         "tapesched.solvers.registry",
         "tapesched.simulator.kernel.engine",
     } <= set(GRAPH)
-    assert GRAPH.has_edge("tapesched.cli", "tapesched.cli.simulate")
-    assert GRAPH.has_edge("tapesched.cli.simulate", "tapesched.simulator.scenario.document")
+    assert GRAPH.has_edge("tapesched.cli", "tapesched.cli.archives.simulate")
+    # A function-level import is an edge: simulate imports striping_label where it prints.
+    assert GRAPH.has_edge(
+        "tapesched.cli.archives.simulate", "tapesched.simulator.workload.workload"
+    )
     # A registry's string target is an edge: the online schedulers' module is one.
     assert GRAPH.has_edge("tapesched.solvers.registry", "tapesched.solvers.online.heuristics")
     assert [
@@ -127,6 +130,32 @@ def test_the_graph_sees_the_packages():
         4,
         4,
     ]
+
+
+STUDY_ROOMS = {
+    m
+    for m, path in FILES.items()
+    if m.startswith("tapesched.studies.") and path.name == "__init__.py"
+}
+"""The rooms of the studies (``tapesched.studies.sweeps``, ``tapesched.studies.golubchik``, ...)."""
+
+
+def test_the_studies_shared_machinery_imports_no_study():
+    """The modules at the top of ``tapesched.studies`` (the Experiment protocol, the registry,
+    the runner, the one writer) are every experiment's, the project's and a user's: they
+    import none of the rooms (the registry names the project's experiments, a target each)."""
+    assert {"tapesched.studies.sweeps", "tapesched.studies.golubchik"} <= STUDY_ROOMS
+    shared = [m for m in FILES if m.startswith("tapesched.studies.") and m.count(".") == 2]
+    shared = [m for m in shared if m not in STUDY_ROOMS]
+    assert "tapesched.studies.registry" in shared
+    assert GRAPH.has_edge("tapesched.studies.registry", "tapesched.studies.golubchik.stripe_report")
+    into_rooms = sorted(
+        (a, b)
+        for a in shared
+        for b, kind in GRAPH[a].items()
+        if kind["kind"] == "import" and any(b.startswith(room) for room in STUDY_ROOMS)
+    )
+    assert into_rooms == []
 
 
 def test_no_module_import_cycle():

@@ -170,7 +170,7 @@ def test_a_scenario_run_to_its_end_completes_every_request_and_exports_a_valid_s
 def test_a_simulation_takes_the_object_or_its_name():
     from most_wanted import MostWantedTape
 
-    from tapesched.simulator.storage.policy_registry import make_policy
+    from tapesched.simulator.storage.policies.policy_registry import make_policy
 
     scenario = override(load_scenario(AMPEX), duration_s=3 * 3600)
     runs = []

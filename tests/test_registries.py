@@ -17,9 +17,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.simulator.storage.policy_registry import ENTRY_POINT_GROUP as POLICY_GROUP
-from tapesched.simulator.storage.policy_registry import POLICIES, make_policy
-from tapesched.simulator.storage.vertical import Vertical
+from tapesched.simulator.storage.policies.policy_registry import ENTRY_POINT_GROUP as POLICY_GROUP
+from tapesched.simulator.storage.policies.policy_registry import POLICIES, make_policy
+from tapesched.simulator.storage.policies.vertical import Vertical
 from tapesched.solvers import online
 from tapesched.solvers.registry import SCHEDULERS, SOLVERS
 from tests.conftest import INSTANCES, dist_info
@@ -90,7 +90,7 @@ def test_listing_the_registries_imports_none_of_their_modules():
     code = (
         "import sys\n"
         "from tapesched.solvers.registry import ORDERERS, SCHEDULERS, SOLVERS\n"
-        "from tapesched.simulator.storage.policy_registry import POLICIES\n"
+        "from tapesched.simulator.storage.policies.policy_registry import POLICIES\n"
         "for registry in (SOLVERS, SCHEDULERS, ORDERERS, POLICIES):\n"
         "    for name in registry.known():\n"
         "        registry.describe(name)\n"
@@ -103,7 +103,7 @@ def test_listing_the_registries_imports_none_of_their_modules():
     ).stdout
     loaded = ast.literal_eval(out)
     assert loaded == [
-        "tapesched.simulator.storage.policy_registry",
+        "tapesched.simulator.storage.policies.policy_registry",
         "tapesched.solvers.registry",
         "tapesched.solvers.result",
     ]
@@ -137,7 +137,7 @@ def test_an_installed_packages_policy_is_a_policy_everywhere(tmp_path, monkeypat
         tmp_path,
         "more-policies",
         POLICY_GROUP,
-        {"one-drive": "tapesched.simulator.storage.vertical:Vertical"},
+        {"one-drive": "tapesched.simulator.storage.policies.vertical:Vertical"},
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     assert isinstance(make_policy("one-drive", block_mb=10.0), Vertical)

@@ -124,3 +124,33 @@ def join_path(path: str, key: str) -> str:
     than a message quotes as :func:`shown` quotes it)."""
     key = shown(key) if len(key) > MOST_SHOWN else key or '""'
     return f"{path}.{key}" if path else key
+
+
+@frozen
+class SettingProblem:
+    """One thing wrong with the settings a run was given (a library call's arguments).
+
+    ``settings`` names the arguments at fault, by their parameter names (none: the run as a
+    whole); ``source``, when the settings are fine alone but the file ``source`` cannot run
+    with them, is that file, and ``message`` what in it cannot.
+    """
+
+    settings: tuple[str, ...]
+    message: str
+    source: str | None = None
+
+    def __str__(self) -> str:
+        where = self.source if self.source is not None else " and ".join(self.settings)
+        return f"{where}: {self.message}" if where else self.message
+
+
+class SettingsError(ValueError):
+    """Settings a run cannot use, with every problem found in them (:class:`SettingProblem`).
+
+    The command line words each problem with its own options' names; a Python caller reads
+    the parameter names of :attr:`problems`.
+    """
+
+    def __init__(self, problems: list[SettingProblem]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(str(p) for p in self.problems))

@@ -36,7 +36,7 @@ reached through :meth:`~Registry.load`, :meth:`~Registry.entry` and
 
 This module is part of the toolkit's core, below the packages that keep
 registries (:mod:`solvers.registry`, :mod:`solvers.online.mount_policy`,
-:mod:`simulator.storage.policy_registry`, :mod:`simulator.sharing.allocator`), and
+:mod:`simulator.storage.policies.policy_registry`, :mod:`simulator.sharing.allocator`), and
 imports none of them.
 
 Example

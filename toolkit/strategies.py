@@ -250,7 +250,7 @@ def requests_for(
     """``instance`` with its requests replaced by a fresh workload on the same platform.
 
     Useful to test a scheduler against many workloads of one fixed library
-    layout (for example a :func:`toolkit.generators.golubchik_instance`).
+    layout (for example a :func:`toolkit.golubchik_instances.golubchik_instance`).
 
     Parameters
     ----------

@@ -15,7 +15,7 @@ when some are but every row keeps ``X`` members, and *lost* otherwise
 counts files and host MB of each. :func:`simulate_losses` draws tape
 losses over an archive laid out by a policy (:class:`LaidOut`, from
 :func:`lay_out`: files written at time zero with
-:func:`simulator.storage.policy.preload`) and estimates the shares lost.
+:func:`simulator.storage.policies.policy.preload`) and estimates the shares lost.
 
 ``q`` is a probability over a horizon; a tape-loss *rate* ``lambda`` per
 tape-year gives ``q = 1 - exp(-lambda * years)``
@@ -40,7 +40,7 @@ from tapesched.simulator.run.results import Estimate, estimate
 from tapesched.simulator.storage.catalogue import Catalogue, Exposure
 from tapesched.simulator.storage.data_account import ACCOUNT_FIELDS, DataAccount, account
 from tapesched.simulator.storage.files import FileSpec, Scheme
-from tapesched.simulator.storage.policy import Policy, preload
+from tapesched.simulator.storage.policies.policy import Policy, preload
 
 
 def _probability(_: object, attribute: object, value: float) -> None:

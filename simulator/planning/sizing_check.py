@@ -50,8 +50,8 @@ from tapesched.simulator.platform.technology import Duration, drive_model
 from tapesched.simulator.run.simulation import Simulation
 from tapesched.simulator.storage.disk_cache import CacheSpec, ClassReport, ServiceClass
 from tapesched.simulator.storage.files import FileRequest, FileSpec, Scheme
-from tapesched.simulator.storage.policy import preload
-from tapesched.simulator.storage.policy_registry import make_policy
+from tapesched.simulator.storage.policies.policy import preload
+from tapesched.simulator.storage.policies.policy_registry import make_policy
 from tapesched.simulator.workload.workload import Workload
 
 LIBRARY = "L0"

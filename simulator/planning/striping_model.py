@@ -26,7 +26,7 @@ from the drive time a request occupies on average, ``sum_j p_j w_j (C + L
 w_j + T_j / w_j)`` drive-seconds over ``K`` drives, and from the arm time,
 ``sum_j p_j w_j L`` over the arms (:func:`vector_stability_limit_per_s`).
 These are the paper's approximations, the fast first answer of
-:mod:`tapesched.studies.stripe_search`; the simulator, with exponential times, a
+:mod:`tapesched.studies.golubchik.stripe_search`; the simulator, with exponential times, a
 gang allocated a drive at a time and one arm serving loads before unloads,
 is the judge (the test compares them at the two extremes).
 """

@@ -5,7 +5,7 @@ events leads to a job failure", and tapes "face unrecoverable data errors
 leading to permanent data loss" (Section 1). A :class:`FaultSpec` says how
 often each fault strikes a run; the platform (:mod:`simulator.platform.platform`)
 and the run (:mod:`simulator.run.simulation`) carry the faults out, and the
-archival policies' degraded reads (:func:`simulator.storage.policy.Policy.plan_read`
+archival policies' degraded reads (:func:`simulator.storage.policies.policy.Policy.plan_read`
 with tapes unavailable) recover from them as their layouts allow.
 
 The faults
@@ -57,7 +57,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from attrs import evolve, field, frozen
 
-from tapesched.simulator.storage.catalogue import FileLayout
+from tapesched.simulator.storage.catalogue_records import FileLayout
 
 PAPER_HANDLING_FAILURE = 0.01
 """The Blue Waters paper's "1 out of 100 tape handling events leads to a job failure"

@@ -113,7 +113,7 @@ class DriveModel:
         Native capacity of its tapes.
     block_s
         Cost of each block of a fragmented extent (RAIT's rows), in seconds of
-        streaming time; see :mod:`simulator.storage.rait`.
+        streaming time; see :mod:`simulator.storage.policies.rait`.
     transfer
         How a transfer's time is drawn: ``fixed`` (``x / rate_mb_s``) or
         ``exponential`` with that mean (Golubchik et al.'s Section 5), one

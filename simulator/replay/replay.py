@@ -3,21 +3,22 @@
 The ECMWF trace says which cartridge was wanted, when, and for how long it
 then stayed in a drive. Replaying it is a run of
 :class:`simulator.run.simulation.Simulation` like any other, on a platform
-(:func:`trace_platform`) whose libraries are the complex's levels:
+(:func:`~simulator.replay.sl8500.trace_platform`) whose libraries are the complex's levels:
 
 - Each level (rail) is a library of the platform, its handbots its arms
   (loads before unloads, FIFO within each), one exchange (pick, travel,
   put) for each move; its drives are T10000s (load and unload of
-  :class:`SL8500Timings`) that stream a request's trace seconds
+  :class:`~simulator.replay.sl8500.SL8500Timings`) that stream a request's trace seconds
   (positioning included: they locate in no time).
 - The levels are joined as :class:`simulator.platform.library_complex.LibraryComplex`
   says: a cartridge of another level is taken out by a handbot of its own
   level, crosses (elevator, pass-throughs), and a handbot of the drive's
   level puts it in; a dismounted cartridge floats into a free slot of the
   drive's level (ACSLS float), or goes back home the way it came.
-- Each request is a read of a file of its own (:class:`TraceArchive`),
-  written unstriped at the start of its cartridge, whose transfer takes
-  the trace's seconds.
+- Each request is a read of a file of its own
+  (:class:`~simulator.replay.trace_archive.TraceArchive`), written
+  unstriped at the start of its cartridge, whose transfer takes the
+  trace's seconds.
 
 Which waiting request starts is a scheduler's choice, which idle tape a
 mount evicts and when an idle tape goes a mount policy's
@@ -56,31 +57,18 @@ describe no steady state.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, cast
 
-from attrs import field, frozen
+from attrs import frozen
 
-from tapesched.simulator.platform.library_complex import LibraryComplex, crossing_s
-from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, PlatformSpec
-from tapesched.simulator.platform.technology import DriveModel, Duration
+from tapesched.simulator.replay.sl8500 import SL8500Timings, trace_platform
 from tapesched.simulator.replay.trace import LibraryLayout, TraceRequest, home_levels
+from tapesched.simulator.replay.trace_archive import TraceArchive, TraceReads, trace_workload
 from tapesched.simulator.run.experiment import without_cyclic_gc
 from tapesched.simulator.run.results import is_saturated
 from tapesched.simulator.run.simulation import Simulation
 from tapesched.simulator.schedulers.registry import GOLUBCHIK, simulator_scheduler
-from tapesched.simulator.storage.catalogue import (
-    Catalogue,
-    Chunk,
-    FileLayout,
-    Member,
-    NumberedFiles,
-    Row,
-)
-from tapesched.simulator.storage.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
-from tapesched.simulator.storage.parallel import Parallel
-from tapesched.simulator.storage.policy import without_parity
-from tapesched.simulator.workload.workload import Workload
 from tapesched.solvers.online.mount_policy import parse_mount_policy, with_mount_policy
 from tapesched.solvers.online.protocol import Scheduler
 from tapesched.solvers.plugins import (
@@ -90,87 +78,7 @@ from tapesched.solvers.plugins import (
     with_plugins,
 )
 from tapesched.toolkit.errors import shown
-from tapesched.toolkit.hardware.technology import LIBRARIES, required
 from tapesched.toolkit.metrics import share
-
-
-def _time(_: object, attribute: Any, value: float) -> None:
-    if not 0 <= value < math.inf:
-        raise ValueError(f"{attribute.name} must be finite and >= 0, got {shown(value)}")
-
-
-def _positive_int(_: object, attribute: Any, value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{attribute.name} must be an integer >= 1, got {shown(value)}")
-
-
-_SL8500 = LIBRARIES["SL8500"]
-"""The table's SL8500 complex (its drive: the T10000D row), whose figures are the defaults."""
-
-
-@frozen(kw_only=True)
-class SL8500Timings:
-    """Mechanical times of an SL8500 complex with T10000C/D drives, in seconds.
-
-    The defaults are the SL8500 row of the technology table
-    (:data:`toolkit.hardware.technology.LIBRARIES`) and its drive's (the T10000D
-    row of :data:`toolkit.hardware.technology.DRIVES`), where each figure names its
-    source: the handbot's move from Oracle's figures, the T10000 load and
-    unload as quoted from its data sheet (unchecked), the elevator and the
-    pass-through estimates.
-
-    Attributes
-    ----------
-    exchange_s
-        One handbot move of a cartridge: pick it (at a slot, a drive or a
-        port), travel, put it (the table's ``mount_s``, equal to its
-        ``dismount_s``).
-    load_s
-        Drive load and thread to ready (ECMWF's drives were T10000s).
-    unload_s
-        Rewind and eject, before a handbot can take the cartridge.
-    elevator_s
-        One elevator ride between two rails of a library, the handbots'
-        hand-offs at either end excluded.
-    pass_through_s
-        One pass-through port between the same rail of two adjacent
-        libraries.
-    rails_per_library
-        Rails (levels) of one library: 4 in an SL8500, so levels ``4k ..
-        4k+3`` form library ``k`` (ACSLS numbers each rail as an LSM, four
-        per library, top-down, libraries right to left).
-    """
-
-    exchange_s: float = field(default=_SL8500.mount_s, validator=_time)
-    load_s: float = field(default=_SL8500.drive.load_s, validator=_time)
-    unload_s: float = field(default=_SL8500.drive.unload_s, validator=_time)
-    elevator_s: float = field(
-        default=required(_SL8500.elevator_s, "SL8500 elevator_s"), validator=_time
-    )
-    pass_through_s: float = field(
-        default=required(_SL8500.pass_through_s, "SL8500 pass_through_s"), validator=_time
-    )
-    rails_per_library: int = field(
-        default=required(_SL8500.rails_per_library, "SL8500 rails_per_library"),
-        validator=_positive_int,
-    )
-
-    def transfer_s(self, from_level: int, to_level: int) -> float:
-        """Time to carry a cartridge between level numbers, handbot moves excluded
-        (:func:`simulator.platform.library_complex.crossing_s`)."""
-        return crossing_s(
-            from_level,
-            to_level,
-            rails_per_library=self.rails_per_library,
-            elevator_s=self.elevator_s,
-            pass_through_s=self.pass_through_s,
-        )
-
-    def fastest_mount_s(self, from_level: int, to_level: int) -> float:
-        """Latency of a mount that never waits: the least a request that needs one can see."""
-        if from_level == to_level:
-            return self.exchange_s + self.load_s
-        return 2 * self.exchange_s + self.transfer_s(from_level, to_level) + self.load_s
 
 
 def select_drives(layout: LibraryLayout, count: int) -> tuple[str, ...]:
@@ -379,155 +287,6 @@ class ReplayResult:
             "latencies_s": list(self.latencies_s),
             "mounted": list(self.mounted),
         }
-
-
-TRACE_RATE_MB_S = 1.0
-"""Rate of the replay's drives: a trace request is a file of ``seconds_in_drive`` MB, so that
-its transfer takes the trace's seconds (positioning included, which is why the replay's drives
-locate in no time)."""
-
-LEAST_USE_S = 1e-6
-"""The use of a request the trace gives 0 s (a file holds some bytes): one microsecond."""
-
-POLICY = "parallel"
-"""The archival policy the trace's files are read by: one data member on one cartridge (1+0)."""
-
-
-class TraceArchive(NumberedFiles):
-    """A trace as the archive at time 0 (:class:`simulator.storage.catalogue.LazyArchive`).
-
-    Request ``k`` reads file ``f{k}``, of the request's seconds in drive
-    (MB at :data:`TRACE_RATE_MB_S`), written unstriped (1+0) by
-    :data:`POLICY` at the start of its cartridge; a cartridge is a tape of
-    the library (level) that is its home at the start.
-    """
-
-    def __init__(self, requests: Sequence[TraceRequest], homes: Mapping[str, int]) -> None:
-        self.requests = requests
-        self.homes = homes
-
-    def __len__(self) -> int:
-        """One file per request."""
-        return len(self.requests)
-
-    def file(self, k: int) -> FileSpec:
-        """The file request ``k`` reads."""
-        size_mb = max(self.requests[k].seconds_in_drive, LEAST_USE_S) * TRACE_RATE_MB_S
-        return FileSpec(self.file_id(k), size_mb, UNSTRIPED)
-
-    def layout(self, k: int) -> tuple[FileLayout, int]:
-        """One data member: the file at the start of its cartridge."""
-        file = self.file(k)
-        chunk = Chunk(
-            self.requests[k].cartridge, 0.0, data_host_mb=file.size_mb, data_tape_mb=file.size_mb
-        )
-        row = Row((Member("data", (chunk,)),), (0,))
-        return FileLayout(file, POLICY, (row,)), 1
-
-    def writer(self, k: int) -> str:
-        """The policy that wrote every file of the trace."""
-        return POLICY
-
-    def tape_library(self, tape_id: str) -> str | None:
-        """The library (level) id of a cartridge's home at the start."""
-        level = self.homes.get(tape_id)
-        return None if level is None else level_id(level)
-
-
-UNSTRIPED = Scheme(1, 0)
-
-
-@frozen
-class TraceReads(Parallel):
-    """:data:`POLICY` reading a trace's files, their plans made straight from the requests.
-
-    The plan of file ``f{k}`` is the one :class:`~simulator.storage.parallel.Parallel` makes of
-    its :class:`TraceArchive` layout (one extent: the request's seconds at the start of
-    its cartridge; a test holds the two equal), built without the layout's objects: a
-    long trace reads each of its files once, and the layout would be made for that one
-    read. Files not of the archive are read as PARALLEL reads them.
-    """
-
-    archive: TraceArchive | None = field(default=None, eq=False)
-
-    def plan_read(
-        self, catalogue: Catalogue, file_id: str, unavailable: Collection[str] = frozenset()
-    ) -> JobSpec:
-        """One phase, one extent: the file's bytes at the start of its cartridge.
-
-        A trace's file has no parity (1+0): when its cartridge is
-        unavailable the read raises :class:`~simulator.storage.policy.Unrecoverable`.
-        """
-        archive = self.archive
-        k = None if archive is None else archive.file_number(file_id)
-        if archive is None or k is None:
-            return super().plan_read(catalogue, file_id, unavailable)
-        request = archive.requests[k]
-        size_mb = max(request.seconds_in_drive, LEAST_USE_S) * TRACE_RATE_MB_S
-        extent = Extent(request.cartridge, 0.0, size_mb, size_mb)
-        without_parity(file_id, (extent,), unavailable)
-        return JobSpec(((extent,),), memory_mb=self.block_mb)
-
-
-def level_id(level: int) -> str:
-    """The platform's library id of a level of the complex."""
-    return f"level{level}"
-
-
-def trace_platform(
-    layout: LibraryLayout,
-    drive_ids: Sequence[str],
-    timings: SL8500Timings,
-    homes: Mapping[str, int],
-    *,
-    float_on_dismount: bool = True,
-) -> PlatformSpec:
-    """The SL8500 complex of ``layout`` as a platform, with the drives ``drive_ids``.
-
-    Each level is a library whose arms are its handbots (an exchange each
-    way); the drives are T10000s of :attr:`SL8500Timings.load_s` and
-    ``unload_s`` that stream the trace's seconds and locate in no time; the
-    complex (:class:`~simulator.platform.library_complex.LibraryComplex`) joins the
-    levels, ``homes`` filling their slots at the start.
-    """
-    exchange = Duration(timings.exchange_s)
-    libraries = [
-        LibrarySpec(level_id(lv.id), lv.robots, exchange, exchange) for lv in layout.levels
-    ]
-    model = DriveModel(
-        name="T10000-trace",
-        rate_mb_s=TRACE_RATE_MB_S,
-        load_s=Duration(timings.load_s),
-        unload_s=Duration(timings.unload_s),
-        locate_mb_s=math.inf,
-        capacity_mb=math.inf,
-        source="the trace's seconds in drive; load and unload: SL8500Timings",
-    )
-    level_of = {d: lv.id for lv in layout.levels for d in lv.drives}
-    drives = [DriveSpec(d, level_id(level_of[d]), model) for d in drive_ids]
-    shelved = dict.fromkeys((lv.id for lv in layout.levels), 0)
-    for level in homes.values():
-        shelved[level] += 1
-    complex_ = LibraryComplex(
-        numbers=[lv.id for lv in layout.levels],
-        slots=[lv.slots for lv in layout.levels],
-        shelved=[shelved[lv.id] for lv in layout.levels],
-        elevator_s=timings.elevator_s,
-        pass_through_s=timings.pass_through_s,
-        rails_per_library=timings.rails_per_library,
-        float_on_dismount=float_on_dismount,
-    )
-    return PlatformSpec(libraries, drives, tape_capacity_mb=1e12, complex=complex_)
-
-
-def trace_workload(requests: Sequence[TraceRequest], homes: Mapping[str, int]) -> Workload:
-    """The trace's requests as reads of the :class:`TraceArchive`'s files, by arrival."""
-    order = sorted(range(len(requests)), key=lambda k: requests[k].arrival_s)
-    archive = TraceArchive(requests, homes)
-    reads = tuple(
-        FileRequest(f"r{k}", requests[k].arrival_s, "read", archive.file(k)) for k in order
-    )
-    return Workload(initial=(), requests=reads, archive=archive)  # type: ignore[arg-type]
 
 
 def future_uses(requests: Sequence[TraceRequest]) -> dict[str, list[float]]:

@@ -41,7 +41,7 @@ from tapesched.simulator.run.repacking import Repacking
 from tapesched.simulator.run.streams import Streams
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.files import FileRequest, JobSpec
-from tapesched.simulator.storage.policy import Policy, Unrecoverable
+from tapesched.simulator.storage.policies.policy import Policy, Unrecoverable
 from tapesched.solvers.online.state import DispatchState
 from tapesched.toolkit.model import Piece, Request
 

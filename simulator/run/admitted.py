@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tapesched.simulator.platform.platform import Job
 from tapesched.simulator.storage.files import FileRequest, JobSpec
-from tapesched.simulator.storage.policy import Group
+from tapesched.simulator.storage.policies.policy import Group
 from tapesched.toolkit.model import Request
 
 NOTHING_UNAVAILABLE: frozenset[str] = frozenset()

@@ -4,7 +4,8 @@
 to the workload's duration, its records and summary); :func:`run_scenario`
 repeats it with seeds ``seed, seed + 1, ...`` and combines the metrics with
 their 95 % intervals (:mod:`simulator.run.results`). The same scenario and seed
-give byte-identical outputs.
+give byte-identical outputs. :func:`override` replaces a scenario's settings;
+:func:`with_overrides` replaces them with a user's :class:`RunOverrides`, checked.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import IO
+from typing import IO, NoReturn
 
 from attrs import evolve, frozen
 
@@ -29,7 +30,7 @@ from tapesched.simulator.run.simulation import Simulation
 from tapesched.simulator.scenario.spec import Scenario, make_archive
 from tapesched.simulator.schedulers.bw_main import BwMainParams
 from tapesched.simulator.schedulers.registry import simulator_scheduler
-from tapesched.simulator.storage.policy_registry import make_policy, policy_guard
+from tapesched.simulator.storage.policies.policy_registry import make_policy, policy_guard
 from tapesched.simulator.workload.workload import Workload, generate, with_striping
 from tapesched.solvers.online.mount_policy import parse_mount_policy, with_mount_policy
 from tapesched.solvers.online.protocol import Scheduler
@@ -115,6 +116,160 @@ def check_striping(scenario: Scenario, widths: Sequence[int]) -> str | None:
     if wide:
         return f"width {wide[0]} is more than the {most} drives of a library"
     return None
+
+
+@frozen(kw_only=True)
+class RunOverrides:
+    """What a user gives in place of a scenario file's own settings (``None``: the file's).
+
+    ``tapesched simulate`` takes each as an option. ``striping`` is the stripe width of each
+    request class, or the text ``"1,2,2"``; the fault rates turn faults on
+    (:func:`simulator.platform.faults.with_rates`); the bw-main parameters are those of
+    :class:`simulator.schedulers.bw_main.BwMainParams`, given only when bw-main runs.
+    """
+
+    policy: str | None = None
+    scheduler: str | None = None
+    mount_policy: str | None = None
+    striping: tuple[int, ...] | str | None = None
+    rate_per_s: float | None = None
+    duration_s: float | None = None
+    seed: int | None = None
+    replications: int | None = None
+    handling_failure: float | None = None
+    drive_failures_per_year: float | None = None
+    mover_failures_per_year: float | None = None
+    tape_losses_per_year: float | None = None
+    max_light_load: int | None = None
+    min_lb_interval_s: float | None = None
+    max_waiting_time_s: float | None = None
+    max_req_count: int | None = None
+    max_imbalance: float | None = None
+
+
+BW_MAIN_SETTINGS = (
+    "max_light_load",
+    "min_lb_interval_s",
+    "max_waiting_time_s",
+    "max_req_count",
+    "max_imbalance",
+)
+"""The settings of :class:`RunOverrides` that are bw-main's parameters."""
+
+
+def with_overrides(
+    scenario: Scenario,
+    source: str,
+    settings: RunOverrides,
+    *,
+    allow_plugins: bool = False,
+    trace: bool = False,
+) -> Scenario:
+    """``scenario`` (read from ``source``) with ``settings`` in place of its own, checked.
+
+    The settings are checked in turn, and the first that fails raises: the scheduler, the
+    code the file names (imported only with ``allow_plugins``), the mount policy, the
+    bw-main parameters, the arrivals that rate and duration expect (not with ``trace``: a
+    trace gives the requests), the striping, and then whether the scenario can run with
+    the policy, scheduler, mount policy or faults given.
+
+    Raises
+    ------
+    toolkit.errors.SettingsError
+        For a setting that cannot be used, named by its field of :class:`RunOverrides`;
+        a problem of the file under the settings names ``source``.
+    toolkit.errors.InputError
+        For code the file names that may not be imported, or cannot be.
+    """
+    from tapesched.simulator.platform.faults import with_rates
+    from tapesched.simulator.scenario.consent import named_code_refusals, scheduler_problem
+    from tapesched.simulator.scenario.spec import check_runnable
+    from tapesched.simulator.scenario.workload_section import arrivals_message
+    from tapesched.simulator.schedulers.bw_main import with_params
+    from tapesched.simulator.schedulers.registry import BW_MAIN, GOLUBCHIK
+    from tapesched.simulator.workload.workload import parse_striping
+    from tapesched.solvers.online.mount_policy import MountPolicyError
+    from tapesched.toolkit.errors import InputError, SettingProblem, SettingsError
+    from tapesched.toolkit.units import MAX_ARRIVALS
+
+    def refuse(setting: str, message: str) -> NoReturn:
+        raise SettingsError([SettingProblem((setting,), message)])
+
+    s = settings
+    if s.scheduler is not None:
+        problem = scheduler_problem(s.scheduler)
+        if problem is not None:
+            refuse("scheduler", problem)
+    refusals = named_code_refusals(
+        scenario, allow_plugins, scheduler=s.scheduler, mount_policy=s.mount_policy
+    )
+    if refusals:
+        raise InputError(source, refusals)
+    if s.mount_policy is not None:
+        try:
+            parse_mount_policy(s.mount_policy, capacity_mb=lambda tape: 1.0)
+        except MountPolicyError as exc:
+            refuse("mount_policy", str(exc))
+    given_bw_main = {name: getattr(s, name) for name in BW_MAIN_SETTINGS}
+    bw_main = None
+    if any(v is not None for v in given_bw_main.values()):
+        running = s.scheduler or str(scenario.run.scheduler)
+        if running != BW_MAIN:
+            only = f"only the {BW_MAIN} scheduler takes it; the scheduler is {running!r}"
+            problems = [
+                SettingProblem((name,), only) for name, v in given_bw_main.items() if v is not None
+            ]
+            raise SettingsError(problems)
+        bw_main = with_params(scenario.run.bw_main, **given_bw_main)
+    given = tuple(n for n in ("rate_per_s", "duration_s") if getattr(s, n))
+    if given and not trace:
+        rate_per_s = s.rate_per_s or scenario.workload.rate_per_s
+        span_s = s.duration_s or scenario.workload.duration_s
+        if rate_per_s * span_s > MAX_ARRIVALS:
+            raise SettingsError([SettingProblem(given, arrivals_message(rate_per_s, span_s))])
+    widths = None
+    if s.striping is not None:
+        try:
+            widths = (
+                parse_striping(s.striping) if isinstance(s.striping, str) else tuple(s.striping)
+            )
+        except ValueError as exc:
+            refuse("striping", str(exc))
+        why = check_striping(scenario, widths)
+        if why is not None:
+            refuse("striping", why)
+    faults = with_rates(
+        scenario.faults,
+        handling_failure=s.handling_failure,
+        drive_failures_per_year=s.drive_failures_per_year,
+        tape_losses_per_year=s.tape_losses_per_year,
+        mover_failures_per_year=s.mover_failures_per_year,
+    )
+    scenario = override(
+        scenario,
+        faults=faults,
+        striping=widths,
+        policy=s.policy,
+        scheduler=s.scheduler,
+        rate_per_s=s.rate_per_s,
+        duration_s=s.duration_s,
+        seed=s.seed,
+        replications=s.replications,
+        bw_main=bw_main,
+        mount_policy=s.mount_policy,
+    )
+    if s.policy is not None or s.scheduler == GOLUBCHIK or s.mount_policy is not None or faults:
+        setting = (
+            "policy" if s.policy is not None else
+            "mount_policy" if s.mount_policy is not None else
+            "scheduler"
+        )  # fmt: skip
+        unrunnable = check_runnable(scenario)
+        if unrunnable:
+            raise SettingsError(
+                [SettingProblem((setting,), str(p), source=source) for p in unrunnable]
+            )
+    return scenario
 
 
 @contextmanager

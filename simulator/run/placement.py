@@ -27,7 +27,7 @@ from tapesched.simulator.platform.platform import DriveState, Platform
 from tapesched.simulator.run.admitted import AdmittedRequest
 from tapesched.simulator.run.streams import Streams
 from tapesched.simulator.storage.files import JobSpec
-from tapesched.simulator.storage.policy import Policy
+from tapesched.simulator.storage.policies.policy import Policy
 
 Room = tuple[float, float, list[int]]
 """What a request needs of a mover: memory, disk of a new stream, and the mover of each free

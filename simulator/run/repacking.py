@@ -23,7 +23,7 @@ from tapesched.simulator.run.fault_processes import FaultProcesses
 from tapesched.simulator.storage.archive import FILE_PREFIX, Archive
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.files import Extent, FileRequest, JobSpec, Phase
-from tapesched.simulator.storage.policy import Policy, Unrecoverable
+from tapesched.simulator.storage.policies.policy import Policy, Unrecoverable
 from tapesched.simulator.workload.workload import Workload
 
 

@@ -16,6 +16,11 @@ the command line:
   by the validator, when every time of the run is fixed (else
   :attr:`Run.not_exported` says why).
 
+:func:`simulate_file` is the whole of ``tapesched simulate`` but its printing: a
+scenario file read, the user's settings put in place of the file's and checked
+(:func:`~simulator.run.experiment.with_overrides`), and run; or a core-problem
+instance file run as it is (:func:`~simulator.run.instance_run.run_instance`).
+
 The directory appears whole, or not at all (:mod:`toolkit.files.outputs`):
 it is built aside and moved into place, an existing one is replaced only if
 it holds nothing but :data:`RUN_FILES`, and nothing is written when the
@@ -32,8 +37,15 @@ from functools import cached_property
 
 from attrs import asdict, frozen
 
-from tapesched.simulator.run.experiment import Replication, run_scenario
+from tapesched.simulator.run.experiment import (
+    Replication,
+    RunOverrides,
+    override,
+    run_scenario,
+    with_overrides,
+)
 from tapesched.simulator.run.export import ExportError, export
+from tapesched.simulator.run.instance_run import InstanceRun, run_instance
 from tapesched.simulator.run.results import Estimate, failed_record_of
 from tapesched.simulator.scenario.document import Scenario
 from tapesched.simulator.schedulers.registry import BW_MAIN
@@ -242,3 +254,108 @@ def scenario_run(
     events = io.BytesIO() if log else None
     runs, estimates = run_scenario(scenario, workload=workload, log=events, progress=progress)
     return Run(scenario, tuple(runs), estimates, None if events is None else events.getvalue())
+
+
+@frozen
+class RunProgress:
+    """How far a run of :func:`simulate_file` is: replication ``replication`` (from 0) of
+    ``replications``, at ``now_s`` of its ``duration_s`` simulated seconds."""
+
+    replication: int
+    replications: int
+    now_s: float
+    duration_s: float
+
+    @property
+    def done_s(self) -> float:
+        """Simulated seconds run so far, over every replication."""
+        return self.replication * self.duration_s + self.now_s
+
+    @property
+    def total_s(self) -> float:
+        """Simulated seconds of the whole run."""
+        return self.replications * self.duration_s
+
+
+def simulate_file(
+    path: str,
+    settings: RunOverrides | None = None,
+    *,
+    workload_file: str | None = None,
+    allow_plugins: bool = False,
+    log: bool = False,
+    progress: Callable[[RunProgress], None] | None = None,
+) -> Run | InstanceRun:
+    """Run the scenario of ``path``, or the core-problem instance of ``path`` as it is.
+
+    Parameters
+    ----------
+    path
+        A scenario file (:mod:`simulator.scenario.document`) or an instance file.
+    settings
+        What replaces the scenario's own settings (:class:`~simulator.run.experiment.RunOverrides`);
+        an instance reads only its ``scheduler`` (``fifo`` when not given) and
+        ``mount_policy``.
+    workload_file
+        A CSV trace of file requests (:mod:`simulator.workload.requests_csv`) that every
+        replication runs to its end instead of the scenario's workload; the duration is
+        then the last arrival (or ``settings.duration_s``).
+    allow_plugins
+        Whether the code the scenario file names may be imported
+        (:mod:`simulator.scenario.consent`).
+    log
+        Keep the (first replication's) event log.
+    progress
+        Called as the run advances (not for an instance).
+
+    Returns
+    -------
+    Run | simulator.run.instance_run.InstanceRun
+        The scenario's replications, or the instance's schedule and verdict; either
+        writes its directory (``write``).
+
+    Raises
+    ------
+    toolkit.errors.InputError
+        For a file that cannot be read or breaks its format, code the scenario names that
+        may not be imported, or a trace that does not fit the scenario.
+    toolkit.errors.SettingsError
+        For a setting that cannot be used (:func:`~simulator.run.experiment.with_overrides`).
+    """
+    from tapesched.simulator.scenario.document import FORMAT, scenario_from_dict
+    from tapesched.simulator.scenario.spec import check_trace
+    from tapesched.simulator.workload.requests_csv import load_workload
+    from tapesched.toolkit.errors import InputError, Problem
+    from tapesched.toolkit.files.instance_file import instance_from_dict
+    from tapesched.toolkit.files.json_documents import kind_of, read_json
+    from tapesched.toolkit.model import INSTANCE_FORMAT
+
+    settings = RunOverrides() if settings is None else settings
+    document = read_json(path)
+    kind = kind_of(document)
+    if kind == "instance":
+        instance = instance_from_dict(document, path)
+        scheduler = settings.scheduler or "fifo"
+        return run_instance(instance, scheduler, mount_policy=settings.mount_policy, log=log)
+    if isinstance(document, dict) and "format" in document and kind != "scenario":
+        raise InputError(path, [Problem("format", f"expected {FORMAT!r} or {INSTANCE_FORMAT!r}")])
+    scenario = scenario_from_dict(document, path)
+    traced = workload_file is not None
+    scenario = with_overrides(scenario, path, settings, allow_plugins=allow_plugins, trace=traced)
+    trace = None
+    if workload_file is not None:
+        trace = load_workload(workload_file)
+        unfit = check_trace(scenario, trace)
+        if unfit:
+            raise InputError(workload_file, unfit)
+        last = max(r.arrival_s for r in trace.requests)
+        scenario = override(scenario, duration_s=settings.duration_s or max(last, 1.0))
+    advance = None
+    if progress is not None:
+        report = progress
+        span_s, count = scenario.workload.duration_s, scenario.run.replications
+
+        def advance(k: int, now_s: float) -> None:
+            report(RunProgress(k, count, now_s, span_s))
+
+    return scenario_run(scenario, workload=trace, log=log, progress=advance)

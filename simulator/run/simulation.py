@@ -1,7 +1,7 @@
 """A run of the platform: file requests arrive, a policy lays them out, a scheduler starts them.
 
 Data flows one way: a workload (:mod:`simulator.workload.workload`) gives file
-requests; an archival policy (:mod:`simulator.storage.policy`) turns each into a
+requests; an archival policy (:mod:`simulator.storage.policies.policy`) turns each into a
 :class:`~simulator.storage.files.JobSpec` over the catalogue's tapes; a scheduler of
 :mod:`solvers.online` (the same objects ``tapesched solve`` dispatches)
 decides which waiting request starts, asked as :mod:`solvers.online.protocol`
@@ -78,8 +78,8 @@ from tapesched.simulator.schedulers.registry import simulator_scheduler
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.disk_cache import CacheSpec, DiskCache
 from tapesched.simulator.storage.files import FileRequest
-from tapesched.simulator.storage.policy import Policy, preload
-from tapesched.simulator.storage.policy_registry import policy_plugins
+from tapesched.simulator.storage.policies.policy import Policy, preload
+from tapesched.simulator.storage.policies.policy_registry import policy_plugins
 from tapesched.simulator.workload.workload import Workload
 from tapesched.solvers.online.protocol import Decision, Dismount, Scheduler
 from tapesched.solvers.online.state import MAX_IDLE_WAKES, LeftWaiting

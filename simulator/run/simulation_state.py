@@ -23,7 +23,7 @@ from tapesched.simulator.platform.platform import DriveState, Platform
 from tapesched.simulator.run.admission import Admission
 from tapesched.simulator.run.admitted import AdmittedRequest
 from tapesched.simulator.run.placement import Placer
-from tapesched.simulator.storage.policy import GroupType, Policy, group_type
+from tapesched.simulator.storage.policies.policy import GroupType, Policy, group_type
 from tapesched.solvers.online.protocol import Decision, Preview, Start
 from tapesched.solvers.online.state import DispatchState
 from tapesched.toolkit.model import Request

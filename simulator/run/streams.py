@@ -1,6 +1,6 @@
 """The streams of a run's writes: which idle stream a write appends to, and which are retired.
 
-A *stream* is a :class:`~simulator.storage.policy.Group`: the tapes an
+A *stream* is a :class:`~simulator.storage.policies.policy.Group`: the tapes an
 archival policy appends the files of one type (policy and scheme) to. A
 write starts on an idle stream of its type whose tapes no job uses (the one
 with most tapes in idle drives of its mover, then the one idle longest), or
@@ -17,7 +17,7 @@ from collections.abc import Collection
 
 from tapesched.simulator.platform.platform import Platform
 from tapesched.simulator.storage.files import FileSpec
-from tapesched.simulator.storage.policy import Group, GroupType, Policy, group_type
+from tapesched.simulator.storage.policies.policy import Group, GroupType, Policy, group_type
 
 
 class Streams:

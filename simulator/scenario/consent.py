@@ -6,7 +6,7 @@ allows it (``--allow-plugins``), as the run starts, and each is checked to
 give what it must (a scheduler, a mount policy). What the user gives besides
 the file (a scheduler, a mount policy) replaces the file's and is the user's
 own choice: the file's is then neither imported nor refused. The command
-line (``simulate``, ``stripe``) and the experiments ask here.
+line (``simulate``) and the experiments ask here.
 
 Its imports are made when a check runs, so that the command line may read
 :data:`ALLOW_PLUGINS_HELP` as it starts without loading the simulator.
@@ -15,6 +15,8 @@ Its imports are made when a check runs, so that the command line may read
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from tapesched.toolkit.errors import Problem
 
 if TYPE_CHECKING:
     from tapesched.simulator.scenario.spec import Scenario
@@ -54,12 +56,27 @@ def named_code_problems(
     scheduler: object = None,
     mount_policy: object = None,
 ) -> list[str]:
-    """One line for each piece of code ``scenario`` names that its run may not import.
+    """One line for each piece of code ``scenario`` names that its run may not import:
+    ``source: path: what``, each problem of :func:`named_code_refusals`."""
+    refusals = named_code_refusals(
+        scenario, allowed, scheduler=scheduler, mount_policy=mount_policy
+    )
+    return [f"{source}: {p}" for p in refusals]
+
+
+def named_code_refusals(
+    scenario: Scenario,
+    allowed: bool,
+    *,
+    scheduler: object = None,
+    mount_policy: object = None,
+) -> list[Problem]:
+    """Each piece of code ``scenario`` names that its run may not import, at its path.
 
     Parameters
     ----------
-    scenario, source
-        The scenario, and the file it was read from (each line names it).
+    scenario
+        The scenario.
     allowed
         Whether the user allows the file's code (``--allow-plugins``); each spec
         named is then imported and checked.
@@ -79,7 +96,7 @@ def named_code_problems(
     named = [(path, spec) for path, spec in named_code(scenario) if not replaced[path]]
     if named and not allowed:
         why = "the file names code to import; run it with --allow-plugins if you trust it"
-        return [f"{source}: {path}: {spec}: {why}" for path, spec in named]
+        return [Problem(path, f"{spec}: {why}") for path, spec in named]
     problems = []
     for path, spec in named:
         try:
@@ -88,5 +105,5 @@ def named_code_problems(
             else:
                 resolve_scheduler(spec)
         except LoadError as exc:
-            problems.append(f"{source}: {path}: {exc}")
+            problems.append(Problem(path, str(exc)))
     return problems

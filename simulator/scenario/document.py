@@ -24,7 +24,7 @@ from tapesched.simulator.scenario.run_section import RunSection, run_settings
 from tapesched.simulator.scenario.spec import KEYS, Scenario, check_runnable
 from tapesched.simulator.scenario.workload_section import WorkloadSection, workload_params
 from tapesched.simulator.storage.disk_cache import CacheSpec, ServiceClass, class_bound_problems
-from tapesched.simulator.storage.policy_registry import POLICIES
+from tapesched.simulator.storage.policies.policy_registry import POLICIES
 from tapesched.toolkit.errors import InputError, Problem
 from tapesched.toolkit.fields import (
     Rule,

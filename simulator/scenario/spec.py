@@ -23,8 +23,12 @@ from tapesched.simulator.schedulers.registry import BW_MAIN, GOLUBCHIK
 from tapesched.simulator.storage.archive import Archive
 from tapesched.simulator.storage.disk_cache import CacheSpec
 from tapesched.simulator.storage.files import FileSpec
-from tapesched.simulator.storage.policy import Policy
-from tapesched.simulator.storage.policy_registry import make_policy, policy_guard, required_params
+from tapesched.simulator.storage.policies.policy import Policy
+from tapesched.simulator.storage.policies.policy_registry import (
+    make_policy,
+    policy_guard,
+    required_params,
+)
 from tapesched.simulator.workload.workload import Workload, WorkloadParams
 from tapesched.solvers.online.mount_policy import is_plugged
 from tapesched.solvers.plugins import SchedulerSpec

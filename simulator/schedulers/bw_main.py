@@ -108,7 +108,7 @@ from typing import Any
 from attrs import evolve, frozen
 
 from tapesched.simulator.schedulers.registry import BW_MAIN, SimulatorState
-from tapesched.simulator.storage.policy import GroupType
+from tapesched.simulator.storage.policies.policy import GroupType
 from tapesched.solvers.online.protocol import Decision, Dismount, PlatformState, Start
 from tapesched.toolkit.model import Request
 

@@ -27,7 +27,7 @@ import functools
 from collections.abc import Callable
 from typing import Protocol
 
-from tapesched.simulator.storage.policy import GroupType
+from tapesched.simulator.storage.policies.policy import GroupType
 from tapesched.solvers.online.protocol import PlatformState, Scheduler
 from tapesched.solvers.plugins import SchedulerSpec
 from tapesched.solvers.registry import SCHEDULERS, SchedulerSpecError, UnknownSchedulerError

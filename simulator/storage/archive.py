@@ -61,9 +61,9 @@ from typing import Literal
 from attrs import field, frozen
 
 from tapesched.simulator.storage.archive_layout import ArchiveLayout, SlotWriter
-from tapesched.simulator.storage.catalogue import Chunk, FileLayout, Member, Row
+from tapesched.simulator.storage.catalogue_records import Chunk, FileLayout, Member, Row
 from tapesched.simulator.storage.files import FileSpec, Scheme
-from tapesched.simulator.storage.policy import Policy
+from tapesched.simulator.storage.policies.policy import Policy
 
 TAPE_PREFIX = "A"
 """Archive tapes are ``A000000``, ``A000001``, ..."""

@@ -25,7 +25,7 @@ from typing import Protocol, runtime_checkable
 
 from attrs import frozen
 
-from tapesched.simulator.storage.catalogue import Kind
+from tapesched.simulator.storage.catalogue_records import Kind
 from tapesched.simulator.storage.files import FileSpec, Scheme
 
 MemberAmounts = tuple[float, float, int]

@@ -1,7 +1,6 @@
 """What an archival policy tells the platform to do, and the files it is told about.
 
-The policies (:mod:`simulator.storage.rait`, :mod:`simulator.storage.parallel`,
-:mod:`simulator.storage.vertical`, :mod:`simulator.storage.hetero`) are pure layout: given the
+The archival policies (:mod:`simulator.storage.policies`) are pure layout: given the
 file catalogue they say which bytes go to, or come from, which tape, and
 record what they write. The platform (:mod:`simulator.platform.platform`) carries the
 plans out in time, with arms, drives and movers. This module holds the types

@@ -2,7 +2,7 @@
 
 A wrapper that composes a scheduler (a mount policy's criteria,
 :class:`solvers.online.mount_policied.MountPolicied`; the HSM's admission,
-:class:`simulator.sharing.hsm_run.HsmAdmission`) shows the inner scheduler fewer
+:class:`simulator.sharing.hsm_admission.HsmAdmission`) shows the inner scheduler fewer
 waiting requests than the platform has, and ranks them its own way. Such a
 view answers every question of :class:`~solvers.online.protocol.PlatformState`
 as the platform does, but for the three that say which requests wait

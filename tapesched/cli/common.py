@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import Progress, TextColumn
 
 from tapesched.simulator.scenario.consent import ALLOW_PLUGINS_HELP
-from tapesched.toolkit.errors import InputError, one_line, shown
+from tapesched.toolkit.errors import InputError, SettingsError, one_line, shown
 from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.model import Instance, Schedule
@@ -28,7 +28,7 @@ from tapesched.toolkit.units import MAX_SIMULATED_S, parse_duration, parse_rate
 from tapesched.toolkit.validator import Report, validate
 
 if TYPE_CHECKING:
-    from tapesched.simulator.scenario.spec import Scenario
+    pass
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -45,6 +45,29 @@ def fail(lines: list[str]) -> NoReturn:
     for line in lines:
         click.echo(one_line(line), err=True)
     raise SystemExit(EXIT_BAD_INPUT)
+
+
+def setting_lines(
+    error: SettingsError,
+    options: dict[str, str],
+    command: str,
+    values: dict[str, object] | None = None,
+) -> list[str]:
+    """The bad-input lines of ``error``, each problem named by the options of its settings.
+
+    ``options`` gives the option of each setting (a parameter name of the library call),
+    ``command`` names a problem of no setting; a problem of a file under the settings is
+    ``FILE: what (with --option VALUE)``, its values read in ``values``.
+    """
+    lines = []
+    for p in error.problems:
+        if p.source is not None:
+            given = " and ".join(f"{options[s]} {(values or {})[s]}" for s in p.settings)
+            lines.append(f"{p.source}: {p.message} (with {given})")
+        else:
+            named = " and ".join(options[s] for s in p.settings) or command
+            lines.append(f"{named}: {p.message}")
+    return lines
 
 
 def reports_bad_input(func: F) -> F:
@@ -303,22 +326,3 @@ def allow_plugins_option(command: F) -> F:
     """The ``--allow-plugins`` flag of the commands that run a scenario file."""
     option = click.option("--allow-plugins", is_flag=True, help=ALLOW_PLUGINS_HELP)
     return option(command)
-
-
-def check_named_code(
-    scenario: Scenario,
-    source: str,
-    allowed: bool,
-    *,
-    scheduler: object = None,
-    mount_policy: object = None,
-) -> None:
-    """Exit 2, one line each, for the code a scenario file names that its run would import
-    (:func:`simulator.scenario.consent.named_code_problems`)."""
-    from tapesched.simulator.scenario.consent import named_code_problems
-
-    problems = named_code_problems(
-        scenario, source, allowed, scheduler=scheduler, mount_policy=mount_policy
-    )
-    if problems:
-        fail(problems)

@@ -2,7 +2,7 @@
 
 What every experiment's figure may be drawn as (the default of
 :meth:`tapesched.studies.experiment.Experiment.figure`), and what a swept
-study's figure is made of (:mod:`tapesched.studies.study_figure`): the
+study's figure is made of (:mod:`tapesched.studies.sweeps.figure`): the
 rows of a series (:class:`~tapesched.studies.results_file.ResultRow`) joined,
 each point with its interval, a saturated point (which has no mean) marked by
 a cross on the top edge at its x.
@@ -26,7 +26,8 @@ Y_LABELS: Mapping[str, str] = {
     "mean_stretch": "mean stretch (response time over service time)",
     "throughput_mb_s_over_window": "throughput over the measured window (MB/s)",
 }
-"""The y axis of each metric of :data:`~tapesched.studies.studies.METRICS` (another: its name)."""
+"""The y axis of each metric of :data:`~tapesched.studies.sweeps.study.METRICS` (another:
+its name)."""
 
 
 def draw_lines(

@@ -8,7 +8,7 @@ written by :func:`write_results`, whole or not at all (built aside and moved int
 place, :class:`toolkit.files.outputs.DirectoryOutput`): ``results.csv``
 (:mod:`tapesched.studies.results_file`), ``summary.json``, ``figure.png`` and the
 experiment's other files. ``tapesched experiment NAME`` is this function with the
-experiment's parameters as options (:mod:`tapesched.cli.experiment`), and so is
+experiment's parameters as options (:mod:`tapesched.cli.archives.experiment`), and so is
 ``tapesched.run_experiment`` from Python::
 
     import tapesched

@@ -23,7 +23,7 @@ from tapesched.solvers.bounds.window_bound import applies
 from tapesched.solvers.exact.formulation import UnmodelledLocate
 from tapesched.solvers.local_search import improve
 from tapesched.solvers.registry import get, names
-from tapesched.studies.recall_study import StudyConfig
+from tapesched.studies.recall.study import StudyConfig
 from tapesched.toolkit.files.instance_file import instance_to_dict, loads_instance
 from tapesched.toolkit.files.schedule_file import schedule_to_dict
 from tapesched.toolkit.hardware.tape_geometry import CtaCostHeuristic, PhysicalLocate

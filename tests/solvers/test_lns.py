@@ -11,10 +11,11 @@ from hypothesis import strategies as st
 from tapesched import solvers
 from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.cpsat.data import CpsatData
-from tapesched.solvers.cut import cut, incumbent_of, splice
+from tapesched.solvers.cut import cut, incumbent_of
 from tapesched.solvers.lns import lns
 from tapesched.solvers.online.best import best_heuristic
 from tapesched.solvers.result import Progress, Status
+from tapesched.solvers.splice import splice
 from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.generators import RandomParams, random_instance
 from tapesched.toolkit.model import Instance

@@ -10,14 +10,9 @@ import pytest
 from tapesched.toolkit.errors import Problem
 from tapesched.toolkit.files.instance_file import instance_to_dict, loads_instance
 from tapesched.toolkit.files.json_documents import dumps
-from tapesched.toolkit.generators import (
-    MB_PER_GB,
-    TECHNOLOGIES,
-    RandomChooser,
-    RandomParams,
-    golubchik_instance,
-    random_instance,
-)
+from tapesched.toolkit.generators import RandomChooser, RandomParams, random_instance
+from tapesched.toolkit.golubchik_instances import TECHNOLOGIES, golubchik_instance
+from tapesched.toolkit.hardware.technology import MB_PER_GB
 from tapesched.toolkit.instance_checks import check_instance
 from tapesched.toolkit.model import OBJECTIVES, REQUEST_KINDS, Instance
 
@@ -300,3 +295,27 @@ def test_golubchik_default_workload_is_figure_8() -> None:
 def test_golubchik_rejects_impossible_layouts(bad: dict[str, object]) -> None:
     with pytest.raises(ValueError):
         golubchik_instance(5, **bad)  # type: ignore[arg-type]
+
+
+def test_random_params_past_the_limits_are_refused_with_only_the_limits():
+    # Many libraries of many drives, and a span of sizes also below its floor: the totals
+    # and the size past a petabyte are said, not the bad lower bound.
+    with pytest.raises(ValueError) as caught:
+        RandomParams(n_libraries=1000, drives_per_library=(1, 2000), size_mb=(0.0, 2e9))
+    assert str(caught.value) == (
+        "invalid RandomParams: n_libraries x drives_per_library: 2,000,000 in all, more than "
+        "1,000,000; size_mb: must be <= 1e+09 MB, got 2e+09"
+    )
+    params = RandomParams(n_requests=1000, arrival_rate_per_s=1e-3)
+    assert params.limit_problems() == []
+    with pytest.raises(ValueError, match="arrival_rate_per_s: 10,000 requests at this rate"):
+        RandomParams(n_requests=10_000, arrival_rate_per_s=1e-6)
+
+
+def test_golubchik_instance_refuses_arrivals_past_the_latest_release_first():
+    with pytest.raises(ValueError) as caught:
+        golubchik_instance(10_000, arrival_rate_per_s=1e-6, widths=(9, 9, 9))
+    assert str(caught.value) == (
+        "invalid Golubchik instance: arrival_rate_per_s: 10,000 requests at this rate arrive "
+        "over about 1e+10 s, past the latest release time 1e+09 s"
+    )

@@ -7,7 +7,8 @@ from typing import Any
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from tapesched.toolkit.generators import RandomParams, golubchik_instance
+from tapesched.toolkit.generators import RandomParams
+from tapesched.toolkit.golubchik_instances import golubchik_instance
 from tapesched.toolkit.model import Instance
 from tapesched.toolkit.strategies import instances, instances_for, random_params, requests_for
 from tests.toolkit.test_generators import io_problems, rule_violations

@@ -1,10 +1,10 @@
 """The one table of tape drive and library technologies, each figure with its source.
 
 Everything that needs the figures of a named technology reads them here: the
-Golubchik generator (:func:`toolkit.generators.golubchik_instance`), the
+Golubchik generator (:func:`toolkit.golubchik_instances.golubchik_instance`), the
 simulator's drive models (:data:`simulator.platform.technology.DRIVE_MODELS`, hence a
 scenario's drive ``model`` names) and the SL8500 timings of the trace replay
-(:class:`simulator.replay.replay.SL8500Timings`).
+(:class:`simulator.replay.sl8500.SL8500Timings`).
 
 - :data:`DRIVES`: a drive and its tape (native rate and capacity, load,
   unload, locate), keyed by the name a scenario gives as a drive ``model``.

@@ -1,7 +1,7 @@
 """Figures drawn with matplotlib, rendered the same way, byte for byte, from the same input.
 
 Every figure of the project (the Gantt chart of :mod:`toolkit.plots.gantt`, an
-experiment's figure of :mod:`tapesched.studies.study_report`) is a
+experiment's figure of :mod:`tapesched.studies.sweeps.report`) is a
 :class:`matplotlib.figure.Figure` on the Agg canvas, made by
 :func:`new_figure` without pyplot, so no global figure state and no GUI
 backend is involved whatever ``MPLBACKEND`` says. :func:`render` turns it

@@ -236,9 +236,10 @@ CASES: dict[str, Case] = {
     "plan --check of 10,000 classes": Case(
         ("plan", "{f}", "--check"), "--check: {f} at these scales expects 143,140,000",
         {"f": _json(_load_of_classes(10_000))}),
-    "stripe rate x duration past the arrivals": Case(
-        ("stripe", "--rate", "0.5/min", "--duration", "520w"),
-        "--rate: rate x duration expects 2,620,800 requests, more than the 2,000,000"),
+    "gol-stripe-search rate x duration past the arrivals": Case(
+        ("experiment", "gol-stripe-search", "--rates", "0.5/min", "--duration", "520w",
+         "--out", "{o}/X"),
+        "--rates: rate x duration expects 2,620,800 requests, more than the 2,000,000"),
     "solve --workers 100000": Case(
         ("solve", str(SPEC), "--solver", "cpsat", "--workers", "100000", "--out", "{o}/s.json"),
         "--workers: 100000 is not in the range 1<=x<=1024"),
@@ -264,8 +265,9 @@ CASES: dict[str, Case] = {
         (*REPLAY, str(TRACE), "{f}"),
         f"{{f}}: level.{HUGE_LEVEL}: a level number is at most 1,000,000",
         {"f": _json({"level": {HUGE_LEVEL: LAYOUT_DOC["level"][A_LEVEL]}})}),
-    "stripe --sizes 1e30": Case(
-        ("stripe", "--rate", "0.1/min", "--sizes", "1e30,1,1"),
+    "gol-stripe-search --sizes 1e30": Case(
+        ("experiment", "gol-stripe-search", "--rates", "0.1/min", "--sizes", "1e30,1,1",
+         "--out", "{o}/X"),
         "--sizes: sizes are positive GB up to 1e+06, got '1e30'"),
     "order rate 1e30": Case(("order", "{f}"), f"{{f}}: rate_mb_s: {RATE_BOUNDS}, got 1e+30",
                             {"f": _json(dict(RECALL_DOC, rate_mb_s=1e30))}),

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_cli_simulate import run
+from tests.cli.archives.test_cli_simulate import run
 from tests.conftest import INSTANCES
 
 SPEC = INSTANCES / "spec-example.json"

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from tapesched.simulator.scenario.document import load_scenario
-from tapesched.simulator.storage.policy_registry import ENTRY_POINT_GROUP as POLICY_GROUP
+from tapesched.simulator.storage.policies.policy_registry import ENTRY_POINT_GROUP as POLICY_GROUP
 from tapesched.solvers.online.state import LeftWaiting
 from tapesched.toolkit.errors import InputError
 from tapesched.toolkit.runtime.plugin_calls import Plugin, PluginError, guarded
@@ -186,11 +186,20 @@ def test_a_run_imports_what_a_file_names_only_with_allow_plugins(plugs, schedule
     "command",
     [
         ["simulate", "{file}"],
-        ["stripe", "{file}", "--rate", "0.1"],
+        [
+            "experiment",
+            "gol-stripe-search",
+            "--scenario",
+            "{file}",
+            "--rates",
+            "0.1",
+            "--out",
+            "{out}",
+        ],
         ["experiment", "bw-fig9", "--quick", "--scenario", "{file}", "--out", "{out}"],
         ["experiment", "online-vs-offline", "{file}", "--window", "5", "--out", "{out}"],
     ],
-    ids=["simulate", "stripe", "experiment", "online-vs-offline"],
+    ids=["simulate", "gol-stripe-search", "experiment", "online-vs-offline"],
 )
 def test_every_command_running_a_scenario_refuses_its_code_without_allow_plugins(plugs, command):
     scenario = _scenario(plugs, {"name": "fifo", "mount_policy": "marked_plug:Policy"})
@@ -288,7 +297,7 @@ def test_debug_prints_the_plugins_traceback_then_the_line(plugs):
 
 POLICIES = textwrap.dedent(
     """
-    from tapesched.simulator.storage.parallel import Parallel
+    from tapesched.simulator.storage.policies.parallel import Parallel
 
 
     class Planless(Parallel):

@@ -26,9 +26,9 @@ import pytest
 from tapesched.cli import main
 from tapesched.cli.common import NumberType, SpanType
 from tapesched.studies.registry import ENTRY_POINT_GROUP
-from tapesched.studies.sweep import entry_digest
+from tapesched.studies.sweeps.sweep import entry_digest
 from tapesched.toolkit.errors import MAX_LINE
-from tests.cli.test_cli_simulate import run
+from tests.cli.archives.test_cli_simulate import run
 from tests.conftest import INSTANCES, dist_info
 from tests.hostile import bounded
 
@@ -286,6 +286,7 @@ def test_an_unknown_experiment_lists_every_experiment():
     assert listed == [
         *(f"bw-fig{n}" for n in (5, 6, 7, 8, 9, 10, 11)),
         *(f"gol-fig{n}" for n in (8, 10, 12, 14)),
+        "gol-stripe-search",
         *("online-vs-offline", "bnl-coverage", "ecmwf-defer-dismount", "cnaf-bulk-recall"),
         "durability",
     ]
@@ -301,10 +302,10 @@ def test_an_unknown_experiment_lists_every_experiment():
 @pytest.fixture
 def one(monkeypatch, tmp_path):
     """The command line of the one-point experiment of the sweep tests
-    (:data:`tests.studies.test_sweep.ONE`) writing ``tmp_path/one``, installed as ``one``
+    (:data:`tests.studies.sweeps.test_sweep.ONE`) writing ``tmp_path/one``, installed as ``one``
     in this process and in children started with ``env=one.env``."""
     site = tmp_path / "site"
-    target = "tests.studies.test_sweep:ONE_EXPERIMENT"
+    target = "tests.studies.sweeps.test_sweep:ONE_EXPERIMENT"
     dist_info(site, "one-experiment", ENTRY_POINT_GROUP, {"one": target})
     monkeypatch.syspath_prepend(str(site))
     args = ["experiment", "one", "--scenario", AMPEX, "--quick", "--workers", "1",

@@ -24,14 +24,15 @@ from tapesched.simulator.planning.durability import (
     tape_loss_rate,
 )
 from tapesched.simulator.storage.archive import Archive, ArchiveParams
-from tapesched.simulator.storage.catalogue import Catalogue, FileLayout
+from tapesched.simulator.storage.catalogue import Catalogue
+from tapesched.simulator.storage.catalogue_records import FileLayout
 from tapesched.simulator.storage.data_account import DataAccount, account
 from tapesched.simulator.storage.files import FileSpec, Scheme
-from tapesched.simulator.storage.policy import Policy, preload
-from tapesched.simulator.storage.policy_registry import make_policy
+from tapesched.simulator.storage.policies.policy import Policy, preload
+from tapesched.simulator.storage.policies.policy_registry import make_policy
 from tapesched.simulator.workload.workload import SIZE_CLASSES_MB
-from tapesched.studies.durability_report import result_rows
-from tapesched.studies.durability_study import (
+from tapesched.studies.durability.report import result_rows
+from tapesched.studies.durability.study import (
     HANDLING_X,
     QUICK,
     QUICK_HANDLING,

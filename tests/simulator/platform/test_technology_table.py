@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
-from tapesched.simulator.replay.replay import SL8500Timings
+from tapesched.simulator.replay.sl8500 import SL8500Timings
 from tapesched.simulator.scenario.document import load_scenario
 from tapesched.toolkit.hardware.technology import DRIVES, LIBRARIES
 from tests.conftest import INSTANCES

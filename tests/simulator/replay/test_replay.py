@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tapesched.cli.replay import replay as replay_command
-from tapesched.simulator.replay.replay import SL8500Timings, replay, select_drives
+from tapesched.cli.archives.replay import replay as replay_command
+from tapesched.simulator.replay.replay import replay, select_drives
+from tapesched.simulator.replay.sl8500 import SL8500Timings
 from tapesched.simulator.replay.trace import (
     Level,
     LibraryLayout,
@@ -563,9 +564,9 @@ def test_cli_takes_a_scheduler_and_a_mount_policy(tmp_path):
 
 
 def test_trace_reads_plan_a_file_as_parallel_plans_its_archive_layout():
-    from tapesched.simulator.replay.replay import TraceArchive, TraceReads
+    from tapesched.simulator.replay.trace_archive import TraceArchive, TraceReads
     from tapesched.simulator.storage.catalogue import Catalogue
-    from tapesched.simulator.storage.parallel import Parallel
+    from tapesched.simulator.storage.policies.parallel import Parallel
 
     requests = trace(("A", 0, 100), ("B", 5, 0))
     archive = TraceArchive(requests, {"A": 0, "B": 1})

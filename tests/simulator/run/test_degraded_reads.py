@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tapesched.simulator.replay.replay import TraceArchive, TraceReads
 from tapesched.simulator.replay.trace import TraceRequest
+from tapesched.simulator.replay.trace_archive import TraceArchive, TraceReads
 from tapesched.simulator.sharing.groups import (
     DriveSet,
     HsmGroup,
@@ -28,16 +28,17 @@ from tapesched.simulator.sharing.groups import (
     Reclamation,
     TapeBatch,
 )
-from tapesched.simulator.sharing.hsm_run import HsmArchive, HsmReads
+from tapesched.simulator.sharing.hsm_archive import HsmArchive, HsmReads
 from tapesched.simulator.storage.archive import Archive, ArchiveParams
-from tapesched.simulator.storage.catalogue import Catalogue, FileLayout, Row
+from tapesched.simulator.storage.catalogue import Catalogue
+from tapesched.simulator.storage.catalogue_records import FileLayout, Row
 from tapesched.simulator.storage.files import FileSpec, JobSpec, Scheme
-from tapesched.simulator.storage.hetero import Hetero
-from tapesched.simulator.storage.parallel import Parallel
-from tapesched.simulator.storage.policy import Policy, Unrecoverable, extent, preload
-from tapesched.simulator.storage.policy_registry import make_policy
-from tapesched.simulator.storage.rait import Rait
-from tapesched.simulator.storage.vertical import Vertical
+from tapesched.simulator.storage.policies.hetero import Hetero
+from tapesched.simulator.storage.policies.parallel import Parallel
+from tapesched.simulator.storage.policies.policy import Policy, Unrecoverable, extent, preload
+from tapesched.simulator.storage.policies.policy_registry import make_policy
+from tapesched.simulator.storage.policies.rait import Rait
+from tapesched.simulator.storage.policies.vertical import Vertical
 from tapesched.simulator.workload.workload import SIZE_CLASSES_MB, TABLE_1
 from tests.simulator.storage.test_policies import play, scenarios, table, tape
 

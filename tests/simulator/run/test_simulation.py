@@ -19,7 +19,7 @@ from tapesched.simulator.run.export import ExportError, export
 from tapesched.simulator.scenario.document import load_scenario
 from tapesched.simulator.scenario.spec import RunSettings, Scenario
 from tapesched.simulator.storage.files import FileRequest, FileSpec, Scheme
-from tapesched.simulator.storage.policy_registry import POLICIES
+from tapesched.simulator.storage.policies.policy_registry import POLICIES
 from tapesched.simulator.workload.workload import Workload, WorkloadParams
 from tapesched.solvers.online.dispatcher import dispatch
 from tapesched.solvers.online.heuristics import SCHEDULERS, Sltf

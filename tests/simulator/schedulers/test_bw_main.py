@@ -23,7 +23,7 @@ from tapesched.simulator.run.admitted import AdmittedRequest
 from tapesched.simulator.run.simulation import Simulation
 from tapesched.simulator.schedulers.bw_main import BwMain, BwMainParams
 from tapesched.simulator.storage.files import FileRequest, FileSpec, Scheme
-from tapesched.simulator.storage.policy_registry import make_policy
+from tapesched.simulator.storage.policies.policy_registry import make_policy
 from tapesched.simulator.workload.workload import Workload
 from tests.conftest import INSTANCES
 

@@ -19,7 +19,7 @@ from tapesched.simulator.schedulers.registry import (
     simulator_scheduler,
 )
 from tapesched.solvers.registry import SCHEDULERS
-from tests.cli.test_cli_simulate import run
+from tests.cli.archives.test_cli_simulate import run
 from tests.conftest import INSTANCES, dist_info
 
 GOLUBCHIK_AMPEX = str(INSTANCES / "scenarios" / "golubchik" / "ampex.json")

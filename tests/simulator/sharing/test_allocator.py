@@ -28,7 +28,7 @@ from tapesched.simulator.sharing.groups import (
     recall_batches,
 )
 from tapesched.simulator.sharing.hsm_run import HsmResult, run_hsm
-from tapesched.studies.cnaf_study import (
+from tapesched.studies.drive_allocation.study import (
     QUICK,
     SET,
     allocators,

@@ -29,7 +29,7 @@ from tapesched.simulator.sharing.groups import (
     TapeBatch,
 )
 from tapesched.simulator.sharing.hsm_run import ThreadRecord, run_hsm
-from tapesched.studies.cnaf_study import QUICK, SET, allocators
+from tapesched.studies.drive_allocation.study import QUICK, SET, allocators
 from tests.conftest import dist_info
 
 MODULE = "tapesched_test_allocators"

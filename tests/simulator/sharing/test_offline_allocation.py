@@ -15,7 +15,7 @@ from tapesched.simulator.sharing.offline_allocation import (
     offline_allocation,
     periods_for,
 )
-from tapesched.studies.cnaf_study import (
+from tapesched.studies.drive_allocation.study import (
     QUICK,
     SET,
     allocators,

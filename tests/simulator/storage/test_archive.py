@@ -15,8 +15,8 @@ from tapesched.simulator.storage.archive import Archive, ArchiveParams
 from tapesched.simulator.storage.archive_layout import ArchiveSide
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.files import Scheme
-from tapesched.simulator.storage.parallel import Parallel
-from tapesched.simulator.storage.policy_registry import make_policy
+from tapesched.simulator.storage.policies.parallel import Parallel
+from tapesched.simulator.storage.policies.policy_registry import make_policy
 from tapesched.simulator.workload.workload import SIZE_CLASSES_MB, TABLE_1, WorkloadParams, generate
 from tests.conftest import INSTANCES
 

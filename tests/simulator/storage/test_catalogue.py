@@ -8,7 +8,8 @@ import math
 import pytest
 
 from tapesched import simulator
-from tapesched.simulator.storage.catalogue import Catalogue, Chunk, RowSpan, TapeInfo, Written
+from tapesched.simulator.storage.catalogue import Catalogue
+from tapesched.simulator.storage.catalogue_records import Chunk, RowSpan, TapeInfo, Written
 from tapesched.simulator.storage.files import FileSpec, Scheme
 
 TWO_ONE = Scheme(2, 1)

@@ -14,7 +14,7 @@ from tapesched.simulator.run.simulation import Simulation
 from tapesched.simulator.scenario.document import scenario_from_dict
 from tapesched.simulator.storage.disk_cache import CacheSpec, DiskCache, LruCache, ServiceClass
 from tapesched.simulator.storage.files import FileRequest, FileSpec, Scheme
-from tapesched.simulator.storage.policy_registry import make_policy
+from tapesched.simulator.storage.policies.policy_registry import make_policy
 from tapesched.simulator.workload.workload import Workload
 from tapesched.toolkit.errors import InputError
 from tests.conftest import INSTANCES

@@ -20,20 +20,21 @@ from attrs import frozen
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tapesched.simulator.storage.catalogue import Catalogue, Chunk, FileLayout
+from tapesched.simulator.storage.catalogue import Catalogue
+from tapesched.simulator.storage.catalogue_records import Chunk, FileLayout
 from tapesched.simulator.storage.files import Extent, FileSpec, JobSpec, Scheme
-from tapesched.simulator.storage.hetero import Hetero
-from tapesched.simulator.storage.parallel import Parallel
-from tapesched.simulator.storage.policy import (
+from tapesched.simulator.storage.policies.hetero import Hetero
+from tapesched.simulator.storage.policies.parallel import Parallel
+from tapesched.simulator.storage.policies.policy import (
     Group,
     Policy,
     blocks_of,
     group_type,
     preload,
 )
-from tapesched.simulator.storage.policy_registry import POLICIES, make_policy
-from tapesched.simulator.storage.rait import Rait
-from tapesched.simulator.storage.vertical import Vertical
+from tapesched.simulator.storage.policies.policy_registry import POLICIES, make_policy
+from tapesched.simulator.storage.policies.rait import Rait
+from tapesched.simulator.storage.policies.vertical import Vertical
 
 FOUR_ONE = Scheme(4, 1)
 TWO_ONE = Scheme(2, 1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tapesched.toolkit.generators import TECHNOLOGIES, golubchik_instance
+from tapesched.toolkit.golubchik_instances import TECHNOLOGIES, golubchik_instance
 from tapesched.toolkit.hardware.technology import (
     DRIVE_FIGURES,
     DRIVES,
