@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench lint clean instances venv
+.PHONY: run test test-papers bench lint clean instances venv
 
 ECMWF = instances/traces/ecmwf
 SHIPPED = $(filter-out %.optimum.json instances/optima.json,$(wildcard instances/*.json))
@@ -92,8 +92,14 @@ lint: venv
 # holds an expensive quick run of a study is made once, not once a worker. (xdist's
 # loadgroup would be finer, but under pytest 9 its xdist_group marks do not reach the
 # scheduler: the group was split and the run made twice.)
+# `make test` leaves out the tests marked `paper` (each reproduces a paper's ranking on an
+# experiment's quick points: minutes of simulation); `make test-papers` runs them, and CI
+# runs both.
 test: lint
-	$(BIN)/python -m pytest -n 2 --dist loadfile tests
+	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not paper" tests
+
+test-papers: venv
+	$(BIN)/python -m pytest -n 2 --dist loadfile -m paper tests
 
 bench: venv
 	$(BIN)/python benchmarks/validation.py

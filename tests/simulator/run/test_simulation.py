@@ -46,6 +46,7 @@ def ampex(schemes: dict[Scheme, float], rate_per_s: float, days: float) -> Scena
     return evolve(scenario, workload=workload)
 
 
+@pytest.mark.paper
 @pytest.mark.parametrize(
     "width, capacity_per_s",
     [(1, 4 / 147), (4, 1 / 147)],

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import pytest
+
 from tapesched.simulator.scenario.document import load_scenario
 from tapesched.studies.registry import EXPERIMENTS
 from tapesched.studies.sweeps.study import SCENARIO_FILE, points
@@ -29,6 +31,9 @@ from tapesched.studies.sweeps.sweep import (
     run_replication,
     run_sweep,
 )
+
+pytestmark = pytest.mark.paper
+"""Every test here reproduces the paper on quick points: ``make test-papers``."""
 
 SEED = 1
 TWO = Precision(share=0.05, min_replications=2, max_replications=2)

@@ -217,6 +217,7 @@ def fig8():
     return study, outcome.results
 
 
+@pytest.mark.paper
 def test_fig8_a_striped_vector_is_best_at_the_lowest_rate_and_111_at_the_highest(fig8):
     study, results = fig8
     best = best_by_x(results, study.metrics[0])
@@ -226,6 +227,7 @@ def test_fig8_a_striped_vector_is_best_at_the_lowest_rate_and_111_at_the_highest
     assert best[rates[-1]] == "111"
 
 
+@pytest.mark.paper
 def test_fig8_the_best_vectors_widths_do_not_increase_with_the_rate(fig8):
     study, results = fig8
     best = list(best_by_x(results, study.metrics[0]).values())
@@ -233,6 +235,7 @@ def test_fig8_the_best_vectors_widths_do_not_increase_with_the_rate(fig8):
         assert all(int(a) <= int(b) for a, b in zip(after, before, strict=True)), best
 
 
+@pytest.mark.paper
 def test_fig8_unstriped_drives_are_the_least_busy_at_every_rate(fig8):
     _, results = fig8
     busy: dict[float, dict[str, float]] = {}
@@ -244,6 +247,7 @@ def test_fig8_unstriped_drives_are_the_least_busy_at_every_rate(fig8):
         assert min(shares, key=shares.__getitem__) == "111", (x, shares)
 
 
+@pytest.mark.paper
 def test_a_map_row_is_the_best_vector_at_each_rate(fig8):
     study, results = fig8
     cells = best_map(results, study.metrics[0])
