@@ -12,36 +12,59 @@ which imports it. What every command shares (exit codes, the one-line bad-input
 report, option types) is in :mod:`tapesched.cli.common`, their ``--out`` options in
 :mod:`tapesched.cli.out_options`, the group's help in :mod:`tapesched.cli.group`;
 Ctrl-C and SIGTERM end any of them with one line (:mod:`tapesched.cli.interrupts`),
-from the moment this package begins to load them.
+from the moment this package begins to load them. Each command is imported when it is
+named (:data:`COMMANDS`), so that a command starts with what it needs only.
 """
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from tapesched.cli.interrupts import ending_on_signals
 
-with ending_on_signals():  # a Ctrl-C while the commands load ends as in a command
-    from tapesched.cli.archives.experiment import experiment
-    from tapesched.cli.archives.plan import plan
-    from tapesched.cli.archives.replay import replay
-    from tapesched.cli.archives.simulate import simulate
+with ending_on_signals():  # a Ctrl-C while the group loads ends as in a command
     from tapesched.cli.group import CommandGroup
-    from tapesched.cli.instances.bound import bound
-    from tapesched.cli.instances.check import check
-    from tapesched.cli.instances.compare import compare
-    from tapesched.cli.instances.generate import generate
-    from tapesched.cli.instances.list_solvers import list_solvers
-    from tapesched.cli.instances.metrics import metrics
-    from tapesched.cli.instances.order import order
-    from tapesched.cli.instances.plot import plot
-    from tapesched.cli.instances.solve import solve
-    from tapesched.cli.instances.verify import verify
 
-__all__ = ["main"]
+__all__ = ["COMMANDS", "main"]
+
+COMMANDS = {
+    "check": "tapesched.cli.instances.check:check",
+    "verify": "tapesched.cli.instances.verify:verify",
+    "metrics": "tapesched.cli.instances.metrics:metrics",
+    "plot": "tapesched.cli.instances.plot:plot",
+    "order": "tapesched.cli.instances.order:order",
+    "generate": "tapesched.cli.instances.generate:generate",
+    "solve": "tapesched.cli.instances.solve:solve",
+    "compare": "tapesched.cli.instances.compare:compare",
+    "bound": "tapesched.cli.instances.bound:bound",
+    "solvers": "tapesched.cli.instances.list_solvers:list_solvers",
+    "simulate": "tapesched.cli.archives.simulate:simulate",
+    "replay": "tapesched.cli.archives.replay:replay",
+    "plan": "tapesched.cli.archives.plan:plan",
+    "experiment": "tapesched.cli.archives.experiment:experiment",
+}
+"""Each command's name and where it is, ``module.path:function``."""
 
 
-@click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
+class Commands(CommandGroup):
+    """The group of :data:`COMMANDS`, each imported when it is named: ``tapesched check``
+    loads the files and the validator, not the simulator nor OR-Tools, and starts sooner."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS and cmd_name not in self.commands:
+            module, name = COMMANDS[cmd_name].split(":")
+            with ending_on_signals():  # a Ctrl-C while the command loads ends as in it
+                command = getattr(importlib.import_module(module), name)
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tapesched")
 @click.option(
     "--debug",
@@ -50,12 +73,3 @@ __all__ = ["main"]
 )
 def main(debug: bool) -> None:
     """Schedule robotic tape archives: instance and schedule files, solvers, a validator."""
-
-
-for _command in (check, solve, list_solvers, verify, metrics, compare, generate, simulate, replay):
-    main.add_command(_command)
-main.add_command(order)
-main.add_command(experiment)
-main.add_command(plot)
-main.add_command(bound)
-main.add_command(plan)
