@@ -34,7 +34,6 @@ from collections.abc import Sequence
 from random import Random
 
 from attrs import field, frozen
-from scipy.stats import beta, binom
 
 from tapesched.simulator.run.results import Estimate, estimate
 from tapesched.simulator.storage.catalogue import Catalogue, Exposure
@@ -64,6 +63,8 @@ def group_loss_probability(scheme: Scheme, q: float) -> float:
     0.01
     """
     _check_q(q)
+    from scipy.stats import binom  # 1.3 s to import: loaded by the first call, not with the module
+
     return float(binom.sf(scheme.parity, scheme.width, q))
 
 
@@ -311,6 +312,8 @@ def proportion(successes: int, trials: int) -> Proportion:
         raise ValueError(f"need 0 <= successes <= trials, got {successes} of {trials}")
     if trials == 0:
         return Proportion(0, 0, 0.0, 1.0)
+    from scipy.stats import beta  # loaded by the first call, as in group_loss_probability
+
     low = 0.0 if successes == 0 else float(beta.ppf(0.025, successes, trials - successes + 1))
     high = 1.0 if successes == trials else float(beta.ppf(0.975, successes + 1, trials - successes))
     return Proportion(successes, trials, low, high)

@@ -11,12 +11,13 @@ a cross on the top edge at its x.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING, Any
 
 from tapesched.studies.results_file import ResultRow
 from tapesched.toolkit.plots.figures import new_figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 Y_LABEL = "average weighted response time (s/GB)"
 """The Blue Waters figures' y axis: the primary metric and its unit."""

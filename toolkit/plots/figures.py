@@ -13,18 +13,22 @@ carries no date (``metadata={"Date": None}``), and its element ids are
 drawn from a fixed salt (``svg.hashsalt``) instead of a random one. Text in
 an SVG is kept as text (``svg.fonttype = "none"``), so that labels can be
 searched and read by a program, and the file stays small.
+
+matplotlib is imported when the first figure is made, not with this module: a command
+that may draw (every experiment) starts without it, and one that draws nothing never
+loads it.
 """
 
 from __future__ import annotations
 
 import io
 from pathlib import PurePath
-
-from matplotlib import rc_context
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
 from tapesched.toolkit.errors import InputError, Problem
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 FORMATS: tuple[str, ...] = ("png", "svg")
 """The picture formats written, named by the output file's suffix."""
@@ -55,6 +59,9 @@ def format_of(path: str, option: str = "--out") -> str:
 
 def new_figure(width_in: float, height_in: float) -> Figure:
     """An empty figure of that size (inches) on the Agg canvas, laid out by matplotlib."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     figure = Figure(figsize=(width_in, height_in), layout="constrained")
     FigureCanvasAgg(figure)
     return figure
@@ -64,6 +71,8 @@ def render(figure: Figure, fmt: str) -> bytes:
     """The bytes of ``figure`` as a ``png`` or ``svg`` file, the same for the same figure."""
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
+    from matplotlib import rc_context
+
     buffer = io.BytesIO()
     metadata = {"Date": None} if fmt == "svg" else None
     with rc_context({"svg.hashsalt": SVG_HASH_SALT, "svg.fonttype": "none"}):

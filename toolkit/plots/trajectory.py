@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
-from matplotlib.figure import Figure
 
 from tapesched.toolkit.errors import InputError, Problem, capped
 from tapesched.toolkit.files.json_documents import read_json
 from tapesched.toolkit.plots.figures import new_figure
 from tapesched.toolkit.runtime.limits import MAX_NAME_CHARS
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 @frozen

@@ -18,9 +18,7 @@ linear axes (:func:`figure_of`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING, Any
 
 from tapesched.studies.lines_figure import Y_LABELS, draw_lines, lines_figure
 from tapesched.studies.results_file import ResultRow
@@ -29,6 +27,9 @@ from tapesched.studies.sweeps.study import Study
 from tapesched.studies.sweeps.sweep import PRIMARY_METRIC, PointResult
 from tapesched.toolkit.plots.figures import new_figure
 from tapesched.toolkit.registry import LoadError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 LOG_Y_METRICS = (PRIMARY_METRIC, "mean_stretch")
 """The metrics drawn on a log y axis when the experiment's is (:attr:`Study.log_y`): those

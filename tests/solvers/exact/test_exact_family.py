@@ -45,7 +45,7 @@ SHORT_LIMIT_S = 2.0
 """Time limit of a backend that may stop at a bound (what it returns then is checked the
 same: a valid schedule no better than the optimum, a bound no worse)."""
 
-HEURISTIC_LIMIT_S = 1.0
+HEURISTIC_LIMIT_S = 0.25
 """Time limit of a heuristic: the searches (local search, LNS) stop at their best so far,
 which must still be no better than the optimum, with a bound no worse."""
 
