@@ -11,7 +11,7 @@ run: wall-clock seconds, requests done, engine events per second, seconds
 per simulated week against the policy's 1-week run (1.0 is linear), the
 peak memory of the process so far (``ru_maxrss``), and what the run did:
 drive busy share, mounts per simulated day, and whether it is saturated
-(:func:`simulator.run.results.is_saturated`). The issue's target: 4 weeks of
+(:func:`simulator.results.records.is_saturated`). The issue's target: 4 weeks of
 every policy in under 2 minutes on the 2-core machine.
 
 Run with ``make bench`` or ``.venv/bin/python benchmarks/blue_waters.py``
@@ -31,7 +31,7 @@ import sys
 import time
 from pathlib import Path
 
-from tapesched.simulator.run.experiment import override, run_once
+from tapesched.simulator.results.replications import override, run_once
 from tapesched.simulator.scenario.document import load_scenario
 
 SCENARIO = Path(__file__).resolve().parents[1] / "instances" / "scenarios" / "blue-waters.json"

@@ -22,7 +22,7 @@ import time
 
 from attrs import evolve
 
-from tapesched.simulator.run.experiment import override
+from tapesched.simulator.results.replications import override
 from tapesched.simulator.scenario.document import load_scenario
 from tapesched.simulator.workload.workload import with_class_sizes
 from tapesched.studies.golubchik.figures import SCENARIO_FILE

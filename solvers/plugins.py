@@ -4,8 +4,8 @@ An online scheduler is any object with the method of
 :class:`solvers.online.protocol.Scheduler` (``decide(now, waiting, platform)``; the
 contract is written there). Wherever the project takes a scheduler (the
 simulator's :class:`~simulator.run.simulation.Simulation`,
-:func:`~simulator.run.experiment.run_scenario`,
-:func:`~simulator.run.instance_run.simulate_instance`, a scenario file's
+:func:`~simulator.results.replications.run_scenario`,
+:func:`~simulator.results.instance_run.simulate_instance`, a scenario file's
 ``run.scheduler``, :func:`solvers.solve`, ``tapesched simulate --scheduler``,
 ``tapesched solve --solver``, ``tapesched compare --solvers``), it takes a
 *scheduler spec*, resolved here by :func:`resolve_scheduler`:

@@ -55,7 +55,7 @@ _WHERE = {
     "Policy": "tapesched.simulator.storage.policies.policy",
     "Allocator": "tapesched.simulator.sharing.allocator",
     "load_scenario": "tapesched.simulator.scenario.document",
-    "simulate": "tapesched.simulator.run.experiment",
+    "simulate": "tapesched.simulator.results.replications",
     "replay": "tapesched.simulator.replay.replay",
     "Experiment": "tapesched.studies.experiment",
     "run_experiment": "tapesched.studies.runner",
@@ -108,7 +108,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from tapesched.simulator.replay.replay import replay
-    from tapesched.simulator.run.experiment import run_scenario as simulate
+    from tapesched.simulator.results.replications import run_scenario as simulate
     from tapesched.simulator.scenario.document import load_scenario
     from tapesched.simulator.sharing.allocator import Allocator
     from tapesched.simulator.storage.policies.policy import Policy

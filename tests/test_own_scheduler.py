@@ -20,9 +20,9 @@ import pytest
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.simulator.run.experiment import override, run_scenario
-from tapesched.simulator.run.export import export
-from tapesched.simulator.run.instance_run import simulate_instance
+from tapesched.simulator.results.export import export
+from tapesched.simulator.results.instance_run import simulate_instance
+from tapesched.simulator.results.replications import override, run_scenario
 from tapesched.simulator.run.simulation import Simulation
 from tapesched.simulator.scenario.document import load_scenario
 from tapesched.simulator.workload.workload import generate

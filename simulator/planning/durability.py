@@ -35,7 +35,7 @@ from random import Random
 
 from attrs import field, frozen
 
-from tapesched.simulator.run.results import Estimate, estimate
+from tapesched.simulator.results.records import Estimate, estimate
 from tapesched.simulator.storage.catalogue import Catalogue, Exposure
 from tapesched.simulator.storage.data_account import ACCOUNT_FIELDS, DataAccount, account
 from tapesched.simulator.storage.files import FileSpec, Scheme
@@ -336,7 +336,7 @@ class LossEstimate:
     files_lost_share, files_rebuilt_share, bytes_lost_share
         Per draw the share of files lost, of files needing a rebuild and
         of host MB lost; mean and Student's t 95 % interval over the draws
-        (:func:`simulator.run.results.estimate`: files of one group are lost
+        (:func:`simulator.results.records.estimate`: files of one group are lost
         together, so only the draws are independent).
     mean_account
         The draws' mean :class:`DataAccount` (files as means, not counts).

@@ -48,7 +48,7 @@ its cartridge, 0 s when it sat idle in its drive); the shares of drive and
 handbot time over the horizon, under the names ``simulate`` gives the same
 quantities (:data:`toolkit.metrics.DEFINITIONS`); and the backlog,
 requests arrived and not done, half-way through the trace and at its last
-arrival. A backlog that grows by the rule of :mod:`simulator.run.results`
+arrival. A backlog that grows by the rule of :mod:`simulator.results.records`
 (:attr:`ReplayResult.saturated`) means the drives could not keep up with the
 trace: the latencies then grow with the trace's length and their means
 describe no steady state.
@@ -65,8 +65,8 @@ from attrs import frozen
 from tapesched.simulator.replay.sl8500 import SL8500Timings, trace_platform
 from tapesched.simulator.replay.trace import LibraryLayout, TraceRequest, home_levels
 from tapesched.simulator.replay.trace_archive import TraceArchive, TraceReads, trace_workload
-from tapesched.simulator.run.experiment import without_cyclic_gc
-from tapesched.simulator.run.results import is_saturated
+from tapesched.simulator.results.records import is_saturated
+from tapesched.simulator.results.replications import without_cyclic_gc
 from tapesched.simulator.run.simulation import Simulation
 from tapesched.simulator.schedulers.registry import GOLUBCHIK, simulator_scheduler
 from tapesched.solvers.online.mount_policy import parse_mount_policy, with_mount_policy
@@ -198,7 +198,7 @@ class ReplayResult:
     def saturated(self) -> bool:
         """Whether the replay could not keep up with the trace.
 
-        The rule of :func:`simulator.run.results.is_saturated`, with the trace's
+        The rule of :func:`simulator.results.records.is_saturated`, with the trace's
         end as the run's end: the backlog at the last arrival outnumbers
         both 20 and 1 % of the requests, and has grown by half since
         half-way. The latencies of such a replay grow with the trace's

@@ -7,7 +7,7 @@ requests; an archival policy (:mod:`simulator.storage.policies.policy`) turns ea
 decides which waiting request starts, asked as :mod:`solvers.online.protocol`
 says; the platform (:mod:`simulator.platform.platform`)
 carries the plans out in time; the run's records go to
-:mod:`simulator.run.results` and its realised schedule to :mod:`simulator.run.export`.
+:mod:`simulator.results.records` and its realised schedule to :mod:`simulator.results.export`.
 
 :class:`Simulation` is the run's loop: arrivals, the decisions it asks the
 scheduler for and carries out, the jobs it starts, and their ends. The rest
@@ -111,7 +111,7 @@ class Simulation:
     seed
         Seed of the random times (the same seed gives the same run).
     record
-        Keep arm operations and transfers, for :mod:`simulator.run.export`.
+        Keep arm operations and transfers, for :mod:`simulator.results.export`.
     log
         A binary stream to write the event log to, one JSON object a line.
     cache

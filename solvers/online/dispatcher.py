@@ -8,7 +8,7 @@ starts it: its unloads, arm operations and locates begin at the decision
 time or later, which is at or after its release. The same timeline places
 the requests of :mod:`solvers.greedy`, and the simulator drives a
 :class:`Dispatcher` step by step (:meth:`Dispatcher.step`, in
-:mod:`simulator.run.instance_run`): each heuristic has one implementation. The
+:mod:`simulator.results.instance_run`): each heuristic has one implementation. The
 waiting requests and the idle drives are kept in a
 :class:`~solvers.online.state.DispatchState`, as the simulator's run keeps
 its own; :class:`PlatformView` is what the scheduler reads

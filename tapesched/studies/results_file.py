@@ -2,7 +2,7 @@
 
 A row per point, series and metric (:data:`COLUMNS`, :class:`ResultRow`): the
 experiment, the series, the x axis' name and the point's x, the metric, and its
-estimate (:class:`~simulator.run.results.Estimate`): the mean and 95 %
+estimate (:class:`~simulator.results.records.Estimate`): the mean and 95 %
 half-width over the point's replications (empty when there is none: a
 saturated point has no mean, a single replication no interval), the
 replications and whether the point is saturated. Numbers are written by
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from attrs import frozen
 
-from tapesched.simulator.run.results import Estimate
+from tapesched.simulator.results.records import Estimate
 from tapesched.toolkit.errors import InputError, Problem, capped
 from tapesched.toolkit.fields import (
     check,
@@ -50,7 +50,7 @@ def csv_number(value: float | None) -> str:
 @frozen
 class ResultRow:
     """A row of ``results.csv``: a metric of a series at a point, estimated over its
-    replications (:class:`~simulator.run.results.Estimate`: the mean, ``None`` when there
+    replications (:class:`~simulator.results.records.Estimate`: the mean, ``None`` when there
     is none; the half-width, ``None`` without an interval; the replications; whether the
     point is saturated). ``extra`` holds the values of an experiment's own columns after
     :data:`COLUMNS` (:attr:`~tapesched.studies.experiment.Results.columns`).

@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.simulator.run import run_directory  # simulate --out writes through it
+from tapesched.simulator.results import run_directory  # simulate --out writes through it
 from tapesched.toolkit.files.instance_file import loads_instance
 from tapesched.toolkit.files.schedule_file import loads_schedule
 

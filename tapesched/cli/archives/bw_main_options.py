@@ -4,7 +4,7 @@ The Blue Waters paper names them (MAXLIGHTLOAD, MINLBINTERVAL,
 MAXWAITINGTIME, MAXREQCOUNT, MAXIMBALANCE) and gives no values;
 :class:`simulator.schedulers.bw_main.BwMainParams` holds the defaults chosen. They
 are refused, one line per option, when the scheduler that runs is not
-``bw-main`` (:func:`simulator.run.experiment.with_overrides`); the swept
+``bw-main`` (:func:`simulator.results.replications.with_overrides`); the swept
 experiments declare the same options
 (:data:`tapesched.studies.sweeps.swept_study.BW_MAIN_PARAMETERS`).
 """
@@ -27,7 +27,7 @@ BW_MAIN_OPTIONS = {
     "max_imbalance": "--max-imbalance",
 }
 """bw-main's parameters (simulator.schedulers.bw_main.BwMainParams fields, settings of
-simulator.run.experiment.RunOverrides) and their options."""
+simulator.results.replications.RunOverrides) and their options."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -28,9 +28,9 @@ from tapesched.cli.common import (
     setting_lines,
 )
 from tapesched.cli.out_options import dir_out_option
-from tapesched.simulator.run.experiment import RunOverrides
-from tapesched.simulator.run.instance_run import InstanceRun
-from tapesched.simulator.run.run_directory import (
+from tapesched.simulator.results.instance_run import InstanceRun
+from tapesched.simulator.results.replications import RunOverrides
+from tapesched.simulator.results.run_directory import (
     RUN_FILES,
     RunProgress,
     cache_reports,
@@ -45,8 +45,8 @@ from tapesched.toolkit.files.outputs import DirectoryOutput
 from tapesched.toolkit.units import MAX_RATE_PER_YEAR, MAX_REPLICATIONS
 
 if TYPE_CHECKING:
-    from tapesched.simulator.run.experiment import Replication
-    from tapesched.simulator.run.results import Estimate
+    from tapesched.simulator.results.records import Estimate
+    from tapesched.simulator.results.replications import Replication
     from tapesched.simulator.scenario.spec import Scenario
 
 _OPTIONS = {
@@ -58,8 +58,8 @@ _OPTIONS = {
     "duration_s": "--duration",
     **BW_MAIN_OPTIONS,
 }
-"""The option behind each setting of :class:`simulator.run.experiment.RunOverrides` that
-:func:`simulator.run.run_directory.simulate_file` may refuse."""
+"""The option behind each setting of :class:`simulator.results.replications.RunOverrides` that
+:func:`simulator.results.run_directory.simulate_file` may refuse."""
 
 
 def per_year_option(name: str, text: str) -> Callable[[F], F]:
@@ -119,7 +119,7 @@ def _print_estimates(
     scenario: Scenario, runs: Sequence[Replication], estimates: Mapping[str, Estimate]
 ) -> None:
     """The table of estimates, or one line saying why there is nothing to tabulate."""
-    from tapesched.simulator.run.results import METRICS
+    from tapesched.simulator.results.records import METRICS
 
     striping = ""
     if scenario.workload.classes:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from attrs import evolve, frozen
 from rich.table import Table
 
-from tapesched.simulator.run.results import Estimate
+from tapesched.simulator.results.records import Estimate
 from tapesched.studies.dismount_delay import study
 from tapesched.studies.dismount_delay.study import (
     EXPERIMENT,

@@ -55,7 +55,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from attrs import field, frozen
 
-from tapesched.simulator.run.results import Estimate, estimate
+from tapesched.simulator.results.records import Estimate, estimate
 from tapesched.simulator.sharing.allocator import Allocator, Queue, make_allocator
 from tapesched.simulator.sharing.groups import (
     DriveSet,

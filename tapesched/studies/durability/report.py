@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from attrs import evolve
 from rich.table import Table
 
-from tapesched.simulator.run.results import Estimate
+from tapesched.simulator.results.records import Estimate
 from tapesched.studies.durability.study import (
     EXPERIMENT,
     FULL,

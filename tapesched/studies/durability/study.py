@@ -36,7 +36,7 @@ Intervals: groups lie on disjoint tapes, so every group of every draw is an
 independent trial and the groups' share gets the exact (Clopper-Pearson)
 binomial interval, valid when none is lost; files of one group are lost
 together, so the files' and bytes' shares get Student's t interval over the
-draws (:func:`simulator.run.results.estimate`). ``results.csv`` gives each
+draws (:func:`simulator.results.records.estimate`). ``results.csv`` gives each
 interval's half-width (for the groups, the larger side of the exact
 interval); ``summary.json`` gives the groups' ends.
 """
@@ -63,8 +63,8 @@ from tapesched.simulator.planning.durability import (
     tape_loss_rate,
 )
 from tapesched.simulator.platform.faults import FaultSpec, handling_given_up
-from tapesched.simulator.run.experiment import override, run_once
-from tapesched.simulator.run.results import Estimate, estimate
+from tapesched.simulator.results.records import Estimate, estimate
+from tapesched.simulator.results.replications import override, run_once
 from tapesched.simulator.scenario.document import load_scenario
 from tapesched.simulator.scenario.spec import Scenario
 from tapesched.simulator.storage.catalogue import Catalogue
@@ -447,7 +447,7 @@ def handling_panel(
 ) -> Panel:
     """Each policy's response time and mounts against the handling-failure probability.
 
-    Every point runs the simulator (:func:`simulator.run.experiment.run_once`)
+    Every point runs the simulator (:func:`simulator.results.replications.run_once`)
     on :func:`blue_waters_at_65` with handling failures of probability
     ``p`` tried ``attempts`` times (:mod:`simulator.platform.faults`), the same
     seeds for every ``p`` and policy; the means get Student's t over the

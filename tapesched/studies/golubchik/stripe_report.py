@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from attrs import evolve, frozen
 from rich.table import Table
 
-from tapesched.simulator.run.results import Estimate
+from tapesched.simulator.results.records import Estimate
 from tapesched.simulator.scenario.consent import ALLOW_PLUGINS_HELP
 from tapesched.studies.experiment import (
     Experiment,
@@ -350,7 +350,7 @@ class GolStripeSearch(Experiment):
 
     def scenario(self, run: ExperimentRun) -> Scenario:
         """The scenario with the class sizes and duration given, every option checked."""
-        from tapesched.simulator.run.experiment import override
+        from tapesched.simulator.results.replications import override
         from tapesched.simulator.scenario.consent import named_code_problems
         from tapesched.simulator.scenario.document import load_scenario
         from tapesched.simulator.workload.workload import with_class_sizes

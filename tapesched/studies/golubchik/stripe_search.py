@@ -58,7 +58,7 @@ from tapesched.simulator.planning.striping_model import (
     vector_no_load_response_s,
     vector_stability_limit_per_s,
 )
-from tapesched.simulator.run.experiment import override
+from tapesched.simulator.results.replications import override
 from tapesched.simulator.scenario.spec import Scenario
 from tapesched.studies.sweeps.sweep import Cache, Point, Precision, run_sweep
 

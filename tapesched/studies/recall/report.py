@@ -15,7 +15,7 @@ runs a point per tape and spacing, and writes:
   tape has no queue to grow); ``mean`` is empty where the ordering was not
   run (the exact order of a list too long for it).
 - ``summary.json`` (:func:`summary_document`): the settings, every point's
-  estimates (:meth:`simulator.run.results.Estimate.to_dict`) and files read.
+  estimates (:meth:`simulator.results.records.Estimate.to_dict`) and files read.
 - ``figure.png`` (:func:`draw_figure`): throughput (top row) and gain over
   offset order (bottom row) against coverage, a column per tape, a colour
   per ordering, even spacing solid and random dashed, with 95 % intervals; a

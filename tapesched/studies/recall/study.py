@@ -74,7 +74,7 @@ import numpy as np
 import numpy.typing as npt
 from attrs import frozen
 
-from tapesched.simulator.run.results import Estimate, estimate
+from tapesched.simulator.results.records import Estimate, estimate
 from tapesched.solvers.registry import ORDERERS
 from tapesched.toolkit.hardware.tape_geometry import (
     MB,

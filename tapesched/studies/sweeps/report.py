@@ -73,8 +73,8 @@ def summary_document(
     Keys: ``experiment``, ``title``, ``figure``; ``settings`` (``settings``
     given, and the precision sought); ``series``, per series its
     ``points`` (``x``, ``replications``, ``saturated``, ``seeds`` and each
-    metric of :data:`simulator.run.results.METRICS` as
-    :meth:`simulator.run.results.Estimate.to_dict` gives it) and, when x is the
+    metric of :data:`simulator.results.records.METRICS` as
+    :meth:`simulator.results.records.Estimate.to_dict` gives it) and, when x is the
     arrival rate, ``max_sustainable_rate_per_h`` and
     ``lowest_saturated_rate_per_h`` (``..._rate_per_min`` where x is per
     minute); for a map (``gol-fig14``), ``best``: the best series at each

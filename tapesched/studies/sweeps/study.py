@@ -12,7 +12,7 @@ its x changes (the arrival rate, the block size ``B``, the EC compression
 ratio ``C_P`` or the load balancer's period MINLBINTERVAL). Each *series*
 is one archival policy. :func:`points` turns an experiment into the
 scenarios of its sweep (:mod:`tapesched.studies.sweeps.sweep` runs them), each
-through :func:`simulator.run.experiment.override` and the axis' setter; nothing
+through :func:`simulator.results.replications.override` and the axis' setter; nothing
 else of the scenario is changed, so a change of the shipped scenario (its
 archive, its platform) reaches every experiment.
 
@@ -26,7 +26,7 @@ there:
   drive and arm times of ``blue-waters.json``, sustain several times the
   paper's rates (README, "The Blue Waters study");
 - horizons: long enough for a few thousand requests at the lowest rate
-  that matters and for the saturation rule (:func:`simulator.run.results.is_saturated`)
+  that matters and for the saturation rule (:func:`simulator.results.records.is_saturated`)
   to see a queue grow; ``--quick`` a fraction of that;
 - the paper's ``B`` per figure for RAIT, given to PARALLEL and HETERO too.
 
@@ -47,7 +47,7 @@ from types import MappingProxyType
 
 from attrs import evolve, frozen
 
-from tapesched.simulator.run.experiment import override
+from tapesched.simulator.results.replications import override
 from tapesched.simulator.scenario.spec import Scenario
 from tapesched.simulator.schedulers.registry import BW_MAIN
 from tapesched.simulator.workload.workload import SIZE_CLASSES_MB, with_class_sizes
@@ -64,7 +64,8 @@ SCENARIO_FILE = Path(__file__).resolve().parents[3] / "instances" / "scenarios" 
 """The scenario every experiment starts from unless another is given."""
 
 METRICS = (PRIMARY_METRIC, "mean_stretch", "throughput_mb_s_over_window")
-"""The metrics of :data:`simulator.run.results.METRICS` an experiment reports, in table order."""
+"""The metrics of :data:`simulator.results.records.METRICS` an experiment reports, in table
+order."""
 
 HOUR_S = 3600.0
 DAY_S = 86400.0

@@ -2,7 +2,7 @@
 
 A sweep runs scenarios (its *points*, :class:`Point`) as
 independent replications (:func:`run_replication`: one seeded run to the
-horizon, its :class:`~simulator.run.results.RunSummary`), on any
+horizon, its :class:`~simulator.results.records.RunSummary`), on any
 :class:`concurrent.futures.Executor`: in this process (:class:`InProcess`,
 ``--workers 1``), on local worker processes
 (:class:`~concurrent.futures.ProcessPoolExecutor`, started with ``spawn``
@@ -23,7 +23,7 @@ Replications
     :attr:`Precision.share` of its mean (the ±5 % of Golubchik et al.,
     1994), or :attr:`Precision.max_replications` is reached, or the point
     is saturated (then there is no mean to make precise: see
-    :func:`simulator.run.results.combine`). How many more is projected from the
+    :func:`simulator.results.records.combine`). How many more is projected from the
     spread so far (:func:`wanted`), at most doubling at a time. The decision
     for a point reads only its own replications, in order, so the number
     of replications, and every figure of the results, is the same serially,
@@ -77,8 +77,7 @@ from typing import Any
 import attrs
 from attrs import evolve, field, frozen
 
-from tapesched.simulator.run.experiment import run_once
-from tapesched.simulator.run.results import (
+from tapesched.simulator.results.records import (
     SATURATION_FLOOR,
     SATURATION_SHARE,
     Estimate,
@@ -86,6 +85,7 @@ from tapesched.simulator.run.results import (
     combine,
     t95,
 )
+from tapesched.simulator.results.replications import run_once
 from tapesched.simulator.scenario.spec import Scenario
 from tapesched.toolkit.errors import InputError, Problem, join_path, shown
 from tapesched.toolkit.fields import Rule, natural, nonnegative_finite, optional
@@ -142,7 +142,7 @@ class Precision:
     max_replications
         The cap.
     metric
-        The metric judged (a :class:`~simulator.run.results.RunSummary` field).
+        The metric judged (a :class:`~simulator.results.records.RunSummary` field).
     """
 
     share: float = 0.05
@@ -174,12 +174,12 @@ class PointResult:
     @property
     def saturated(self) -> bool:
         """Whether any replication could not keep up
-        (:func:`simulator.run.results.is_saturated`)."""
+        (:func:`simulator.results.records.is_saturated`)."""
         return any(r.saturated for r in self.runs)
 
     @property
     def estimates(self) -> dict[str, Estimate]:
-        """Each metric over the replications (:func:`simulator.run.results.combine`)."""
+        """Each metric over the replications (:func:`simulator.results.records.combine`)."""
         return combine(self.runs)
 
 

@@ -251,7 +251,7 @@ class SweptStudy:
     def _with_bw_main(self, run: ExperimentRun, scenario: Scenario, running: str) -> Scenario:
         """``scenario`` with the bw-main parameters given; refused for another scheduler, and
         for the one the study's x varies."""
-        from tapesched.simulator.run.experiment import override
+        from tapesched.simulator.results.replications import override
         from tapesched.simulator.schedulers.bw_main import with_params
         from tapesched.simulator.schedulers.registry import BW_MAIN
 

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 from attrs import frozen
 from rich.table import Table
 
-from tapesched.simulator.run.results import Estimate
+from tapesched.simulator.results.records import Estimate
 from tapesched.simulator.scenario.consent import ALLOW_PLUGINS_HELP
 from tapesched.studies.experiment import (
     Experiment,
@@ -407,7 +407,7 @@ class OnlineVsOffline(Experiment):
 
     def points(self, run: ExperimentRun) -> list[WindowTask]:
         """The windows of the scenario's run, the solvers and the scenario checked first."""
-        from tapesched.simulator.run.export import ExportError
+        from tapesched.simulator.results.export import ExportError
         from tapesched.simulator.scenario.consent import named_code_problems
         from tapesched.simulator.scenario.document import load_scenario
         from tapesched.simulator.scenario.spec import check_runnable

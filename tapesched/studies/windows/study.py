@@ -1,7 +1,7 @@
 """Online against offline inside the simulator: a run cut into windows, each solved both ways.
 
 A scenario's run (its times fixed) is exported as a core-problem instance
-and its realised schedule (:mod:`simulator.run.export`). Its requests, in order
+and its realised schedule (:mod:`simulator.results.export`). Its requests, in order
 of release, are cut into consecutive windows of ``N`` (a remainder shorter
 than ``N`` is left out, so that every window weighs the same). Each window
 becomes an instance of its own (:func:`cut_windows`):
@@ -59,9 +59,9 @@ from collections.abc import Sequence
 from attrs import frozen
 
 from tapesched import solvers
-from tapesched.simulator.run.experiment import run_once
-from tapesched.simulator.run.export import export
-from tapesched.simulator.run.results import Estimate, estimate
+from tapesched.simulator.results.export import export
+from tapesched.simulator.results.records import Estimate, estimate
+from tapesched.simulator.results.replications import run_once
 from tapesched.simulator.scenario.spec import Scenario
 from tapesched.solvers.compare import PROVABLE_UP_TO
 from tapesched.solvers.exact.formulation import UnmodelledState
@@ -264,7 +264,7 @@ def scenario_windows(scenario: Scenario, size: int, seed: int | None = None) -> 
 
     Raises
     ------
-    simulator.run.export.ExportError
+    simulator.results.export.ExportError
         (a ``ValueError``) when the scenario draws times at random or moves
         tapes between libraries: the core problem cannot express the run.
     """

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.simulator.run.run_directory import RECORD_COLUMNS
+from tapesched.simulator.results.run_directory import RECORD_COLUMNS
 from tests.conftest import INSTANCES
 
 AMPEX = str(INSTANCES / "scenarios" / "ampex.json")

@@ -171,7 +171,7 @@ def test_results_draws_another_metric_as_svg(tiny_run, tmp_path):
 
 
 def test_a_saturated_point_beyond_every_mean_is_inside_the_figure():
-    from tapesched.simulator.run.results import Estimate
+    from tapesched.simulator.results.records import Estimate
     from tapesched.studies.lines_figure import lines_figure
     from tapesched.studies.results_file import ResultRow
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from tapesched.simulator.platform.faults import NO_FAULTS, FaultSpec, TapeLoss, handling_given_up
 from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, PlatformSpec
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
-from tapesched.simulator.run.experiment import Replication, run_once
+from tapesched.simulator.results.replications import Replication, run_once
 from tapesched.simulator.scenario.spec import RunSettings, Scenario
 from tapesched.simulator.storage.data_account import data_account, file_state_in_run, lost_tapes_of
 from tapesched.simulator.storage.files import FileRequest, FileSpec, Scheme

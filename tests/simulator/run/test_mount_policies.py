@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.simulator.run.experiment import run_once
+from tapesched.simulator.results.replications import run_once
 from tapesched.simulator.scenario.document import scenario_from_dict
 from tapesched.toolkit.errors import InputError
 from tests.conftest import INSTANCES

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
-from tapesched.simulator.run.experiment import override, run_once
-from tapesched.simulator.run.export import ExportError, export
+from tapesched.simulator.results.export import ExportError, export
+from tapesched.simulator.results.replications import override, run_once
 from tapesched.simulator.scenario.document import load_scenario
 from tapesched.simulator.scenario.spec import RunSettings, Scenario
 from tapesched.simulator.storage.files import FileRequest, FileSpec, Scheme

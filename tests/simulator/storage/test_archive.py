@@ -8,7 +8,7 @@ from itertools import pairwise
 import pytest
 from attrs import evolve
 
-from tapesched.simulator.run.experiment import override, run_once
+from tapesched.simulator.results.replications import override, run_once
 from tapesched.simulator.scenario.document import load_scenario
 from tapesched.simulator.scenario.spec import Scenario, make_archive
 from tapesched.simulator.storage.archive import Archive, ArchiveParams

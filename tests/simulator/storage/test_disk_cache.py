@@ -9,7 +9,7 @@ import pytest
 
 from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, PlatformSpec
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
-from tapesched.simulator.run.experiment import run_once
+from tapesched.simulator.results.replications import run_once
 from tapesched.simulator.run.simulation import Simulation
 from tapesched.simulator.scenario.document import scenario_from_dict
 from tapesched.simulator.storage.disk_cache import CacheSpec, DiskCache, LruCache, ServiceClass

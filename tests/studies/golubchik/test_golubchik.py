@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.simulator.run.experiment import override, run_once
+from tapesched.simulator.results.replications import override, run_once
 from tapesched.simulator.scenario.document import load_scenario, scenario_from_dict
 from tapesched.simulator.workload.workload import generate, with_striping
 from tapesched.studies.golubchik.figures import GOL_FIG8, SCENARIO_FILE

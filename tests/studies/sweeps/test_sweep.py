@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from attrs import evolve
 
-from tapesched.simulator.run.results import RunSummary
+from tapesched.simulator.results.records import RunSummary
 from tapesched.simulator.scenario.document import load_scenario
 from tapesched.simulator.scenario.spec import Scenario
 from tapesched.studies.blue_waters.figures import BW_FIG6, BW_FIG10

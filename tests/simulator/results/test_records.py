@@ -10,8 +10,7 @@ from types import SimpleNamespace
 import attrs
 import pytest
 
-from tapesched.simulator.run.experiment import run_once, run_scenario
-from tapesched.simulator.run.results import (
+from tapesched.simulator.results.records import (
     METRICS,
     SATURATION_FLOOR,
     SATURATION_GROWTH,
@@ -24,6 +23,7 @@ from tapesched.simulator.run.results import (
     summarise,
     t95,
 )
+from tapesched.simulator.results.replications import run_once, run_scenario
 from tapesched.simulator.scenario.document import scenario_from_dict
 from tapesched.simulator.scenario.spec import Scenario
 from tests.conftest import INSTANCES

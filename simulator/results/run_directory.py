@@ -1,7 +1,7 @@
 """A scenario's run and its directory: what ``tapesched simulate SCENARIO --out DIR`` writes.
 
 :func:`scenario_run` runs every replication of a scenario
-(:func:`~simulator.run.experiment.run_scenario`) and gives a :class:`Run`;
+(:func:`~simulator.results.replications.run_scenario`) and gives a :class:`Run`;
 :meth:`Run.write` writes its directory, the same files, byte for byte, as
 the command line:
 
@@ -12,14 +12,14 @@ the command line:
 - ``events.jsonl``: the first replication's event log
   (:mod:`simulator.run.event_log`), when it was kept;
 - ``instance.json`` and ``schedule.json``: the first replication as a
-  core-problem instance and schedule (:mod:`simulator.run.export`), checked
+  core-problem instance and schedule (:mod:`simulator.results.export`), checked
   by the validator, when every time of the run is fixed (else
   :attr:`Run.not_exported` says why).
 
 :func:`simulate_file` is the whole of ``tapesched simulate`` but its printing: a
 scenario file read, the user's settings put in place of the file's and checked
-(:func:`~simulator.run.experiment.with_overrides`), and run; or a core-problem
-instance file run as it is (:func:`~simulator.run.instance_run.run_instance`).
+(:func:`~simulator.results.replications.with_overrides`), and run; or a core-problem
+instance file run as it is (:func:`~simulator.results.instance_run.run_instance`).
 
 The directory appears whole, or not at all (:mod:`toolkit.files.outputs`):
 it is built aside and moved into place, an existing one is replaced only if
@@ -37,16 +37,16 @@ from functools import cached_property
 
 from attrs import asdict, frozen
 
-from tapesched.simulator.run.experiment import (
+from tapesched.simulator.results.export import ExportError, export
+from tapesched.simulator.results.instance_run import InstanceRun, run_instance
+from tapesched.simulator.results.records import Estimate, failed_record_of
+from tapesched.simulator.results.replications import (
     Replication,
     RunOverrides,
     override,
     run_scenario,
     with_overrides,
 )
-from tapesched.simulator.run.export import ExportError, export
-from tapesched.simulator.run.instance_run import InstanceRun, run_instance
-from tapesched.simulator.run.results import Estimate, failed_record_of
 from tapesched.simulator.scenario.document import Scenario
 from tapesched.simulator.schedulers.registry import BW_MAIN
 from tapesched.simulator.workload.workload import Workload, striping_label
@@ -64,7 +64,7 @@ RECORD_COLUMNS = (
     "id", "kind", "file", "size_mb", "arrival_s", "start_s", "end_s", "free_s",
     "drives", "tapes", "host_mb", "mounts", "alone_s", "restarts", "rebuilt",
 )  # fmt: skip
-"""Columns of ``requests.csv`` (:class:`simulator.run.results.RequestRecord` fields)."""
+"""Columns of ``requests.csv`` (:class:`simulator.results.records.RequestRecord` fields)."""
 
 
 @frozen
@@ -88,7 +88,7 @@ class Run:
     replications
         Each replication, by seed (the first keeps its records).
     estimates
-        Each metric of :data:`simulator.run.results.METRICS` over the replications.
+        Each metric of :data:`simulator.results.records.METRICS` over the replications.
     events
         The first replication's event log, one JSON object a line (``None``: not kept).
     """
@@ -105,11 +105,11 @@ class Run:
         ``bw_main``: its parameters), (with request classes) ``striping``, the
         widths as Golubchik et al. name them (``"122"``), ``rate_per_h``,
         ``duration_s``; ``replications``, one
-        :class:`simulator.run.results.RunSummary` mapping per replication
+        :class:`simulator.results.records.RunSummary` mapping per replication
         (seed, arrivals, completions, backlog, ``saturated`` and each metric,
         ``null`` where it cannot be measured); ``estimates``, each metric of
-        :data:`simulator.run.results.METRICS` as
-        :meth:`simulator.run.results.Estimate.to_dict` gives it (``mean``,
+        :data:`simulator.results.records.METRICS` as
+        :meth:`simulator.results.records.Estimate.to_dict` gives it (``mean``,
         ``half_width_95``, ``n``, ``degrees_of_freedom``, ``wider_than_mean``,
         ``missing``: why there is no mean); with a scenario's ``disk_cache``,
         ``disk_cache``, per replication the reads it served from disk and each
@@ -207,7 +207,7 @@ class Run:
 
         Raises
         ------
-        simulator.run.export.ExportError
+        simulator.results.export.ExportError
             When the exported schedule is infeasible: nothing is written.
         toolkit.errors.InputError
             When the directory may not be replaced, or cannot be written.
@@ -244,7 +244,7 @@ def scenario_run(
     log: bool = False,
     progress: Callable[[int, float], None] | None = None,
 ) -> Run:
-    """Every replication of ``scenario``, as :func:`~simulator.run.experiment.run_scenario`
+    """Every replication of ``scenario``, as :func:`~simulator.results.replications.run_scenario`
     runs them, with the first one's event log when ``log``.
 
     ``workload`` is a trace every replication runs to its end (the
@@ -293,9 +293,9 @@ def simulate_file(
     path
         A scenario file (:mod:`simulator.scenario.document`) or an instance file.
     settings
-        What replaces the scenario's own settings (:class:`~simulator.run.experiment.RunOverrides`);
-        an instance reads only its ``scheduler`` (``fifo`` when not given) and
-        ``mount_policy``.
+        What replaces the scenario's own settings
+        (:class:`~simulator.results.replications.RunOverrides`); an instance reads only
+        its ``scheduler`` (``fifo`` when not given) and ``mount_policy``.
     workload_file
         A CSV trace of file requests (:mod:`simulator.workload.requests_csv`) that every
         replication runs to its end instead of the scenario's workload; the duration is
@@ -310,7 +310,7 @@ def simulate_file(
 
     Returns
     -------
-    Run | simulator.run.instance_run.InstanceRun
+    Run | simulator.results.instance_run.InstanceRun
         The scenario's replications, or the instance's schedule and verdict; either
         writes its directory (``write``).
 
@@ -320,7 +320,7 @@ def simulate_file(
         For a file that cannot be read or breaks its format, code the scenario names that
         may not be imported, or a trace that does not fit the scenario.
     toolkit.errors.SettingsError
-        For a setting that cannot be used (:func:`~simulator.run.experiment.with_overrides`).
+        For a setting that cannot be used (:func:`~simulator.results.replications.with_overrides`).
     """
     from tapesched.simulator.scenario.document import FORMAT, scenario_from_dict
     from tapesched.simulator.scenario.spec import check_trace

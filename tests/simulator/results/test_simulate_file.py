@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from attrs import evolve
 
-from tapesched.simulator.run.experiment import RunOverrides, override, with_overrides
-from tapesched.simulator.run.export import ExportError
-from tapesched.simulator.run.instance_run import InstanceRun, run_instance
-from tapesched.simulator.run.run_directory import Run, RunProgress, scenario_run, simulate_file
+from tapesched.simulator.results.export import ExportError
+from tapesched.simulator.results.instance_run import InstanceRun, run_instance
+from tapesched.simulator.results.replications import RunOverrides, override, with_overrides
+from tapesched.simulator.results.run_directory import Run, RunProgress, scenario_run, simulate_file
 from tapesched.simulator.scenario.document import load_scenario
 from tapesched.toolkit.errors import InputError, SettingProblem, SettingsError
 from tapesched.toolkit.files.instance_file import load_instance

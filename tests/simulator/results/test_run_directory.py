@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from tapesched.cli import main
-from tapesched.simulator.run.experiment import override
-from tapesched.simulator.run.run_directory import RECORD_COLUMNS, RUN_FILES, scenario_run
+from tapesched.simulator.results.replications import override
+from tapesched.simulator.results.run_directory import RECORD_COLUMNS, RUN_FILES, scenario_run
 from tapesched.simulator.scenario.document import load_scenario, scenario_from_dict
 from tapesched.toolkit.errors import InputError
 from tests.conftest import INSTANCES

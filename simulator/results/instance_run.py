@@ -122,12 +122,12 @@ class InstanceRun:
 
         Raises
         ------
-        simulator.run.export.ExportError
+        simulator.results.export.ExportError
             When the schedule is infeasible: nothing is written.
         toolkit.errors.InputError
             When the directory may not be replaced, or cannot be written.
         """
-        from tapesched.simulator.run.export import ExportError
+        from tapesched.simulator.results.export import ExportError
 
         if not isinstance(directory, DirectoryOutput):
             directory = directory_output(os.fspath(directory), INSTANCE_RUN_FILES, None)

@@ -3,7 +3,7 @@
 :func:`run_once` is one replication (a workload drawn from the seed, a run
 to the workload's duration, its records and summary); :func:`run_scenario`
 repeats it with seeds ``seed, seed + 1, ...`` and combines the metrics with
-their 95 % intervals (:mod:`simulator.run.results`). The same scenario and seed
+their 95 % intervals (:mod:`simulator.results.records`). The same scenario and seed
 give byte-identical outputs. :func:`override` replaces a scenario's settings;
 :func:`with_overrides` replaces them with a user's :class:`RunOverrides`, checked.
 """
@@ -18,7 +18,7 @@ from typing import IO, NoReturn
 from attrs import evolve, frozen
 
 from tapesched.simulator.platform.faults import FaultSpec
-from tapesched.simulator.run.results import (
+from tapesched.simulator.results.records import (
     Estimate,
     RequestRecord,
     RunSummary,

@@ -10,7 +10,7 @@ from attrs import evolve
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tapesched.simulator.run.instance_run import simulate_instance
+from tapesched.simulator.results.instance_run import simulate_instance
 from tapesched.solvers import solve
 from tapesched.solvers.online.heuristics import SCHEDULERS
 from tapesched.toolkit.files.instance_file import load_instance
