@@ -154,3 +154,30 @@ def plug_module(
     yield write
     for name in written:
         sys.modules.pop(name, None)
+
+
+class _NoPoolHere:
+    """A process pool where ``make test`` forbids one: in an xdist worker (2 on 2 cores)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        raise RuntimeError(
+            "a process pool inside an xdist worker: mark the test `pool` "
+            "(make test runs those after the others, in one process)"
+        )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_process_pool_in_an_xdist_worker() -> Iterator[None]:
+    """In an xdist worker, a sweep that would start worker processes fails its test instead:
+    a pool there would run 4 processes on 2 cores. Tests marked ``pool`` run outside xdist."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        yield
+        return
+    from tapesched.studies.sweeps import sweep
+
+    kept = sweep.ProcessPoolExecutor
+    sweep.ProcessPoolExecutor = _NoPoolHere  # type: ignore[misc, assignment]
+    try:
+        yield
+    finally:
+        sweep.ProcessPoolExecutor = kept  # type: ignore[misc]

@@ -105,24 +105,27 @@ def import_graph() -> nx.DiGraph:
     return graph
 
 
-GRAPH = import_graph()
+@pytest.fixture(scope="module")
+def graph() -> nx.DiGraph:
+    """The import graph, read once for the module's tests (not at collection)."""
+    return import_graph()
 
 
-def test_the_graph_sees_the_packages():
+def test_the_graph_sees_the_packages(graph):
     assert {
         "tapesched",
         "tapesched.toolkit.model",
         "tapesched.cli",
         "tapesched.solvers.registry",
         "tapesched.simulator.kernel.engine",
-    } <= set(GRAPH)
-    assert GRAPH.has_edge("tapesched.cli", "tapesched.cli.archives.simulate")
+    } <= set(graph)
+    assert graph.has_edge("tapesched.cli", "tapesched.cli.archives.simulate")
     # A function-level import is an edge: simulate imports striping_label where it prints.
-    assert GRAPH.has_edge(
+    assert graph.has_edge(
         "tapesched.cli.archives.simulate", "tapesched.simulator.workload.workload"
     )
     # A registry's string target is an edge: the online schedulers' module is one.
-    assert GRAPH.has_edge("tapesched.solvers.registry", "tapesched.solvers.online.heuristics")
+    assert graph.has_edge("tapesched.solvers.registry", "tapesched.solvers.online.heuristics")
     assert [
         layer(m) for m in ("tapesched.toolkit.files.instance_file", "tapesched.cli", "tapesched")
     ] == [
@@ -140,7 +143,7 @@ STUDY_ROOMS = {
 """The rooms of the studies (``tapesched.studies.sweeps``, ``tapesched.studies.golubchik``, ...)."""
 
 
-def test_the_studies_shared_machinery_imports_no_study():
+def test_the_studies_shared_machinery_imports_no_study(graph):
     """The modules at the top of ``tapesched.studies`` (the Experiment protocol, the registry,
     the runner, the one writer) are every experiment's, the project's and a user's: they
     import none of the rooms (the registry names the project's experiments, a target each)."""
@@ -148,27 +151,27 @@ def test_the_studies_shared_machinery_imports_no_study():
     shared = [m for m in FILES if m.startswith("tapesched.studies.") and m.count(".") == 2]
     shared = [m for m in shared if m not in STUDY_ROOMS]
     assert "tapesched.studies.registry" in shared
-    assert GRAPH.has_edge("tapesched.studies.registry", "tapesched.studies.golubchik.stripe_report")
+    assert graph.has_edge("tapesched.studies.registry", "tapesched.studies.golubchik.stripe_report")
     into_rooms = sorted(
         (a, b)
         for a in shared
-        for b, kind in GRAPH[a].items()
+        for b, kind in graph[a].items()
         if kind["kind"] == "import" and any(b.startswith(room) for room in STUDY_ROOMS)
     )
     assert into_rooms == []
 
 
-def test_no_module_import_cycle():
+def test_no_module_import_cycle(graph):
     """No cycle of import statements (a registry may name a module that imports it back)."""
-    imports = GRAPH.edge_subgraph(
-        (a, b) for a, b, kind in GRAPH.edges(data="kind") if kind == "import"
+    imports = graph.edge_subgraph(
+        (a, b) for a, b, kind in graph.edges(data="kind") if kind == "import"
     )
     cycles = list(nx.simple_cycles(imports))
     assert cycles == []
 
 
-def test_lower_layers_do_not_import_upper_ones():
-    crossing = sorted((a, b) for a, b in GRAPH.edges if layer(a) < layer(b))
+def test_lower_layers_do_not_import_upper_ones(graph):
+    crossing = sorted((a, b) for a, b in graph.edges if layer(a) < layer(b))
     assert crossing == []
 
 

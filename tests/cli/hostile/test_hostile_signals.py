@@ -111,7 +111,13 @@ CASES = {
 
 
 @pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="reads /proc")
-@pytest.mark.parametrize(("args", "at_s"), CASES.values(), ids=CASES.keys())
+@pytest.mark.parametrize(
+    ("args", "at_s"),
+    [  # the pool's case starts worker processes: make test runs it outside xdist
+        pytest.param(*case, id=name, marks=[pytest.mark.pool] if case[0] == BW_POOL else [])
+        for name, case in CASES.items()
+    ],
+)
 def test_ctrl_c_ends_the_command_at_once_with_one_line_and_leaves_nothing(tmp_path, args, at_s):
     args = [INPUTS[a](tmp_path) if a in INPUTS else a for a in args]
     inputs = {p.name for p in tmp_path.iterdir()}

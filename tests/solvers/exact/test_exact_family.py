@@ -41,7 +41,7 @@ minute (``make bench`` shows where they stop); above 3 requests they get
 LIMIT_S = 20.0
 """Time limit of a backend that must prove optimality."""
 
-SHORT_LIMIT_S = 2.0
+SHORT_LIMIT_S = 1.0
 """Time limit of a backend that may stop at a bound (what it returns then is checked the
 same: a valid schedule no better than the optimum, a bound no worse)."""
 

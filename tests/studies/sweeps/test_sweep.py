@@ -251,6 +251,7 @@ def test_another_scenario_or_seed_is_another_cache_entry(tmp_path, tiny_points):
 # --- executors ---------------------------------------------------------------------------
 
 
+@pytest.mark.pool
 def test_serial_processes_and_a_dask_cluster_give_the_same_results(tiny_points, tiny_results):
     from distributed import LocalCluster
 
