@@ -59,7 +59,7 @@ def instances(seed: int) -> list[tuple[str, Instance]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the table, one row per instance (Markdown, as the README shows it)."""
+    """Print the table, one row per instance (Markdown, as docs/benchmarks.md shows it)."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=1)

@@ -32,7 +32,7 @@ PROVABLE_UP_TO = 16
 Beyond it ``lns`` is the offline yardstick: ``tapesched compare`` adds it to
 the exact solvers asked for, and the online-vs-offline windows solve with it
 too. Measured on the Ampex-like scenario (``ampex-window.json``, first three
-windows, both yardsticks, 10 s per solver, 2026-11-24, README): CP-SAT proves
+windows, both yardsticks, 10 s per solver, 2026-11-24, docs/benchmarks.md): CP-SAT proves
 6 of 6 yardsticks of windows of 8 requests, 4 of 6 of 12, 5 of 6 of 16 and
 none of 24, where ``lns`` finds a better schedule on 4 of 6 (up to 3 %) and
 never on the smaller windows.

@@ -11,7 +11,7 @@ import pytest
 
 import tapesched
 
-from .test_own_scheduler import readme_block
+from .test_own_scheduler import doc_block
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "instances" / "spec-example.json"
@@ -66,7 +66,7 @@ def test_python_dash_m_runs_the_command_line():
 
 
 def test_the_readme_example_prints_what_it_says():
-    code = readme_block("api")
+    code = doc_block("api")
     said = code.rsplit("# ", 1)[1].strip()
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -121,7 +121,8 @@ def test_every_share_and_throughput_printed_is_defined_once(ampex_run):
     }
     every = set().union(*printed.values())
     assert every <= set(DEFINITIONS)
-    readme = (ROOT / "README.md").read_text()
+    pages = [p.read_text() for p in (ROOT / "README.md", *(ROOT / "docs").rglob("*.md"))]
     for name in DEFINITIONS:
         entry = re.compile(rf"^ *- `{name}`( \([^)]*\))?:", re.MULTILINE)
-        assert len(entry.findall(readme)) == 1, f"README defines {name} once"
+        found = sum(len(entry.findall(page)) for page in pages)
+        assert found == 1, f"the documentation defines {name} {found} times, not once"

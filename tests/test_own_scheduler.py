@@ -1,9 +1,10 @@
-"""The README's "Write your own scheduler", run as it says: Python, command line, package.
+"""The guide's "Write your own scheduler" (docs/guide/plug-ins.md), run as it says: Python,
+the command line, a package.
 
-The example's code is read from README.md (the block after the marker
+The example's code is read from that page (the block after the marker
 ``<!-- example: most_wanted.py -->``) and saved as ``most_wanted.py`` in a
 temporary directory put on ``sys.path`` (``PYTHONPATH`` for the
-subprocesses), so that the README shows what runs.
+subprocesses), so that the page shows what runs.
 """
 
 from __future__ import annotations
@@ -43,10 +44,19 @@ TAPESCHED = str(Path(sys.executable).parent / "tapesched")
 CLASS = "most_wanted:MostWantedTape"
 
 
-def readme_block(marker: str) -> str:
-    """The fenced code block that follows ``<!-- example: marker -->`` in README.md."""
-    text = README.read_text(encoding="utf-8")
-    at = text.index(f"<!-- example: {marker} -->")
+DOCUMENTS = (README, *sorted((ROOT / "docs").rglob("*.md")))
+"""The README and the documentation's pages, where examples are marked."""
+
+PLUG_INS = ROOT / "docs" / "guide" / "plug-ins.md"
+"""The page "Your own scheduler, experiment and plug-ins"."""
+
+
+def doc_block(marker: str) -> str:
+    """The fenced code block that follows ``<!-- example: marker -->`` in the README or a page
+    of the documentation (exactly one of them has it)."""
+    tag = f"<!-- example: {marker} -->"
+    (text,) = (t for t in (p.read_text(encoding="utf-8") for p in DOCUMENTS) if tag in t)
+    at = text.index(tag)
     opening = text.index("```", at)
     start = text.index("\n", opening) + 1
     return text[start : text.index("\n```", start) + 1]
@@ -54,8 +64,8 @@ def readme_block(marker: str) -> str:
 
 @pytest.fixture
 def example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The README's example as ``most_wanted.py`` on ``sys.path``; the directory holding it."""
-    (tmp_path / "most_wanted.py").write_text(readme_block("most_wanted.py"))
+    """The guide's example as ``most_wanted.py`` on ``sys.path``; the directory holding it."""
+    (tmp_path / "most_wanted.py").write_text(doc_block("most_wanted.py"))
     monkeypatch.syspath_prepend(str(tmp_path))
     sys.modules.pop("most_wanted", None)
     yield tmp_path
@@ -91,7 +101,7 @@ def own_tapes(n: int) -> Instance:
 
 
 def test_the_example_is_a_complete_twenty_line_module():
-    code = readme_block("most_wanted.py")
+    code = doc_block("most_wanted.py")
     lines = [line for line in code.splitlines() if line.strip()]
     assert 15 <= len(lines) <= 25
     namespace: dict[str, object] = {}
@@ -116,7 +126,7 @@ def test_from_python_the_class_an_object_and_its_name_give_one_schedule():
     assert result.schedule == schedule
     assert result.bound == lower_bound(instance)
     assert result.objective == report.objective
-    # The README's figures: about half fifo's weighted flow, near wspt's.
+    # The guide's figures: about half fifo's weighted flow, near wspt's.
     assert result.objective == pytest.approx(1_730_510, abs=1)
     assert solve(instance, solver="fifo").objective == pytest.approx(3_487_517, abs=1)
     assert solve(instance, solver="wspt").objective == pytest.approx(1_657_795, abs=1)
@@ -136,7 +146,7 @@ def test_when_every_request_reads_its_own_tape_it_is_fifo():
 def test_the_readme_usage_block_runs(monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     namespace: dict[str, object] = {}
-    exec(compile(readme_block("usage"), "usage", "exec"), namespace)
+    exec(compile(doc_block("usage"), "usage", "exec"), namespace)
     instance, schedule, result = namespace["instance"], namespace["schedule"], namespace["result"]
     assert isinstance(instance, Instance)
     assert schedule == result.schedule
@@ -272,14 +282,14 @@ def test_a_spec_that_gives_no_scheduler_is_one_line_and_exit_2(tmp_path, args, l
 def test_the_readme_error_line_is_what_the_command_prints(example):
     done = tapesched(example, "simulate", SPEC, "--scheduler", "most_wanted:Nothing")
     assert done.returncode == 2 and done.stdout == ""
-    text = README.read_text(encoding="utf-8")
+    text = PLUG_INS.read_text(encoding="utf-8")
     assert f"    {done.stderr.strip()}\n" in text
     assert done.stderr.count("\n") == 1
 
 
 def _install(example: Path) -> Path:
-    """The README's entry-point declaration as an installed package's metadata beside the module."""
-    declared = tomllib.loads(readme_block("entry points"))
+    """The guide's entry-point declaration as an installed package's metadata beside the module."""
+    declared = tomllib.loads(doc_block("entry points"))
     entries = declared["project"]["entry-points"][ENTRY_POINT_GROUP]
     return dist_info(example, "most-wanted", ENTRY_POINT_GROUP, entries)
 
@@ -288,7 +298,7 @@ def test_an_installed_package_declares_it_by_name(example, tmp_path):
     _install(example)
     readme_line = next(
         line.strip()
-        for line in README.read_text(encoding="utf-8").splitlines()
+        for line in PLUG_INS.read_text(encoding="utf-8").splitlines()
         if line.strip().startswith("most-wanted: plug-in scheduler")
     )
     code, stdout, _ = run("solvers")

@@ -31,7 +31,7 @@ Tape drives (the paper's Table 4)
     streaming ``streaming / busy`` of its time, and the drives needed are
     that rounded up; at peak, ``peak_factor`` times as many.
 
-What the paper leaves open, chosen here (and said in the README)
+What the paper leaves open, chosen here (and said in docs/studies/sizing.md)
     - ``peak_factor`` default :data:`SDSC_PEAK_FACTOR`, 642 / 223: the
       paper's busiest day of November 1998 over its average day (its
       per-class peaks, Table 2, are lost in our copy);

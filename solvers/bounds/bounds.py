@@ -34,7 +34,7 @@ the transfers of the requests reading it never overlap: each tape is a
 single machine, bounded like the pooled drives.
 
 **Switches, drives kept apart** (:func:`switch_bound`). Measured on
-instances small enough to prove (``benchmarks/bound_gap.py``, README), the
+instances small enough to prove (``benchmarks/bound_gap.py``, docs/benchmarks.md), the
 gap sits in the bound, not in the offline schedules: the pooled drives
 let a request use every drive at once and charge a piece alone on its tape
 no mount. Bound (e) is (b) and (d) again, with the mount and load a piece

@@ -2,7 +2,7 @@
 
 The bounds of :mod:`solvers.bounds.bounds` see each request alone or all of them
 pooled; on instances too large to prove they leave most of the gap to the
-best schedule (README, "Where the gap sits"). This bound is CP-SAT's own
+best schedule (docs/benchmarks.md, "Where the gap sits"). This bound is CP-SAT's own
 bound, on pieces small enough for it to bite: the requests, in release
 order, are cut into windows of ``window`` requests, each window is solved as
 an instance of its own (the same libraries, drives, tapes and starting
@@ -50,7 +50,7 @@ from tapesched.solvers.result import Status
 from tapesched.toolkit.model import Instance, Request
 
 DEFAULT_WINDOW = 10
-"""Requests per window: CP-SAT proves most windows of 10 within seconds (README)."""
+"""Requests per window: CP-SAT proves most windows of 10 within seconds (docs/benchmarks.md)."""
 
 
 @frozen

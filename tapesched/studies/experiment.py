@@ -22,7 +22,7 @@ An experiment declares:
 :func:`~tapesched.studies.runner.run_experiment` runs one, and one writer writes every
 experiment's directory, whole or not at all. A class that subclasses :class:`Experiment`
 inherits the defaults below; a user's experiment need only say what its points are and
-how one runs, each giving rows (README, "Your own experiment").
+how one runs, each giving rows (docs/guide/plug-ins.md, "Your own experiment").
 """
 
 from __future__ import annotations

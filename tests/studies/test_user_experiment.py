@@ -1,8 +1,9 @@
-"""The README's "Your own experiment": a user's experiment from a temporary module runs as the
-project's do, through ``module:Class``, through an installed package's entry point and from
-Python, and writes the same three files; one that fails ends in one line.
+"""The guide's "Your own experiment" (docs/guide/plug-ins.md): a user's experiment from a
+temporary module runs as the project's do, through ``module:Class``, through an installed
+package's entry point and from Python, and writes the same three files; one that fails ends
+in one line.
 
-The example's code is read from README.md (the block after ``<!-- example: coin.py -->``)
+The example's code is read from that page (the block after ``<!-- example: coin.py -->``)
 and saved as ``coin.py`` in a temporary directory put on ``sys.path``.
 """
 
@@ -22,7 +23,7 @@ from tapesched.cli import main
 from tapesched.studies.registry import ENTRY_POINT_GROUP, EXPERIMENTS
 from tapesched.studies.results_file import COLUMNS
 from tests.conftest import dist_info
-from tests.test_own_scheduler import readme_block
+from tests.test_own_scheduler import doc_block
 
 FILES = ["figure.png", "results.csv", "summary.json"]
 
@@ -54,8 +55,8 @@ def run(*args: str) -> tuple[int, str, str]:
 
 @pytest.fixture
 def coin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The README's example as ``coin.py`` on ``sys.path``; the directory holding it."""
-    (tmp_path / "coin.py").write_text(readme_block("coin.py"))
+    """The guide's example as ``coin.py`` on ``sys.path``; the directory holding it."""
+    (tmp_path / "coin.py").write_text(doc_block("coin.py"))
     (tmp_path / "broken.py").write_text(BROKEN)
     monkeypatch.syspath_prepend(str(tmp_path))
     for name in ("coin", "broken"):
@@ -115,7 +116,7 @@ def test_a_users_experiment_runs_from_an_installed_packages_entry_point(coin):
 
 def test_a_users_experiment_runs_from_python_as_the_readme_says(coin, monkeypatch):
     monkeypatch.chdir(coin)
-    exec(readme_block("run coin"), {})
+    exec(doc_block("run coin"), {})
     again = tapesched.run_experiment("coin:Coin", quick=True, seed=2)
     assert [r["mean"] for r in rows(coin / "out" / "coin")] == [
         repr(row.estimate.mean) for row in again.rows

@@ -24,7 +24,7 @@ there:
   medium files (Figures 6 and 7) the rates go past the paper's, up to
   where this platform saturates: its 500 drives and 20 arms, with the
   drive and arm times of ``blue-waters.json``, sustain several times the
-  paper's rates (README, "The Blue Waters study");
+  paper's rates (docs/studies/blue-waters.md);
 - horizons: long enough for a few thousand requests at the lowest rate
   that matters and for the saturation rule (:func:`simulator.results.records.is_saturated`)
   to see a queue grow; ``--quick`` a fraction of that;
