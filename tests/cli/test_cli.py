@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import attrs
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -338,3 +339,19 @@ def test_usage_errors_are_one_line_and_exit_2(args, line):
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.splitlines() == [line]
+
+
+def test_every_command_is_summed_up_in_one_whole_sentence():
+    """`tapesched --help` and each group's list a command in one sentence, never cut short."""
+    context = click.Context(main)
+    listed = []
+    for name in main.list_commands(context):
+        command = main.get_command(context, name)
+        listed.append((name, command))
+        if isinstance(command, click.Group) and name != "experiment":  # its list is whole
+            sub = click.Context(command, parent=context)
+            listed += [(n, command.get_command(sub, n)) for n in command.list_commands(sub)]
+    for name, command in listed:
+        summary = command.get_short_help_str(limit=60)
+        assert summary.endswith(".") and not summary.endswith("..."), (name, summary)
+        assert summary.count(". ") == 0, (name, summary)

@@ -36,7 +36,7 @@ def scale_option(name: str, text: str) -> Callable[[F], F]:
     return click.option(name, type=kind, default=1.0, show_default=True, help=text)
 
 
-@click.command()
+@click.command(short_help="Size the disk caches and drives of a load.")
 @click.argument("load_file", type=click.Path())
 @click.option("--check", is_flag=True, help="Also simulate a generated day and print its figures.")
 @click.option(

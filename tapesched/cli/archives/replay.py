@@ -82,7 +82,7 @@ def _not_kept_up(document: dict[str, Any]) -> str:
     )
 
 
-@click.command()
+@click.command(short_help="Replay a cartridge trace on a library complex.")
 @click.argument("trace_file", type=click.Path())
 @click.argument("layout_file", type=click.Path())
 @click.option(

@@ -153,7 +153,7 @@ def _print_estimates(
     _print_faults(scenario, runs)
 
 
-@click.command()
+@click.command(short_help="Run a scenario or an instance on the simulator.")
 @click.argument("scenario_file", type=click.Path())
 @click.option(
     "--policy",

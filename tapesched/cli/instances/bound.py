@@ -17,7 +17,7 @@ from tapesched.cli.common import TimeLimitType, reports_bad_input
 from tapesched.toolkit.files.instance_file import load_instance
 
 
-@click.command()
+@click.command(short_help="Print the lower bounds of an instance's optimum.")
 @click.argument("instance_file", type=click.Path())
 @click.option(
     "--windows",

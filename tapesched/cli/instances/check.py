@@ -64,7 +64,7 @@ def describe_scenario(scenario: Scenario) -> str:
     )
 
 
-@click.command()
+@click.command(short_help="Check an instance or a scenario file.")
 @click.argument("instance_file", type=click.Path())
 @click.option(
     "--json",

@@ -59,7 +59,7 @@ def _instances(paths: tuple[str, ...]) -> list[tuple[str, Instance]]:
     return loaded
 
 
-@click.command()
+@click.command(short_help="Rank solvers on instances against the best optimum or bound.")
 @click.argument("instance_files", nargs=-1, required=True, type=click.Path())
 @click.option(
     "--solvers",

@@ -89,7 +89,7 @@ _OBJECTIVE = click.option(
 )
 
 
-@generate.command("random")
+@generate.command("random", short_help="A random instance from ranges of every dimension.")
 @_SEED
 @click.option("--requests", "n_requests", type=_COUNT, default=20, show_default=True)
 @click.option("--libraries", "n_libraries", type=_COUNT, default=1, show_default=True)
@@ -207,7 +207,9 @@ def _classes(text: str) -> tuple[list[float], list[int], list[float]]:
     return sizes, widths, shares
 
 
-@generate.command("golubchik")
+@generate.command(
+    "golubchik", short_help="The robotic library of Golubchik, Muntz & Watson (1994)."
+)
 @_SEED
 @click.option("--requests", "n_requests", type=_COUNT, default=100, show_default=True)
 @click.option(

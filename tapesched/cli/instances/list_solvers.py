@@ -7,7 +7,7 @@ import json
 import click
 
 
-@click.command("solvers")
+@click.command("solvers", short_help="List the solvers, then the plug-in schedulers installed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON.")
 def list_solvers(as_json: bool) -> None:
     """List the solvers of the registry, then the plug-in schedulers installed packages declare.

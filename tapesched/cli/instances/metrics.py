@@ -39,7 +39,7 @@ _METRIC_LABELS = {
 }
 
 
-@click.command()
+@click.command(short_help="Print the metrics of a feasible schedule.")
 @instance_and_schedule
 @click.option(
     "--csv",

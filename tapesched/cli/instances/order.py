@@ -61,7 +61,7 @@ def _steps(
     return steps
 
 
-@click.command()
+@click.command(short_help="Order the files to read from one mounted tape.")
 @click.argument("files_file", metavar="FILES.json", type=click.Path())
 @click.option(
     "--algorithm",

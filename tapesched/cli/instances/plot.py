@@ -29,7 +29,10 @@ from tapesched.toolkit.files.outputs import FileOutput, write_file
 OUT_HELP = "The picture to write: FILE.png or FILE.svg (the suffix gives the format)."
 
 
-@click.group(invoke_without_command=True)
+@click.group(
+    invoke_without_command=True,
+    short_help="Draw a Gantt chart, an experiment's figure or a trajectory.",
+)
 @click.pass_context
 def plot(ctx: click.Context) -> None:
     """Draw a schedule's Gantt chart, an experiment's figure or a solver's trajectory."""
@@ -42,7 +45,7 @@ def plot(ctx: click.Context) -> None:
         )
 
 
-@plot.command()
+@plot.command(short_help="Draw a schedule's Gantt chart.")
 @click.argument("instance_file", type=click.Path())
 @click.argument("schedule_file", type=click.Path())
 @file_out_option(OUT_HELP, required=True)
@@ -79,7 +82,7 @@ def gantt(instance_file: str, schedule_file: str, out: FileOutput) -> None:
     click.echo(f"note: {ARMS_NOTE}")
 
 
-@plot.command()
+@plot.command(short_help="Redraw an experiment's figure from its results.csv.")
 @click.argument("results_file", type=click.Path())
 @file_out_option(OUT_HELP, required=True)
 @click.option(
@@ -120,7 +123,7 @@ def results(results_file: str, out: FileOutput, metric: str | None) -> None:
     )
 
 
-@plot.command()
+@plot.command(short_help="Draw a solver's incumbent and bound against time.")
 @click.argument("result_file", type=click.Path())
 @file_out_option(OUT_HELP, required=True)
 @reports_bad_input

@@ -40,7 +40,7 @@ def log_line(point: Progress) -> None:
     )
 
 
-@click.command()
+@click.command(short_help="Solve an instance and write its schedule.")
 @click.argument("instance_file", type=click.Path())
 @click.option(
     "--solver",

@@ -16,7 +16,7 @@ from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.validator import summary
 
 
-@click.command()
+@click.command(short_help="Judge a schedule with the independent validator.")
 @instance_and_schedule
 @click.option("--no-prefetch", "no_prefetch", is_flag=True, help=NO_PREFETCH_HELP)
 @reports_bad_input
