@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-papers bench lint clean instances venv
+.PHONY: run test test-papers bench lint docs clean instances venv
 
 ECMWF = instances/traces/ecmwf
 SHIPPED = $(filter-out %.optimum.json instances/optima.json,$(wildcard instances/*.json))
@@ -88,6 +88,12 @@ lint: venv
 	    ln -s "$(CURDIR)/$$f" $(TYPED)/tapesched/; done
 	$(BIN)/mypy
 
+# The documentation site, from docs/ (mkdocs.yml): --strict, so a broken link, a missing
+# anchor or a page left out of the navigation fails; the command-line reference is generated
+# from the commands. The site is written to .venv/site.
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 # Two xdist workers. `make test` gives each half of the tests in order and lets the first
 # done take the rest of the other's (--dist worksteal): the two end within seconds of each
 # other (295 s against 352 s with whole files per worker, 2026-11-29, 2 idle cores), and a
@@ -105,7 +111,7 @@ test test-papers: export PYTHONDONTWRITEBYTECODE =
 # Tests marked `pool` start worker processes of their own (a sweep's pool, a Dask cluster):
 # `make test` runs them all (a paper's too) after the others, in one process, never inside
 # an xdist worker (tests/conftest.py fails a pool started there).
-test: lint
+test: lint docs
 	$(BIN)/python -m pytest -n 2 --dist worksteal -m "not paper and not pool" tests
 	$(BIN)/python -m pytest -m pool tests
 

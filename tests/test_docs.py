@@ -1,0 +1,70 @@
+"""The documentation site builds strictly, and its command-line reference is the commands'.
+
+The site is built once for the module (MkDocs, ``--strict``, into a temporary directory):
+the build fails on a broken link, a missing anchor or a page left out of the navigation.
+The reference page is generated from the click commands, so it must name every command,
+every experiment and every option that ``tapesched`` takes.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from tapesched.cli import main
+from tests.conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+def commands() -> list[tuple[str, click.Command]]:
+    """Every command's path (``tapesched plot gantt``) and the command, groups walked."""
+    found = []
+
+    def walk(path: str, command: click.Command, parent: click.Context | None) -> None:
+        found.append((path, command))
+        if isinstance(command, click.Group):
+            context = click.Context(command, parent=parent, info_name=path.split()[-1])
+            for name in command.list_commands(context):
+                sub = command.get_command(context, name)
+                assert sub is not None
+                walk(f"{path} {name}", sub, context)
+
+    walk("tapesched", main, None)
+    return found
+
+
+def test_the_site_has_a_page_for_every_page_of_the_navigation(site):
+    for page in ("guide/commands", "studies/blue-waters", "reference/cli", "reference/formulation"):
+        assert (site / page / "index.html").is_file(), page
+
+
+def test_the_command_line_reference_names_every_command_and_option(site):
+    page = html.unescape(re.sub(r"<[^>]+>", "", (site / "reference/cli/index.html").read_text()))
+    walked = commands()
+    assert len(walked) > 30  # the commands, plot's and generate's, and every experiment
+    for path, command in walked:
+        assert path in page, path
+        for param in command.params:
+            if isinstance(param, click.Option):
+                assert any(o in page for o in param.opts), (path, param.opts)
