@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -317,7 +318,7 @@ def test_compare_rejects_unknown_solvers_with_exit_2():
 @pytest.mark.parametrize(
     ("args", "line"),
     [
-        (["solve", SPEC], "--out: required, and missing"),
+        (["generate", "random"], "--seed: required, and missing"),
         (["replay"], "TRACE_FILE: required, and missing"),
         (["generate", "random", "--seed", "x"], "--seed: 'x' is not a valid integer."),
         (
@@ -355,3 +356,21 @@ def test_every_command_is_summed_up_in_one_whole_sentence():
         summary = command.get_short_help_str(limit=60)
         assert summary.endswith(".") and not summary.endswith("..."), (name, summary)
         assert summary.count(". ") == 0, (name, summary)
+
+
+def test_solve_without_out_checks_and_sums_up_the_schedule_and_writes_nothing(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run("solve", str(Path(SPEC).resolve()), "--solver", "wspt")
+    assert code == 0
+    assert "nothing written (no --out)" in out and "objective weighted-flow:" in out
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_dev_null_takes_the_schedule_and_keeps_nothing():
+    code, out, _ = run("solve", SPEC, "--solver", "wspt", "--out", os.devnull, "--json")
+    assert code == 0
+    document = json.loads(out)
+    assert document["feasible"] is True and document["out"] is None
+    assert os.path.exists(os.devnull) and not os.path.isfile(os.devnull)

@@ -309,6 +309,8 @@ class FileOutput:
     given: str
     option: str | None = None
     stream: TextIO | None = None
+    discard: bool = False
+    """Whether the target is the null device: the document is made, and dropped."""
 
     @property
     def to_stdout(self) -> bool:
@@ -316,7 +318,10 @@ class FileOutput:
         return self.stream is not None
 
     def write(self, text: str) -> None:
-        """Write the whole document: to standard output, or through :func:`write_file`."""
+        """Write the whole document: to standard output, or through :func:`write_file`, or
+        nowhere for the null device."""
+        if self.discard:
+            return
         if self.stream is None:
             write_file(self.given, text, self.option)
         else:
@@ -325,7 +330,8 @@ class FileOutput:
 
 
 def file_output(target: str, option: str | None = "--out") -> FileOutput:
-    """Check a file target now, before the document exists; ``-`` is standard output.
+    """Check a file target now, before the document exists; ``-`` is standard output, and
+    the null device (``/dev/null``, or a link to it) takes the document and keeps nothing.
 
     Raises
     ------
@@ -334,6 +340,8 @@ def file_output(target: str, option: str | None = "--out") -> FileOutput:
     """
     if target == STDOUT:
         return FileOutput(target, option, sys.stdout)
+    if os.path.realpath(target) == os.devnull:  # the shell's way to say "throw it away"
+        return FileOutput(target, option, discard=True)
     _checked_file(target, option)
     return FileOutput(target, option)
 

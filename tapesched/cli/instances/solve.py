@@ -52,7 +52,10 @@ def log_line(point: Progress) -> None:
         "`tapesched solvers`), or a scheduler of one's own as module.path:Attr."
     ),
 )
-@file_out_option("Where to write the schedule (JSON); - for standard output.", required=True)
+@file_out_option(
+    "Where to write the schedule (JSON); - for standard output; left out, the schedule is "
+    "checked and its summary printed, and nothing is written."
+)
 @click.option(
     "--time-limit",
     "time_limit_s",
@@ -104,7 +107,7 @@ def log_line(point: Progress) -> None:
 def solve(
     instance_file: str,
     solver_name: str,
-    out: FileOutput,
+    out: FileOutput | None,
     time_limit_s: float | None,
     seed: int,
     workers: int | None,
@@ -116,8 +119,9 @@ def solve(
 ) -> None:
     """Solve an instance and write the schedule; print status, objective, bound, runtime.
 
-    With --out -, the schedule is written to standard output and these
-    lines to standard error. ``--json`` prints one object instead:
+    Without --out, the schedule is checked by the validator and summed up, and nothing is
+    written; --out /dev/null is the same. With --out -, the schedule is written to standard
+    output and these lines to standard error. ``--json`` prints one object instead:
     ``instance`` (the file), ``solver``, ``status`` (optimal, feasible,
     infeasible, timeout, not-built: an exact model too large to build in
     the time limit, the warm start written instead), ``runtime_s``, ``bound`` (null when none),
@@ -143,7 +147,7 @@ def solve(
     tape is put away, which queues may trigger a mount
     (:mod:`solvers.online.mount_policy`).
     """
-    if as_json and out.to_stdout:
+    if as_json and out is not None and out.to_stdout:
         fail(["--json and --out -: both print on standard output; choose one"])
     from tapesched import solvers
     from tapesched.solvers.exact.formulation import UnmodelledState
@@ -221,12 +225,19 @@ def solve(
             print_violations(report)
         click.echo("the solver returned an infeasible schedule; nothing written", err=True)
         raise SystemExit(EXIT_INFEASIBLE)
-    out.write(dumps(schedule_to_dict(result.schedule)))
+    if out is not None:
+        out.write(dumps(schedule_to_dict(result.schedule)))
+    written = None if out is None or out.discard else out.given
     if as_json:
-        document.update(objective=report.objective, feasible=True, out=out.given)
+        document.update(objective=report.objective, feasible=True, out=written)
         click.echo(json.dumps(document, indent=1))
         return
     bound = "none" if result.bound is None else f"{result.bound:.6f}"
-    click.echo(f"wrote {out.given}")
+    if written is not None:
+        click.echo(f"wrote {written}")
+    else:
+        click.echo(
+            "nothing written (" + ("no --out" if out is None else f"--out {out.given}") + ")"
+        )
     click.echo(f"bound: {bound}")
     click.echo(f"objective {report.objective_name}: {report.objective:.6f}")
