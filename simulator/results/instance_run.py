@@ -115,6 +115,21 @@ class InstanceRun:
     report: Report
     events: bytes | None = None
 
+    def summary(self) -> dict[str, object]:
+        """What ``tapesched simulate INSTANCE --json`` prints: ``instance`` (its name),
+        ``requests``, ``scheduler``, ``operations`` (the arm operations of the schedule) and
+        the validator's verdict (:func:`toolkit.validator.summary`: ``feasible``,
+        ``objective`` with its ``name`` and ``value``, ``violations``, ``warnings``)."""
+        from tapesched.toolkit.validator import summary
+
+        return {
+            "instance": self.instance.name,
+            "requests": len(self.instance.requests),
+            "scheduler": self.scheduler,
+            "operations": len(self.schedule.operations),
+            **summary(self.report),
+        }
+
     def write(self, directory: str | os.PathLike[str] | DirectoryOutput) -> None:
         """Write ``schedule.json`` (and ``events.jsonl`` when kept) to ``directory``, whole or
         not at all (an existing directory is replaced only if it holds nothing but

@@ -69,17 +69,24 @@ def per_year_option(name: str, text: str) -> Callable[[F], F]:
     return click.option(name, type=kind, default=None, metavar="R", help=text)
 
 
-def _print_instance_run(run: InstanceRun, out: DirectoryOutput | None) -> None:
-    """The verdict of an instance's run; its schedule (and event log) written to ``out``."""
-    click.echo(f"{run.instance.name}: {len(run.instance.requests)} requests under {run.scheduler}")
-    echo_verdict(run.schedule, run.report)
+def _print_instance_run(run: InstanceRun, out: DirectoryOutput | None, as_json: bool) -> None:
+    """The verdict of an instance's run (as JSON: :meth:`InstanceRun.summary` alone on
+    standard output, the other lines on standard error); its schedule (and event log)
+    written to ``out``."""
+    if as_json:
+        click.echo(dumps(run.summary()), nl=False)
+    else:
+        click.echo(
+            f"{run.instance.name}: {len(run.instance.requests)} requests under {run.scheduler}"
+        )
+        echo_verdict(run.schedule, run.report)
     if not run.report.feasible:
         if out is not None:
             click.echo(f"the schedule is infeasible; nothing written to {out.given}", err=True)
         raise SystemExit(EXIT_INFEASIBLE)
     if out is not None:
         run.write(out)
-        click.echo(f"wrote {out.given}/schedule.json")
+        click.echo(f"wrote {out.given}/schedule.json", err=as_json)
 
 
 def _print_faults(scenario: Scenario, runs: Sequence[Replication]) -> None:
@@ -223,7 +230,11 @@ def _print_estimates(
 )
 @click.option("--log", is_flag=True, help="Also write the event log (events.jsonl) to --out.")
 @click.option(
-    "--json", "as_json", is_flag=True, help="Print the summary.json document instead of a table."
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the summary.json document instead of a table (for an instance: the run's "
+    "scheduler and the validator's verdict).",
 )
 @click.option(
     "--workload",
@@ -318,7 +329,7 @@ def simulate(
             }
             fail(setting_lines(exc, _OPTIONS, "simulate", values))
     if isinstance(run, InstanceRun):
-        _print_instance_run(run, out)
+        _print_instance_run(run, out, as_json)
         return
     scenario = run.scenario
     if as_json:

@@ -340,6 +340,17 @@ def test_an_instance_runs_as_the_solver_schedules_it(tmp_path):
     assert code == 0
 
 
+def test_json_on_an_instance_prints_the_verdict_alone_on_standard_output(tmp_path):
+    out = tmp_path / "sim"
+    code, stdout, stderr = run("simulate", SPEC, "--scheduler", "fifo", "--json", "--out", str(out))
+    assert code == 0
+    document = json.loads(stdout)
+    assert document["instance"] == "two-drives-three-reads" and document["scheduler"] == "fifo"
+    assert document["requests"] == 3 and document["feasible"] is True
+    assert document["objective"]["name"] == "weighted-flow" and document["violations"] == []
+    assert f"wrote {out}/schedule.json" in stderr
+
+
 @pytest.mark.parametrize("scheduler", ["fifo", "sltf", "tape-batching"])
 def test_an_instance_of_serpentine_drives_runs_as_the_solver_schedules_it(tmp_path, scheduler):
     out, solved = tmp_path / "sim", tmp_path / "solved.json"
