@@ -63,6 +63,10 @@ ONE_TAPE = Scheme(1, 0)
 DEFAULT_HOT_FILES = 64
 """Hot files per class (read again and again, resident at the start)."""
 
+AGREEMENT = 0.10
+"""How far apart the simulated and the computed drives busy may be for the day to confirm
+the plan: 10 %."""
+
 
 @frozen
 class CheckResult:
@@ -108,9 +112,30 @@ class CheckResult:
         computed = self.plan.drives_busy
         return (self.drives_busy - computed) / computed if computed > 0 else 0.0
 
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Why the day does not confirm the plan: the simulation left tape requests
+        unfinished (its figures then undercount the load), or its drives busy differ from
+        the computed ones by more than :data:`AGREEMENT` (empty: it confirms it)."""
+        found = []
+        if self.backlog > 0:
+            found.append(
+                f"the simulated day finished {self.done:,} of {self.tape_requests:,} tape "
+                f"requests ({self.backlog:,} left): its figures undercount the load; give "
+                "it more drives (--drives) or more time (--days)"
+            )
+        if abs(self.relative_gap) > AGREEMENT:
+            found.append(
+                f"drives busy: simulated {self.drives_busy:.2f} against computed "
+                f"{self.plan.drives_busy:.2f} ({self.relative_gap:+.1%}), more than "
+                f"{AGREEMENT:.0%} apart"
+            )
+        return tuple(found)
+
     def to_dict(self) -> dict[str, object]:
         """As a JSON-ready mapping (the plan is the caller's to print)."""
         return {
+            "warnings": list(self.warnings),
             "drives": self.drives,
             "duration_s": self.duration_s,
             "drives_busy": self.drives_busy,

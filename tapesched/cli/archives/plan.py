@@ -17,8 +17,9 @@ from collections.abc import Callable
 
 import click
 
-from tapesched.cli.common import F, NumberType, fail, reports_bad_input
+from tapesched.cli.common import EXIT_INFEASIBLE, F, NumberType, fail, reports_bad_input
 from tapesched.simulator.planning.load_plan import plan_file
+from tapesched.simulator.planning.sizing_check import CheckResult
 from tapesched.toolkit.errors import SettingsError
 
 
@@ -38,7 +39,12 @@ def scale_option(name: str, text: str) -> Callable[[F], F]:
 
 @click.command(short_help="Size the disk caches and drives of a load.")
 @click.argument("load_file", type=click.Path())
-@click.option("--check", is_flag=True, help="Also simulate a generated day and print its figures.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Also simulate a generated day and print its figures; exit 1 with a warning when it "
+    "leaves tape requests unfinished or its drives busy are more than 10 % from the plan's.",
+)
 @click.option(
     "--drives",
     type=click.IntRange(min=1, max=10_000),
@@ -102,6 +108,7 @@ def plan(
         fail([f"--check: {p.message}; {hint}" for p in exc.problems])
     if as_json:
         click.echo(json.dumps(planned.to_dict(), indent=2))
+        _warn(planned.checked)
         return
     load, computed, checked = planned.load, planned.computed, planned.checked
     d = load.drive
@@ -172,3 +179,13 @@ def plan(
             f"computed {_days(p.lifetime_days)}, "
             f"simulated fill {_days(fill)}, residency {residency}"
         )
+    _warn(checked)
+
+
+def _warn(checked: CheckResult | None) -> None:
+    """A warning line on standard error for each reason the check disagrees, then exit 1."""
+    if checked is None or not checked.warnings:
+        return
+    for warning in checked.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    raise SystemExit(EXIT_INFEASIBLE)

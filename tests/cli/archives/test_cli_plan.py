@@ -57,10 +57,28 @@ def test_check_prints_the_simulated_figures_beside_the_computed(tmp_path: Path):
     assert abs(check["drives_busy"] - check["computed_drives_busy"]) <= (
         0.15 * check["computed_drives_busy"]
     )
-    code, out, _ = run(str(path), "--check", "--drives", "3")
-    assert code == 0
-    assert "check: 1 simulated day on 3 drives" in out
+    assert check["warnings"] == []
+    code, out, err = run(str(path), "--check", "--drives", "1")
+    assert code == 0 and err == ""
+    assert "check: 1 simulated day on 1 drive " in out
     assert "drives busy  computed 0.55  simulated" in out
+
+
+def test_a_check_that_disagrees_or_leaves_requests_unfinished_warns_and_exits_1(tmp_path: Path):
+    """Four times the load on one drive: a quarter of the day's tape requests done, and the
+    drive busy all day against nearly 4 computed."""
+    path = tmp_path / "load.json"
+    path.write_text(json.dumps(SMALL_LOAD))
+    code, out, err = run(str(path), "--check", "--drives", "1", "--bytes-scale", "4")
+    assert code == 1
+    assert "check: 1 simulated day on 1 drive " in out
+    warnings = err.splitlines()
+    assert len(warnings) == 2 and all(w.startswith("warning: ") for w in warnings)
+    assert "tape requests" in warnings[0] and "left" in warnings[0]
+    assert "more than 10% apart" in warnings[1]
+    code, out, err = run(str(path), "--check", "--drives", "1", "--bytes-scale", "4", "--json")
+    assert code == 1
+    assert [f"warning: {w}" for w in json.loads(out)["check"]["warnings"]] == err.splitlines()
 
 
 def test_a_bad_load_is_one_line_with_exit_code_2(tmp_path: Path):
