@@ -15,8 +15,6 @@ from functools import wraps
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
-from rich.console import Console
-from rich.progress import Progress, TextColumn
 
 from tapesched.simulator.scenario.consent import ALLOW_PLUGINS_HELP
 from tapesched.toolkit.errors import InputError, SettingsError, one_line, shown
@@ -178,18 +176,6 @@ def checked_solvers(text: str, option: str = "--solvers") -> list[str]:
     if problems:
         fail(problems)
     return names
-
-
-def progress_bar() -> Progress:
-    """A progress bar on standard error with a field ``current``, shown on terminals only."""
-    console = Console(stderr=True)
-    return Progress(
-        *Progress.get_default_columns(),
-        TextColumn("{task.fields[current]}"),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    )
 
 
 class ParsedType(click.ParamType):

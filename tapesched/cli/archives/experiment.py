@@ -26,10 +26,10 @@ from tapesched.cli.common import (
     NumberType,
     TimeLimitType,
     fail,
-    progress_bar,
     reports_bad_input,
 )
 from tapesched.cli.out_options import dir_out_param
+from tapesched.cli.progress import progress_bar
 from tapesched.toolkit.registry import LoadError
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.progress import Progress, TaskID
+from rich.progress import TaskID
 from rich.table import Table
 
 from tapesched.cli.archives.bw_main_options import BW_MAIN_OPTIONS, bw_main_options
@@ -23,11 +23,11 @@ from tapesched.cli.common import (
     allow_plugins_option,
     echo_verdict,
     fail,
-    progress_bar,
     reports_bad_input,
     setting_lines,
 )
 from tapesched.cli.out_options import dir_out_option
+from tapesched.cli.progress import Bar, progress_bar
 from tapesched.simulator.results.instance_run import InstanceRun
 from tapesched.simulator.results.replications import RunOverrides
 from tapesched.simulator.results.run_directory import (
@@ -302,7 +302,7 @@ def simulate(
         max_imbalance=max_imbalance,
     )
     with ExitStack() as stack:  # the bar starts with the run, once every setting is checked
-        bars: list[tuple[Progress, TaskID]] = []
+        bars: list[tuple[Bar, TaskID]] = []
 
         def advance(at: RunProgress) -> None:
             if not bars:

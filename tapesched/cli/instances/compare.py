@@ -14,9 +14,9 @@ from tapesched.cli.common import (
     TimeLimitType,
     checked_solvers,
     fail,
-    progress_bar,
     reports_bad_input,
 )
+from tapesched.cli.progress import progress_bar
 from tapesched.solvers.compare import NOT_MODELLED, PROVABLE_UP_TO, ComparisonRow
 from tapesched.solvers.registry import names as solver_names
 from tapesched.toolkit.files.instance_file import instance_from_dict
