@@ -19,7 +19,7 @@ from tapesched.cli import main
 from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.files.schedule_file import save_schedule, schedule_to_dict
 
-from ..conftest import INSTANCES
+from ..conftest import INSTANCES, ROOT
 from ..toolkit.files.test_instance_and_schedule_files import BAD_INSTANCES, _add_third_tape, _spec
 
 SPEC = str(INSTANCES / "spec-example.json")
@@ -374,3 +374,17 @@ def test_dev_null_takes_the_schedule_and_keeps_nothing():
     document = json.loads(out)
     assert document["feasible"] is True and document["out"] is None
     assert os.path.exists(os.devnull) and not os.path.isfile(os.devnull)
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_the_documented_shell_completion_gives_a_script_and_completes(shell, monkeypatch):
+    page = (ROOT / "docs" / "guide" / "commands.md").read_text()
+    assert f"_TAPESCHED_COMPLETE={shell}_source tapesched" in page
+    monkeypatch.setenv("_TAPESCHED_COMPLETE", f"{shell}_source")
+    script = CliRunner().invoke(main, [], prog_name="tapesched")
+    assert script.exit_code == 0 and "_TAPESCHED_COMPLETE" in script.output
+    monkeypatch.setenv("_TAPESCHED_COMPLETE", "bash_complete")
+    monkeypatch.setenv("COMP_WORDS", "tapesched experiment bw-fig1")
+    monkeypatch.setenv("COMP_CWORD", "2")
+    completed = CliRunner().invoke(main, [], prog_name="tapesched")
+    assert completed.output.split() == ["plain,bw-fig10", "plain,bw-fig11"]
