@@ -78,13 +78,13 @@ instances: venv
 # mapping (tapesched.toolkit -> toolkit/): it checks a tree of links with the
 # installed shape, made afresh each time (setup.cfg's [mypy] files).
 TYPED := $(VENV)/typed
-CODE := tapesched toolkit solvers simulator
+CODE := tapesched toolkit solvers simulator instances/__init__.py
 
 lint: venv
 	$(BIN)/ruff check $(CODE) tests benchmarks
 	$(BIN)/ruff format --check $(CODE) tests benchmarks
 	@rm -rf $(TYPED) && mkdir -p $(TYPED)/tapesched && \
-	for f in toolkit solvers simulator $(filter-out %__pycache__,$(wildcard tapesched/*)); do \
+	for f in toolkit solvers simulator instances $(filter-out %__pycache__,$(wildcard tapesched/*)); do \
 	    ln -s "$(CURDIR)/$$f" $(TYPED)/tapesched/; done
 	$(BIN)/mypy
 

@@ -25,6 +25,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = {"tapesched": "tapesched", "toolkit": "tapesched.toolkit"}
 FOLDERS |= {"solvers": "tapesched.solvers", "simulator": "tapesched.simulator"}
+FOLDERS |= {"instances": "tapesched.instances"}
 
 
 def _declared() -> set[str]:
@@ -109,3 +110,46 @@ def test_the_installed_command_line_runs(unpacked):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ok: instance")
+
+
+def test_the_wheel_carries_the_data_the_commands_read_by_default(unpacked):
+    shipped = unpacked / "tapesched" / "instances"
+    for name in (
+        "spec-example.json",
+        "scenarios/blue-waters.json",
+        "scenarios/golubchik/ampex.json",
+        "plan/sdsc-1998.json",
+        "recall/lto7-files.json",
+        "traces/ecmwf/io_events_sample_10k.csv.bz2",
+        "traces/ecmwf/sl8500_from_snap20111001.json.bz2",
+        "traces/ecmwf/crtmapping.json",
+        "traces/ecmwf/README.md",
+    ):
+        assert (shipped / name).is_file(), name
+    code = (
+        "from tapesched.studies.sweeps.study import SCENARIO_FILE;"
+        "from tapesched.studies.golubchik.figures import SCENARIO_FILE as AMPEX;"
+        "from tapesched.studies.dismount_delay.study import TRACE_DIR;"
+        "print(SCENARIO_FILE, AMPEX, TRACE_DIR, sep='\\n')"
+    )
+    done = _installed(unpacked, "-c", code)
+    assert done.returncode == 0, done.stderr
+    for line in done.stdout.splitlines():
+        assert Path(line).exists() and Path(line).is_relative_to(shipped), line
+
+
+def test_an_installed_experiment_runs_on_its_shipped_trace_from_anywhere(unpacked, tmp_path):
+    """The ECMWF study reads its trace, layout and map from the installed package, run from a
+    directory that has no instances/ beside it."""
+    out = tmp_path / "defer"
+    path = os.pathsep.join([str(unpacked), *site.getsitepackages()])
+    experiment = ["experiment", "ecmwf-defer-dismount", "--quick", "--out", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-S", "-P", "-m", "tapesched", *experiment],
+        env={**os.environ, "PYTHONPATH": path},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert sorted(p.name for p in out.iterdir()) == ["figure.png", "results.csv", "summary.json"]

@@ -8,8 +8,8 @@ about how long is left, then what runs now::
 
     bw-fig5: 3 of 12 done (25 %), 1 min 10 s elapsed, about 3 min 30 s left; rate 60/h
 
-Both take the same calls (:class:`Bar`): ``add_task(name, total=..., current=...)``, then
-``update(task, completed=... or advance=..., current=...)``.
+Both take the same calls (:class:`ProgressDisplay`): ``add_task(name, total=...,
+current=...)``, then ``update(task, completed=... or advance=..., current=...)``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ EVERY_S = 10.0
 """The most often a progress line is written when standard error is not a terminal."""
 
 
-class Bar(Protocol):
+class ProgressDisplay(Protocol):
     """A progress display: a ``rich`` bar or :class:`ProgressLines`."""
 
     def __enter__(self) -> Self: ...
@@ -59,16 +59,16 @@ def duration(seconds: float) -> str:
 
 class ProgressLines:
     """Progress as lines, one at most every ``every_s`` seconds (a run shorter than that
-prints none).
+    prints none).
 
-    Parameters
-    ----------
-    write
-        Takes each line (standard error by default).
-    every_s
-        The least time between two lines of a task (default :data:`EVERY_S`).
-    clock
-        The monotonic clock (the tests give their own).
+        Parameters
+        ----------
+        write
+            Takes each line (standard error by default).
+        every_s
+            The least time between two lines of a task (default :data:`EVERY_S`).
+        clock
+            The monotonic clock (the tests give their own).
     """
 
     def __init__(
@@ -141,7 +141,7 @@ prints none).
         return " ".join(parts) + (f"; {current}" if current else "")
 
 
-def progress_bar() -> Bar:
+def progress_bar() -> ProgressDisplay:
     """A progress bar with a field ``current`` on standard error when it is a terminal;
     :class:`ProgressLines` otherwise."""
     console = Console(stderr=True)

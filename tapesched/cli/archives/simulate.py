@@ -27,7 +27,7 @@ from tapesched.cli.common import (
     setting_lines,
 )
 from tapesched.cli.out_options import dir_out_option
-from tapesched.cli.progress import Bar, progress_bar
+from tapesched.cli.progress import ProgressDisplay, progress_bar
 from tapesched.simulator.results.instance_run import InstanceRun
 from tapesched.simulator.results.replications import RunOverrides
 from tapesched.simulator.results.run_directory import (
@@ -302,7 +302,7 @@ def simulate(
         max_imbalance=max_imbalance,
     )
     with ExitStack() as stack:  # the bar starts with the run, once every setting is checked
-        bars: list[tuple[Bar, TaskID]] = []
+        bars: list[tuple[ProgressDisplay, TaskID]] = []
 
         def advance(at: RunProgress) -> None:
             if not bars:

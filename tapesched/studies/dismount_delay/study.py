@@ -31,6 +31,7 @@ from pathlib import Path
 
 from attrs import frozen
 
+from tapesched.instances import shipped
 from tapesched.simulator.replay.replay import ReplayResult, replay
 from tapesched.simulator.replay.trace import (
     LibraryLayout,
@@ -64,7 +65,7 @@ QUICK_DEFER_S = (0.0, 300.0, 1800.0, math.inf)
 EVICTIONS = ("lru", "fifo", "belady")
 """The eviction rules: one series each."""
 
-TRACE_DIR = Path(__file__).resolve().parents[3] / "instances" / "traces" / "ecmwf"
+TRACE_DIR = shipped("traces", "ecmwf")
 """Where the shipped sample, its layout and its cartridge map are."""
 
 

@@ -30,15 +30,13 @@ simulates 4 days, of a full run 20 days, the first tenth a warm-up.
 from __future__ import annotations
 
 from itertools import combinations_with_replacement
-from pathlib import Path
 
+from tapesched.instances import shipped
 from tapesched.simulator.schedulers.registry import GOLUBCHIK
 from tapesched.studies.sweeps.study import DAY_S, Axis, Study
 from tapesched.studies.sweeps.swept_study import SweptStudy
 
-SCENARIO_FILE = (
-    Path(__file__).resolve().parents[3] / "instances" / "scenarios" / "golubchik" / "ampex.json"
-)
+SCENARIO_FILE = shipped("scenarios", "golubchik", "ampex.json")
 """The Ampex library of the paper's Section 5 table, three classes of 1/3 each."""
 
 RATE_PER_MIN = Axis("rate_per_min", "arrival rate (requests/min)", "rate_per_s", 1 / 60)

@@ -47,6 +47,7 @@ from types import MappingProxyType
 
 from attrs import evolve, frozen
 
+from tapesched.instances import shipped
 from tapesched.simulator.results.replications import override
 from tapesched.simulator.scenario.spec import Scenario
 from tapesched.simulator.schedulers.registry import BW_MAIN
@@ -60,7 +61,7 @@ SCHEDULER: SchedulerSpec = BW_MAIN
 MIN_LB_INTERVAL = "min_lb_interval_s"
 """The keyword by which a scheduler's factory takes MINLBINTERVAL, in seconds (``bw-fig10``)."""
 
-SCENARIO_FILE = Path(__file__).resolve().parents[3] / "instances" / "scenarios" / "blue-waters.json"
+SCENARIO_FILE = shipped("scenarios", "blue-waters.json")
 """The scenario every experiment starts from unless another is given."""
 
 METRICS = (PRIMARY_METRIC, "mean_stretch", "throughput_mb_s_over_window")
