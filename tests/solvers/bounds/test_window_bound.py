@@ -60,7 +60,7 @@ def test_no_time_left_means_the_fast_bound_of_each_window():
     assert found.bound >= lower_bound(instance) - slack(found.bound)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(family(n_requests=(2, 4)))
 def test_the_window_bound_stays_below_the_exact_optimum(instance):
     for objective in OBJECTIVES:

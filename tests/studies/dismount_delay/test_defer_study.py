@@ -1,4 +1,5 @@
-"""The ECMWF defer-dismount study: its shapes on part of the sample, and the command's files."""
+"""The ECMWF defer-dismount study: its shapes on part of the sample (the SC16 study's claims,
+marked paper: make test-papers), and the command's files."""
 
 from __future__ import annotations
 
@@ -34,17 +35,20 @@ def test_mount_policy_specs():
     assert mount_policy("belady", math.inf) == "belady"
 
 
+@pytest.mark.paper
 def test_a_longer_delay_saves_mounts(points):
     for eviction in STUDY.evictions:
         mounts = [points[eviction, t].value("mounts") for t in (0.0, 300.0, 1800.0)]
         assert mounts[0] > mounts[1] > mounts[2]
 
 
+@pytest.mark.paper
 def test_with_no_delay_every_idle_drive_is_empty_so_the_rule_never_chooses(points):
     at_once = {points[e, 0.0].value("mounts") for e in STUDY.evictions}
     assert len(at_once) == 1
 
 
+@pytest.mark.paper
 def test_belady_kept_mounted_mounts_least_and_a_dismount_costs_mount_latency(points):
     kept = {e: points[e, math.inf] for e in STUDY.evictions}
     assert kept["belady"].value("mounts") < kept["lru"].value("mounts")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 
+import pytest
 from attrs import evolve
 from click.testing import CliRunner
 
@@ -23,6 +24,7 @@ def test_the_bulk_recall_has_the_papers_size_at_full_scale() -> None:
     assert len({b.tape for b in batches}) == len(batches)
 
 
+@pytest.mark.paper
 def test_on_a_small_study_the_orchestrator_beats_static_caps_by_half() -> None:
     # The quick study's first seed, at 3 % of the recall and of the horizon (fast).
     outcome = run_study(evolve(QUICK, scale=0.03, seeds=1), offline=False)
