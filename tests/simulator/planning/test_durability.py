@@ -338,15 +338,17 @@ def run_cli(out: str, *args: str) -> str:
     return result.output
 
 
-def test_the_quick_experiment_writes_its_files_and_its_rows_say_what_they_should(tmp_path):
+def test_the_quick_tape_losses_write_their_files_and_rows_say_what_they_should(tmp_path):
+    """The tape-loss panel alone (seconds); the whole quick run, with the handling failures on
+    the simulator (a quarter of a minute more), is a paper test below."""
     out = tmp_path / "durability"
-    printed = run_cli(str(out), "--quick")
+    printed = run_cli(str(out), "--quick", "--panel", "tape-loss")
     assert sorted(p.name for p in out.iterdir()) == ["figure.png", "results.csv", "summary.json"]
     assert (out / "figure.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "closed form" in printed and "vertical rebuilt" in printed
     everything = read_results_csv((out / "results.csv").read_text())
     assert {r.experiment for r in everything} == {"durability"}
-    assert {r.x_name for r in everything} == {TAPE_LOSS_X, HANDLING_X}
+    assert {r.x_name for r in everything} == {TAPE_LOSS_X}
     rows = [r for r in everything if r.x_name == TAPE_LOSS_X]
     series = {r.series for r in rows}
     expected = {f"{p} {s}" for p in POLICIES for s in SCHEMES}
@@ -378,7 +380,17 @@ def test_the_quick_experiment_writes_its_files_and_its_rows_say_what_they_should
     assert point["x"] == 0.2 and point["closed_form"] == group_loss_probability(Scheme(4, 2), 0.2)
     low, high = point["groups_lost_interval_95"]
     assert low <= point["groups_lost_share"]["mean"] <= high
-    # The handling sweep: each policy on the simulator at each p, the tries' cost in mounts.
+
+
+@pytest.mark.paper
+def test_the_quick_experiment_adds_the_handling_failures_and_their_cost_in_mounts(tmp_path):
+    """The whole quick run: each policy on the simulator at each handling-failure
+    probability p, the tries' cost in mounts."""
+    out = tmp_path / "durability"
+    printed = run_cli(str(out), "--quick")
+    everything = read_results_csv((out / "results.csv").read_text())
+    assert {r.x_name for r in everything} == {TAPE_LOSS_X, HANDLING_X}
+    summary = json.loads((out / "summary.json").read_text())
     assert "mounts/request" in printed
     handled = {(r.series, r.x, r.metric): r for r in everything if r.x_name == HANDLING_X}
     ps = QUICK_HANDLING.p_values
