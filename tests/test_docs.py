@@ -18,7 +18,7 @@ from pathlib import Path
 import click
 import pytest
 
-from tapesched.cli import main
+from tests.cli import every_command
 from tests.conftest import ROOT
 
 
@@ -37,23 +37,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def commands() -> list[tuple[str, click.Command]]:
-    """Every command's path (``tapesched plot gantt``) and the command, groups walked."""
-    found = []
-
-    def walk(path: str, command: click.Command, parent: click.Context | None) -> None:
-        found.append((path, command))
-        if isinstance(command, click.Group):
-            context = click.Context(command, parent=parent, info_name=path.split()[-1])
-            for name in command.list_commands(context):
-                sub = command.get_command(context, name)
-                assert sub is not None
-                walk(f"{path} {name}", sub, context)
-
-    walk("tapesched", main, None)
-    return found
-
-
 def test_the_site_has_a_page_for_every_page_of_the_navigation(site):
     for page in ("guide/commands", "studies/blue-waters", "reference/cli", "reference/formulation"):
         assert (site / page / "index.html").is_file(), page
@@ -61,7 +44,7 @@ def test_the_site_has_a_page_for_every_page_of_the_navigation(site):
 
 def test_the_command_line_reference_names_every_command_and_option(site):
     page = html.unescape(re.sub(r"<[^>]+>", "", (site / "reference/cli/index.html").read_text()))
-    walked = commands()
+    walked = list(every_command())
     assert len(walked) > 30  # the commands, plot's and generate's, and every experiment
     for path, command in walked:
         assert path in page, path

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import attrs
-import click
 import pytest
 from click.testing import CliRunner
 
@@ -21,6 +20,7 @@ from tapesched.toolkit.files.schedule_file import save_schedule, schedule_to_dic
 
 from ..conftest import INSTANCES, ROOT
 from ..toolkit.files.test_instance_and_schedule_files import BAD_INSTANCES, _add_third_tape, _spec
+from . import every_command
 
 SPEC = str(INSTANCES / "spec-example.json")
 
@@ -343,19 +343,14 @@ def test_usage_errors_are_one_line_and_exit_2(args, line):
 
 
 def test_every_command_is_summed_up_in_one_whole_sentence():
-    """`tapesched --help` and each group's list a command in one sentence, never cut short."""
-    context = click.Context(main)
-    listed = []
-    for name in main.list_commands(context):
-        command = main.get_command(context, name)
-        listed.append((name, command))
-        if isinstance(command, click.Group) and name != "experiment":  # its list is whole
-            sub = click.Context(command, parent=context)
-            listed += [(n, command.get_command(sub, n)) for n in command.list_commands(sub)]
-    for name, command in listed:
+    """`tapesched --help` and each group's list a command in one sentence, never cut short
+    (the experiments' list gives each description whole)."""
+    for path, command in every_command():
+        if path == "tapesched" or path.startswith("tapesched experiment "):
+            continue  # the root is listed by no one
         summary = command.get_short_help_str(limit=60)
-        assert summary.endswith(".") and not summary.endswith("..."), (name, summary)
-        assert summary.count(". ") == 0, (name, summary)
+        assert summary.endswith(".") and not summary.endswith("..."), (path, summary)
+        assert summary.count(". ") == 0, (path, summary)
 
 
 def test_solve_without_out_checks_and_sums_up_the_schedule_and_writes_nothing(

@@ -14,7 +14,7 @@ import json
 import math
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,11 +23,11 @@ from typing import Any
 import click
 import pytest
 
-from tapesched.cli import main
 from tapesched.cli.common import NumberType, SpanType
 from tapesched.studies.registry import ENTRY_POINT_GROUP
 from tapesched.studies.sweeps.sweep import entry_digest
 from tapesched.toolkit.errors import MAX_LINE
+from tests.cli import every_command
 from tests.cli.archives.test_cli_simulate import run
 from tests.conftest import INSTANCES, dist_info
 from tests.hostile import bounded
@@ -50,22 +50,6 @@ def refused(*args: str) -> str:
 # --- Group 4: one float option type, refusing NaN and the infinities -------------------------
 
 
-def _commands() -> Iterator[tuple[str, click.Command]]:
-    """Every command of ``tapesched``, each experiment's (``experiment online-vs-offline``)
-    included, with its command line."""
-
-    def walk(command: click.Command, path: str) -> Iterator[tuple[str, click.Command]]:
-        yield path, command
-        if isinstance(command, click.Group):
-            context = click.Context(command)
-            for name in command.list_commands(context):
-                sub = command.get_command(context, name)
-                assert sub is not None
-                yield from walk(sub, f"{path} {name}")
-
-    yield from walk(main, "tapesched")
-
-
 def _reads_a_float(kind: click.ParamType, param: click.Parameter) -> bool:
     try:
         value = kind.convert("1", param, None)
@@ -78,7 +62,7 @@ def _reads_a_float(kind: click.ParamType, param: click.Parameter) -> bool:
 
 PARAMETERS = [
     pytest.param(command, param, id=f"{path} {param.name}")
-    for path, command in _commands()
+    for path, command in every_command()
     for param in command.params
 ]
 
@@ -96,7 +80,7 @@ def test_every_float_option_is_the_one_number_type(command, param):
 
 
 def test_the_walk_sees_the_float_options_of_the_issue():
-    names = {(path, p.name) for path, command in _commands() for p in command.params}
+    names = {(path, p.name) for path, command in every_command() for p in command.params}
     for wanted in [
         ("tapesched experiment gol-fig8", "precision"),
         ("tapesched experiment cnaf-bulk-recall", "scale"),
