@@ -81,8 +81,8 @@ TYPED := $(VENV)/typed
 CODE := tapesched toolkit solvers simulator instances/__init__.py
 
 lint: venv
-	$(BIN)/ruff check $(CODE) tests benchmarks
-	$(BIN)/ruff format --check $(CODE) tests benchmarks
+	$(BIN)/ruff check $(CODE) tests benchmarks docs
+	$(BIN)/ruff format --check $(CODE) tests benchmarks docs
 	@rm -rf $(TYPED) && mkdir -p $(TYPED)/tapesched && \
 	for f in toolkit solvers simulator instances $(filter-out %__pycache__,$(wildcard tapesched/*)); do \
 	    ln -s "$(CURDIR)/$$f" $(TYPED)/tapesched/; done

@@ -67,7 +67,7 @@ class Progress:
 class Result:
     """The outcome of one solver run on one instance.
 
-    Parameters
+    Attributes
     ----------
     solver
         Registered name of the solver that ran.

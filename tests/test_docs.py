@@ -9,6 +9,7 @@ every experiment and every option that ``tapesched`` takes.
 from __future__ import annotations
 
 import html
+import inspect
 import os
 import re
 import subprocess
@@ -18,6 +19,7 @@ from pathlib import Path
 import click
 import pytest
 
+import tapesched
 from tests.cli import every_command
 from tests.conftest import ROOT
 
@@ -51,3 +53,22 @@ def test_the_command_line_reference_names_every_command_and_option(site):
         for param in command.params:
             if isinstance(param, click.Option):
                 assert any(o in page for o in param.opts), (path, param.opts)
+
+
+def page_text(site: Path, page: str) -> str:
+    """The words of a built page, tags stripped, whitespace collapsed."""
+    text = re.sub(r"<script.*?</script>", "", (site / page / "index.html").read_text(), flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", text)).split())
+
+
+def test_the_api_reference_shows_every_public_name_with_its_docstring(site):
+    """Every name of ``tapesched.__all__`` is on the page, generated from the docstring of
+    the object that ``import tapesched`` gives (so a renamed or moved name fails here)."""
+    page = page_text(site, "reference/api")
+    public = [name for name in tapesched.__all__ if name != "__version__"]
+    assert len(public) > 20
+    for name in public:
+        obj = getattr(tapesched, name)
+        first = inspect.getdoc(obj).split("\n\n")[0]
+        summary = re.sub(r"``?|:\w+:|\s", "", first)
+        assert summary in re.sub(r"\s", "", page), (name, first)
