@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 import tapesched
-
-from .test_own_scheduler import doc_block
+from tests.documents import doc_block
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "instances" / "spec-example.json"

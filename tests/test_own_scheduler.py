@@ -35,6 +35,7 @@ from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.model import Drive, Instance, Library, Piece, Request, Tape
 from tapesched.toolkit.validator import validate
 from tests.conftest import INSTANCES, ROOT, dist_info
+from tests.documents import doc_block
 
 README = ROOT / "README.md"
 SPEC = str(INSTANCES / "spec-example.json")
@@ -44,22 +45,8 @@ TAPESCHED = str(Path(sys.executable).parent / "tapesched")
 CLASS = "most_wanted:MostWantedTape"
 
 
-DOCUMENTS = (README, *sorted((ROOT / "docs").rglob("*.md")))
-"""The README and the documentation's pages, where examples are marked."""
-
 PLUG_INS = ROOT / "docs" / "guide" / "plug-ins.md"
 """The page "Your own scheduler, experiment and plug-ins"."""
-
-
-def doc_block(marker: str) -> str:
-    """The fenced code block that follows ``<!-- example: marker -->`` in the README or a page
-    of the documentation (exactly one of them has it)."""
-    tag = f"<!-- example: {marker} -->"
-    (text,) = (t for t in (p.read_text(encoding="utf-8") for p in DOCUMENTS) if tag in t)
-    at = text.index(tag)
-    opening = text.index("```", at)
-    start = text.index("\n", opening) + 1
-    return text[start : text.index("\n```", start) + 1]
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from tapesched.cli import main
 from tests.conftest import ROOT
-from tests.test_own_scheduler import doc_block
+from tests.documents import doc_block
 
 README = ROOT / "README.md"
 

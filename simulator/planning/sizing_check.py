@@ -67,6 +67,11 @@ AGREEMENT = 0.10
 """How far apart the simulated and the computed drives busy may be for the day to confirm
 the plan: 10 %."""
 
+UNFINISHED_SHARE = 0.01
+"""The share of the day's tape requests that may be left at its end without a warning, when
+that is more than the drives: the requests in service or just arrived when the day stops.
+More left means a queue that the day did not clear."""
+
 
 @frozen
 class CheckResult:
@@ -114,11 +119,12 @@ class CheckResult:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        """Why the day does not confirm the plan: the simulation left tape requests
-        unfinished (its figures then undercount the load), or its drives busy differ from
-        the computed ones by more than :data:`AGREEMENT` (empty: it confirms it)."""
+        """Why the day does not confirm the plan: the simulation left more tape requests
+        unfinished than its drives and :data:`UNFINISHED_SHARE` of them allow (a queue: its
+        figures then undercount the load), or its drives busy differ from the computed ones
+        by more than :data:`AGREEMENT` (empty: it confirms it)."""
         found = []
-        if self.backlog > 0:
+        if self.backlog > max(self.drives, UNFINISHED_SHARE * self.tape_requests):
             found.append(
                 f"the simulated day finished {self.done:,} of {self.tape_requests:,} tape "
                 f"requests ({self.backlog:,} left): its figures undercount the load; give "

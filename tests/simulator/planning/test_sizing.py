@@ -6,10 +6,11 @@ import copy
 import json
 from typing import Any
 
+import attrs
 import pytest
 
 from tapesched.simulator.planning.sizing import DAY_S, load_from_dict, load_load, plan, what_if
-from tapesched.simulator.planning.sizing_check import simulate_load
+from tapesched.simulator.planning.sizing_check import CheckResult, simulate_load
 from tapesched.toolkit.errors import InputError
 from tests.conftest import INSTANCES
 
@@ -110,14 +111,43 @@ SMALL_LOAD: dict[str, Any] = {
 }  # fmt: skip
 
 
-def test_the_simulated_day_keeps_the_computed_drives_busy_within_fifteen_percent():
-    load = load_from_dict(SMALL_LOAD)
-    checked = simulate_load(load, seed=3)
+@pytest.fixture(scope="module")
+def small_day() -> CheckResult:
+    return simulate_load(load_from_dict(SMALL_LOAD), seed=3)
+
+
+def test_the_simulated_day_keeps_the_computed_drives_busy_within_fifteen_percent(small_day):
+    checked = small_day
     assert checked.backlog <= 2
     assert checked.plan.drives_busy > 0.2
     assert abs(checked.relative_gap) <= 0.15, checked.to_dict()
     (cache,) = checked.classes
     assert cache.hit_rate is not None and abs(cache.hit_rate - 0.5) <= 0.1
+
+
+@pytest.mark.parametrize(
+    ("drives", "tape_requests", "backlog", "warns"),
+    [
+        (5, 8956, 0, False),
+        (5, 8956, 1, False),  # in service when the day stops
+        (5, 8956, 89, False),  # 1 %
+        (5, 8956, 90, True),
+        (200, 8956, 200, False),  # one in each drive
+        (200, 8956, 201, True),
+        (1, 2781, 1337, True),  # the day fell behind
+    ],
+)
+def test_only_a_queue_left_at_the_end_of_the_day_is_a_warning(
+    small_day: CheckResult, drives: int, tape_requests: int, backlog: int, warns: bool
+):
+    checked = attrs.evolve(
+        small_day,
+        drives=drives,
+        tape_requests=tape_requests,
+        backlog=backlog,
+        done=tape_requests - backlog,
+    )
+    assert any("left" in w for w in checked.warnings) == warns
 
 
 def _mutated(*path: str | int, value: Any = None, drop: bool = False) -> dict[str, Any]:
