@@ -43,8 +43,8 @@ def scale_option(name: str, text: str) -> Callable[[F], F]:
     "--check",
     is_flag=True,
     help="Also simulate a generated day and print its figures; exit 1 with a warning when it "
-    "leaves a queue of tape requests (more left at its end than its drives and 1 %% of them) "
-    "or its drives busy are more than 10 %% from the plan's.",
+    "leaves a queue of tape requests (more left at its end than its drives and 1 % of them) "
+    "or its drives busy are more than 10 % from the plan's.",
 )
 @click.option(
     "--drives",
