@@ -108,15 +108,16 @@ docs: venv
 # the bytecode of our modules instead of compiling them again, whatever the environment says
 # (an empty PYTHONDONTWRITEBYTECODE is an unset one): 0.3 s a child.
 test test-papers: export PYTHONDONTWRITEBYTECODE =
-# Tests marked `pool` start worker processes of their own (a sweep's pool, a Dask cluster):
-# `make test` runs them all (a paper's too) after the others, in one process, never inside
-# an xdist worker (tests/conftest.py fails a pool started there).
+# Tests marked `pool` start worker processes of their own (a sweep's pool, a Dask cluster,
+# the study pages' quick runs): each target runs its own after the others, in one process,
+# never inside an xdist worker (tests/conftest.py fails a pool started there).
 test: lint docs
 	$(BIN)/python -m pytest -n 2 --dist worksteal -m "not paper and not pool" tests
-	$(BIN)/python -m pytest -m pool tests
+	$(BIN)/python -m pytest -m "pool and not paper" tests
 
 test-papers: venv
 	$(BIN)/python -m pytest -n 2 --dist loadfile -m "paper and not pool" tests
+	$(BIN)/python -m pytest -m "paper and pool" tests
 
 bench: venv
 	$(BIN)/python benchmarks/validation.py
