@@ -9,7 +9,8 @@ about how long is left, then what runs now::
     bw-fig5: 3 of 12 done (25 %), 1 min 10 s elapsed, about 3 min 30 s left; rate 60/h
 
 Both take the same calls (:class:`ProgressDisplay`): ``add_task(name, total=...,
-current=...)``, then ``update(task, completed=... or advance=..., current=...)``.
+current=...)``, then ``update(task, completed=... or advance=..., current=...)``. A command
+that shows progress takes ``--quiet`` (:func:`quiet_option`), which silences both.
 """
 
 from __future__ import annotations
@@ -28,6 +29,26 @@ Traceback = TracebackType | None
 
 EVERY_S = 10.0
 """The most often a progress line is written when standard error is not a terminal."""
+
+QUIET = "tapesched.quiet"
+"""The key of the click context's ``meta`` that ``--quiet`` sets."""
+
+
+def _set_quiet(context: click.Context, _: click.Parameter, quiet: bool) -> None:
+    if quiet:
+        context.meta[QUIET] = True
+
+
+QUIET_OPTION: dict[str, Any] = {
+    "is_flag": True,
+    "expose_value": False,
+    "callback": _set_quiet,
+    "help": "Show no progress on standard error (warnings and errors still go there).",
+}
+"""The ``--quiet`` option of a command that shows its progress: ``quiet_option`` decorates
+a command, ``click.Option(["--quiet"], **QUIET_OPTION)`` joins a command's parameters."""
+
+quiet_option = click.option("--quiet", **QUIET_OPTION)
 
 
 class ProgressDisplay(Protocol):
@@ -141,12 +162,16 @@ class ProgressLines:
         return " ".join(parts) + (f"; {current}" if current else "")
 
 
-def progress_bar() -> ProgressDisplay:
+def progress_bar(every_s: float | None = None) -> ProgressDisplay:
     """A progress bar with a field ``current`` on standard error when it is a terminal;
-    :class:`ProgressLines` otherwise."""
+    :class:`ProgressLines` otherwise, a line at most every ``every_s`` seconds (default
+    :data:`EVERY_S`); nothing at all under ``--quiet``."""
+    context = click.get_current_context(silent=True)
+    if context is not None and context.meta.get(QUIET):
+        return ProgressLines(write=lambda line: None)
     console = Console(stderr=True)
     if not console.is_terminal:
-        return ProgressLines()
+        return ProgressLines(every_s=every_s)
     return Progress(
         *Progress.get_default_columns(),
         TextColumn("{task.fields[current]}"),

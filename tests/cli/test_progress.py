@@ -8,6 +8,7 @@ from click.testing import CliRunner
 
 from tapesched.cli import main, progress
 from tapesched.cli.progress import ProgressLines, duration
+from tests.cli import every_command
 from tests.conftest import INSTANCES
 
 
@@ -54,14 +55,39 @@ def test_simulated_seconds_are_a_share_and_steps_may_advance():
     ]
 
 
-def test_compare_off_a_terminal_writes_its_progress_on_standard_error(monkeypatch):
-    monkeypatch.setattr(progress, "EVERY_S", 0.0)
-    monkeypatch.setattr(
-        ProgressLines.__init__, "__defaults__", (None, 0.0, progress.time.monotonic)
-    )
+def test_compare_off_a_terminal_writes_a_line_as_each_run_finishes():
     spec = str(INSTANCES / "spec-example.json")
     result = CliRunner().invoke(main, ["compare", spec, "--solvers", "greedy,wspt"])
     assert result.exit_code == 0, result.output
     lines = result.stderr.splitlines()
     assert len(lines) == 2 and lines[-1].startswith("solving: 2 of 2 done (100 %)")
-    assert "wspt on " in lines[-1]
+    assert "greedy on " in lines[0] and "wspt on " in lines[-1]
+    quiet = CliRunner().invoke(main, ["compare", spec, "--solvers", "greedy,wspt", "--quiet"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    assert quiet.stdout == result.stdout
+
+
+def test_quiet_silences_the_progress_of_a_simulation(monkeypatch):
+    monkeypatch.setattr(progress, "EVERY_S", 0.0)
+    monkeypatch.setattr(
+        ProgressLines.__init__, "__defaults__", (None, None, progress.time.monotonic)
+    )
+    ampex = str(INSTANCES / "scenarios" / "ampex.json")
+    args = ["simulate", ampex, "--duration", "1h", "--replications", "1", "--json"]
+    loud = CliRunner().invoke(main, args)
+    assert loud.exit_code == 0 and loud.stderr.startswith("simulating: ")
+    quiet = CliRunner().invoke(main, [*args, "--quiet"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_every_command_that_shows_progress_takes_quiet():
+    showing = {"compare", "simulate"} | {
+        path for path, _ in every_command() if path.startswith("tapesched experiment ")
+    }
+    checked = [
+        path
+        for path, command in every_command()
+        if path.removeprefix("tapesched ") in showing or path in showing
+        if any("--quiet" in p.opts for p in command.params)
+    ]
+    assert len(checked) == len(showing) > 10

@@ -29,7 +29,7 @@ from tapesched.cli.common import (
     reports_bad_input,
 )
 from tapesched.cli.out_options import dir_out_param
-from tapesched.cli.progress import progress_bar
+from tapesched.cli.progress import QUIET_OPTION, progress_bar
 from tapesched.toolkit.registry import LoadError
 
 if TYPE_CHECKING:
@@ -133,6 +133,7 @@ def experiment_command(experiment: Experiment, name: str) -> click.Command:
             dir_out_param(files, f"Directory to write ({', '.join(files)}), whole or not at all."),
             click.Option(["--quick"], is_flag=True, help=experiment.quick_help),
             *options,
+            click.Option(["--quiet"], **QUIET_OPTION),
         ],
         callback=run,
         help=experiment.help or experiment.description,

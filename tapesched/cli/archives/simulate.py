@@ -27,7 +27,7 @@ from tapesched.cli.common import (
     setting_lines,
 )
 from tapesched.cli.out_options import dir_out_option
-from tapesched.cli.progress import ProgressDisplay, progress_bar
+from tapesched.cli.progress import ProgressDisplay, progress_bar, quiet_option
 from tapesched.simulator.results.instance_run import InstanceRun
 from tapesched.simulator.results.replications import RunOverrides
 from tapesched.simulator.results.run_directory import (
@@ -244,6 +244,7 @@ def _print_estimates(
     help="A CSV trace of file requests to run to its end instead of the scenario's workload.",
 )
 @allow_plugins_option
+@quiet_option
 @reports_bad_input
 def simulate(
     scenario_file: str,

@@ -16,7 +16,7 @@ from tapesched.cli.common import (
     fail,
     reports_bad_input,
 )
-from tapesched.cli.progress import progress_bar
+from tapesched.cli.progress import progress_bar, quiet_option
 from tapesched.solvers.compare import NOT_MODELLED, PROVABLE_UP_TO, ComparisonRow
 from tapesched.solvers.registry import names as solver_names
 from tapesched.toolkit.files.instance_file import instance_from_dict
@@ -90,6 +90,7 @@ def _instances(paths: tuple[str, ...]) -> list[tuple[str, Instance]]:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the rows as CSV.")
+@quiet_option
 @reports_bad_input
 def compare(
     instance_files: tuple[str, ...],
@@ -121,7 +122,7 @@ def compare(
     if as_json and as_csv:
         fail(["--json and --csv: choose one"])
     loaded = _instances(instance_files)
-    with progress_bar() as progress:
+    with progress_bar(every_s=0) as progress:  # off a terminal, a line per run finished
         runs = sum(len(solvers_for(instance, names, lns_above)) for _, instance in loaded)
         task = progress.add_task("solving", total=runs, current="")
         rows = run_compare(
