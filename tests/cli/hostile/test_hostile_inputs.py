@@ -337,7 +337,9 @@ def test_compare_skips_schedule_and_other_json_files_with_a_note(tmp_path):
     files.append(str(INSTANCES / "scenarios" / "ampex.json"))
     code, stdout, err = run("compare", *files, "--solvers", "greedy", "--csv")
     assert code == 0
-    assert err.splitlines() == [
+    *notes, progress_line = err.splitlines()
+    assert progress_line.startswith("solving: 1 of 1 done")
+    assert notes == [
         f"{INSTANCES / 'spec-example.optimum.json'}: skipped: a schedule file "
         "(tapesched.schedule/1)",
         f"{INSTANCES / 'optima.json'}: skipped: not a tapesched file (no format key)",
