@@ -5,8 +5,9 @@
 its own declaration (the attrs classes files are structured into, or the key tables a
 reader checks against) and compared with the page's table, both ways. Where the
 declaration says so, a key's being required, its default and its type are compared
-too; and each example of the page is read by its reader. The markdown is parsed: no
-site is built.
+too; and each example of the page is read by its reader (the cartridge map, whose keys
+are cartridge ids, has no key table: its example is read against the layout's). The
+markdown is parsed: no site is built.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import math
 import re
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -174,7 +175,9 @@ def _checkable_default(default: Any) -> bool:
     return default == () or (type(default) in (int, float, str) and default is not None)
 
 
-def walk(cls: type, shapes: Shapes, path: str = "", out: dict[str, Record] | None = None):
+def walk(
+    cls: type, shapes: Shapes, path: str = "", out: dict[str, Record] | None = None
+) -> dict[str, Record]:
     """The records of ``cls`` and of every object its fields hold, by path
     (``requests[i].pieces[i]``), through optionals, tuples and mappings."""
     out = {} if out is None else out
@@ -303,7 +306,7 @@ def results_records() -> dict[str, Record]:
 class Format:
     """A format: its reader's records, where the page documents them."""
 
-    records: Any
+    records: Callable[[], dict[str, Record]]
     page: Path
     anchor: str | None = None
     """The page's section (``## ... {#anchor}``); ``None``: the whole page."""
@@ -423,12 +426,14 @@ def test_the_page_names_every_key_the_reader_accepts_and_no_other(name: str) -> 
 
 def test_a_key_table_that_differs_from_its_reader_is_found(tmp_path: Path) -> None:
     text = REFERENCE.read_text(encoding="utf-8")
+    for row, wrong in (
+        ("| `head_mb` | number | MB | `0` |", "| `head_mb` | string | MB | `1` |"),
+        ("| `weight` | number | | **required** |", "| `weighed` | number | | `1` |"),
+    ):
+        assert text.count(row) == 1
+        text = text.replace(row, wrong)
     page = tmp_path / "formats.md"
-    page.write_text(
-        text.replace(
-            "| `head_mb` | number | MB | `0` |", "| `head_mb` | string | MB | `1` |"
-        ).replace("| `weight` | number | | **required** |", "| `weighed` | number | | `1` |")
-    )
+    page.write_text(text, encoding="utf-8")
     found = mismatches(attrs.evolve(FORMATS["instance"], page=page))
     assert sorted(found) == [
         "initial[i].head_mb: default is 0.0, the page says 1",
