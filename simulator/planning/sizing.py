@@ -411,7 +411,9 @@ _copies = at_least_one.then("{v} <= 4", "must be within 1 to 4, got {v!r}")
 _peak = number.then("1 <= {v} <= 1000", "must be within [1, 1000], got {v!r}")
 _time = number.then("0 <= {v} <= 1e6", "must be within [0, 1e6] s, got {v!r}")
 
-_DRIVE_FIELDS = ("rate_mb_s", "capacity_mb", "load_s", "unload_s", "half_tape_locate_s")
+DRIVE_FIELDS = ("rate_mb_s", "capacity_mb", "load_s", "unload_s", "half_tape_locate_s")
+"""The fields of a technology row a load file's ``drive`` object may override, beside its
+``base`` name."""
 _DRIVE_RULES: Mapping[str, Rule] = {
     "rate_mb_s": positive,
     "capacity_mb": positive_size,
@@ -435,10 +437,8 @@ def _drive(value: Any) -> DriveTechnology:
     for key, raw in value.items():
         if key == "base":
             continue
-        if key not in _DRIVE_FIELDS:
-            problems.append(
-                Problem(key, f"unknown drive field (known: {', '.join(_DRIVE_FIELDS)})")
-            )
+        if key not in DRIVE_FIELDS:
+            problems.append(Problem(key, f"unknown drive field (known: {', '.join(DRIVE_FIELDS)})"))
             continue
         reason = _DRIVE_RULES[key](as_float(raw))
         if reason is not None:

@@ -31,6 +31,10 @@ from tapesched.toolkit.units import MAX_TIME_S
 
 DISTRIBUTIONS = ("fixed", "exponential")
 
+DURATION_KEYS = ("mean_s", "dist")
+"""The keys of a time given as an object, ``{"mean_s": 10, "dist": "exponential"}``
+(:meth:`Duration.from_json`): ``mean_s`` required, ``dist`` ``fixed`` by default."""
+
 
 @frozen
 class Duration:
@@ -76,7 +80,7 @@ class Duration:
             raise ValueError(f"a duration is a number or {{mean_s, dist}}, got {shown(value)}")
         if isinstance(value, int | float):
             return cls(_bounded(value))
-        if isinstance(value, Mapping) and set(value) <= {"mean_s", "dist"} and "mean_s" in value:
+        if isinstance(value, Mapping) and set(value) <= set(DURATION_KEYS) and "mean_s" in value:
             mean = value["mean_s"]
             if isinstance(mean, bool) or not isinstance(mean, int | float):
                 raise ValueError(f"mean_s must be a number, got {shown(mean)}")

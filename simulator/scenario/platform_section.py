@@ -80,7 +80,7 @@ def _locate(value: Any) -> Locate:
     return locate
 
 
-_MODEL_FIELDS: dict[str, Callable[[Any], Any]] = {
+MODEL_FIELDS: dict[str, Callable[[Any], Any]] = {
     "load_s": Duration.from_json,
     "unload_s": Duration.from_json,
     "rate_mb_s": _override("rate_mb_s", bounded_rate),
@@ -106,10 +106,10 @@ def _model(value: Any) -> DriveModel:
     problems = []
     for key, raw in value.items():
         try:
-            if key != "base" and key not in _MODEL_FIELDS:
+            if key != "base" and key not in MODEL_FIELDS:
                 raise ValueError(f"unknown drive model field {shown(key)}")
             if key != "base":
-                changes[key] = _MODEL_FIELDS[key](raw)
+                changes[key] = MODEL_FIELDS[key](raw)
         except ValueProblems as exc:
             problems += [
                 Problem(join_path(key, p.path) if p.path else key, p.message) for p in exc.problems

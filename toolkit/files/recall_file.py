@@ -35,7 +35,14 @@ from tapesched.toolkit.units import MAX_COUNT, MAX_SIZE_MB
 
 CTA_KEYS = ("wraps", "min_lpos", "max_lpos", "end_of_wrap_blocks", "block_bytes", "rate_mb_s")
 """The keys of a tape given as CTA knows it."""
+TECHNOLOGY_KEYS = ("technology",)
+"""The key of a whole tape of a named format, in place of :data:`CTA_KEYS`."""
 COMMON_KEYS = ("files", "head_block", "source")
+"""The keys of either form."""
+CTA_FILE_KEYS = ("id", "block", "size_bytes")
+"""The keys of a file of ``files`` beside :data:`CTA_KEYS`: its first block."""
+TECHNOLOGY_FILE_KEYS = ("id", "offset", "size_bytes")
+"""The keys of a file of ``files`` beside :data:`TECHNOLOGY_KEYS`: its byte offset."""
 
 
 @frozen
@@ -147,7 +154,8 @@ def _tape(data: dict[str, Any], problems: list[Problem]) -> SerpentineTape | Non
 def _files(
     data: dict[str, Any], tape: SerpentineTape | None, problems: list[Problem]
 ) -> list[TapeFile]:
-    start = "offset" if "technology" in data else "block"
+    keys = TECHNOLOGY_FILE_KEYS if "technology" in data else CTA_FILE_KEYS
+    start = keys[1]
     files = data.get("files")
     if "files" not in data:
         problems.append(Problem("files", "missing"))
@@ -165,9 +173,9 @@ def _files(
         if type(item) is not dict:
             problems.append(Problem(path, f"must be an object, got {shown(item)}"))
             continue
-        for key in sorted(set(item) - {"id", start, "size_bytes"}):
-            problems.append(Problem(f"{path}.{key}", f"unknown key (a file has id, {start}, "
-                                    "size_bytes)"))  # fmt: skip
+        for key in sorted(set(item) - set(keys)):
+            known = ", ".join(keys)
+            problems.append(Problem(f"{path}.{key}", f"unknown key (a file has {known})"))
         before = len(problems)
         ident = item.get("id")
         if type(ident) is not str or not ident:
@@ -202,7 +210,7 @@ def recall_from_dict(data: Any, source: str = "<recall>") -> RecallFile:
     if type(data) is not dict:
         raise InputError(source, [Problem("", "must be a JSON object")])
     problems: list[Problem] = []
-    allowed = {*COMMON_KEYS, *(("technology",) if "technology" in data else CTA_KEYS)}
+    allowed = {*COMMON_KEYS, *(TECHNOLOGY_KEYS if "technology" in data else CTA_KEYS)}
     for key in sorted(set(data) - allowed):
         if key not in CTA_KEYS:
             problems.append(Problem(key, "unknown key"))
