@@ -153,8 +153,16 @@ def test_results_redraws_the_experiments_own_figure_byte_for_byte(tiny_run, site
         patch.syspath_prepend(str(site))
         code, stdout, stderr = run("plot", "results", str(tiny_run / RESULTS), "--out", str(out))
     assert (code, stderr) == (0, "")
-    assert stdout == f"wrote {out}: mean_weighted_response_s_per_gb of tiny, 2 series, 4 points\n"
+    assert stdout == f"wrote {out}: tiny's own figure, from 2 series, 12 points of 3 metrics\n"
     assert out.read_bytes() == (tiny_run / "figure.png").read_bytes()
+    # the primary metric alone, on one panel, is the same figure for a swept study
+    again = tmp_path / "metric.png"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(site))
+        args = ("--metric", "mean_weighted_response_s_per_gb")
+        code, stdout, _ = run("plot", "results", str(tiny_run / RESULTS), "--out", str(again), *args)
+    assert stdout == f"wrote {again}: {args[1]} of tiny, 2 series, 4 points\n"
+    assert again.read_bytes() == out.read_bytes()
 
 
 def test_results_draws_another_metric_as_svg(tiny_run, tmp_path):
