@@ -305,7 +305,7 @@ class Experiment(Protocol):
     def redraws_from_rows(self) -> bool:
         """Whether :meth:`figure` draws from :attr:`Results.rows` alone (nothing of the
         outcomes nor of the summary), so that ``tapesched plot results`` draws the figure
-        again from ``results.csv`` (:func:`tapesched.studies.redraw.redraw_results`).
+        again from ``results.csv`` (:func:`tapesched.studies.sweeps.redraw.redraw_results`).
         Default: false, the file is then drawn a panel per metric."""
         return False
 

@@ -5,8 +5,8 @@ validator first and draws only a feasible one (:mod:`toolkit.plots.gantt`), from
 the validator's own timing of every drive operation. ``plot results
 RESULTS.csv --out FILE`` redraws the figure of an experiment
 (``tapesched experiment``) from its ``results.csv``
-(:mod:`tapesched.studies.redraw`): the one the run drew, a panel per metric of the file, or
-one metric of it. The format is the suffix of ``--out``, ``.png`` or
+(:mod:`tapesched.studies.sweeps.redraw`): the one the run drew, a panel per metric of the
+file, or one metric of it. The format is the suffix of ``--out``, ``.png`` or
 ``.svg`` (:mod:`toolkit.plots.figures`), checked before any file is read; the
 picture is written whole or not at all (:mod:`toolkit.files.outputs`), and the
 same input gives the same bytes. ``plot trajectory RESULT.json --out FILE``
@@ -115,8 +115,8 @@ def results(results_file: str, out: FileOutput, layout: str | None, metric: str 
     a saturated point, a dashed line for a point at x = inf. A bad file is
     one line per problem at line N.column, exit 2.
     """
-    from tapesched.studies.redraw import redraw_results
     from tapesched.studies.results_file import load_results_csv
+    from tapesched.studies.sweeps.redraw import redraw_results
     from tapesched.toolkit.plots.figures import format_of, render
 
     if metric is not None and layout is not None:

@@ -8,8 +8,8 @@ import math
 import pytest
 
 from tapesched.simulator.results.records import Estimate
-from tapesched.studies.redraw import redraw_results
 from tapesched.studies.results_file import ResultRow, read_results_csv, results_csv
+from tapesched.studies.sweeps.redraw import redraw_results
 from tapesched.toolkit.errors import InputError
 
 
