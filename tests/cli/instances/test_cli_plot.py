@@ -280,14 +280,6 @@ def test_a_kept_mounted_x_of_inf_is_drawn_in_the_experiments_own_figure(tmp_path
         f"wrote {out}: ecmwf-defer-dismount's own figure, from 2 series, 18 points of 3 metrics\n"
     )
     assert {"lru, kept", "fifo, kept", "dismount delay T (s)"} <= set(svg_texts(out))
-    again = tmp_path / "panels.png"
-    code, stdout, _ = run(
-        "plot", "results", str(results), "--layout", "metrics", "--out", str(again)
-    )
-    assert code == 0 and again.read_bytes().startswith(PNG_SIGNATURE)
-    assert stdout.startswith(
-        f"wrote {again}: a panel per metric of ecmwf-defer-dismount, 3 metrics"
-    )
 
 
 def test_an_unknown_experiment_is_a_panel_per_metric_with_a_note(tmp_path):
