@@ -181,3 +181,18 @@ def no_process_pool_in_an_xdist_worker() -> Iterator[None]:
         yield
     finally:
         sweep.ProcessPoolExecutor = kept  # type: ignore[misc]
+
+
+def redraws(results: Path, out: Path) -> str:
+    """``tapesched plot results RESULTS --out OUT`` exits 0 and writes a PNG; its stdout.
+
+    The acceptance of the redraw (every experiment's quick ``results.csv`` draws again),
+    asserted where a test already has an experiment's directory."""
+    from click.testing import CliRunner
+
+    from tapesched.cli import main
+
+    result = CliRunner().invoke(main, ["plot", "results", str(results), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes().startswith(b"\x89PNG")
+    return result.stdout

@@ -17,7 +17,9 @@ An experiment declares:
 - :meth:`Experiment.results`: the points' outcomes as :class:`Results`, the rows of
   ``results.csv`` (:class:`~tapesched.studies.results_file.ResultRow`), the document of
   ``summary.json`` and what the terminal shows;
-- :meth:`Experiment.figure`: its figure, drawn from those results.
+- :meth:`Experiment.figure`: its figure, drawn from those results; when it is drawn from the
+  rows alone (:attr:`Experiment.redraws_from_rows`), ``tapesched plot results`` draws it
+  again from ``results.csv``.
 
 :func:`~tapesched.studies.runner.run_experiment` runs one, and one writer writes every
 experiment's directory, whole or not at all. A class that subclasses :class:`Experiment`
@@ -263,8 +265,10 @@ OUT_FILES = ("results.csv", "summary.json", "figure.png")
 
 class Experiment(Protocol):
     """A study that runs: see the module. A subclass inherits the defaults (``help``,
-    ``quick_help``, ``outputs``, :meth:`details`, :meth:`run_points`, :meth:`results`,
-    :meth:`figure`); its name, description and parameters may be class attributes."""
+    ``quick_help``, ``outputs``, ``redraws_from_rows``, :meth:`details`, :meth:`run_points`,
+    :meth:`results`, :meth:`figure`); its name, description and parameters may be class
+    attributes (one that does not subclass it and has no ``redraws_from_rows`` is taken
+    not to redraw)."""
 
     @property
     def name(self) -> str:
@@ -296,6 +300,14 @@ class Experiment(Protocol):
         """Files it writes besides :data:`OUT_FILES` (``windows/`` for a directory of files;
         default: none)."""
         return ()
+
+    @property
+    def redraws_from_rows(self) -> bool:
+        """Whether :meth:`figure` draws from :attr:`Results.rows` alone (nothing of the
+        outcomes nor of the summary), so that ``tapesched plot results`` draws the figure
+        again from ``results.csv`` (:func:`tapesched.studies.sweeps.redraw.redraw_results`).
+        Default: false, the file is then drawn a panel per metric."""
+        return False
 
     def details(self) -> Sequence[str]:
         """Lines ``--list`` shows under the description (default: none)."""

@@ -5,11 +5,13 @@ What every experiment's figure may be drawn as (the default of
 study's figure is made of (:mod:`tapesched.studies.sweeps.figure`): the
 rows of a series (:class:`~tapesched.studies.results_file.ResultRow`) joined,
 each point with its interval, a saturated point (which has no mean) marked by
-a cross on the top edge at its x.
+a cross on the top edge at its x, a point at an infinite x (``inf``: no limit at all) by
+a dashed line at its mean across the panel.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +42,8 @@ def draw_lines(
     x_label: str,
     y_label: str,
 ) -> None:
-    """One line per series against x with its 95 % intervals, saturated points as crosses on top."""
+    """One line per series against x with its 95 % intervals, saturated points as crosses on
+    top, a point at an infinite x as a dashed line at its mean."""
     series: dict[str, list[ResultRow]] = {}
     for row in rows:
         series.setdefault(row.series, []).append(row)
@@ -50,7 +53,7 @@ def draw_lines(
         measured = [
             (r.x, r.estimate.mean, r.estimate.half_width or 0.0)
             for r in group
-            if r.estimate.mean is not None and not r.estimate.saturated
+            if r.estimate.mean is not None and not r.estimate.saturated and math.isfinite(r.x)
         ]
         line = axes.errorbar(
             [m[0] for m in measured],
@@ -61,8 +64,16 @@ def draw_lines(
             capsize=3,
             label=name,
         )
+        colour = line.lines[0].get_color()
+        for r in group:
+            # A point at an infinite x (no limit at all) has no place on the axis: its mean
+            # is a dashed line across the panel, in the series' colour.
+            if not math.isfinite(r.x) and r.estimate.mean is not None and not r.estimate.saturated:
+                axes.axhline(r.estimate.mean, color=colour, linestyle="--", linewidth=1,
+                             label=f"{name}, x = {r.x:g}")  # fmt: skip
+                measured.append((r.x, r.estimate.mean, 0.0))
         any_mean = any_mean or bool(measured)
-        saturated = [r.x for r in group if r.estimate.saturated]
+        saturated = [r.x for r in group if r.estimate.saturated and math.isfinite(r.x)]
         if saturated:
             any_saturated = True
             # The crosses are placed in axes height, which the x limits ignore: their x
@@ -73,7 +84,7 @@ def draw_lines(
                 [1.0] * len(saturated),
                 marker="x",
                 s=60,
-                color=line.lines[0].get_color(),
+                color=colour,
                 transform=axes.get_xaxis_transform(),
                 clip_on=False,
                 zorder=3,
@@ -113,4 +124,37 @@ def lines_figure(
         y_label=Y_LABELS.get(metric, metric),
     )
     axes.set_title(title, fontsize=9)
+    return figure
+
+
+PANELS_A_ROW = 3
+"""The panels of :func:`metrics_figure` side by side before a new row begins."""
+
+
+def metrics_figure(rows: Sequence[ResultRow], *, title: str) -> Figure:
+    """A panel per metric of ``rows`` (in the order they first appear), each its metric
+    against its own x, a line per series (:func:`draw_lines`, linear axes): the figure of
+    any ``results.csv``, whatever the experiment."""
+    by_metric: dict[str, list[ResultRow]] = {}
+    for row in rows:
+        by_metric.setdefault(row.metric, []).append(row)
+    count = max(len(by_metric), 1)
+    columns = min(count, PANELS_A_ROW)
+    lines = -(-count // columns)
+    figure = new_figure(5.0 * columns, 3.9 * lines)
+    grid = figure.subplots(lines, columns, squeeze=False)
+    panels = [axes for line in grid for axes in line]
+    for axes, (metric, drawn) in zip(panels, by_metric.items(), strict=False):
+        draw_lines(
+            axes,
+            drawn,
+            log_x=False,
+            log_y=False,
+            x_label=drawn[0].x_name,
+            y_label=Y_LABELS.get(metric, metric),
+        )
+        axes.set_title(metric, fontsize=8)
+    for axes in panels[len(by_metric) :]:
+        figure.delaxes(axes)
+    figure.suptitle(title, fontsize=9)
     return figure

@@ -5,7 +5,9 @@ experiment, the series, the x axis' name and the point's x, the metric, and its
 estimate (:class:`~simulator.results.records.Estimate`): the mean and 95 %
 half-width over the point's replications (empty when there is none: a
 saturated point has no mean, a single replication no interval), the
-replications and whether the point is saturated. Numbers are written by
+replications and whether the point is saturated. An ``x`` may be infinite
+(``inf``: ``ecmwf-defer-dismount``'s tapes kept mounted, no delay at all);
+no other value may. Numbers are written by
 ``repr``, exactly (:func:`csv_number`), so that the same run gives the same
 file byte for byte wherever it ran. :func:`read_results_csv` reads one back,
 every value checked (``tapesched plot results`` draws it).
@@ -31,6 +33,7 @@ from tapesched.toolkit.fields import (
     one_of,
     optional,
 )
+from tapesched.toolkit.fields import number as a_number
 from tapesched.toolkit.files.reading import read_text
 from tapesched.toolkit.files.structurer import TEXT
 
@@ -93,7 +96,7 @@ class _Line:
     experiment: str = check(nonempty_text)
     series: str = check(nonempty_text)
     x_name: str = check(nonempty_text)
-    x: float = check(finite)
+    x: float = check(a_number)
     metric: str = check(nonempty_text)
     mean: float | None = check(optional(finite), default=None)
     half_width: float | None = check(optional(finite), default=None)
@@ -105,9 +108,9 @@ def read_results_csv(text: str, source: str = "<results>") -> tuple[ResultRow, .
     """The rows of a ``results.csv``, every value checked.
 
     Columns may come in any order, and others are ignored; an empty ``mean``
-    or ``half_width`` is none. One file holds one experiment, each metric over
-    one x (a study of several sweeps, ``durability``'s panels, has a metric
-    per sweep).
+    or ``half_width`` is none; ``x`` is a number, ``inf`` included (not
+    ``nan``). One file holds one experiment, each metric over one x (a study
+    of several sweeps, ``durability``'s panels, has a metric per sweep).
 
     Raises
     ------

@@ -5,8 +5,8 @@ validator first and draws only a feasible one (:mod:`toolkit.plots.gantt`), from
 the validator's own timing of every drive operation. ``plot results
 RESULTS.csv --out FILE`` redraws the figure of an experiment
 (``tapesched experiment``) from its ``results.csv``
-(:mod:`tapesched.studies.sweeps.figure`), the one the run drew or that of another
-metric of the file. The format is the suffix of ``--out``, ``.png`` or
+(:mod:`tapesched.studies.sweeps.redraw`): the one the run drew, a panel per metric of the
+file, or one metric of it. The format is the suffix of ``--out``, ``.png`` or
 ``.svg`` (:mod:`toolkit.plots.figures`), checked before any file is read; the
 picture is written whole or not at all (:mod:`toolkit.files.outputs`), and the
 same input gives the same bytes. ``plot trajectory RESULT.json --out FILE``
@@ -86,41 +86,58 @@ def gantt(instance_file: str, schedule_file: str, out: FileOutput) -> None:
 @click.argument("results_file", type=click.Path())
 @file_out_option(OUT_HELP, required=True)
 @click.option(
+    "--layout",
+    type=click.Choice(("experiment", "metrics")),
+    default=None,
+    help="experiment (the default): the figure the experiment's run drew, when this version "
+    "knows the experiment and draws its figure from results.csv alone, else a panel per "
+    "metric; metrics: a panel per metric of the file.",
+)
+@click.option(
     "--metric",
     default=None,
     metavar="NAME",
-    help="The metric drawn, a value of the file's metric column "
-    "(default: the figure the experiment drew, its weighted response time).",
+    help="Draw this metric alone, a value of the file's metric column, on one panel "
+    "(not with --layout).",
 )
 @reports_bad_input
-def results(results_file: str, out: FileOutput, metric: str | None) -> None:
+def results(results_file: str, out: FileOutput, layout: str | None, metric: str | None) -> None:
     """Redraw an experiment's figure from its results.csv (tapesched experiment).
 
     RESULTS_FILE has the columns experiment, series, x_name, x, metric, mean,
-    half_width, replications and saturated; the figure is the metric against
-    x, a line per series with its 95 % intervals, a cross at the top for a
-    saturated point. A bad file is one line per problem at line N.column,
-    exit 2.
+    half_width, replications and saturated. By default the figure is the
+    experiment's own, the one its run wrote as figure.png (bnl-coverage's
+    panels, ecmwf-defer-dismount's, a Blue Waters or Golubchik figure); for
+    an experiment this version does not know, or whose figure needs more
+    than the file (online-vs-offline, cnaf-bulk-recall, durability,
+    gol-stripe-search), a panel per metric, and a note says so. A panel
+    draws a line per series with its 95 % intervals, a cross at the top for
+    a saturated point, a dashed line for a point at x = inf. A bad file is
+    one line per problem at line N.column, exit 2.
     """
     from tapesched.studies.results_file import load_results_csv
-    from tapesched.studies.sweeps.figure import results_figure
-    from tapesched.studies.sweeps.sweep import PRIMARY_METRIC
+    from tapesched.studies.sweeps.redraw import redraw_results
     from tapesched.toolkit.plots.figures import format_of, render
 
+    if metric is not None and layout is not None:
+        fail([f"--metric: draws one metric on one panel, not with --layout {layout}"])
     fmt = format_of(out.given)
     rows = load_results_csv(results_file)
-    drawn = metric or PRIMARY_METRIC
     try:
-        figure = results_figure(rows, drawn)
+        drawn = redraw_results(rows, "metric" if metric else layout or "experiment", metric)
     except ValueError as exc:
-        where = "--metric" if metric is not None else results_file
-        fail([f"{where}: {exc}"])
-    write_file(out.given, render(figure, fmt), out.option)
-    series = {row.series for row in rows if row.metric == drawn}
-    points = sum(1 for row in rows if row.metric == drawn)
-    click.echo(
-        f"wrote {out.given}: {drawn} of {rows[0].experiment}, {len(series)} series, {points} points"
-    )
+        fail([f"{'--metric' if metric else results_file}: {exc}"])
+    write_file(out.given, render(drawn.figure, fmt), out.option)
+    counts = f"{drawn.series} series, {drawn.points} points"
+    if drawn.layout == "metric":
+        what = f"{metric} of {drawn.experiment}, {counts}"
+    elif drawn.layout == "experiment":
+        what = f"{drawn.experiment}'s own figure, from {counts} of {len(drawn.metrics)} metrics"
+    else:
+        what = f"a panel per metric of {drawn.experiment}, {len(drawn.metrics)} metrics, {counts}"
+    click.echo(f"wrote {out.given}: {what}")
+    if drawn.note:
+        click.echo(f"note: {drawn.note}")
 
 
 @plot.command(short_help="Draw a solver's incumbent and bound against time.")

@@ -116,27 +116,28 @@ def summary_document(
     }
 
 
-def draw_figure(points: Sequence[DeferPoint]) -> Figure:
-    """A panel per drawn metric against the delay (see the module)."""
+def draw_figure(rows: Sequence[ResultRow]) -> Figure:
+    """A panel per drawn metric against the delay (see the module), from the rows of
+    ``results.csv`` (``tapesched plot results`` draws it again from the file)."""
     figure = new_figure(4.2 * len(DRAWN), 3.8)
     grid = figure.subplots(1, len(DRAWN), squeeze=False)[0]
-    series = list(dict.fromkeys(p.series for p in points))
+    series = list(dict.fromkeys(r.series for r in rows))
     for axes, metric in zip(grid, DRAWN, strict=True):
         for k, name in enumerate(series):
             colour, marker = f"C{k}", "osD^v"[k % 5]
-            mine = [p for p in points if p.series == name]
-            finite = [p for p in mine if math.isfinite(p.defer_s)]
-            values = [p.value(metric) for p in finite]
+            mine = [r for r in rows if r.series == name and r.metric == metric]
+            finite = [r for r in mine if math.isfinite(r.x)]
+            values = [r.estimate.mean for r in finite]
             axes.plot(
-                [p.defer_s for p in finite],
+                [r.x for r in finite],
                 [math.nan if v is None else v for v in values],
                 marker=marker,
                 markersize=4,
                 color=colour,
                 label=f"{name}+defer:T",
             )
-            for kept in (p for p in mine if math.isinf(p.defer_s)):
-                value = kept.value(metric)
+            for kept in (r for r in mine if math.isinf(r.x)):
+                value = kept.estimate.mean
                 if value is not None:
                     axes.axhline(
                         value, color=colour, linestyle="--", linewidth=1, label=f"{name}, kept"
@@ -190,6 +191,7 @@ class EcmwfDeferDismount(Experiment):
     """The experiment ``ecmwf-defer-dismount`` (see the module): a point per rule and delay."""
 
     name = EXPERIMENT
+    redraws_from_rows = True
     description = (
         "the ECMWF sample's mounts and mount latency against the dismount delay, under lru, "
         "fifo and belady"
@@ -270,5 +272,5 @@ class EcmwfDeferDismount(Experiment):
         )
 
     def figure(self, results: Results) -> Figure:
-        """Mounts and latencies against the delay, a panel per metric."""
-        return draw_figure(results.outcomes)
+        """Mounts and latencies against the delay, a panel per metric, from the rows alone."""
+        return draw_figure(results.rows)

@@ -97,10 +97,20 @@ def _value(mean: float | None) -> float:
     return math.nan if mean is None else mean
 
 
-def draw_figure(points: Sequence[StudyPoint]) -> Figure:
-    """Throughput and gain against coverage, a column per tape (see the module)."""
-    cases = list(dict.fromkeys(p.case for p in points))
-    orderings = list(dict.fromkeys(p.ordering for p in points))
+def series_parts(series: str) -> tuple[str, str, str]:
+    """A series' tape, spacing and ordering (``LTO-7 10GB random sltf``: the tape's name
+    has spaces, the two others none)."""
+    parts = series.rsplit(" ", 2)
+    case, spacing, ordering = ["", "", *parts][-3:]
+    return case, spacing, ordering
+
+
+def draw_figure(rows: Sequence[ResultRow]) -> Figure:
+    """Throughput and gain against coverage, a column per tape (see the module), from the
+    rows of ``results.csv`` (``tapesched plot results`` draws it again from the file)."""
+    parts = {r.series: series_parts(r.series) for r in rows}
+    cases = list(dict.fromkeys(p[0] for p in parts.values()))
+    orderings = list(dict.fromkeys(p[2] for p in parts.values()))
     figure = new_figure(4.0 * max(len(cases), 1), 7.0)
     grid = figure.subplots(2, max(len(cases), 1), squeeze=False)
     colours = {name: f"C{k}" for k, name in enumerate(orderings)}
@@ -114,17 +124,17 @@ def draw_figure(points: Sequence[StudyPoint]) -> Figure:
             for spacing, style in (("even", "-"), ("random", "--")):
                 for ordering in orderings:
                     kept = [
-                        p
-                        for p in points
-                        if p.case == case and p.spacing == spacing and p.ordering == ordering
+                        r
+                        for r in rows
+                        if r.metric == metric and parts[r.series] == (case, spacing, ordering)
                     ]
-                    if all(p.estimates[metric].mean is None for p in kept):
+                    if all(r.estimate.mean is None for r in kept):
                         continue
                     # A point not run (NaN) breaks the line rather than join its neighbours.
                     axes.errorbar(
-                        [p.coverage_pct for p in kept],
-                        [_value(p.estimates[metric].mean) for p in kept],
-                        yerr=[p.estimates[metric].half_width or 0.0 for p in kept],
+                        [r.x for r in kept],
+                        [_value(r.estimate.mean) for r in kept],
+                        yerr=[r.estimate.half_width or 0.0 for r in kept],
                         linestyle=style,
                         marker="o",
                         markersize=3,
@@ -221,6 +231,7 @@ class BnlCoverage(Experiment):
     """The experiment ``bnl-coverage`` (see the module): a point per tape and spacing."""
 
     name = EXPERIMENT
+    redraws_from_rows = True
     description = "10, 50 and 100 % of a full tape read under each recall order (BNL's study)"
     quick_help = (
         "The 10 GB tapes only, 3 request lists a point, exact up to 300 files at 2 s: about a "
@@ -308,5 +319,5 @@ class BnlCoverage(Experiment):
         )
 
     def figure(self, results: Results) -> Figure:
-        """Throughput and gain against coverage, a column per tape."""
-        return draw_figure(results.outcomes)
+        """Throughput and gain against coverage, a column per tape, from the rows alone."""
+        return draw_figure(results.rows)

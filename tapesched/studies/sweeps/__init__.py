@@ -7,7 +7,9 @@
 - :mod:`tapesched.studies.sweeps.swept_study`: a study as an experiment (its options, its
   checks, the sweep);
 - :mod:`tapesched.studies.sweeps.report`, :mod:`tapesched.studies.sweeps.figure`: what a
-  swept study reports and draws.
+  swept study reports and draws;
+- :mod:`tapesched.studies.sweeps.redraw`: any experiment's ``results.csv`` drawn again
+  (``tapesched plot results``), in the experiment's own figure or a panel per metric.
 
 The Blue Waters and Golubchik figures (:mod:`tapesched.studies.blue_waters`,
 :mod:`tapesched.studies.golubchik`) are studies of this room.

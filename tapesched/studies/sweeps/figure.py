@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from tapesched.studies.lines_figure import Y_LABELS, draw_lines, lines_figure
 from tapesched.studies.results_file import ResultRow
-from tapesched.studies.sweeps.report import best_cells, metric_rows, split_series
+from tapesched.studies.sweeps.report import best_cells, split_series
 from tapesched.studies.sweeps.study import Study
-from tapesched.studies.sweeps.sweep import PRIMARY_METRIC, PointResult
+from tapesched.studies.sweeps.sweep import PRIMARY_METRIC
 from tapesched.toolkit.plots.figures import new_figure
 from tapesched.toolkit.registry import LoadError
 
@@ -76,17 +76,22 @@ def _title(study: Study) -> str:
     return f"{study.name} ({study.figure}): {study.title}"
 
 
-def study_figure(study: Study, results: Sequence[PointResult]) -> Figure:
-    """The study's figure.
+def study_figure(study: Study, rows: Sequence[ResultRow]) -> Figure:
+    """The study's figure, from the rows of its ``results.csv`` (as a run gives them or as
+    the file is read back: ``tapesched plot results`` draws it again).
 
     The primary metric (``study.metrics[0]``) against x, one line per
     series; a striping study draws the drive utilisation beside it (the
     paper's utilisation figures), and a map the best vector per cell.
     """
     primary = study.metrics[0]
+
+    def of(metric: str) -> list[ResultRow]:
+        return [r for r in rows if r.metric == metric]
+
     if study.kind == "map":
         figure = new_figure(8.5, 4.8)
-        _map(figure.add_subplot(), metric_rows(results, primary), study)
+        _map(figure.add_subplot(), of(primary), study)
         figure.suptitle(
             f"{_title(study)}\nbest: lowest mean response time; sat.: every vector saturated",
             fontsize=9,
@@ -98,12 +103,12 @@ def study_figure(study: Study, results: Sequence[PointResult]) -> Figure:
             (left, primary, study.y_label),
             (right, study.metrics[1], "drive utilisation (busy share)"),
         ):
-            draw_lines(axes, metric_rows(results, metric), log_x=study.axis.log,
+            draw_lines(axes, of(metric), log_x=study.axis.log,
                    log_y=metric == primary and study.log_y, x_label=study.axis.label,
                    y_label=label)  # fmt: skip
         figure.suptitle(_title(study), fontsize=9)
     else:
-        figure = figure_of(study, metric_rows(results, primary), primary)
+        figure = figure_of(study, of(primary), primary)
     return figure
 
 

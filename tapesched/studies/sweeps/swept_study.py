@@ -169,6 +169,7 @@ class SweptStudy:
     help = HELP
     quick_help = "Fewer points, shorter horizons: minutes on 2 cores."
     outputs = ()
+    redraws_from_rows = True
 
     @property
     def name(self) -> str:
@@ -378,10 +379,11 @@ class SweptStudy:
         )
 
     def figure(self, results: Results) -> Figure:
-        """The study's figure (:func:`tapesched.studies.sweeps.figure.study_figure`)."""
+        """The study's figure (:func:`tapesched.studies.sweeps.figure.study_figure`), drawn
+        from the rows alone (:attr:`redraws_from_rows`)."""
         from tapesched.studies.sweeps.figure import study_figure
 
-        return study_figure(self.study, results.outcomes)
+        return study_figure(self.study, results.rows)
 
 
 def _wrote_figure(out: str) -> str:

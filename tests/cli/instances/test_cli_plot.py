@@ -153,8 +153,16 @@ def test_results_redraws_the_experiments_own_figure_byte_for_byte(tiny_run, site
         patch.syspath_prepend(str(site))
         code, stdout, stderr = run("plot", "results", str(tiny_run / RESULTS), "--out", str(out))
     assert (code, stderr) == (0, "")
-    assert stdout == f"wrote {out}: mean_weighted_response_s_per_gb of tiny, 2 series, 4 points\n"
+    assert stdout == f"wrote {out}: tiny's own figure, from 2 series, 12 points of 3 metrics\n"
     assert out.read_bytes() == (tiny_run / "figure.png").read_bytes()
+    # the primary metric alone, on one panel, is the same figure for a swept study
+    again = tmp_path / "metric.png"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(site))
+        args = ("--metric", "mean_weighted_response_s_per_gb", "--out", str(again))
+        code, stdout, _ = run("plot", "results", str(tiny_run / RESULTS), *args)
+    assert stdout == f"wrote {again}: {args[1]} of tiny, 2 series, 4 points\n"
+    assert again.read_bytes() == out.read_bytes()
 
 
 def test_results_draws_another_metric_as_svg(tiny_run, tmp_path):
@@ -254,3 +262,42 @@ def test_a_hand_made_results_csv_is_drawn_on_its_own_names(tmp_path):
     assert code == 0
     assert stdout == f"wrote {out}: m of mine, 2 series, 4 points\n"
     assert {"mine", "load", "m", "a", "b"} <= set(svg_texts(out))
+
+
+def test_a_kept_mounted_x_of_inf_is_drawn_in_the_experiments_own_figure(tmp_path):
+    results = tmp_path / "results.csv"
+    lines = [
+        f"ecmwf-defer-dismount,{rule},defer_s,{x},{metric},{mean},,1,false\n"
+        for rule in ("lru", "fifo")
+        for x, mean in (("0.0", "9.0"), ("300.0", "6.0"), ("inf", "4.0"))
+        for metric in ("mounts", "mean_mount_latency_s", "mean_latency_s")
+    ]
+    results.write_text(HEADER + "".join(lines))
+    out = tmp_path / "defer.svg"
+    code, stdout, stderr = run("plot", "results", str(results), "--out", str(out))
+    assert (code, stderr) == (0, "")
+    assert stdout == (
+        f"wrote {out}: ecmwf-defer-dismount's own figure, from 2 series, 18 points of 3 metrics\n"
+    )
+    assert {"lru, kept", "fifo, kept", "dismount delay T (s)"} <= set(svg_texts(out))
+
+
+def test_an_unknown_experiment_is_a_panel_per_metric_with_a_note(tmp_path):
+    results = tmp_path / "results.csv"
+    results.write_text(HEADER + "mine,a,load,1,m,1.5,0.1,2,false\nmine,a,load,1,n,2,,2,false\n")
+    out = tmp_path / "mine.png"
+    code, stdout, _ = run("plot", "results", str(results), "--out", str(out))
+    assert code == 0 and out.exists()
+    assert stdout.splitlines() == [
+        f"wrote {out}: a panel per metric of mine, 2 metrics, 1 series, 2 points",
+        "note: 'mine' is no experiment of this version: a panel per metric",
+    ]
+
+
+def test_metric_and_layout_together_are_refused_before_any_file_is_read(tmp_path):
+    out = tmp_path / "x.png"
+    args = ("missing.csv", "--metric", "m", "--layout", "metrics", "--out", str(out))
+    code, stdout, stderr = run("plot", "results", *args)
+    assert (code, stdout) == (2, "")
+    assert stderr == "--metric: draws one metric on one panel, not with --layout metrics\n"
+    assert not out.exists()

@@ -43,6 +43,7 @@ from tapesched.studies.durability.study import (
     tape_loss_panel,
 )
 from tapesched.studies.results_file import read_results_csv, results_csv
+from tests.conftest import redraws
 
 BLOCK_MB = 16.0
 POLICIES = ("rait", "parallel", "vertical")
@@ -404,6 +405,9 @@ def test_the_quick_experiment_adds_the_handling_failures_and_their_cost_in_mount
     assert costs["series"]["rait"][0]["handling_failures"] == [0] * QUICK_HANDLING.replications
     assert min(costs["series"]["rait"][-1]["handling_failures"]) > 0
     assert costs["series"]["rait"][-1]["mount_given_up_probability"] == pytest.approx(0.1**3)
+    # its figure needs its closed forms and intervals, more than the file: a panel per metric
+    printed = redraws(out / "results.csv", tmp_path / "again.png")
+    assert "a panel per metric of durability" in printed and "note: " in printed
 
 
 def test_the_same_seed_gives_the_same_results(tmp_path):

@@ -81,6 +81,14 @@ def test_the_command_writes_the_experiments_files(tmp_path, monkeypatch, sample)
     assert [p["mount_policy"] for p in lru] == ["lru+defer:0", "lru"]
     assert lru[0]["summary"]["requests"] == 500
     assert (out / "figure.png").read_bytes().startswith(b"\x89PNG")
+    # plot results draws the experiment's own figure again from results.csv, byte for byte
+    again = tmp_path / "again.png"
+    redrawn = CliRunner().invoke(
+        main, ["plot", "results", str(out / "results.csv"), "--out", str(again)]
+    )
+    assert redrawn.exit_code == 0, redrawn.output
+    assert "own figure" in redrawn.stdout
+    assert again.read_bytes() == (out / "figure.png").read_bytes()
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from tapesched.cli import main
 from tapesched.studies.drive_allocation.study import METRICS, QUICK, SERIES, bulk_recall, run_study
 from tapesched.studies.results_file import COLUMNS
+from tests.conftest import redraws
 
 
 def test_the_bulk_recall_has_the_papers_size_at_full_scale() -> None:
@@ -57,3 +58,14 @@ def test_the_command_writes_its_three_files(tmp_path) -> None:
     )
     assert summary["paper_table_1"]["static"]["throughput_mb_s"] == 650.0
     assert (out / "figure.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.paper
+def test_plot_results_redraws_the_quick_results_a_panel_per_metric(tmp_path) -> None:
+    out = tmp_path / "cnaf"
+    args = ["experiment", "cnaf-bulk-recall", "--quick", "--seeds", "1", "--scale", "0.01"]
+    assert CliRunner().invoke(main, [*args, "--out", str(out)]).exit_code == 0
+    printed = redraws(out / "results.csv", tmp_path / "again.png")
+    # its figure is the hourly series of the first seed, which results.csv does not hold
+    assert "a panel per metric of cnaf-bulk-recall" in printed
+    assert "own figure needs more than its results.csv" in printed

@@ -218,6 +218,22 @@ def fig8():
 
 
 @pytest.mark.paper
+def test_plot_results_redraws_fig8s_own_figure_from_its_results_csv(fig8, tmp_path):
+    from tapesched.studies.results_file import results_csv
+    from tapesched.studies.sweeps.figure import study_figure
+    from tapesched.studies.sweeps.report import result_rows
+    from tapesched.toolkit.plots.figures import render
+    from tests.conftest import redraws
+
+    study, results = fig8
+    rows = result_rows(study, results)
+    (tmp_path / "results.csv").write_text(results_csv(rows))
+    printed = redraws(tmp_path / "results.csv", tmp_path / "again.png")
+    assert "gol-fig8's own figure" in printed
+    assert (tmp_path / "again.png").read_bytes() == render(study_figure(study, rows), "png")
+
+
+@pytest.mark.paper
 def test_fig8_a_striped_vector_is_best_at_the_lowest_rate_and_111_at_the_highest(fig8):
     study, results = fig8
     best = best_by_x(results, study.metrics[0])

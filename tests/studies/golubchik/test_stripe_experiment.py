@@ -26,7 +26,7 @@ from click.testing import CliRunner
 from tapesched.cli import main
 from tapesched.studies.golubchik.figures import SCENARIO_FILE
 from tapesched.studies.results_file import COLUMNS
-from tests.conftest import INSTANCES
+from tests.conftest import INSTANCES, redraws
 
 SHORT = ("--duration", "1d", "--max-replications", "2", "--workers", "1")
 
@@ -56,8 +56,13 @@ def searched(out: Path, ampex: str, *args: str) -> tuple[dict, list[dict]]:
 
 
 @pytest.fixture(scope="module")
-def small(tmp_path_factory, ampex):
-    return searched(tmp_path_factory.mktemp("small") / "out", ampex, "--rates", "0.05/min,0.8/min")
+def small_out(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("small") / "out"
+
+
+@pytest.fixture(scope="module")
+def small(small_out, ampex):
+    return searched(small_out, ampex, "--rates", "0.05/min,0.8/min")
 
 
 @pytest.fixture(scope="module")
@@ -193,3 +198,9 @@ def test_it_is_listed_with_its_parameters():
         "--scenario", "--rates", "--workload", "--sizes", "--equi-only", "--duration",
         "--max-replications", "--workers", "--seed", "--allow-plugins",
     ]  # fmt: skip
+
+
+@pytest.mark.paper
+def test_plot_results_redraws_the_search_a_panel_per_metric(small, small_out, tmp_path):
+    printed = redraws(small_out / "results.csv", tmp_path / "again.png")
+    assert "a panel per metric of gol-stripe-search" in printed

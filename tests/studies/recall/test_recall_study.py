@@ -152,6 +152,14 @@ def test_the_command_writes_the_experiments_files(tmp_path, monkeypatch):
     offset = summary["series"]["TS1150 20GB random offset"]["points"]
     assert [p["x"] for p in offset] == [10.0, 100.0] and offset[0]["files"] == 50
     assert (out / "figure.png").read_bytes().startswith(b"\x89PNG")
+    # plot results draws the experiment's own figure again from results.csv, byte for byte
+    again = tmp_path / "again.png"
+    redrawn = CliRunner().invoke(
+        main, ["plot", "results", str(out / "results.csv"), "--out", str(again)]
+    )
+    assert redrawn.exit_code == 0, redrawn.output
+    assert "own figure" in redrawn.stdout
+    assert again.read_bytes() == (out / "figure.png").read_bytes()
 
 
 def test_the_command_needs_an_output_directory():

@@ -319,7 +319,7 @@ def test_results_csv_has_a_row_per_point_series_and_metric(tiny_points, tiny_res
 
 
 def test_the_figure_is_a_png(tiny_results):
-    data = render(study_figure(TINY, tiny_results), "png")
+    data = render(study_figure(TINY, result_rows(TINY, tiny_results)), "png")
     assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 10_000
 
 

@@ -30,7 +30,7 @@ from tapesched.toolkit.files.instance_file import load_instance, save_instance
 from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.model import ArmOperation, InitialTape, Schedule, ScheduledRequest
 from tapesched.toolkit.validator import validate
-from tests.conftest import INSTANCES
+from tests.conftest import INSTANCES, redraws
 
 SCENARIO = INSTANCES / "scenarios" / "ampex-window.json"
 SIZE = 6
@@ -344,3 +344,10 @@ def test_windows_too_large_to_prove_are_also_solved_by_lns_and_the_report_names_
         for yardstick in window["yardsticks"].values():
             assert "lns" not in {a["solver"] for a in yardstick["attempts"]}
             assert yardstick["solver"] in ("cpsat", "non-anticipative schedule")
+
+
+@pytest.mark.paper
+def test_plot_results_redraws_the_quick_results_a_panel_per_metric(run, tmp_path):
+    printed = redraws(run / "results.csv", tmp_path / "again.png")
+    # the figure's box plots are of each window's ratio, in windows.csv, not results.csv
+    assert "a panel per metric of online-vs-offline" in printed and "note: " in printed
