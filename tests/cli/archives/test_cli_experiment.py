@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import csv
 import json
+import re
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -165,3 +168,26 @@ def test_the_balancer_parameters_given_reach_every_point_and_the_summary(
     assert settings["bw_main"]["max_light_load"] == 1000
     assert settings["bw_main"]["max_imbalance"] == 3.0
     assert settings["bw_main"]["min_lb_interval_s"] == seen[0].min_lb_interval_s
+
+
+@pytest.mark.paper
+@pytest.mark.pool
+def test_a_quick_bw_fig5_into_a_log_writes_its_progress_as_it_goes(tmp_path):
+    """The issue's check: standard error a file, not a terminal; two lines or more, each
+    saying how far the run is, before the results are written."""
+    log = tmp_path / "log"
+    command = [sys.executable, "-m", "tapesched", "experiment", "bw-fig5", "--quick"]
+    with log.open("w") as stderr:
+        done = subprocess.run(
+            [*command, "--out", str(tmp_path / "out")],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            timeout=900,
+            check=False,
+        )
+    assert done.returncode == 0, log.read_text()[-2000:]
+    lines = log.read_text().splitlines()
+    progress = [line for line in lines if re.match(r"bw-fig5: \d+ of \d+ done \(\d+ %\)", line)]
+    assert len(progress) >= 2, lines
+    assert "elapsed" in progress[0] and "left" in progress[0]
+    assert (tmp_path / "out" / "results.csv").is_file()
