@@ -21,6 +21,9 @@ from tapesched.toolkit.plots.figures import new_figure
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+MOST_IN_LEGEND = 24
+"""The most series a panel names in its legend; past that the legend would fill the panel."""
+
 Y_LABEL = "average weighted response time (s/GB)"
 """The Blue Waters figures' y axis: the primary metric and its unit."""
 
@@ -99,6 +102,10 @@ def draw_lines(
     axes.set_ylabel(y_label)
     axes.grid(True, which="both", alpha=0.3)
     many = len(series) > 8
+    if len(series) > MOST_IN_LEGEND:
+        # A legend this long would take the panel's room: the series go unnamed.
+        axes.set_title(f"{len(series)} series, unnamed", fontsize=7, loc="right")
+        return
     axes.legend(fontsize=7 if many else 8, ncol=2 if many else 1)
 
 

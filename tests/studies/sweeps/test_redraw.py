@@ -8,6 +8,7 @@ import math
 import pytest
 
 from tapesched.simulator.results.records import Estimate
+from tapesched.studies.lines_figure import MOST_IN_LEGEND
 from tapesched.studies.results_file import ResultRow, read_results_csv, results_csv
 from tapesched.studies.sweeps.redraw import redraw_results
 from tapesched.toolkit.errors import InputError
@@ -133,3 +134,16 @@ def test_one_metric_on_one_panel_and_an_unknown_one_refused():
         ValueError, match=r"'nope' is not a metric of the file \(it holds m1, m2, m3\)"
     ):
         redraw_results(read_back(mine_rows()), "metric", "nope")
+
+
+def test_a_panel_of_more_series_than_a_legend_holds_names_none_and_says_how_many():
+    rows = [
+        ResultRow("mine", f"vector {i}", "load", x, "m1", Estimate(x + i, None, 1))
+        for i in range(MOST_IN_LEGEND + 1)
+        for x in (1.0, 2.0)
+    ]
+    (axes,) = redraw_results(read_back(rows)).figure.axes
+    assert axes.get_legend() is None
+    assert axes.get_title(loc="right") == f"{MOST_IN_LEGEND + 1} series, unnamed"
+    (few,) = redraw_results(read_back(rows[:4])).figure.axes
+    assert few.get_legend() is not None and few.get_title(loc="right") == ""
