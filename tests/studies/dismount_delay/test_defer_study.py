@@ -15,6 +15,7 @@ from tapesched.cli import main
 from tapesched.studies.dismount_delay import study
 from tapesched.studies.dismount_delay.study import DeferConfig, load_sample, mount_policy, run_study
 from tapesched.studies.results_file import COLUMNS
+from tests.studies import assert_redraws_its_own_figure
 
 STUDY = DeferConfig(defer_s=(0.0, 300.0, 1800.0, math.inf), requests=3_000)
 """The first 3,000 requests of the sample on 170 drives, four delays, three rules."""
@@ -81,14 +82,7 @@ def test_the_command_writes_the_experiments_files(tmp_path, monkeypatch, sample)
     assert [p["mount_policy"] for p in lru] == ["lru+defer:0", "lru"]
     assert lru[0]["summary"]["requests"] == 500
     assert (out / "figure.png").read_bytes().startswith(b"\x89PNG")
-    # plot results draws the experiment's own figure again from results.csv, byte for byte
-    again = tmp_path / "again.png"
-    redrawn = CliRunner().invoke(
-        main, ["plot", "results", str(out / "results.csv"), "--out", str(again)]
-    )
-    assert redrawn.exit_code == 0, redrawn.output
-    assert "own figure" in redrawn.stdout
-    assert again.read_bytes() == (out / "figure.png").read_bytes()
+    assert_redraws_its_own_figure(out, tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,7 @@ from tapesched.studies.recall.study import (
 from tapesched.studies.results_file import COLUMNS
 from tapesched.toolkit.hardware.tape_geometry import CtaCostHeuristic, PhysicalLocate
 from tapesched.toolkit.hardware.technology import TAPE_FORMATS
+from tests.studies import assert_redraws_its_own_figure
 
 SMALL = TapeCase("TS1150", 20_000.0)
 """A full TS1150 tape of 500 files of 20 GB: the study's geometry, a tenth of its files."""
@@ -152,14 +153,7 @@ def test_the_command_writes_the_experiments_files(tmp_path, monkeypatch):
     offset = summary["series"]["TS1150 20GB random offset"]["points"]
     assert [p["x"] for p in offset] == [10.0, 100.0] and offset[0]["files"] == 50
     assert (out / "figure.png").read_bytes().startswith(b"\x89PNG")
-    # plot results draws the experiment's own figure again from results.csv, byte for byte
-    again = tmp_path / "again.png"
-    redrawn = CliRunner().invoke(
-        main, ["plot", "results", str(out / "results.csv"), "--out", str(again)]
-    )
-    assert redrawn.exit_code == 0, redrawn.output
-    assert "own figure" in redrawn.stdout
-    assert again.read_bytes() == (out / "figure.png").read_bytes()
+    assert_redraws_its_own_figure(out, tmp_path)
 
 
 def test_the_command_needs_an_output_directory():
