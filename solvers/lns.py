@@ -325,7 +325,7 @@ def lns(
     if start is None:
         return Result("lns", Status.INFEASIBLE, None, None, None, time.perf_counter() - began)
     incumbent, value = start
-    bound = min(lower_bound(instance), value)
+    bound = min(lower_bound(instance, prefetch=prefetch), value)
     trajectory = [Progress(time.perf_counter() - began, value, bound)]
     if progress is not None:
         progress(trajectory[-1])

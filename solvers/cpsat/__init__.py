@@ -239,7 +239,8 @@ def cpsat(
         return Result("cpsat", Status.INFEASIBLE, None, None, None, time.perf_counter() - began)
 
     tick = built.data.tick
-    bound = max(built.scaled.bound_s(solver.best_objective_bound, tick), lower_bound(instance))
+    floor = lower_bound(instance, prefetch=prefetch)
+    bound = max(built.scaled.bound_s(solver.best_objective_bound, tick), floor)
     if outcome == cp_model.OPTIMAL:
         status = Status.OPTIMAL
     elif outcome == cp_model.FEASIBLE and time_limit_s is None:
