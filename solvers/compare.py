@@ -61,7 +61,8 @@ class ComparisonRow:
     is ``"bound"``; ``None`` without a feasible schedule or a positive yardstick.
     ``prefetch`` says which problem the yardstick is of: the contract's
     (prefetch allowed) or the non-anticipative one (``False``), under which
-    the schedule was also judged.
+    the schedule was also judged. ``reason`` is the result's
+    (:attr:`solvers.result.Result.reason`: for ``not-built``, the limit met).
     """
 
     instance: str
@@ -75,6 +76,7 @@ class ComparisonRow:
     yardstick: Yardstick | None
     ratio: float | None
     prefetch: bool = True
+    reason: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The row as a flat JSON-friendly dict."""
@@ -120,6 +122,7 @@ def _run(
         None,
         None,
         prefetch,
+        result.reason,
     )
 
 

@@ -23,7 +23,11 @@ class Status(StrEnum):
     (if any) and the best bound come with it. ``not-built``: an exact
     solver's model was too large to build in the time given
     (:mod:`solvers.exact.model_size`), so no search ran; the warm start's schedule
-    (if any) and :func:`solvers.bounds.bounds.lower_bound` come with it.
+    (if any) and :func:`solvers.bounds.bounds.lower_bound` come with it, and
+    :attr:`Result.reason` says which limit the model met.
+
+    A run stopped by a relative gap (``gap``, :func:`solvers.solve`) before a
+    proof is ``feasible``: its bound says how close it is.
     """
 
     OPTIMAL = "optimal"
@@ -86,6 +90,11 @@ class Result:
         The incumbent and the bound each time either changed, in time
         order, for the solvers that improve a schedule (``local-search``,
         ``lns``); empty for the others.
+    reason
+        Why the run ended as it did, when the status alone does not say: for
+        ``not-built``, the limit the model met (its size against what the
+        time left can build, or the time limit running out while building);
+        ``None`` otherwise.
     """
 
     solver: str
@@ -95,3 +104,4 @@ class Result:
     bound: float | None
     runtime_s: float
     trajectory: tuple[Progress, ...] = ()
+    reason: str | None = None

@@ -53,7 +53,7 @@ from tapesched.solvers.cpsat.objective import Scaled, objective_cap, set_objecti
 from tapesched.solvers.cpsat.solution import read_plan
 from tapesched.solvers.cpsat.variables import CpsatVariables, build_variables
 from tapesched.solvers.exact.deadline import Deadline, OutOfTime
-from tapesched.solvers.exact.model_size import CPSAT_SETUP, fits, not_built
+from tapesched.solvers.exact.model_size import CPSAT_SETUP, not_built, over_limit, ran_out
 from tapesched.solvers.exact.plan import plan_to_schedule
 from tapesched.solvers.exact.stoppable import solve_stoppable
 from tapesched.solvers.result import Result, Status
@@ -214,14 +214,17 @@ def cpsat(
     began = time.perf_counter()
     fallback = _starting_schedule(instance, hint, hint_schedule, time_limit_s, seed, prefetch)
     deadline = Deadline(None if time_limit_s is None else began + time_limit_s)
-    if not fits(instance, CPSAT_SETUP, deadline.left_s()):
-        return not_built(instance, "cpsat", fallback, began)
+    too_large = over_limit(instance, CPSAT_SETUP, deadline.left_s())
+    if too_large is not None:
+        return not_built(instance, "cpsat", fallback, began, too_large, prefetch)
     try:
         built = build_model(
             instance, resolution_s, None if fallback is None else fallback[0], deadline, prefetch
         )
     except OutOfTime:
-        return not_built(instance, "cpsat", fallback, began)
+        return not_built(
+            instance, "cpsat", fallback, began, ran_out(instance, time_limit_s), prefetch
+        )
 
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = max(1, workers)

@@ -70,7 +70,14 @@ from attrs import frozen
 
 from tapesched.solvers.exact.deadline import Deadline, OutOfTime
 from tapesched.solvers.exact.formulation import refuse_start_state
-from tapesched.solvers.exact.model_size import CBC_SETUP, HIGHS_SETUP, SetupCost, fits, not_built
+from tapesched.solvers.exact.model_size import (
+    CBC_SETUP,
+    HIGHS_SETUP,
+    SetupCost,
+    not_built,
+    over_limit,
+    ran_out,
+)
 from tapesched.solvers.exact.plan import Plan, Stay, plan_to_schedule
 from tapesched.solvers.milp.backends import ABS_GAP, REL_GAP, Outcome, run_cbc, run_highs
 from tapesched.solvers.milp.constraints import add_all
@@ -193,12 +200,13 @@ def _solve(
     if hint:
         start = warm_start(instance, time_limit_s=time_limit_s, seed=seed, prefetch=prefetch)
     deadline = Deadline(None if time_limit_s is None else began + time_limit_s)
-    if not fits(instance, setup, deadline.left_s()):
-        return not_built(instance, name, start, began)
+    too_large = over_limit(instance, setup, deadline.left_s())
+    if too_large is not None:
+        return not_built(instance, name, start, began, too_large, prefetch)
     try:
         model = build_model(instance, start[1] if start is not None else None, deadline, prefetch)
     except OutOfTime:
-        return not_built(instance, name, start, began)
+        return not_built(instance, name, start, began, ran_out(instance, time_limit_s), prefetch)
     warm = start is not None and apply_hint(model.data, model.var, start[0])
     left = None if time_limit_s is None else time_limit_s - (time.perf_counter() - began)
     if left is not None and left <= 0:

@@ -49,3 +49,13 @@ def test_without_an_exact_solver_the_bound_is_the_problems_own(prefetch_instance
 def test_a_solver_that_may_prefetch_is_refused_without_prefetch(prefetch_instance):
     with pytest.raises(ValueError, match="'local-search' may prefetch"):
         compare(prefetch_instance, ["greedy", "local-search"], prefetch=False)
+
+
+@pytest.mark.parametrize("exact", EXACT)
+def test_a_row_not_built_says_which_limit_the_model_met(exact):
+    spec = [("spec", load_instance(INSTANCES / "spec-example.json"))]
+    greedy, row = compare(spec, ["greedy", exact], time_limit_s=0.0)
+    assert (row.status, greedy.reason) == ("not-built", None)
+    assert row.reason is not None
+    assert row.reason.startswith("the model would have 50 drive-sequence arcs, over the limit of 0")
+    assert row.as_dict()["reason"] == row.reason

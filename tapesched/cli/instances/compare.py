@@ -197,4 +197,8 @@ def compare(
             "" if r.bound is None else f"{r.bound:.4f}",
             f"{r.runtime_s:.3f}",
         )
-    Console(width=140).print(table)
+    console = Console(width=140)
+    console.print(table)
+    for r in rows:
+        if r.reason is not None:
+            click.echo(f"{r.solver} on {r.instance}: {r.status}: {r.reason}")

@@ -124,7 +124,8 @@ def solve(
     output and these lines to standard error. ``--json`` prints one object instead:
     ``instance`` (the file), ``solver``, ``status`` (optimal, feasible,
     infeasible, timeout, not-built: an exact model too large to build in
-    the time limit, the warm start written instead), ``runtime_s``, ``bound`` (null when none),
+    the time limit, the warm start written instead), ``reason`` (for
+    not-built, the limit the model met; else null), ``runtime_s``, ``bound`` (null when none),
     ``objective_name``, ``objective`` (as the validator recomputes it; null
     without a feasible schedule), ``feasible`` and ``out`` (the file
     written, null when nothing was) and ``trajectory``: the incumbent
@@ -198,6 +199,7 @@ def solve(
         "solver": result.solver,
         "mount_policy": mount_policy,
         "status": result.status.value,
+        "reason": result.reason,
         "runtime_s": result.runtime_s,
         "bound": result.bound,
         "objective_name": instance.objective,
@@ -211,6 +213,8 @@ def solve(
             f"solver {result.solver}: status {result.status.value}, "
             f"runtime {result.runtime_s:.3f} s"
         )
+        if result.reason is not None:
+            click.echo(f"{result.status.value}: {result.reason}")
     if result.schedule is None:
         if as_json:
             click.echo(json.dumps(document, indent=1))

@@ -35,3 +35,12 @@ def test_no_prefetch_refuses_a_solver_that_may_prefetch_in_one_line():
     assert err.splitlines() == [
         "--no-prefetch: solver 'local-search' may prefetch and has no option not to"
     ]
+
+
+def test_a_solver_not_built_is_followed_by_the_limit_it_met():
+    spec = str(INSTANCES / "spec-example.json")
+    code, out, _ = run("compare", spec, "--solvers", "greedy,cpsat", "--time-limit", "0.001")
+    assert code == 0
+    assert out.splitlines()[-1].startswith(
+        f"cpsat on {spec}: not-built: the model would have 50 drive-sequence arcs, over the limit"
+    )
