@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from attrs import asdict, evolve, frozen
 
-from tapesched.solvers import solve, takes_prefetch
+from tapesched.solvers import solve, takes_gap, takes_prefetch
 from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.exact.formulation import UnmodelledState
 from tapesched.toolkit.model import Instance
@@ -90,6 +90,7 @@ def _run(
     time_limit_s: float | None,
     seed: int,
     prefetch: bool,
+    gap: float | None = None,
 ) -> ComparisonRow:
     """The row of one run, its schedule judged by the validator (under ``prefetch``);
     no yardstick yet.
@@ -100,7 +101,14 @@ def _run(
     the others.
     """
     try:
-        result = solve(instance, solver, time_limit_s=time_limit_s, seed=seed, prefetch=prefetch)
+        result = solve(
+            instance,
+            solver,
+            time_limit_s=time_limit_s,
+            seed=seed,
+            prefetch=prefetch,
+            gap=gap if takes_gap(solver) else None,
+        )
     except UnmodelledState:
         return ComparisonRow(
             label, solver, NOT_MODELLED, False, None, None, 0.0, None, None, None, prefetch
@@ -164,6 +172,7 @@ def compare(
     on_run: Callable[[str, str], None] | None = None,
     lns_above: int | None = None,
     prefetch: bool = True,
+    gap: float | None = None,
 ) -> list[ComparisonRow]:
     """Every solver on every instance, each result against the instance's yardstick.
 
@@ -189,6 +198,9 @@ def compare(
         ``False``: every yardstick is of the non-anticipative problem (the
         exact solvers solve it, the bound is ``lower_bound(...,
         prefetch=False)``) and every schedule is judged under it.
+    gap
+        The relative optimality gap at which each solver that takes one
+        stops (:func:`solvers.solve`); the others run as they are.
 
     Returns
     -------
@@ -209,7 +221,7 @@ def compare(
     for label, instance in instances:
         runs = []
         for solver in solvers_for(instance, solvers, lns_above):
-            runs.append(_run(label, instance, solver, time_limit_s, seed, prefetch))
+            runs.append(_run(label, instance, solver, time_limit_s, seed, prefetch, gap))
             if on_run is not None:
                 on_run(label, solver)
         reference, yardstick = _yardstick(instance, runs, prefetch)

@@ -6,6 +6,7 @@ line, benchmarks, comparisons) never need to know which kind of solver ran.
 
 from __future__ import annotations
 
+import math
 from enum import StrEnum
 
 from attrs import frozen
@@ -65,6 +66,21 @@ class Progress:
         if self.objective <= 0:
             return 0.0
         return max(0.0, (self.objective - self.bound) / self.objective)
+
+
+def gap_target(bound: float, gap: float | None) -> float | None:
+    """The largest objective within the relative ``gap`` of ``bound``: ``bound / (1 - gap)``.
+
+    The gap is :meth:`Progress.gap`'s, ``(objective - bound) / objective``; an
+    objective at most this value has a gap of at most ``gap``. ``None``
+    without a gap; infinite for a gap of 1 or more (any schedule is within
+    it, as long as the bound is not negative).
+    """
+    if gap is None:
+        return None
+    if gap >= 1.0:
+        return math.inf
+    return bound / (1.0 - gap)
 
 
 @frozen

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from tapesched.cli.common import (
     NO_PREFETCH_HELP,
+    NumberType,
     TimeLimitType,
     checked_solvers,
     fail,
@@ -100,6 +101,14 @@ def _instances(paths: tuple[str, ...]) -> list[tuple[str, Instance]]:
     "an exact solver (cpsat, milp-cbc, milp-highs) is asked for and lns is not.",
 )
 @click.option(
+    "--gap",
+    type=NumberType(min=0, max=1),
+    default=None,
+    help="Relative optimality gap, (objective - bound) / objective, at which "
+    "each solver that takes one (exact, local-search, lns) stops "
+    "(0.01: within 1 % of the bound); such a run is feasible, with its bound.",
+)
+@click.option(
     "--no-prefetch",
     "no_prefetch",
     is_flag=True,
@@ -115,6 +124,7 @@ def compare(
     time_limit_s: float | None,
     seed: int,
     lns_above: int,
+    gap: float | None,
     no_prefetch: bool,
     as_json: bool,
     as_csv: bool,
@@ -139,6 +149,10 @@ def compare(
     non-anticipative problem instead: the exact solvers solve it, the bound
     is its own, and every schedule is judged under it ("no prefetch"; the
     JSON and CSV rows say ``prefetch``: false).
+
+    ``--gap`` stops each exact solver, local-search and lns once its
+    schedule is within that relative gap of its bound (status feasible); the
+    online heuristics run as they are.
     """
     from tapesched.solvers import takes_prefetch
     from tapesched.solvers.compare import compare as run_compare
@@ -162,6 +176,7 @@ def compare(
             seed=seed,
             lns_above=lns_above,
             prefetch=not no_prefetch,
+            gap=gap,
             on_run=lambda label, solver: progress.update(
                 task, advance=1, current=f"{solver} on {label}"
             ),
