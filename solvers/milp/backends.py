@@ -113,7 +113,8 @@ def read_cbc_log(text: str, has_solution: bool) -> Outcome:
     number = r"([-+0-9.eE]+|[-+]?inf)"
     # A run stopped within a gap (gapRel) is "Optimal solution found (within gap
     # tolerance)" and prints its Lower bound too: that, not the objective, is its bound.
-    bound = _float(r"^Lower bound:\s+" + number, text)
+    within_gap = optimal and "gap" in lowered
+    bound = _float(r"^Lower bound:\s+" + number, text) if within_gap or not optimal else None
     if optimal and bound is None:
         bound = _float(r"^Objective value:\s+" + number, text)
     if bound is None and not infeasible:
