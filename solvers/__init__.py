@@ -28,6 +28,7 @@ __all__ = [
     "Status",
     "names",
     "solve",
+    "takes_gap",
     "takes_iterations",
     "takes_prefetch",
     "takes_workers",
@@ -48,6 +49,12 @@ def takes_workers(solver: SchedulerSpec) -> bool:
 def takes_iterations(solver: SchedulerSpec) -> bool:
     """Whether the solver ``solver`` names takes an iteration budget (an ``iterations`` keyword)."""
     return "iterations" in inspect.signature(_found(solver)[1]).parameters
+
+
+def takes_gap(solver: SchedulerSpec) -> bool:
+    """Whether ``solver`` stops at a relative optimality gap (a ``gap`` keyword): the exact
+    solvers, ``local-search`` and ``lns``."""
+    return "gap" in inspect.signature(_found(solver)[1]).parameters
 
 
 def takes_prefetch(solver: SchedulerSpec) -> bool:
@@ -92,6 +99,7 @@ def solve(
     iterations: int | None = None,
     progress: Callable[[Progress], None] | None = None,
     mount_policy: str | MountPolicy | None = None,
+    gap: float | None = None,
 ) -> Result:
     """Solve ``instance`` with the solver named ``solver``.
 
@@ -125,6 +133,14 @@ def solve(
         (:mod:`solvers.online.mount_policy`): a spec such as ``lru``,
         ``defer:300``, ``cta:files=10,age=1h``, or the object; ``None``
         keeps tapes mounted with the timeline's eviction, as before.
+    gap
+        Relative optimality gap, ``(objective - bound) / objective``, at
+        which a solver that takes one (:func:`takes_gap`) stops: CP-SAT's
+        ``relative_gap_limit`` (an absolute limit of the same worth for the
+        weighted flow), CBC's and HiGHS's ``gapRel``, and ``local-search``
+        and ``lns`` against their bound (:func:`solvers.bounds.bounds.lower_bound`
+        and what CP-SAT proves). A run stopped there is ``feasible``, with its
+        bound; ``None``: no gap, each solver as before.
     progress
         Called with each point of the run's trajectory (incumbent, bound):
         as they come from a solver that reports them (a ``progress``
@@ -141,7 +157,8 @@ def solve(
     KeyError
         When ``solver`` is not a known name; the message lists the known ones.
     ValueError
-        When ``workers`` or ``iterations`` is given to a solver without them, ``prefetch``
+        When ``workers``, ``iterations`` or ``gap`` is given to a solver without them, ``gap``
+        is negative, ``prefetch``
         is false for a solver that may prefetch (:func:`takes_prefetch`), or
         a scheduler spec gives no scheduler
         (:class:`solvers.plugins.SchedulerSpecError`), or ``mount_policy``
@@ -166,6 +183,12 @@ def solve(
         if "iterations" not in parameters:
             raise ValueError(f"solver {name!r} takes no iteration budget")
         options["iterations"] = iterations
+    if gap is not None:
+        if "gap" not in parameters:
+            raise ValueError(f"solver {name!r} stops at no gap")
+        if not gap >= 0:
+            raise ValueError(f"gap {gap!r}: must be a number at least 0")
+        options["gap"] = gap
     live = progress is not None and "progress" in parameters
     if live:
         options["progress"] = progress

@@ -7,6 +7,14 @@ bound known (the largest of the solvers' bounds and :func:`solvers.bounds.bounds
 in which case the ratio printed is an upper bound on the true ratio to the
 optimum. Every schedule is judged by the validator, and the objective shown is
 the validator's, whatever the solver reported.
+
+By default the yardstick is that of the contract, which lets a tape be
+mounted before its requests arrive: no online heuristic can do that, so its
+ratio also counts what knowing the future is worth. ``prefetch=False``
+(``tapesched compare --no-prefetch``) measures against the non-anticipative
+problem instead (``docs/core-problem.md``): the exact solvers solve it, the
+bound is ``lower_bound(..., prefetch=False)`` and every schedule is judged
+under it; a solver that may prefetch is refused (:func:`solvers.takes_prefetch`).
 """
 
 from __future__ import annotations
@@ -17,10 +25,9 @@ from typing import Any, Literal
 
 from attrs import asdict, evolve, frozen
 
-from tapesched.solvers import times_serpentine
+from tapesched.solvers import solve, takes_gap, takes_prefetch
 from tapesched.solvers.bounds.bounds import lower_bound
-from tapesched.solvers.exact.formulation import UnmodelledState, refuse_serpentine_locate
-from tapesched.solvers.plugins import find_solver
+from tapesched.solvers.exact.formulation import UnmodelledState
 from tapesched.toolkit.model import Instance
 from tapesched.toolkit.validator import validate
 
@@ -52,6 +59,10 @@ class ComparisonRow:
     ``ratio`` is ``objective / optimum`` when ``yardstick`` is ``"optimum"``,
     and ``objective / best bound`` (an upper bound on the true ratio) when it
     is ``"bound"``; ``None`` without a feasible schedule or a positive yardstick.
+    ``prefetch`` says which problem the yardstick is of: the contract's
+    (prefetch allowed) or the non-anticipative one (``False``), under which
+    the schedule was also judged. ``reason`` is the result's
+    (:attr:`solvers.result.Result.reason`: for ``not-built``, the limit met).
     """
 
     instance: str
@@ -64,6 +75,8 @@ class ComparisonRow:
     reference: float | None
     yardstick: Yardstick | None
     ratio: float | None
+    prefetch: bool = True
+    reason: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The row as a flat JSON-friendly dict."""
@@ -71,9 +84,16 @@ class ComparisonRow:
 
 
 def _run(
-    label: str, instance: Instance, solver: str, time_limit_s: float | None, seed: int
+    label: str,
+    instance: Instance,
+    solver: str,
+    time_limit_s: float | None,
+    seed: int,
+    prefetch: bool,
+    gap: float | None = None,
 ) -> ComparisonRow:
-    """The row of one run, its schedule judged by the validator; no yardstick yet.
+    """The row of one run, its schedule judged by the validator (under ``prefetch``);
+    no yardstick yet.
 
     A solver that does not model the instance's starting state or its
     serpentine locate (format 2) gives a row of status ``not-modelled``
@@ -81,14 +101,21 @@ def _run(
     the others.
     """
     try:
-        if not times_serpentine(solver):
-            refuse_serpentine_locate(instance, solver)
-        result = find_solver(solver)[1](instance, time_limit_s=time_limit_s, seed=seed)
+        result = solve(
+            instance,
+            solver,
+            time_limit_s=time_limit_s,
+            seed=seed,
+            prefetch=prefetch,
+            gap=gap if takes_gap(solver) else None,
+        )
     except UnmodelledState:
-        return ComparisonRow(label, solver, NOT_MODELLED, False, None, None, 0.0, None, None, None)
+        return ComparisonRow(
+            label, solver, NOT_MODELLED, False, None, None, 0.0, None, None, None, prefetch
+        )
     feasible, objective = False, None
     if result.schedule is not None:
-        report = validate(instance, result.schedule)
+        report = validate(instance, result.schedule, prefetch=prefetch)
         feasible = report.feasible
         objective = report.objective if feasible else None
     return ComparisonRow(
@@ -102,17 +129,19 @@ def _run(
         None,
         None,
         None,
+        prefetch,
+        result.reason,
     )
 
 
 def _yardstick(
-    instance: Instance, runs: list[ComparisonRow]
+    instance: Instance, runs: list[ComparisonRow], prefetch: bool
 ) -> tuple[float | None, Yardstick | None]:
     optima = [r.objective for r in runs if r.status == "optimal" and r.objective is not None]
     if optima:
         return min(optima), "optimum"
     bounds = [r.bound for r in runs if r.bound is not None and math.isfinite(r.bound)]
-    bounds.append(lower_bound(instance))
+    bounds.append(lower_bound(instance, prefetch=prefetch))
     return max(bounds), "bound"
 
 
@@ -142,6 +171,8 @@ def compare(
     seed: int = 0,
     on_run: Callable[[str, str], None] | None = None,
     lns_above: int | None = None,
+    prefetch: bool = True,
+    gap: float | None = None,
 ) -> list[ComparisonRow]:
     """Every solver on every instance, each result against the instance's yardstick.
 
@@ -163,20 +194,37 @@ def compare(
         exact solver is asked for and ``lns`` is not (:func:`solvers_for`;
         ``tapesched compare`` passes :data:`PROVABLE_UP_TO`);
         ``None``: only ``solvers``.
+    prefetch
+        ``False``: every yardstick is of the non-anticipative problem (the
+        exact solvers solve it, the bound is ``lower_bound(...,
+        prefetch=False)``) and every schedule is judged under it.
+    gap
+        The relative optimality gap at which each solver that takes one
+        stops (:func:`solvers.solve`); the others run as they are.
 
     Returns
     -------
     list of ComparisonRow
         One row per instance and solver, instances in the given order.
+
+    Raises
+    ------
+    ValueError
+        When ``prefetch`` is false and a solver may prefetch with no option
+        not to (``local-search``), before anything runs.
     """
+    if not prefetch:
+        for solver in solvers:
+            if not takes_prefetch(solver):
+                raise ValueError(f"solver {solver!r} may prefetch and has no option not to")
     rows: list[ComparisonRow] = []
     for label, instance in instances:
         runs = []
         for solver in solvers_for(instance, solvers, lns_above):
-            runs.append(_run(label, instance, solver, time_limit_s, seed))
+            runs.append(_run(label, instance, solver, time_limit_s, seed, prefetch, gap))
             if on_run is not None:
                 on_run(label, solver)
-        reference, yardstick = _yardstick(instance, runs)
+        reference, yardstick = _yardstick(instance, runs, prefetch)
         for run in runs:
             ratio = None
             if run.objective is not None and reference is not None and reference > 0:

@@ -70,7 +70,7 @@ from tapesched.solvers.exact.plan import plan_to_schedule
 from tapesched.solvers.exact.stoppable import solve_stoppable
 from tapesched.solvers.local_search import improve
 from tapesched.solvers.online.best import best_heuristic
-from tapesched.solvers.result import Progress, Result, Status
+from tapesched.solvers.result import Progress, Result, Status, gap_target
 from tapesched.solvers.splice import splice
 from tapesched.toolkit.model import Instance, Schedule
 from tapesched.toolkit.validator import validate
@@ -273,6 +273,7 @@ def lns(
     iterations: int | None = None,
     prefetch: bool = True,
     progress: Callable[[Progress], None] | None = None,
+    gap: float | None = None,
 ) -> Result:
     """Improve the best online heuristic's schedule by large-neighbourhood search with CP-SAT.
 
@@ -297,6 +298,11 @@ def lns(
     progress
         Called with each new point of the trajectory as it comes (the
         start, then each improvement).
+    gap
+        Stop, status ``feasible``, as soon as the incumbent is within this
+        relative gap of the bound (``(objective - bound) / objective <=
+        gap``), before each round and in the local search; ``None``: only
+        at the bound (``optimal``), the budget or the time limit.
 
     Returns
     -------
@@ -325,7 +331,7 @@ def lns(
     if start is None:
         return Result("lns", Status.INFEASIBLE, None, None, None, time.perf_counter() - began)
     incumbent, value = start
-    bound = min(lower_bound(instance), value)
+    bound = min(lower_bound(instance, prefetch=prefetch), value)
     trajectory = [Progress(time.perf_counter() - began, value, bound)]
     if progress is not None:
         progress(trajectory[-1])
@@ -335,11 +341,20 @@ def lns(
         if progress is not None:
             progress(trajectory[-1])
 
-    local = prefetch and value > bound + _tolerance(bound)
+    def target() -> float:
+        """Where the local search may stop: the bound, or the objective within ``gap`` of it."""
+        within = gap_target(bound, gap)
+        return bound if within is None else max(bound, within)
+
+    def close_enough() -> bool:
+        """Whether the incumbent is within ``gap`` of the bound (never, without a gap)."""
+        return gap is not None and value <= target() + _tolerance(target())
+
+    local = prefetch and value > bound + _tolerance(bound) and not close_enough()
     if local:
         share = None if time_limit_s is None else LOCAL_SHARE * time_limit_s
         polished = improve(
-            instance, incumbent, time_limit_s=share, seed=seed, target=bound, on_improve=improved
+            instance, incumbent, time_limit_s=share, seed=seed, target=target(), on_improve=improved
         )
         report = validate(instance, polished)
         if report.feasible and report.objective is not None and report.objective < value:
@@ -377,6 +392,8 @@ def lns(
     while True:
         if value <= bound + _tolerance(bound):
             return result(Status.OPTIMAL)
+        if close_enough():
+            return result(Status.FEASIBLE)
         if budget is not None and rounds >= budget:
             return result(Status.FEASIBLE)
         if deadline is not None and time.perf_counter() >= deadline:
@@ -409,7 +426,7 @@ def lns(
                 limit,
                 local_seed,
                 slice_iterations if wall is None else None,
-                bound,
+                target(),
                 slices,
             )
         found, waited = _solve_all(built, [s for _, s in chosen], wall, prefetch, local_slice)

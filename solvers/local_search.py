@@ -22,7 +22,8 @@ moves (iterated local search). The best schedule is judged by the
 validator's objective, so that whatever the decoder does, the schedule
 returned is feasible and its value recomputed. The search stops at the time
 limit, at an iteration budget, or when the best schedule meets
-:func:`solvers.bounds.bounds.lower_bound` (it is then optimal).
+:func:`solvers.bounds.bounds.lower_bound` (it is then optimal), or, given a
+relative ``gap``, comes within it of that bound.
 
 Every random choice comes from one ``random.Random(seed)``: with an
 iteration budget and no time limit, equal seeds give equal schedules.
@@ -38,7 +39,7 @@ from collections.abc import Callable
 from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.greedy import greedy
 from tapesched.solvers.online.best import best_heuristic
-from tapesched.solvers.result import Progress, Result, Status
+from tapesched.solvers.result import Progress, Result, Status, gap_target
 from tapesched.solvers.timeline.timeline import decode
 from tapesched.toolkit.model import Instance, ObjectiveValue, Schedule
 from tapesched.toolkit.validator import validate
@@ -341,6 +342,7 @@ def local_search(
     time_limit_s: float | None = None,
     seed: int = 0,
     progress: Callable[[Progress], None] | None = None,
+    gap: float | None = None,
 ) -> Result:
     """Improve the best online heuristic's schedule by local search, offline.
 
@@ -355,12 +357,18 @@ def local_search(
         Seed of every random choice.
     progress
         Called with each new point of the trajectory as it comes.
+    gap
+        Stop as soon as the best schedule is within this relative gap of
+        :func:`solvers.bounds.bounds.lower_bound` (``(objective - bound) /
+        objective <= gap``; 1 or more: the start is enough); ``None``: only
+        when it meets the bound.
 
     Returns
     -------
     Result
-        Status ``feasible``, the best schedule and its validated objective,
-        :func:`solvers.bounds.bounds.lower_bound` as the bound, and the trajectory:
+        Status ``feasible`` (also when the gap stopped it), the best schedule
+        and its validated objective, :func:`solvers.bounds.bounds.lower_bound`
+        as the bound, and the trajectory:
         the start (the best of :func:`solvers.online.best.best_heuristic`,
         or ``greedy``'s when no heuristic schedules the instance), then each
         improvement.
@@ -383,8 +391,14 @@ def local_search(
     if found is not None:
         improved(found[1])
     left = None if time_limit_s is None else max(0.0, time_limit_s - (time.perf_counter() - began))
+    target = gap_target(bound, gap)
     schedule = improve(
-        instance, start, time_limit_s=left, seed=seed, target=bound, on_improve=improved
+        instance,
+        start,
+        time_limit_s=left,
+        seed=seed,
+        target=bound if target is None else max(bound, target),
+        on_improve=improved,
     )
     report = validate(instance, schedule)
     objective = report.objective

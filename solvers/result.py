@@ -6,6 +6,7 @@ line, benchmarks, comparisons) never need to know which kind of solver ran.
 
 from __future__ import annotations
 
+import math
 from enum import StrEnum
 
 from attrs import frozen
@@ -23,7 +24,11 @@ class Status(StrEnum):
     (if any) and the best bound come with it. ``not-built``: an exact
     solver's model was too large to build in the time given
     (:mod:`solvers.exact.model_size`), so no search ran; the warm start's schedule
-    (if any) and :func:`solvers.bounds.bounds.lower_bound` come with it.
+    (if any) and :func:`solvers.bounds.bounds.lower_bound` come with it, and
+    :attr:`Result.reason` says which limit the model met.
+
+    A run stopped by a relative gap (``gap``, :func:`solvers.solve`) before a
+    proof is ``feasible``: its bound says how close it is.
     """
 
     OPTIMAL = "optimal"
@@ -63,6 +68,21 @@ class Progress:
         return max(0.0, (self.objective - self.bound) / self.objective)
 
 
+def gap_target(bound: float, gap: float | None) -> float | None:
+    """The largest objective within the relative ``gap`` of ``bound``: ``bound / (1 - gap)``.
+
+    The gap is :meth:`Progress.gap`'s, ``(objective - bound) / objective``; an
+    objective at most this value has a gap of at most ``gap``. ``None``
+    without a gap; infinite for a gap of 1 or more (any schedule is within
+    it, as long as the bound is not negative).
+    """
+    if gap is None:
+        return None
+    if gap >= 1.0:
+        return math.inf
+    return bound / (1.0 - gap)
+
+
 @frozen
 class Result:
     """The outcome of one solver run on one instance.
@@ -86,6 +106,11 @@ class Result:
         The incumbent and the bound each time either changed, in time
         order, for the solvers that improve a schedule (``local-search``,
         ``lns``); empty for the others.
+    reason
+        Why the run ended as it did, when the status alone does not say: for
+        ``not-built``, the limit the model met (its size against what the
+        time left can build, or the time limit running out while building);
+        ``None`` otherwise.
     """
 
     solver: str
@@ -95,3 +120,4 @@ class Result:
     bound: float | None
     runtime_s: float
     trajectory: tuple[Progress, ...] = ()
+    reason: str | None = None

@@ -14,7 +14,9 @@ library, nor before the arms have mounted those of its tapes that no drive
 holds at time 0; it then lasts at least its longest piece at the fastest
 rate. Other requests can only delay
 it. Prefetching is allowed offline, so only the transfer is certainly after
-the release: mounts, loads and locates are bounded from time 0.
+the release: mounts, loads and locates are bounded from time 0. Without
+prefetch (``lower_bound(..., prefetch=False)``) mounts and locates are bounded
+from the releases too, which bounds the non-anticipative optimum.
 
 **Drive time pooled** (:func:`drive_time_bound`). The drives of a library,
 pooled into one machine, process the requests preemptively from their
@@ -523,7 +525,9 @@ def basic_bound(instance: Instance, objective: str | None = None) -> float:
     return lower_bound(instance, objective, strong=False)
 
 
-def lower_bound(instance: Instance, objective: str | None = None, strong: bool = True) -> float:
+def lower_bound(
+    instance: Instance, objective: str | None = None, strong: bool = True, prefetch: bool = True
+) -> float:
     """The best of bounds (a) to (e) on the optimum of ``objective``.
 
     For the weighted flow, which sums over libraries, the better of the two
@@ -541,6 +545,13 @@ def lower_bound(instance: Instance, objective: str | None = None, strong: bool =
         instance's when ``None``.
     strong
         Whether bound (e) (:func:`switch_bound`) is among them.
+    prefetch
+        ``False``: bound the optimum of the non-anticipative problem (no
+        mount, load or locate serving a request before its release;
+        ``docs/core-problem.md``) instead, which is never below the
+        contract's: every bound is built on the earliest starts and ends of
+        :func:`~solvers.bounds.earliest.request_times`, which only move later
+        (:class:`~solvers.bounds.earliest.Context`).
 
     Returns
     -------
@@ -548,14 +559,15 @@ def lower_bound(instance: Instance, objective: str | None = None, strong: bool =
         A value no larger than the optimum.
     """
     name = _objective_name(instance, objective)
-    ctx = Context(instance)
+    ctx = Context(instance, prefetch=prefetch)
     times, pooled = _scan(ctx)
     parts = [
         bounds(ctx, name, times, pooled)
         for bounds in (_drive_time_bounds, _arm_bounds, _tape_bounds)
     ]
     if strong:
-        parts.append(_switch_bounds(Context(instance, strong=True), name, times, pooled))
+        strong_ctx = Context(instance, strong=True, prefetch=prefetch)
+        parts.append(_switch_bounds(strong_ctx, name, times, pooled))
     if name != "weighted-flow":
         alone = objective_of(instance.requests, times.ends, name)
         return float(max([alone, *(value for part in parts for value in part.values())]))

@@ -7,7 +7,11 @@ library, nor before the arms have mounted those of its tapes that no drive
 holds at time 0; it then lasts at least its longest piece at the fastest
 rate (:func:`earliest_times`). Other requests can only delay it. Prefetching
 is allowed offline, so only the transfer is certainly after the release:
-mounts, loads and locates are bounded from time 0. A piece's drive also
+mounts, loads and locates are bounded from time 0. Without prefetch (the
+non-anticipative reading of ``docs/core-problem.md``, a :class:`Context`
+made with ``prefetch=False``) a mount starts no earlier than the first
+release among its tape's requests, and each locate no earlier than its own
+request's release (:func:`request_times`). A piece's drive also
 spends at least its *floor* on it before the transfer: the locate from
 where the head can rest, and, counted for bound (e), the mount and load a
 piece may need (:func:`locate_floors`).
@@ -145,11 +149,20 @@ class Context:
     ``strong``: the floors count the mount and load a piece may need and the
     pooled jobs carry their spans (bound (e), :func:`~solvers.bounds.bounds.switch_bound`); off,
     bounds (b) to (d) as first published here.
+
+    ``prefetch`` false: the bounds of the non-anticipative problem, in which no
+    mount, load or locate serving a request starts before its release;
+    ``first_release`` then holds each tape's earliest release among the
+    requests reading it, and ``locates`` each piece's least locate (the
+    floors of a plain context), which :func:`request_times` adds to the
+    releases. Every bound built on the starts and ends of
+    :func:`request_times` stays valid, as only those move (later).
     """
 
-    def __init__(self, instance: Instance, strong: bool = False) -> None:
+    def __init__(self, instance: Instance, strong: bool = False, prefetch: bool = True) -> None:
         self.instance = instance
         self.strong = strong
+        self.prefetch = prefetch
         holding = set(instance.initial_tape)
         self.libraries = {
             lib.id: LibraryLimits(lib, instance.drives_of_library.get(lib.id, ()), holding)
@@ -167,13 +180,28 @@ class Context:
                 float(instance.initial_head_mb[drive_id]),
             )
 
+        self.first_release: dict[str, float] = {}
+        self.locates: dict[tuple[str, int], float] = {}
+        if not prefetch:
+            for request in instance.requests:
+                release = float(request.release_s)
+                for piece in request.pieces:
+                    known = self.first_release.get(piece.tape, _INF)
+                    self.first_release[piece.tape] = min(known, release)
+            self.locates = context_floors(Context(instance))
+
     def library_of(self, request: Request) -> str:
         """Id of the library of ``request``."""
         return self.tape_library[request.pieces[0].tape]
 
 
 def _piece_times(
-    lib: LibraryLimits, offset: float, size: float, release: float, held: Held | None
+    lib: LibraryLimits,
+    offset: float,
+    size: float,
+    release: float,
+    held: Held | None,
+    mount_from: float = 0.0,
 ) -> tuple[float, float]:
     """Earliest time a piece can be ready on some drive, and earliest end of its transfer.
 
@@ -187,15 +215,17 @@ def _piece_times(
     dismounted it (rule 3), then lasts ``mount_s``, the drive loads it and the
     head moves from 0. The transfer starts at the release at the earliest and
     streams at the drive's rate. The two minima over drives may come from
-    different drives: each is a lower bound on its own.
+    different drives: each is a lower bound on its own. No mount starts
+    before ``mount_from`` (without prefetch: the first release of the tape's
+    requests, as a mount serves the first request of its stay).
     """
     ready = _INF
     end = _INF
-    tape_clear = 0.0
+    tape_clear = mount_from
     if held is not None:
         ready = abs(offset - held.head) / held.speed
         end = max(release, ready) + size / held.rate
-        tape_clear = held.clear
+        tape_clear = max(held.clear, mount_from)
     mount = lib.mount
     for clear, load, speed, rate in lib.profiles:
         at = (clear if clear > tape_clear else tape_clear) + mount + load + offset / speed
@@ -220,6 +250,13 @@ def request_times(ctx: Context, request: Request) -> tuple[float, float, float, 
 
     End: the start plus the longest piece at the library's fastest rate, and
     for each piece the earliest end of its own transfer.
+
+    Without prefetch (``ctx.prefetch`` false) a piece's mount starts at the
+    first release of its tape's requests or later (its stay's first request
+    is one of them), and so do the arm bound's mounts (at the least of those
+    releases); each piece's locate starts at the request's release or later
+    and lasts at least its floor, so the start is also at least the release
+    plus the longest of the pieces' least locates.
     """
     lib = ctx.libraries[ctx.tape_library[request.pieces[0].tape]]
     held_tapes = ctx.held
@@ -230,11 +267,16 @@ def request_times(ctx: Context, request: Request) -> tuple[float, float, float, 
     volume = 0.0
     mounted = 0
     nearest_mounted = _INF
-    for piece in request.pieces:
+    mounts_from = _INF
+    first_release = ctx.first_release
+    for k, piece in enumerate(request.pieces):
         held = held_tapes.get(piece.tape)
         offset = float(piece.offset_mb)
         size = float(piece.size_mb)
-        ready, piece_end = _piece_times(lib, offset, size, release, held)
+        mount_from = first_release.get(piece.tape, 0.0)
+        ready, piece_end = _piece_times(lib, offset, size, release, held, mount_from)
+        if not ctx.prefetch:
+            ready = max(ready, release + ctx.locates[request.id, k])
         start = max(start, ready)
         end = max(end, piece_end)
         longest = max(longest, size)
@@ -242,19 +284,22 @@ def request_times(ctx: Context, request: Request) -> tuple[float, float, float, 
         if held is None:
             mounted += 1
             nearest_mounted = min(nearest_mounted, offset)
+            mounts_from = min(mounts_from, mount_from)
     if mounted and lib.mount > 0:
-        last_mount = math.ceil(mounted / lib.arms) * lib.mount
+        last_mount = mounts_from + math.ceil(mounted / lib.arms) * lib.mount
         start = max(start, last_mount + lib.min_load + nearest_mounted / lib.max_speed)
     end = max(end, start + longest / lib.max_rate)
     return start, end, longest, volume
 
 
-def earliest_times(instance: Instance) -> EarliestTimes:
+def earliest_times(instance: Instance, prefetch: bool = True) -> EarliestTimes:
     """Lower bounds on the start and end of every request, each taken alone.
 
     The bounds hold in every feasible schedule, offline ones included: other
     requests only add constraints, and every operation before a transfer is
-    bounded from time 0, not from the release.
+    bounded from time 0, not from the release. With ``prefetch`` false they
+    hold in every schedule of the non-anticipative problem (see
+    :class:`Context`), and are never earlier.
 
     Parameters
     ----------
@@ -266,7 +311,7 @@ def earliest_times(instance: Instance) -> EarliestTimes:
     EarliestTimes
         ``starts`` and ``ends`` by request id.
     """
-    ctx = Context(instance)
+    ctx = Context(instance, prefetch=prefetch)
     starts: dict[str, float] = {}
     ends: dict[str, float] = {}
     for request in instance.requests:

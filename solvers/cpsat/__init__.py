@@ -53,7 +53,7 @@ from tapesched.solvers.cpsat.objective import Scaled, objective_cap, set_objecti
 from tapesched.solvers.cpsat.solution import read_plan
 from tapesched.solvers.cpsat.variables import CpsatVariables, build_variables
 from tapesched.solvers.exact.deadline import Deadline, OutOfTime
-from tapesched.solvers.exact.model_size import CPSAT_SETUP, fits, not_built
+from tapesched.solvers.exact.model_size import CPSAT_SETUP, not_built, over_limit, ran_out
 from tapesched.solvers.exact.plan import plan_to_schedule
 from tapesched.solvers.exact.stoppable import solve_stoppable
 from tapesched.solvers.result import Result, Status
@@ -148,6 +148,25 @@ def _starting_schedule(
     return hint_schedule, report.objective
 
 
+def _stop_within(solver: cp_model.CpSolver, built: CpsatModel, gap: float, floor_s: float) -> None:
+    """Have CP-SAT stop once its incumbent is within the relative ``gap`` of its bound.
+
+    The two max objectives are scaled with no offset, so CP-SAT's
+    ``relative_gap_limit`` is the gap asked for. The weighted flow's model
+    minimises ``sum W_j C_j``, the releases' constant left out, on which a
+    relative gap would stop far too early: its limit is absolute instead,
+    ``gap`` times ``floor_s`` (a lower bound of the weighted flow, so of
+    every incumbent) in the model's units, which stops no later than needed
+    for a gap of ``gap`` whatever the incumbent.
+    """
+    scaled = built.scaled
+    if scaled.name != "weighted-flow":
+        solver.parameters.relative_gap_limit = gap
+        return
+    if floor_s > 0:
+        solver.parameters.absolute_gap_limit = gap * floor_s * scaled.scale / built.data.tick
+
+
 def cpsat(
     instance: Instance,
     *,
@@ -158,6 +177,7 @@ def cpsat(
     hint: bool = True,
     hint_schedule: Schedule | None = None,
     prefetch: bool = True,
+    gap: float | None = None,
 ) -> Result:
     """Solve ``instance`` with CP-SAT, to optimality or until ``time_limit_s``.
 
@@ -188,6 +208,10 @@ def cpsat(
         locate serving a request starts before its release (the schedule
         returned passes ``validate(..., prefetch=False)``); its optimum is
         never below the contract's.
+    gap
+        Relative optimality gap at which the search stops (CP-SAT's
+        ``relative_gap_limit``); a run it stopped before closing the gap is
+        ``feasible``, with its bound. ``None``: search to the proof.
 
     Returns
     -------
@@ -214,18 +238,24 @@ def cpsat(
     began = time.perf_counter()
     fallback = _starting_schedule(instance, hint, hint_schedule, time_limit_s, seed, prefetch)
     deadline = Deadline(None if time_limit_s is None else began + time_limit_s)
-    if not fits(instance, CPSAT_SETUP, deadline.left_s()):
-        return not_built(instance, "cpsat", fallback, began)
+    too_large = over_limit(instance, CPSAT_SETUP, deadline.left_s())
+    if too_large is not None:
+        return not_built(instance, "cpsat", fallback, began, too_large, prefetch)
     try:
         built = build_model(
             instance, resolution_s, None if fallback is None else fallback[0], deadline, prefetch
         )
     except OutOfTime:
-        return not_built(instance, "cpsat", fallback, began)
+        return not_built(
+            instance, "cpsat", fallback, began, ran_out(instance, time_limit_s), prefetch
+        )
 
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = max(1, workers)
     solver.parameters.random_seed = seed
+    floor = lower_bound(instance, prefetch=prefetch)
+    if gap is not None:
+        _stop_within(solver, built, gap, floor)
     if time_limit_s is not None:
         remaining = time_limit_s - (time.perf_counter() - began)
         solver.parameters.max_time_in_seconds = max(remaining, 0.0)
@@ -239,8 +269,10 @@ def cpsat(
         return Result("cpsat", Status.INFEASIBLE, None, None, None, time.perf_counter() - began)
 
     tick = built.data.tick
-    bound = max(built.scaled.bound_s(solver.best_objective_bound, tick), lower_bound(instance))
-    if outcome == cp_model.OPTIMAL:
+    bound = max(built.scaled.bound_s(solver.best_objective_bound, tick), floor)
+    if outcome == cp_model.OPTIMAL and solver.objective_value > solver.best_objective_bound:
+        status = Status.FEASIBLE  # stopped within the gap asked for, not proven
+    elif outcome == cp_model.OPTIMAL:
         status = Status.OPTIMAL
     elif outcome == cp_model.FEASIBLE and time_limit_s is None:
         status = Status.FEASIBLE

@@ -39,7 +39,10 @@ __all__ = [
     "SetupCost",
     "arc_count",
     "fits",
+    "most_arcs",
     "not_built",
+    "over_limit",
+    "ran_out",
 ]
 
 
@@ -108,19 +111,61 @@ def fits(instance: Instance, cost: SetupCost, time_left_s: float | None) -> bool
     return SAFETY * cost.seconds(arc_count(instance)) <= time_left_s
 
 
+def most_arcs(cost: SetupCost, time_left_s: float) -> int:
+    """The most arcs whose model :func:`fits` in ``time_left_s`` (the inverse of ``cost``)."""
+    if time_left_s <= 0:
+        return 0
+    return int(10_000 * (time_left_s / (SAFETY * cost.s_at_10k_arcs)) ** (1 / cost.exponent))
+
+
+def over_limit(instance: Instance, cost: SetupCost, time_left_s: float | None) -> str | None:
+    """Why the model of ``instance`` is not built in ``time_left_s``; ``None`` when it :func:`fits`.
+
+    The reason names the limit: the model's arcs (:func:`arc_count`) against
+    the most whose set-up leaves half of the time left to the search
+    (:func:`most_arcs`).
+    """
+    if fits(instance, cost, time_left_s):
+        return None
+    assert time_left_s is not None
+    arcs = arc_count(instance)
+    return (
+        f"the model would have {arcs:,} drive-sequence arcs, over the limit of "
+        f"{most_arcs(cost, time_left_s):,} that can be built with time to search in the "
+        f"{time_left_s:.3g} s left of the time limit (predicted set-up {cost.seconds(arcs):.3g} s)"
+    )
+
+
+def ran_out(instance: Instance, time_limit_s: float | None) -> str:
+    """The reason of a model whose building the time limit cut short."""
+    limit = "" if time_limit_s is None else f" of {time_limit_s:.3g} s"
+    return (
+        f"the time limit{limit} ran out while building the model "
+        f"({arc_count(instance):,} drive-sequence arcs)"
+    )
+
+
 def not_built(
-    instance: Instance, solver: str, start: tuple[Schedule, float] | None, began: float
+    instance: Instance,
+    solver: str,
+    start: tuple[Schedule, float] | None,
+    began: float,
+    reason: str,
+    prefetch: bool = True,
 ) -> Result:
     """The result of an exact solver that built no model in its time limit.
 
     Status ``not-built``, the warm start ``start`` (with its objective) when
-    there is one, and :func:`solvers.bounds.bounds.lower_bound` as the bound (never
-    above the objective); ``began`` is when the run began
-    (``time.perf_counter()``).
+    there is one, :func:`solvers.bounds.bounds.lower_bound` as the bound (never
+    above the objective; of the non-anticipative problem when ``prefetch``
+    is false) and ``reason``, the limit met (:func:`over_limit`,
+    :func:`ran_out`); ``began`` is when the run began (``time.perf_counter()``).
     """
-    bound = lower_bound(instance)
+    bound = lower_bound(instance, prefetch=prefetch)
     runtime = time.perf_counter() - began
     if start is None:
-        return Result(solver, Status.NOT_BUILT, None, None, bound, runtime)
+        return Result(solver, Status.NOT_BUILT, None, None, bound, runtime, reason=reason)
     schedule, value = start
-    return Result(solver, Status.NOT_BUILT, schedule, value, min(bound, value), runtime)
+    return Result(
+        solver, Status.NOT_BUILT, schedule, value, min(bound, value), runtime, reason=reason
+    )

@@ -70,7 +70,14 @@ from attrs import frozen
 
 from tapesched.solvers.exact.deadline import Deadline, OutOfTime
 from tapesched.solvers.exact.formulation import refuse_start_state
-from tapesched.solvers.exact.model_size import CBC_SETUP, HIGHS_SETUP, SetupCost, fits, not_built
+from tapesched.solvers.exact.model_size import (
+    CBC_SETUP,
+    HIGHS_SETUP,
+    SetupCost,
+    not_built,
+    over_limit,
+    ran_out,
+)
 from tapesched.solvers.exact.plan import Plan, Stay, plan_to_schedule
 from tapesched.solvers.milp.backends import ABS_GAP, REL_GAP, Outcome, run_cbc, run_highs
 from tapesched.solvers.milp.constraints import add_all
@@ -183,8 +190,14 @@ def _solve(
     seed: int,
     hint: bool,
     prefetch: bool = True,
+    gap: float | None = None,
 ) -> Result:
-    """Build, warm-start, solve and report; shared by :func:`milp_cbc` and :func:`milp_highs`."""
+    """Build, warm-start, solve and report; shared by :func:`milp_cbc` and :func:`milp_highs`.
+
+    With a ``gap``, the solver stops once its incumbent is within it of its
+    bound; "optimal" is then kept only when the bound meets the schedule's
+    value (within :func:`_slack`), else the run is ``feasible``.
+    """
     refuse_start_state(instance, name)
     began = time.perf_counter()
     if not instance.requests:
@@ -193,18 +206,22 @@ def _solve(
     if hint:
         start = warm_start(instance, time_limit_s=time_limit_s, seed=seed, prefetch=prefetch)
     deadline = Deadline(None if time_limit_s is None else began + time_limit_s)
-    if not fits(instance, setup, deadline.left_s()):
-        return not_built(instance, name, start, began)
+    too_large = over_limit(instance, setup, deadline.left_s())
+    if too_large is not None:
+        return not_built(instance, name, start, began, too_large, prefetch)
     try:
         model = build_model(instance, start[1] if start is not None else None, deadline, prefetch)
     except OutOfTime:
-        return not_built(instance, name, start, began)
+        return not_built(instance, name, start, began, ran_out(instance, time_limit_s), prefetch)
     warm = start is not None and apply_hint(model.data, model.var, start[0])
     left = None if time_limit_s is None else time_limit_s - (time.perf_counter() - began)
     if left is not None and left <= 0:
         outcome = Outcome(False, False, True, False, None, "no time left to solve")
     else:
-        outcome = backend(model.problem, time_limit_s=left, seed=seed, warm_start=warm)
+        rel_gap = REL_GAP if gap is None else max(gap, REL_GAP)
+        outcome = backend(
+            model.problem, time_limit_s=left, seed=seed, warm_start=warm, rel_gap=rel_gap
+        )
     found = _decoded(model) if outcome.has_solution else None
     candidates = [c for c in (found, start) if c is not None]
     best = min(candidates, key=lambda c: c[1]) if candidates else None
@@ -213,8 +230,10 @@ def _solve(
         bound = max(bound, outcome.bound)
     if outcome.infeasible and best is None:
         return Result(name, Status.INFEASIBLE, None, None, None, time.perf_counter() - began)
+    proved = gap is None or (best is not None and bound >= best[1] - _slack(best[1]))
     if (
         outcome.optimal
+        and proved
         and found is not None
         and best is not None
         and best[1] >= found[1] - _slack(found[1])
@@ -224,10 +243,10 @@ def _solve(
     elif outcome.time_limit:
         status = Status.TIMEOUT
     elif best is not None:
-        status = Status.FEASIBLE
+        status = Status.FEASIBLE  # also a run stopped within its gap
     else:
         raise RuntimeError(f"{name}: the solver stopped without a schedule: {outcome.message}")
-    if outcome.infeasible or (outcome.optimal and status is not Status.OPTIMAL):
+    if outcome.infeasible or (outcome.optimal and proved and status is not Status.OPTIMAL):
         # The solver contradicts a schedule the validator accepts: trust none of its numbers.
         bound = trivial_bound(model.data)
     if best is None:
@@ -243,6 +262,7 @@ def milp_cbc(
     seed: int = 0,
     hint: bool = True,
     prefetch: bool = True,
+    gap: float | None = None,
 ) -> Result:
     """Solve ``instance`` exactly with the MILP and CBC.
 
@@ -262,13 +282,17 @@ def milp_cbc(
         ``False`` solves the non-anticipative problem: no mount, load or
         locate serving a request starts before its release (the schedule
         returned passes ``validate(..., prefetch=False)``).
+    gap
+        Relative optimality gap at which CBC stops (its ``gapRel``); a run it
+        stopped before the bound met the schedule is ``feasible``, with its
+        bound. ``None``: to the proof.
 
     Returns
     -------
     Result
         See the module's docstring for statuses, objective and bound.
     """
-    return _solve(instance, "milp-cbc", run_cbc, CBC_SETUP, time_limit_s, seed, hint, prefetch)
+    return _solve(instance, "milp-cbc", run_cbc, CBC_SETUP, time_limit_s, seed, hint, prefetch, gap)
 
 
 def milp_highs(
@@ -278,6 +302,7 @@ def milp_highs(
     seed: int = 0,
     hint: bool = True,
     prefetch: bool = True,
+    gap: float | None = None,
 ) -> Result:
     """Solve ``instance`` exactly with the MILP and HiGHS, as :func:`milp_cbc` does with CBC.
 
@@ -285,8 +310,9 @@ def milp_highs(
     for HiGHS: ``seed`` seeds its random choices (``random_seed``), and
     ``hint`` starts HiGHS from the warm-start schedule, bounds the model with
     its value and falls back on it when HiGHS finds nothing better in time;
-    ``prefetch=False`` solves the non-anticipative problem.
+    ``prefetch=False`` solves the non-anticipative problem; ``gap`` is HiGHS's
+    ``mip_rel_gap``, a run stopped by it ``feasible``.
     """
     return _solve(
-        instance, "milp-highs", run_highs, HIGHS_SETUP, time_limit_s, seed, hint, prefetch
+        instance, "milp-highs", run_highs, HIGHS_SETUP, time_limit_s, seed, hint, prefetch, gap
     )

@@ -96,9 +96,10 @@ def read_cbc_log(text: str, has_solution: bool) -> Outcome:
     The ``Result -`` line gives the reason (``Optimal solution found``,
     ``Problem proven infeasible``, ``Stopped on time limit``, ...), or when
     the root LP is infeasible, ``Problem is infeasible`` alone. The bound
-    is ``Lower bound:`` when the search stopped, the ``Objective value:``
-    when it finished (the gap being closed), else the last ``best
-    possible`` of the progress lines, else ``None``.
+    is ``Lower bound:`` when the log has one (a search stopped on time, or
+    within a gap asked for), the ``Objective value:`` when it finished
+    otherwise (the gap being closed), else the last ``best possible`` of
+    the progress lines, else ``None``.
     """
     result = re.findall(r"^Result - (.*)$", text, flags=re.MULTILINE)
     if not result:
@@ -110,8 +111,11 @@ def read_cbc_log(text: str, has_solution: bool) -> Outcome:
     infeasible = "infeasible" in lowered
     time_limit = "time" in lowered and "stopped" in lowered
     number = r"([-+0-9.eE]+|[-+]?inf)"
-    bound = _float(r"^Lower bound:\s+" + number, text) if not optimal else None
-    if optimal:
+    # A run stopped within a gap (gapRel) is "Optimal solution found (within gap
+    # tolerance)" and prints its Lower bound too: that, not the objective, is its bound.
+    within_gap = optimal and "gap" in lowered
+    bound = _float(r"^Lower bound:\s+" + number, text) if within_gap or not optimal else None
+    if optimal and bound is None:
         bound = _float(r"^Objective value:\s+" + number, text)
     if bound is None and not infeasible:
         bound = _float(r"best possible " + number, text)
@@ -120,7 +124,14 @@ def read_cbc_log(text: str, has_solution: bool) -> Outcome:
     return Outcome(optimal, infeasible, time_limit, has_solution and not infeasible, bound, message)
 
 
-def run_cbc(problem: Any, *, time_limit_s: float | None, seed: int, warm_start: bool) -> Outcome:
+def run_cbc(
+    problem: Any,
+    *,
+    time_limit_s: float | None,
+    seed: int,
+    warm_start: bool,
+    rel_gap: float = REL_GAP,
+) -> Outcome:
     """Solve ``problem`` with the CBC bundled with PuLP.
 
     With a MIP start and a time limit, CBC's preprocessing is turned off:
@@ -128,18 +139,24 @@ def run_cbc(problem: Any, *, time_limit_s: float | None, seed: int, warm_start: 
     incumbent and its log) when a time limit stops a run that has both, in
     about half of the short runs tried. Without a time limit CBC keeps its
     preprocessing, and is run again without it if it crashes all the same.
+    ``rel_gap``: CBC's ``gapRel``, :data:`REL_GAP` unless a gap is asked for.
     """
     keep_preprocessing = not (warm_start and time_limit_s is not None)
-    outcome = _cbc(problem, time_limit_s, seed, warm_start, keep_preprocessing)
+    outcome = _cbc(problem, time_limit_s, seed, warm_start, keep_preprocessing, rel_gap)
     if outcome is None and keep_preprocessing and warm_start:
-        outcome = _cbc(problem, time_limit_s, seed, warm_start, False)
+        outcome = _cbc(problem, time_limit_s, seed, warm_start, False, rel_gap)
     if outcome is None:
         return Outcome(False, False, False, False, None, "CBC crashed")
     return outcome
 
 
 def _cbc(
-    problem: Any, time_limit_s: float | None, seed: int, warm_start: bool, preprocess: bool
+    problem: Any,
+    time_limit_s: float | None,
+    seed: int,
+    warm_start: bool,
+    preprocess: bool,
+    rel_gap: float = REL_GAP,
 ) -> Outcome | None:
     """One CBC run; ``None`` when CBC fails (its exit status is not 0)."""
     cbc_seed = seed % (2**31 - 2) + 1
@@ -152,7 +169,7 @@ def _cbc(
             path=pulp.PULP_CBC_CMD.pulp_cbc_path,
             msg=False,
             timeLimit=time_limit_s,
-            gapRel=REL_GAP,
+            gapRel=rel_gap,
             gapAbs=ABS_GAP,
             warmStart=warm_start,
             logPath=log_path,
@@ -211,13 +228,20 @@ class _WarmHiGHS(pulp.HiGHS):  # type: ignore[misc]
         return int(status)
 
 
-def run_highs(problem: Any, *, time_limit_s: float | None, seed: int, warm_start: bool) -> Outcome:
-    """Solve ``problem`` with HiGHS through highspy."""
+def run_highs(
+    problem: Any,
+    *,
+    time_limit_s: float | None,
+    seed: int,
+    warm_start: bool,
+    rel_gap: float = REL_GAP,
+) -> Outcome:
+    """Solve ``problem`` with HiGHS through highspy (``rel_gap``: its ``mip_rel_gap``)."""
     solver = _WarmHiGHS(
         warm_start=warm_start,
         msg=False,
         timeLimit=time_limit_s,
-        gapRel=REL_GAP,
+        gapRel=rel_gap,
         gapAbs=ABS_GAP,
         random_seed=seed % 2**31,
     )

@@ -74,10 +74,12 @@ def test_solve_a_model_too_large_for_the_limit_says_not_built(tmp_path):
     args = ["solve", instance, "--solver", "milp-highs", "--time-limit", "4", "--out", str(out)]
     doc = json_of(*args, "--json")
     assert doc["status"] == "not-built" and doc["feasible"]
+    assert doc["reason"].startswith("the model would have 2,870,408 drive-sequence arcs, over the")
     assert 0 < doc["bound"] <= doc["objective"]
     assert doc["out"] == str(out) and out.exists()
     lines = CliRunner().invoke(main, args).stdout
     assert "solver milp-highs: status not-built," in lines
+    assert "not-built: the model would have 2,870,408 drive-sequence arcs, over the limit" in lines
     assert "bound: " in lines and "objective weighted-flow: " in lines
 
 

@@ -11,6 +11,7 @@ import click
 from tapesched.cli.common import (
     EXIT_INFEASIBLE,
     NO_PREFETCH_HELP,
+    NumberType,
     TimeLimitType,
     fail,
     print_violations,
@@ -77,6 +78,14 @@ def log_line(point: Progress) -> None:
     help="Iteration budget of a solver that takes one (lns: rounds); default: the solver's.",
 )
 @click.option(
+    "--gap",
+    type=NumberType(min=0, max=1),
+    default=None,
+    help="Relative optimality gap, (objective - bound) / objective, at which "
+    "the solver (exact, local-search, lns) stops "
+    "(0.01: within 1 % of the bound); such a run is feasible, with its bound.",
+)
+@click.option(
     "--log",
     "log",
     is_flag=True,
@@ -112,6 +121,7 @@ def solve(
     seed: int,
     workers: int | None,
     iterations: int | None,
+    gap: float | None,
     log: bool,
     no_prefetch: bool,
     as_json: bool,
@@ -124,7 +134,8 @@ def solve(
     output and these lines to standard error. ``--json`` prints one object instead:
     ``instance`` (the file), ``solver``, ``status`` (optimal, feasible,
     infeasible, timeout, not-built: an exact model too large to build in
-    the time limit, the warm start written instead), ``runtime_s``, ``bound`` (null when none),
+    the time limit, the warm start written instead), ``reason`` (for
+    not-built, the limit the model met; else null), ``runtime_s``, ``bound`` (null when none),
     ``objective_name``, ``objective`` (as the validator recomputes it; null
     without a feasible schedule), ``feasible`` and ``out`` (the file
     written, null when nothing was) and ``trajectory``: the incumbent
@@ -141,6 +152,10 @@ def solve(
     --no-prefetch`` checks it). The exact solvers (cpsat, milp-cbc,
     milp-highs) model it and the online heuristics never prefetch;
     local-search may, and is refused.
+
+    ``--gap`` stops an exact solver, local-search or lns as soon as its
+    schedule is within that relative gap of its bound (status feasible,
+    the bound printed); the online heuristics take none.
 
     ``--mount-policy`` runs an online heuristic (or a scheduler of one's
     own) under a mount policy: which idle tape a mount evicts, when an idle
@@ -162,6 +177,8 @@ def solve(
         fail([f"--workers: solver {solver_name!r} runs on one thread and takes no workers"])
     if iterations is not None and not solvers.takes_iterations(solver_name):
         fail([f"--iterations: solver {solver_name!r} takes no iteration budget"])
+    if gap is not None and not solvers.takes_gap(solver_name):
+        fail([f"--gap: solver {solver_name!r} stops at no gap"])
     if no_prefetch and not solvers.takes_prefetch(solver_name):
         fail([f"--no-prefetch: solver {solver_name!r} may prefetch and has no option not to"])
     if mount_policy is not None:
@@ -190,6 +207,7 @@ def solve(
             iterations=iterations,
             progress=log_line if log else None,
             mount_policy=policy,
+            gap=gap,
         )
     except UnmodelledState as exc:
         fail([f"{instance_file}: {exc}"])
@@ -198,6 +216,7 @@ def solve(
         "solver": result.solver,
         "mount_policy": mount_policy,
         "status": result.status.value,
+        "reason": result.reason,
         "runtime_s": result.runtime_s,
         "bound": result.bound,
         "objective_name": instance.objective,
@@ -211,6 +230,8 @@ def solve(
             f"solver {result.solver}: status {result.status.value}, "
             f"runtime {result.runtime_s:.3f} s"
         )
+        if result.reason is not None:
+            click.echo(f"{result.status.value}: {result.reason}")
     if result.schedule is None:
         if as_json:
             click.echo(json.dumps(document, indent=1))

@@ -9,7 +9,16 @@ import pytest
 from tapesched import solvers
 from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.exact.deadline import Deadline, OutOfTime
-from tapesched.solvers.exact.model_size import CPSAT_SETUP, SAFETY, SetupCost, arc_count, fits
+from tapesched.solvers.exact.model_size import (
+    CPSAT_SETUP,
+    SAFETY,
+    SetupCost,
+    arc_count,
+    fits,
+    most_arcs,
+    over_limit,
+    ran_out,
+)
 from tapesched.toolkit.files.instance_file import load_instance
 from tapesched.toolkit.validator import validate
 
@@ -59,6 +68,10 @@ def test_a_model_too_large_for_the_limit_is_not_built(solver):
     assert not fits(instance, CPSAT_SETUP, 4.0)
     result = solvers.solve(instance, solver=solver, time_limit_s=4.0, seed=0)
     assert result.status is solvers.Status.NOT_BUILT
+    assert result.reason is not None
+    assert result.reason.startswith(
+        "the model would have 2,870,408 drive-sequence arcs, over the limit of "
+    )
     assert result.schedule is not None
     report = validate(instance, result.schedule)
     assert report.feasible
@@ -66,3 +79,22 @@ def test_a_model_too_large_for_the_limit_is_not_built(solver):
     assert result.bound == pytest.approx(lower_bound(instance))
     assert 0 < result.bound <= result.objective
     assert result.runtime_s < 4.0 + 3.0
+
+
+def test_the_reason_of_a_model_not_built_names_its_size_and_the_limit(spec_instance):
+    cost = SetupCost(s_at_10k_arcs=2.0, exponent=1.5)
+    arcs = arc_count(spec_instance)
+    enough = SAFETY * cost.seconds(arcs)
+    assert over_limit(spec_instance, cost, None) is None
+    assert over_limit(spec_instance, cost, enough * 1.01) is None
+    assert most_arcs(cost, enough * 1.01) >= arcs > most_arcs(cost, enough * 0.99)
+    reason = over_limit(spec_instance, cost, enough * 0.99)
+    limit = most_arcs(cost, enough * 0.99)
+    assert reason is not None
+    assert reason.startswith(
+        f"the model would have {arcs} drive-sequence arcs, over the limit of {limit} that can "
+        "be built with time to search in the "
+    )
+    assert ran_out(spec_instance, 4.0) == (
+        f"the time limit of 4 s ran out while building the model ({arcs} drive-sequence arcs)"
+    )

@@ -329,3 +329,11 @@ def test_cbc_log_is_read_for_status_and_bound():
     assert (outcome.infeasible, outcome.has_solution, outcome.bound) == (True, False, None)
     partial = "Cbc0010I After 100 nodes, 3 on tree, 1e+50 best solution, best possible 12.5\n"
     assert read_cbc_log(partial, False).bound == 12.5
+    # Stopped within a gap asked for (gapRel 0.3): "optimal" to CBC, the bound its Lower bound.
+    within = (
+        "Result - Optimal solution found (within gap tolerance)\n\n"
+        "Objective value:                184.54778777\nLower bound:                    152.374\n"
+        "Gap:                            0.21\n"
+    )
+    outcome = read_cbc_log(within, True)
+    assert (outcome.optimal, outcome.bound) == (True, 152.374)
