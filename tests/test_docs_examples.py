@@ -13,8 +13,11 @@ repository's, so that a later block may read what an earlier one wrote:
   module the page asks the reader to save, and is saved as ``NAME.py`` for the blocks after;
 - any other block (``text``, ``json``, ``toml`` ...) is shown, not run.
 
-The study pages run their experiments' quick runs: they are ``paper`` tests (``make
-test-papers``), and ``pool`` ones, as the experiments start worker processes.
+The pages of reference (``docs/guide/``, ``docs/reference/``, ...) run in ``make test``:
+seconds. The guides by question (``docs/guides/``) simulate and solve on the shipped
+instances, half a minute in all, and the study pages run their experiments' quick runs:
+both are ``paper`` tests (``make test-papers``, which CI runs too), the studies ``pool``
+ones as well, as their experiments start worker processes.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from tests.documents import DOCS, DOCUMENTS, Block, blocks
 
 RUN = {"sh", "console", "python"}
 STUDIES = DOCS / "studies"
+GUIDES = DOCS / "guides"
 
 
 def commands(block: Block) -> list[list[str]]:
@@ -51,7 +55,13 @@ def pages_with_examples() -> list:
         if not any(b.language in RUN for b in blocks(page.read_text(encoding="utf-8"))):
             continue
         name = str(page.relative_to(DOCS))
-        slow = [pytest.mark.paper, pytest.mark.pool] if page.is_relative_to(STUDIES) else []
+        slow = (
+            [pytest.mark.paper, pytest.mark.pool]
+            if page.is_relative_to(STUDIES)
+            else [pytest.mark.paper]
+            if page.is_relative_to(GUIDES)
+            else []
+        )
         pages.append(pytest.param(page, id=name, marks=slow))
     return pages
 
