@@ -16,19 +16,22 @@ DOCUMENTS = (README, *sorted(DOCS.rglob("*.md")))
 """The README and the documentation's pages, where examples are marked."""
 
 MARKER = re.compile(r"<!-- example: (.+?) -->")
+SAVE = re.compile(r"<!-- save: (\S+\.py) -->")
 FENCE = re.compile(r"^( *)(```+)([\w-]*)[^\n]*$")
 
 
 @frozen
 class Block:
     """One fenced block of a page: its language (``""`` when none), its text with the
-    fence's indentation removed, the line it opens on, and the example marker on the
-    lines just above it, if any."""
+    fence's indentation removed, the line it opens on, the example marker on the
+    line just above it, if any, and the file name the page asks to save it as
+    (``<!-- save: NAME.py -->``), if any."""
 
     language: str
     text: str
     line: int
     marker: str | None
+    save_as: str | None = None
 
 
 def blocks(text: str) -> Iterator[Block]:
@@ -43,13 +46,20 @@ def blocks(text: str) -> Iterator[Block]:
         indent, fence, language = opening.groups()
         above = [line for line in lines[max(0, at - 3) : at] if line.strip()]
         marked = MARKER.search(above[-1]) if above else None
+        saved = SAVE.search(above[-1]) if above else None
         end = at + 1
         while end < len(lines) and lines[end].strip() != fence:
             end += 1
         body = [
             line[len(indent) :] if line.startswith(indent) else line for line in lines[at + 1 : end]
         ]
-        yield Block(language, "\n".join(body) + "\n", at + 1, marked.group(1) if marked else None)
+        yield Block(
+            language,
+            "\n".join(body) + "\n",
+            at + 1,
+            marked.group(1) if marked else None,
+            saved.group(1) if saved else None,
+        )
         at = end + 1
 
 

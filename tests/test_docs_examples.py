@@ -7,7 +7,8 @@ repository's, so that a later block may read what an earlier one wrote:
   ``tapesched ...``, run through the command line in this process: each must exit 0;
 - a ``console`` block is a transcript: its ``$ tapesched ...`` lines run the same way,
   the rest is what they printed;
-- a ``python`` block runs as a script there;
+- a ``python`` block runs as a script there; one marked ``<!-- save: NAME.py -->`` is
+  saved as ``NAME.py`` first, as the page asks the reader to, for the blocks after;
 - a block marked ``<!-- example: NAME -->`` is left to its own test, which asserts on more
   than an exit code (a test below asks that there be one); one marked ``NAME.py`` is a
   module the page asks the reader to save, and is saved as ``NAME.py`` for the blocks after;
@@ -81,7 +82,7 @@ def test_the_page_s_examples_run_as_shown(
                 if block.marker.endswith(".py"):
                     (tmp_path / block.marker).write_text(block.text)
             elif block.language == "python":
-                script = tmp_path / f"block_{block.line}.py"
+                script = tmp_path / (block.save_as or f"block_{block.line}.py")
                 script.write_text(block.text)
                 runpy.run_path(str(script), run_name="__main__")
             elif block.language in ("sh", "console"):
