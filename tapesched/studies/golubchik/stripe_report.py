@@ -11,12 +11,14 @@ limit). :class:`GolStripeSearch` writes:
   ``rate_per_min``) and vector run on the simulator (series, the paper's label ``"122"``),
   its mean response time (:data:`~tapesched.studies.golubchik.stripe_search.METRIC`) with
   its 95 % half-width and replications (``mean`` empty and ``saturated`` true when it could
-  not keep up); pruned vectors have no row;
+  not keep up); pruned vectors have no row. Then a row per rate for its best vector
+  (:func:`best_row`), the one the figure circles;
 - ``summary.json`` (:func:`summary_document`): the settings, and per rate the closed forms,
   the best vector, the best equi-striped one, the gap between them and every vector with
   its bounds and measure (:func:`rate_document`);
 - ``figure.png`` (:func:`draw_figure`): a panel per rate, each vector run against its mean
-  response time, the equi-striped ones and the best marked.
+  response time, the equi-striped ones and the best marked; drawn from the rows alone, so
+  that ``tapesched plot results`` draws it again from ``results.csv``.
 
 Numbers are written by ``repr``, exactly, as in every experiment's files.
 """
@@ -135,7 +137,36 @@ def result_rows(searches: Sequence[RateSearch]) -> list[ResultRow]:
                 continue
             estimate = Estimate(m.mean_s, m.half_width_s, m.replications, m.mean_s is None)
             rows.append(ResultRow(EXPERIMENT, c.label, RATE_PER_MIN.name, x, METRIC, estimate))
-    return rows
+    return rows + [best_row(search.selection) for search in searches]
+
+
+BEST_METRIC = "best_" + METRIC
+"""The metric of a rate's best vector (:func:`best_row`)."""
+
+NO_BEST = "none"
+"""The series of :func:`best_row` at a rate where no vector kept up (no label is a word)."""
+
+
+def best_row(selection: Selection) -> ResultRow:
+    """The row of the rate's best vector: its label the series, :data:`BEST_METRIC` its
+    measure (series :data:`NO_BEST`, no mean and saturated, when every vector run saturated
+    or none was run): the figure circles it, and draws a panel for the rate even then."""
+    x = selection.rate_per_s * 60
+    best = selection.best
+    m = None if best is None else best.measured
+    if best is None or m is None:
+        return ResultRow(
+            EXPERIMENT, NO_BEST, RATE_PER_MIN.name, x, BEST_METRIC, Estimate(None, None, 0, True)
+        )
+    estimate = Estimate(m.mean_s, m.half_width_s, m.replications, m.mean_s is None)
+    return ResultRow(EXPERIMENT, best.label, RATE_PER_MIN.name, x, BEST_METRIC, estimate)
+
+
+def widths_of(vector: str) -> tuple[int, ...]:
+    """The widths of a vector from its label (:func:`label`'s inverse: ``"122"``, ``"4-10"``;
+    a one-class vector of 10 or more reads as single digits, the one label two vectors
+    share)."""
+    return tuple(int(w) for w in (vector.split("-") if "-" in vector else vector))
 
 
 def _chosen(c: Candidate | None) -> dict[str, object] | None:
@@ -197,30 +228,34 @@ def summary_document(
     }
 
 
-def draw_figure(searches: Sequence[RateSearch]) -> Figure:
+def draw_figure(rows: Sequence[ResultRow]) -> Figure:
     """A panel per rate: each vector run, by increasing mean response, with its interval;
-    equi-striped vectors in their own colour, the best circled (saturated ones left out)."""
-    figure = new_figure(max(4.5, 4.5 * len(searches)), 3.8)
-    grid = figure.subplots(1, max(1, len(searches)), squeeze=False)[0]
-    for axes, search in zip(grid, searches, strict=False):
-        selection = search.selection
+    equi-striped vectors in their own colour, the best circled (saturated ones left out).
+    From the rows of ``results.csv`` alone (:func:`result_rows`), so that ``tapesched plot
+    results`` draws it again from the file."""
+    rates = list(dict.fromkeys(r.x for r in rows if r.metric == BEST_METRIC))
+    figure = new_figure(max(4.5, 4.5 * len(rates)), 3.8)
+    grid = figure.subplots(1, max(1, len(rates)), squeeze=False)[0]
+    for axes, rate in zip(grid, rates, strict=False):
+        best = [r.series for r in rows if r.x == rate and r.metric == BEST_METRIC]
         ran = sorted(
-            (c for c in selection.candidates if c.measured and c.measured.mean_s is not None),
-            key=lambda c: (c.measured.mean_s if c.measured else 0.0, c.widths),
+            (r for r in rows if r.x == rate and r.metric == METRIC and r.estimate.mean is not None),
+            key=lambda r: (r.estimate.mean or 0.0, widths_of(r.series)),
         )
-        for k, c in enumerate(ran):
-            m = c.measured
-            assert m is not None and m.mean_s is not None
+        for k, r in enumerate(ran):
+            mean = r.estimate.mean
+            assert mean is not None
+            widths = widths_of(r.series)
             axes.errorbar(
-                k, m.mean_s, yerr=m.half_width_s or 0.0, fmt="o", markersize=4,
-                color="C1" if c.equi else "C0", capsize=2,
+                k, mean, yerr=r.estimate.half_width or 0.0, fmt="o", markersize=4,
+                color="C1" if len(set(widths)) == 1 else "C0", capsize=2,
             )  # fmt: skip
-            if selection.best is not None and c.widths == selection.best.widths:
-                axes.plot(k, m.mean_s, "o", markersize=10, fillstyle="none", color="C3")
-        axes.set_xticks(range(len(ran)), [c.label for c in ran], rotation=90, fontsize=6)
+            if r.series in best:
+                axes.plot(k, mean, "o", markersize=10, fillstyle="none", color="C3")
+        axes.set_xticks(range(len(ran)), [r.series for r in ran], rotation=90, fontsize=6)
         axes.set_xlabel("striping vector (orange: equi-striped; circled: the best)")
         axes.set_ylabel("mean response time (s)")
-        axes.set_title(f"{selection.rate_per_s * 60:g} requests/min", fontsize=9)
+        axes.set_title(f"{rate:g} requests/min", fontsize=9)
         axes.grid(True, alpha=0.3)
     figure.suptitle(f"{EXPERIMENT}: {TITLE}", fontsize=9)
     return figure
@@ -324,6 +359,7 @@ class GolStripeSearch(Experiment):
         Parameter("allow_plugins", "flag", ALLOW_PLUGINS_HELP),
     )
     quick_help = "4-day replications, at most 3 a vector."
+    redraws_from_rows = True
     help = """Choose a stripe width per request class at each of --rates.
 
     The scenario has request classes (workload.request_classes); the default
@@ -332,7 +368,8 @@ class GolStripeSearch(Experiment):
     answers, then the best vector and the best equi-striped vector on the
     simulator (mean response time, 95 % interval) and the gap between them.
     Writes to --out results.csv (experiment, series, x_name, x, metric, mean,
-    half_width, replications, saturated: a row per rate and vector run),
+    half_width, replications, saturated: a row per rate and vector run, then
+    per rate its best vector's),
     summary.json (the closed forms, the best vectors, the gap, every vector)
     and figure.png.
     """
@@ -457,5 +494,5 @@ class GolStripeSearch(Experiment):
         )
 
     def figure(self, results: Results) -> Figure:
-        """A panel per rate (:func:`draw_figure`)."""
-        return draw_figure(results.outcomes)
+        """A panel per rate (:func:`draw_figure`), from the rows alone."""
+        return draw_figure(results.rows)

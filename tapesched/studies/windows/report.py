@@ -21,6 +21,8 @@ and what it writes:
   window's size; ``saturated`` is always false (every window is solved);
   ``upper_bound`` is true when some window's ratio is to a bound, not to a
   proven optimum, so that the figure is an upper bound of the true one.
+  Then each window's ratios (:func:`window_rows`): ``x_name`` ``window``, ``x``
+  the window's index, a row per series and yardstick, the figure's points.
 - ``windows.csv``: a row per window, series and yardstick
   (:data:`WINDOW_COLUMNS`).
 - ``summary.json`` (:func:`summary_document`): the settings, each series'
@@ -28,7 +30,8 @@ and what it writes:
   solver's run.
 - ``figure.png`` (:func:`draw_figure`): the distribution of the ratios per
   series, one panel per yardstick; a ratio to a bound is drawn as a
-  triangle.
+  triangle. Drawn from the rows alone, so that ``tapesched plot results``
+  draws it again from ``results.csv``.
 
 Numbers are written by ``repr``, exactly, as in every experiment's files.
 """
@@ -77,6 +80,8 @@ if TYPE_CHECKING:
 EXPERIMENT = "online-vs-offline"
 TITLE = "online schedulers against the clairvoyant and the non-anticipative optimum, per window"
 X_NAME = "window_requests"
+WINDOW_X_NAME = "window"
+"""The x of the rows of each window's ratios (:func:`window_rows`): the window's index."""
 
 RESULT_COLUMNS = ("upper_bound",)
 """The columns of ``results.csv`` after every experiment's."""
@@ -121,6 +126,37 @@ def result_rows(outcomes: Sequence[WindowOutcome], size: int) -> list[ResultRow]
             worst = Estimate(d.worst, None, d.estimate.replications)
             rows.append(ResultRow(*head, metric, d.estimate, flag))
             rows.append(ResultRow(*head, "worst_" + metric, worst, flag))
+    return rows + window_rows(outcomes)
+
+
+def window_metric(yardstick: str, upper_bound: bool) -> str:
+    """The metric of a window's ratio to ``yardstick``: ``window_ratio_to_clairvoyant``, or
+    ``window_ratio_to_clairvoyant_bound`` when it is to the yardstick's bound (an upper
+    bound of the ratio)."""
+    return "window_" + metric_name(yardstick) + ("_bound" if upper_bound else "")
+
+
+def window_rows(outcomes: Sequence[WindowOutcome]) -> list[ResultRow]:
+    """The rows of each window's ratios, the figure's points (:func:`draw_figure`): a row per
+    window (``x_name`` ``window``, ``x`` its index), series and yardstick, a
+    :func:`window_metric` each (``mean`` the ratio, empty when there is none; one
+    replication)."""
+    rows = []
+    for outcome in outcomes:
+        for series, by_yardstick in outcome.ratios().items():
+            for yardstick, ratio in by_yardstick.items():
+                upper = ratio.ratio is not None and ratio.upper_bound
+                rows.append(
+                    ResultRow(
+                        EXPERIMENT,
+                        series,
+                        WINDOW_X_NAME,
+                        float(outcome.window.index),
+                        window_metric(yardstick, upper),
+                        Estimate(ratio.ratio, None, 1),
+                        (_flag(upper),),
+                    )
+                )
     return rows
 
 
@@ -224,26 +260,39 @@ def table_cell(d: Distribution | None) -> tuple[str, str]:
     return mean, f"{mark}{d.worst:.3f}"
 
 
-def draw_figure(outcomes: Sequence[WindowOutcome], size: int) -> Figure:
-    """The ratios per series as box plots, one panel per yardstick."""
+def _window_points(
+    rows: Sequence[ResultRow], yardstick: str
+) -> dict[str, list[tuple[float, bool]]]:
+    """Per series, in the rows' order, each window's ratio to ``yardstick`` and whether it
+    is to a bound (windows without a ratio left out; a series with none kept)."""
+    metrics = {window_metric(yardstick, False): False, window_metric(yardstick, True): True}
+    points: dict[str, list[tuple[float, bool]]] = {}
+    for r in rows:
+        if r.x_name == WINDOW_X_NAME and r.metric in metrics:
+            kept = points.setdefault(r.series, [])
+            if r.estimate.mean is not None:
+                kept.append((r.estimate.mean, metrics[r.metric]))
+    return points
+
+
+def draw_figure(rows: Sequence[ResultRow]) -> Figure:
+    """The ratios per series as box plots, one panel per yardstick, from the rows of
+    ``results.csv`` (each window's, :func:`window_rows`; ``tapesched plot results`` draws
+    it again from the file)."""
+    windows = len({r.x for r in rows if r.x_name == WINDOW_X_NAME})
+    sizes = [r.x for r in rows if r.x_name == X_NAME]
     figure = new_figure(9.0, 4.8)
     panels = figure.subplots(1, len(YARDSTICKS), sharey=True)
     for axes, yardstick in zip(panels, YARDSTICKS, strict=True):
-        names: list[str] = []
+        by_series = _window_points(rows, yardstick)
+        names = list(by_series)
         proven: list[tuple[int, float]] = []
         bounded: list[tuple[int, float]] = []
         columns: list[list[float]] = []
-        for outcome in outcomes[:1]:
-            names = [s for s, r in outcome.ratios().items() if yardstick in r]
         for k, name in enumerate(names, start=1):
-            values = []
-            for outcome in outcomes:
-                ratio = outcome.ratios()[name][yardstick]
-                if ratio.ratio is None:
-                    continue
-                values.append(ratio.ratio)
-                (bounded if ratio.upper_bound else proven).append((k, ratio.ratio))
-            columns.append(values)
+            columns.append([value for value, _ in by_series[name]])
+            for value, upper_bound in by_series[name]:
+                (bounded if upper_bound else proven).append((k, value))
         axes.boxplot(columns, showfliers=False)
         axes.set_xticks(range(1, len(names) + 1), names, rotation=40, ha="right", fontsize=8)
         if proven:
@@ -261,9 +310,8 @@ def draw_figure(outcomes: Sequence[WindowOutcome], size: int) -> Figure:
         axes.grid(True, axis="y", alpha=0.3)
         axes.legend(fontsize=7)
     panels[0].set_ylabel("weighted flow over the yardstick's")
-    figure.suptitle(
-        f"{EXPERIMENT}: windows of {size} requests ({len(outcomes)} windows)", fontsize=10
-    )
+    size = f" of {sizes[0]:g} requests" if sizes else ""
+    figure.suptitle(f"{EXPERIMENT}: windows{size} ({windows} windows)", fontsize=10)
     return figure
 
 
@@ -381,6 +429,7 @@ class OnlineVsOffline(Experiment):
     )
     parameters = PARAMETERS
     outputs = ("windows.csv", "windows/")
+    redraws_from_rows = True
     quick_help = f"The first {QUICK_WINDOWS} windows only, {QUICK_TIME_LIMIT_S:g} s per solve."
     help = """Cut a simulated run of SCENARIO into windows; each online scheduler against the
     optima.
@@ -498,7 +547,6 @@ class OnlineVsOffline(Experiment):
         )
 
     def figure(self, results: Results) -> Figure:
-        """The ratios' distribution per series, a panel per yardstick."""
-        settings = results.summary["settings"]
-        assert isinstance(settings, Mapping)
-        return draw_figure([s.outcome for s in results.outcomes], settings["window_requests"])
+        """The ratios' distribution per series, a panel per yardstick, from the rows alone
+        (:func:`draw_figure`)."""
+        return draw_figure(results.rows)

@@ -24,9 +24,13 @@ import pytest
 from click.testing import CliRunner
 
 from tapesched.cli import main
+from tapesched.simulator.results.records import Estimate
 from tapesched.studies.golubchik.figures import SCENARIO_FILE
-from tapesched.studies.results_file import COLUMNS
-from tests.conftest import INSTANCES, redraws
+from tapesched.studies.golubchik.stripe_report import best_row, draw_figure, widths_of
+from tapesched.studies.golubchik.stripe_search import Selection
+from tapesched.studies.results_file import COLUMNS, ResultRow, read_results_csv, results_csv
+from tests.conftest import INSTANCES
+from tests.studies import assert_redraws_its_own_figure
 
 SHORT = ("--duration", "1d", "--max-replications", "2", "--workers", "1")
 
@@ -138,14 +142,22 @@ def test_results_csv_has_a_row_per_rate_and_vector_run_with_the_common_columns(e
         for v in rate["vectors"]
         if v["pruned"] is None
     ]
+    vectors = [r for r in rows if r["metric"] == "mean_response_s"]
     assert [
-        (float(r["x"]), r["series"], float(r["mean"]) if r["mean"] else None) for r in rows
+        (float(r["x"]), r["series"], float(r["mean"]) if r["mean"] else None) for r in vectors
     ] == run_vectors
     assert all((r["mean"] == "") == (r["saturated"] == "true") for r in rows)
     assert {(r["experiment"], r["x_name"], r["metric"]) for r in rows} == {
-        ("gol-stripe-search", "rate_per_min", "mean_response_s")
+        ("gol-stripe-search", "rate_per_min", "mean_response_s"),
+        ("gol-stripe-search", "rate_per_min", "best_mean_response_s"),
     }
     assert {r["replications"] for r in rows} == {"2"}
+    # then a row per rate for its best vector, the one the figure circles
+    best = [(float(r["x"]), r["series"], r["mean"]) for r in rows[len(vectors) :]]
+    assert best == [
+        (rate["rate_per_min"], rate["best"]["vector"], repr(rate["best"]["mean_response_s"]))
+        for rate in summary["rates"]
+    ]
     assert summary["experiment"] == "gol-stripe-search" and summary["seed"] == 1
     assert summary["equi_only"] is True
 
@@ -153,8 +165,9 @@ def test_results_csv_has_a_row_per_rate_and_vector_run_with_the_common_columns(e
 def test_equi_only_runs_the_equi_striped_vectors_alone(equi):
     summary, rows = equi
     low, _ = summary["rates"]
+    low_best = low["best"]["vector"]
     assert [v["vector"] for v in low["vectors"]] == ["111", "222", "333", "444"]
-    assert [r["series"] for r in rows if r["x"] == "0.05"] == ["111", "222", "333", "444"]
+    assert [r["series"] for r in rows if r["x"] == "0.05"] == ["111", "222", "333", "444", low_best]
     fastest = min(low["vectors"], key=lambda v: v["mean_response_s"])
     assert low["best_equi"]["vector"] == fastest["vector"]
 
@@ -200,7 +213,32 @@ def test_it_is_listed_with_its_parameters():
     ]  # fmt: skip
 
 
+def test_a_rate_where_no_vector_kept_up_keeps_its_panel_and_labels_read_back_to_widths():
+    def row(series: str, x: float, metric: str, mean: float | None) -> ResultRow:
+        estimate = Estimate(mean, None if mean is None else 1.0, 2, mean is None)
+        return ResultRow("gol-stripe-search", series, "rate_per_min", x, metric, estimate)
+
+    rows = [
+        row("222", 0.1, "mean_response_s", 12.0),
+        row("122", 0.1, "mean_response_s", 10.0),
+        row("111", 0.9, "mean_response_s", None),
+        row("122", 0.1, "best_mean_response_s", 10.0),
+        row("none", 0.9, "best_mean_response_s", None),
+    ]
+    low, high = draw_figure(read_results_csv(results_csv(rows))).axes
+    assert [a.get_title() for a in (low, high)] == ["0.1 requests/min", "0.9 requests/min"]
+    assert [t.get_text() for t in low.get_xticklabels()] == ["122", "222"]
+    assert len(low.get_lines()) == 1 + 2 * 3  # the best circled; each point, its two caps
+    assert [t.get_text() for t in high.get_xticklabels()] == []
+    assert [widths_of(v) for v in ("122", "4-10-12", "3")] == [(1, 2, 2), (4, 10, 12), (3,)]
+    # the row a search with no best vector writes for its rate
+    nothing = Selection(0.02, (), None, None, (1, 1, 1), (1, 1, 1))
+    assert best_row(nothing) == ResultRow(
+        "gol-stripe-search", "none", "rate_per_min", 0.02 * 60, "best_mean_response_s",
+        Estimate(None, None, 0, True),
+    )  # fmt: skip
+
+
 @pytest.mark.paper
-def test_plot_results_redraws_the_search_a_panel_per_metric(small, small_out, tmp_path):
-    printed = redraws(small_out / "results.csv", tmp_path / "again.png")
-    assert "a panel per metric of gol-stripe-search" in printed
+def test_plot_results_redraws_its_own_figure_from_the_search(small, small_out, tmp_path):
+    assert_redraws_its_own_figure(small_out, tmp_path)

@@ -9,6 +9,7 @@ import pytest
 
 from tapesched.simulator.results.records import Estimate
 from tapesched.studies.lines_figure import MOST_IN_LEGEND
+from tapesched.studies.registry import EXPERIMENTS
 from tapesched.studies.results_file import ResultRow, read_results_csv, results_csv
 from tapesched.studies.sweeps.redraw import redraw_results
 from tapesched.toolkit.errors import InputError
@@ -120,10 +121,29 @@ def test_an_unknown_experiment_is_drawn_a_panel_per_metric_and_says_why():
     assert "saturated (no mean)" in axes[0].get_legend_handles_labels()[1]
 
 
-def test_an_experiment_whose_figure_needs_more_than_its_rows_is_drawn_a_panel_per_metric():
-    drawn = redraw_results(read_back(mine_rows("online-vs-offline")))
+class NeedsMore:
+    """An experiment whose figure needs more than its rows: it does not say it redraws
+    from them (no ``redraws_from_rows``)."""
+
+    name = "needs-more"
+    description = "an experiment whose figure is drawn from its outcomes"
+    parameters = ()
+
+    def points(self, run):
+        return [1]
+
+    def run_point(self, point, run):
+        return point
+
+
+def test_an_experiment_whose_figure_needs_more_than_its_rows_is_drawn_a_panel_per_metric(
+    monkeypatch,
+):
+    monkeypatch.setattr(EXPERIMENTS, "_slots", dict(EXPERIMENTS._slots))
+    EXPERIMENTS.add("needs-more", NeedsMore(), NeedsMore.description)
+    drawn = redraw_results(read_back(mine_rows("needs-more")))
     assert drawn.layout == "metrics" and len(drawn.figure.axes) == 3
-    assert drawn.note.startswith("online-vs-offline's own figure needs more than its results.csv")
+    assert drawn.note.startswith("needs-more's own figure needs more than its results.csv")
 
 
 def test_one_metric_on_one_panel_and_an_unknown_one_refused():
