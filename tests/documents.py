@@ -17,6 +17,7 @@ DOCUMENTS = (README, *sorted(DOCS.rglob("*.md")))
 
 MARKER = re.compile(r"<!-- example: (.+?) -->")
 SAVE = re.compile(r"<!-- save: (\S+\.py) -->")
+NOT_RUN = re.compile(r"<!-- not run: (.+?) -->")
 FENCE = re.compile(r"^( *)(```+)([\w-]*)[^\n]*$")
 
 
@@ -24,14 +25,16 @@ FENCE = re.compile(r"^( *)(```+)([\w-]*)[^\n]*$")
 class Block:
     """One fenced block of a page: its language (``""`` when none), its text with the
     fence's indentation removed, the line it opens on, the example marker on the
-    line just above it, if any, and the file name the page asks to save it as
-    (``<!-- save: NAME.py -->``), if any."""
+    line just above it, if any, the file name the page asks to save it as
+    (``<!-- save: NAME.py -->``), if any, and why it is not run (``<!-- not run: why
+    -->``), if it is not."""
 
     language: str
     text: str
     line: int
     marker: str | None
     save_as: str | None = None
+    not_run: str | None = None
 
 
 def blocks(text: str) -> Iterator[Block]:
@@ -47,6 +50,7 @@ def blocks(text: str) -> Iterator[Block]:
         above = [line for line in lines[max(0, at - 3) : at] if line.strip()]
         marked = MARKER.search(above[-1]) if above else None
         saved = SAVE.search(above[-1]) if above else None
+        left = NOT_RUN.search(above[-1]) if above else None
         end = at + 1
         while end < len(lines) and lines[end].strip() != fence:
             end += 1
@@ -59,6 +63,7 @@ def blocks(text: str) -> Iterator[Block]:
             at + 1,
             marked.group(1) if marked else None,
             saved.group(1) if saved else None,
+            left.group(1) if left else None,
         )
         at = end + 1
 

@@ -5,20 +5,23 @@ repository's, so that a later block may read what an earlier one wrote:
 
 - a ``sh`` block is commands, one per line (a line ending in ``\\`` goes on), each
   ``tapesched ...``, run through the command line in this process: each must exit 0;
-- a ``console`` block is a transcript: its ``$ tapesched ...`` lines run the same way,
-  the rest is what they printed;
+- a ``console`` block is a transcript: its ``$ tapesched ...`` lines run the same way
+  (``> FILE`` at the end of one writes its standard output there), the rest is what they
+  printed;
 - a ``python`` block runs as a script there; one marked ``<!-- save: NAME.py -->`` is
   saved as ``NAME.py`` first, as the page asks the reader to, for the blocks after;
 - a block marked ``<!-- example: NAME -->`` is left to its own test, which asserts on more
   than an exit code (a test below asks that there be one); one marked ``NAME.py`` is a
   module the page asks the reader to save, and is saved as ``NAME.py`` for the blocks after;
-- any other block (``text``, ``json``, ``toml`` ...) is shown, not run.
+- any other block (``text``, ``json``, ``toml`` ...) is shown, not run; a command is shown
+  in one only with the reason why it is not run (``<!-- not run: why -->``: the lines a bad
+  input prints, whose own tests are in ``tests/cli/hostile``).
 
-The pages of reference (``docs/guide/``, ``docs/reference/``, ...) run in ``make test``:
-seconds. The guides by question (``docs/guides/``) simulate and solve on the shipped
-instances, half a minute in all, and the study pages run their experiments' quick runs:
-both are ``paper`` tests (``make test-papers``, which CI runs too), the studies ``pool``
-ones as well, as their experiments start worker processes.
+The pages' runs are ``paper`` tests (``make test-papers``, which CI runs beside ``make
+test``): the guides simulate and solve on the shipped instances, a minute or so in all,
+and the study pages run their experiments' quick runs (``pool`` tests too, as the
+experiments start worker processes). ``make test`` keeps the checks below the runs, which
+read the pages only.
 """
 
 from __future__ import annotations
@@ -38,7 +41,6 @@ from tests.documents import DOCS, DOCUMENTS, Block, blocks
 
 RUN = {"sh", "console", "python"}
 STUDIES = DOCS / "studies"
-GUIDES = DOCS / "guides"
 
 
 def commands(block: Block) -> list[list[str]]:
@@ -47,7 +49,7 @@ def commands(block: Block) -> list[list[str]]:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if block.language == "console":
         lines = [line[2:] for line in lines if line.startswith("$ ")]
-    return [shlex.split(line) for line in lines]
+    return [shlex.split(line, comments=True) for line in lines]
 
 
 def pages_with_examples() -> list:
@@ -56,17 +58,12 @@ def pages_with_examples() -> list:
         if not any(b.language in RUN for b in blocks(page.read_text(encoding="utf-8"))):
             continue
         name = str(page.relative_to(DOCS))
-        slow = (
-            [pytest.mark.paper, pytest.mark.pool]
-            if page.is_relative_to(STUDIES)
-            else [pytest.mark.paper]
-            if page.is_relative_to(GUIDES)
-            else []
-        )
+        slow = [pytest.mark.paper, pytest.mark.pool] if page.is_relative_to(STUDIES) else []
         pages.append(pytest.param(page, id=name, marks=slow))
     return pages
 
 
+@pytest.mark.paper
 @pytest.mark.parametrize("page", pages_with_examples())
 def test_the_page_s_examples_run_as_shown(
     page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -90,8 +87,11 @@ def test_the_page_s_examples_run_as_shown(
                 assert lines, f"{where}: a {block.language} block without a command"
                 for line in lines:
                     assert line[0] == "tapesched", f"{where}: {shlex.join(line)}"
+                    line, into = (line[:-2], line[-1]) if line[-2:-1] == [">"] else (line, None)
                     result = CliRunner().invoke(main, line[1:], catch_exceptions=False)
                     assert result.exit_code == 0, (where, line, result.output[-2000:])
+                    if into:
+                        Path(into).write_text(result.stdout)
     finally:
         for name in set(sys.modules) - before:
             module = sys.modules[name]
@@ -100,14 +100,27 @@ def test_the_page_s_examples_run_as_shown(
 
 
 def test_no_command_hides_in_a_block_that_does_not_run():
-    """A block that shows a ``tapesched`` command is ``sh`` or ``console``, so it runs."""
+    """A block that shows a ``tapesched`` command is ``sh`` or ``console``, so it runs, or
+    says why not; and no command hides in an indented block, which has no language."""
     hidden = [
         f"{page.relative_to(ROOT)}:{block.line}"
         for page in DOCUMENTS
         for block in blocks(page.read_text(encoding="utf-8"))
-        if block.language not in RUN and re.search(r"^(\$ )?tapesched ", block.text, re.MULTILINE)
+        if block.language not in RUN
+        and not block.not_run
+        and re.search(r"^(\$ )?tapesched ", block.text, re.MULTILINE)
     ]
     assert hidden == []
+    indented = [
+        f"{page.relative_to(ROOT)}: {found.group(0).strip()}"
+        for page in DOCUMENTS
+        for found in re.finditer(
+            r"^ {4,}(\$ )?tapesched .*$",
+            re.sub(r"^( *)```.*?^\1```", "", page.read_text(encoding="utf-8"), flags=re.M | re.S),
+            re.MULTILINE,
+        )
+    ]
+    assert indented == []
 
 
 def test_every_marked_example_is_run_by_a_test():
