@@ -136,12 +136,14 @@ def draw_figure(rows: Sequence[ResultRow]) -> Figure:
     scale = next((r.x for r in rows if r.x_name == "scale"), math.nan)
     seeds = [r.x for r in rows if r.x_name == "seed"]
     seed = min(seeds, default=math.nan)
-    run = {(r.series, r.metric[len("run_") :]): _mean(r) for r in rows if r.x_name == "seed"}
+    first = [r for r in rows if r.x_name == "seed" and r.x == seed]
+    run = {(r.series, r.metric.removeprefix("run_")): _mean(r) for r in first}
     for k, series in enumerate(SERIES):
-        if (series, "throughput_mb_s") not in run:
+        if series not in {s for s, _ in run}:
             continue
-        label = f"{series} ({run[(series, 'throughput_mb_s')]:.0f} MB/s, "
-        label += f"{run[(series, 'avg_drives')]:.1f} drives, {run[(series, 'duration_h')]:.0f} h)"
+        of = {m: run.get((series, m), math.nan) for m in RUN_METRICS}
+        label = f"{series} ({of['throughput_mb_s']:.0f} MB/s, "
+        label += f"{of['avg_drives']:.1f} drives, {of['duration_h']:.0f} h)"
         hourly = {m: [r for r in rows if r.series == series and r.metric == m] for m in HOURLY}
         mb_s, drives = hourly["hourly_mb_s"], hourly["hourly_drives"]
         top.step([r.x for r in mb_s], [_mean(r) for r in mb_s], where="post", color=f"C{k}",
