@@ -8,11 +8,16 @@ load are set out), against Table 1 of Cavalli et al. The experiment
 (:class:`CnafBulkRecall`) runs a point per seed (every series on the same
 batches), and writes:
 
-- ``results.csv``: a row per series and metric (x is the recall's scale);
+- ``results.csv`` (:func:`result_rows`): a row per series and metric (x is
+  the recall's scale); then what the figure draws, of the first seed: each
+  series' throughput and drives per hour (:data:`HOURLY`, x the hour) and
+  its run's duration, drives and throughput (:data:`RUN_METRICS`, x the
+  seed), a replication each;
 - ``summary.json`` (:func:`summary_document`): the settings, the paper's
   Table 1, each series' estimates and every run;
 - ``figure.png`` (:func:`draw_figure`): the recall's throughput and drives
-  per hour, first seed, a line per series.
+  per hour, first seed, a line per series, drawn from the rows alone
+  (``tapesched plot results`` draws it again from ``results.csv``).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import TYPE_CHECKING
 from attrs import evolve
 from rich.table import Table
 
+from tapesched.simulator.results.records import Estimate
 from tapesched.studies.drive_allocation.study import (
     EXPERIMENT,
     FULL,
@@ -56,13 +62,41 @@ HEADINGS = {
 """The table's heading of each metric."""
 
 
-def result_rows(outcome: StudyOutcome) -> list[ResultRow]:
-    """The rows of ``results.csv``: a row per series and metric, x the recall's scale."""
+HOURLY = ("hourly_mb_s", "hourly_drives")
+"""The first seed's hourly series in ``results.csv``: the recall's MB/s and drives in use,
+each hour's mean, over x ``hour`` (0, 1, ... since the recall was requested)."""
+
+RUN_METRICS = ("duration_h", "avg_drives", "throughput_mb_s")
+"""The first seed's own metrics in ``results.csv`` (its legend), as ``run_<metric>`` over x
+``seed``."""
+
+
+def _first_seed_rows(run: SeriesRun) -> list[ResultRow]:
+    """A run's hourly series and metrics, each a replication with no interval."""
+
+    def row(x_name: str, x: float, metric: str, value: float) -> ResultRow:
+        return ResultRow(EXPERIMENT, run.series, x_name, x, metric, Estimate(value, None, 1))
+
+    hourly = dict(zip(HOURLY, (run.hourly_mb_s, run.hourly_drives), strict=True))
     return [
+        *(row("hour", float(h), m, v) for m in HOURLY for h, v in enumerate(hourly[m])),
+        *(row("seed", float(run.seed), f"run_{m}", run.metrics[m]) for m in RUN_METRICS),
+    ]
+
+
+def result_rows(outcome: StudyOutcome) -> list[ResultRow]:
+    """The rows of ``results.csv``: a row per series and metric, x the recall's scale; then,
+    for the figure, the first seed's hourly series (:data:`HOURLY`) and its run's metrics
+    (:data:`RUN_METRICS`) per series."""
+    rows = [
         ResultRow(EXPERIMENT, series, "scale", outcome.config.scale, metric, metrics[metric])
         for series, metrics in outcome.estimates.items()
         for metric in METRICS
     ]
+    for run in outcome.runs:
+        if run.seed == outcome.config.seed:
+            rows += _first_seed_rows(run)
+    return rows
 
 
 def summary_document(outcome: StudyOutcome, settings: Mapping[str, object]) -> dict[str, object]:
@@ -90,32 +124,46 @@ def summary_document(outcome: StudyOutcome, settings: Mapping[str, object]) -> d
     }
 
 
-def draw_figure(outcome: StudyOutcome) -> Figure:
-    """The bulk recall's throughput and drives per hour, first seed, a line per series."""
+def _mean(row: ResultRow) -> float:
+    return math.nan if row.estimate.mean is None else row.estimate.mean
+
+
+def draw_figure(rows: Sequence[ResultRow]) -> Figure:
+    """The bulk recall's throughput and drives per hour, first seed, a line per series, from
+    the rows of ``results.csv`` (:func:`result_rows`)."""
     figure = new_figure(9.0, 6.0)
     top, bottom = figure.subplots(2, 1, sharex=True)
-    seed = outcome.config.seed
+    scale = next((r.x for r in rows if r.x_name == "scale"), math.nan)
+    seeds = [r.x for r in rows if r.x_name == "seed"]
+    seed = min(seeds, default=math.nan)
+    first = [r for r in rows if r.x_name == "seed" and r.x == seed]
+    run = {(r.series, r.metric.removeprefix("run_")): _mean(r) for r in first}
     for k, series in enumerate(SERIES):
-        run = next((r for r in outcome.runs if r.series == series and r.seed == seed), None)
-        if run is None:
+        if series not in {s for s, _ in run}:
             continue
-        label = f"{series} ({run.metrics['throughput_mb_s']:.0f} MB/s, "
-        label += f"{run.metrics['avg_drives']:.1f} drives, {run.metrics['duration_h']:.0f} h)"
-        hours = range(len(run.hourly_mb_s))
-        top.step(hours, run.hourly_mb_s, where="post", color=f"C{k}", label=label)
-        bottom.step(hours, run.hourly_drives, where="post", color=f"C{k}")
+        of = {m: run.get((series, m), math.nan) for m in RUN_METRICS}
+        label = f"{series} ({of['throughput_mb_s']:.0f} MB/s, "
+        label += f"{of['avg_drives']:.1f} drives, {of['duration_h']:.0f} h)"
+        hourly = {m: [r for r in rows if r.series == series and r.metric == m] for m in HOURLY}
+        mb_s, drives = hourly["hourly_mb_s"], hourly["hourly_drives"]
+        top.step([r.x for r in mb_s], [_mean(r) for r in mb_s], where="post", color=f"C{k}",
+                 label=label)  # fmt: skip
+        bottom.step([r.x for r in drives], [_mean(r) for r in drives], where="post",
+                    color=f"C{k}")  # fmt: skip
     for series, colour in (("static", "C0"), ("orchestrator", "C1")):
         top.axhline(PAPER[series]["throughput_mb_s"], color=colour, linestyle=":", linewidth=1)
         bottom.axhline(PAPER[series]["avg_drives"], color=colour, linestyle=":", linewidth=1)
     top.set_ylabel("CMS recall MB/s (hourly mean)")
     bottom.set_ylabel("CMS drives (hourly mean)")
     bottom.set_xlabel("hours since the bulk recall was requested")
-    top.legend(fontsize=7, title="seed 1 (dotted: the paper's averages)", title_fontsize=7)
-    longest = max((r.metrics["duration_h"] for r in outcome.runs if r.seed == seed), default=1.0)
+    title = f"seed {seed:g} (dotted: the paper's averages)"
+    top.legend(fontsize=7, title=title, title_fontsize=7)
+    durations = [v for (_, m), v in run.items() if m == "duration_h"]
+    longest = max(durations, default=1.0)
     for axes in (top, bottom):
         axes.grid(True, alpha=0.3)
         axes.set_xlim(0.0, longest * 1.05 + 1.0)
-    figure.suptitle(f"{EXPERIMENT} (scale {outcome.config.scale:g}): {TITLE}", fontsize=8)
+    figure.suptitle(f"{EXPERIMENT} (scale {scale:g}): {TITLE}", fontsize=8)
     return figure
 
 
@@ -146,6 +194,7 @@ class CnafBulkRecall(Experiment):
     """The experiment ``cnaf-bulk-recall`` (see the module): a point per seed."""
 
     name = EXPERIMENT
+    redraws_from_rows = True
     description = (
         "a CMS bulk recall on 16 shared T10000D drives under static caps, CNAF's Orchestrator "
         "and the offline optimum (Cavalli et al., Table 1)"
@@ -242,5 +291,5 @@ class CnafBulkRecall(Experiment):
         )
 
     def figure(self, results: Results) -> Figure:
-        """The recall's throughput and drives per hour, first seed."""
-        return draw_figure(results.outcomes[0])
+        """The recall's throughput and drives per hour, first seed, from the rows alone."""
+        return draw_figure(results.rows)

@@ -10,35 +10,48 @@ failing (:mod:`tapesched.studies.durability.study`,
 runs a point per sweep (a panel of the figure), and writes:
 
 - ``results.csv`` (:func:`result_rows`): a row per panel, point and metric,
-  then the closed forms' rows;
+  then the closed forms' rows; on the tape-loss panel, what the figure
+  needs besides: the ends of the groups' exact interval (:data:`GROUP_ENDS`)
+  and the rate per tape-year of each ``q`` (:data:`RATE`);
 - ``summary.json`` (:func:`summary_document`): the settings and, per panel,
   every point with its intervals' ends and details;
-- ``figure.png`` (:func:`draw_figure`): a row per panel, a column per metric.
+- ``figure.png`` (:func:`draw_figure`): a row per panel, a column per
+  metric, drawn from the rows alone (:func:`panels_of`: ``tapesched plot
+  results`` draws it again from ``results.csv``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from attrs import evolve
 from rich.table import Table
 
+from tapesched.simulator.planning.durability import tape_loss_rate
 from tapesched.simulator.results.records import Estimate
+from tapesched.simulator.storage.files import Scheme
 from tapesched.studies.durability.study import (
+    CLOSED_FORM,
+    EXACT_INTERVALS,
     EXPERIMENT,
     FULL,
     FULL_HANDLING,
+    HANDLING_X,
     QUICK,
     QUICK_HANDLING,
     TAPE_LOSS_X,
     TITLE,
     DurabilityConfig,
     Panel,
+    PanelPoint,
+    handling_frame,
     handling_panel,
     log_sweep,
     pooled_groups,
     series_name,
+    tape_loss_frame,
     tape_loss_panel,
 )
 from tapesched.studies.experiment import (
@@ -60,11 +73,22 @@ PANELS = ("tape-loss", "handling")
 """The sweeps ``--panel`` may pick, a point of the experiment each."""
 
 
-def result_rows(panels: Sequence[Panel]) -> list[ResultRow]:
-    """The rows of ``results.csv``: a row per panel, point and metric, then the closed forms.
+GROUP_ENDS = ("groups_lost_share_low", "groups_lost_share_high")
+"""The metrics of the ends of a tape-loss point's exact interval of the groups lost (a
+half-width cannot give them: the interval is not symmetric)."""
 
-    A closed form's row (series ``closed form 4+2``, metric
-    ``groups_lost_share``) has no interval and ``replications`` 0.
+RATE = "loss_rate_per_tape_year"
+"""The metric of the rate per tape-year of each ``q`` over the horizon (series
+:data:`~tapesched.studies.durability.study.CLOSED_FORM`, the figure's top axis)."""
+
+
+def result_rows(panels: Sequence[Panel]) -> list[ResultRow]:
+    """The rows of ``results.csv``: a row per panel, point and metric, then the closed forms,
+    then, on the tape-loss panel, the groups' interval ends and the rates.
+
+    A closed form's row (series ``closed form 4+2``, metric ``groups_lost_share``) has no
+    interval and ``replications`` 0; so has a rate's (series ``closed form``, metric
+    :data:`RATE`). An end's row (:data:`GROUP_ENDS`) has the point's replications.
     """
     rows = []
     for panel in panels:
@@ -77,7 +101,91 @@ def result_rows(panels: Sequence[Panel]) -> list[ResultRow]:
                 closed = Estimate(curve.value(x), None, 0)
                 label, metric = curve.label, curve.metric
                 rows.append(ResultRow(EXPERIMENT, label, panel.x_name, x, metric, closed))
+        if panel.x_name == TAPE_LOSS_X:
+            rows += _tape_loss_extras(panel, xs)
     return rows
+
+
+def _tape_loss_extras(panel: Panel, xs: Sequence[float]) -> list[ResultRow]:
+    """The groups' interval ends of each point, the rate of each ``q``."""
+    rows = []
+    for p in panel.points:
+        for metric, end in zip(GROUP_ENDS, p.interval("groups_lost_share"), strict=True):
+            if end is not None:
+                estimate = Estimate(end, None, p.replications)
+                rows.append(ResultRow(EXPERIMENT, p.series, TAPE_LOSS_X, p.x, metric, estimate))
+    years = panel.settings.get("horizon_years")
+    if isinstance(years, int | float):
+        for x in xs:
+            rate = Estimate(tape_loss_rate(x, years), None, 0)
+            rows.append(ResultRow(EXPERIMENT, CLOSED_FORM, TAPE_LOSS_X, x, RATE, rate))
+    return rows
+
+
+def panels_of(rows: Sequence[ResultRow]) -> list[Panel]:
+    """The panels :func:`result_rows` wrote, from its rows, as the figure draws them: each
+    point with its estimates (the groups' interval from its ends), the tape-loss panel's
+    closed forms from its schemes and its rate axis from its rates (the horizon to 12
+    digits).
+
+    Raises
+    ------
+    ValueError
+        When the rows hold no panel, or a panel's point lacks a metric drawn, or the
+        tape-loss panel a series ``POLICY X+Y`` or its rates.
+    """
+    by_panel: dict[str, dict[tuple[str, float], dict[str, Estimate]]] = {}
+    for r in rows:
+        by_panel.setdefault(r.x_name, {}).setdefault((r.series, r.x), {})[r.metric] = r.estimate
+    panels = []
+    for x_name, cells in by_panel.items():
+        if x_name == HANDLING_X:
+            panels.append(handling_frame([_panel_point(k, v) for k, v in cells.items()]))
+        elif x_name == TAPE_LOSS_X:
+            panels.append(_tape_loss_of(cells))
+    if not panels:
+        raise ValueError(f"no row over {TAPE_LOSS_X} nor {HANDLING_X}: no panel of {EXPERIMENT}")
+    for panel in panels:
+        for p in panel.points:
+            missing = [m for m in panel.metrics if m not in p.values]
+            if missing:
+                raise ValueError(f"{p.series} at {panel.x_name} {p.x!r} has no {missing[0]}")
+    return panels
+
+
+def _panel_point(key: tuple[str, float], values: Mapping[str, Estimate]) -> PanelPoint:
+    """A point from its rows: the ends of its exact intervals (:data:`GROUP_ENDS`) as
+    :meth:`PanelPoint.interval` reads them, out of its values."""
+    series, x = key
+    ends = {m: values[m].mean for m in GROUP_ENDS if m in values}
+    kept = {m: e for m, e in values.items() if m not in GROUP_ENDS}
+    detail: dict[str, object] = {}
+    if len(ends) == len(GROUP_ENDS):
+        detail[EXACT_INTERVALS["groups_lost_share"]] = [ends[m] for m in GROUP_ENDS]
+    replications = max((e.replications for e in kept.values()), default=0)
+    return PanelPoint(series, x, replications, kept, detail)
+
+
+def _scheme_of(series: str) -> Scheme:
+    """The scheme of a tape-loss series, ``rait 4+1``."""
+    try:
+        _, name = series.split(" ")
+        data, parity = name.split("+")
+        return Scheme(int(data), int(parity))
+    except ValueError:
+        raise ValueError(f"series {series!r} of {TAPE_LOSS_X} is not 'POLICY X+Y'") from None
+
+
+def _tape_loss_of(cells: Mapping[tuple[str, float], Mapping[str, Estimate]]) -> Panel:
+    points = [_panel_point(k, v) for k, v in cells.items() if not k[0].startswith(CLOSED_FORM)]
+    policies = list(dict.fromkeys(p.series.split(" ")[0] for p in points))
+    schemes = list(dict.fromkeys(_scheme_of(p.series) for p in points))
+    rates = [(q, v[RATE].mean) for (s, q), v in cells.items() if s == CLOSED_FORM and RATE in v]
+    q, rate = max(rates, default=(0.0, None))
+    if not rate:
+        raise ValueError(f"no {RATE} of a q > 0 over {TAPE_LOSS_X}: the figure's top axis")
+    years = float(f"{-math.log1p(-q) / rate:.12g}")
+    return tape_loss_frame(points, policies, schemes, years)
 
 
 def summary_document(panels: Sequence[Panel], settings: Mapping[str, object]) -> dict[str, object]:
@@ -263,6 +371,7 @@ class Durability(Experiment):
     """The experiment ``durability`` (see the module): a point per sweep."""
 
     name = EXPERIMENT
+    redraws_from_rows = True
     description = (
         "files and groups lost against the tape-loss probability, per policy and scheme, beside "
         "the binomial closed form"
@@ -392,5 +501,5 @@ class Durability(Experiment):
         )
 
     def figure(self, results: Results) -> Figure:
-        """A row per sweep, a column per metric."""
-        return draw_figure(results.outcomes)
+        """A row per sweep, a column per metric, from the rows alone (:func:`panels_of`)."""
+        return draw_figure(panels_of(results.rows))

@@ -38,7 +38,7 @@ binomial interval, valid when none is lost; files of one group are lost
 together, so the files' and bytes' shares get Student's t interval over the
 draws (:func:`simulator.results.records.estimate`). ``results.csv`` gives each
 interval's half-width (for the groups, the larger side of the exact
-interval); ``summary.json`` gives the groups' ends.
+interval) and the groups' ends; so does ``summary.json``.
 """
 
 from __future__ import annotations
@@ -332,18 +332,6 @@ def tape_loss_panel(
             points.append(_point(laid_out, simulate_losses(laid_out, q, config.replications, rng)))
         if advance is not None:
             advance(f"drew {series_name(name, scheme)}")
-    colours = {s: f"C{k}" for k, s in enumerate(config.schemes)}
-    curves = tuple(
-        Curve(
-            f"{CLOSED_FORM} {scheme}",
-            metric,
-            partial(group_loss_probability, scheme),
-            colours[scheme],
-            tabulated=metric == "groups_lost_share",
-        )
-        for scheme in config.schemes
-        for metric in ("files_lost_share", "groups_lost_share")
-    )
     years = config.horizon_years
     layouts = {
         series_name(name, scheme): {
@@ -355,6 +343,51 @@ def tape_loss_panel(
         }
         for (name, scheme), laid_out in archives.items()
     }
+    settings = {
+        "x_name": TAPE_LOSS_X,
+        "q_values": list(config.q_values),
+        "rate_per_tape_year": [tape_loss_rate(q, years) for q in config.q_values],
+        "horizon_years": years,
+        "files": config.files,
+        "replications": config.replications,
+        "sizes_mb": list(config.sizes_mb),
+        "tape_capacity_mb": config.tape_capacity_mb,
+        "block_mb": config.block_mb,
+        "data_ratio": 1.0,
+        "ec_ratio": 1.0,
+        "policies": list(config.policies),
+        "schemes": [str(s) for s in config.schemes],
+        "layouts": layouts,
+        "intervals": "groups: exact binomial (Clopper-Pearson) over every group of every "
+        "draw; files and bytes: Student's t over the draws",
+    }
+    return tape_loss_frame(points, config.policies, config.schemes, years, settings)
+
+
+def tape_loss_frame(
+    points: Sequence[PanelPoint],
+    policies: Sequence[str],
+    schemes: Sequence[Scheme],
+    years: float,
+    settings: Mapping[str, object] | None = None,
+) -> Panel:
+    """The tape-loss panel of ``points``: a colour per scheme, the closed forms of its
+    schemes (drawn on the files' axes too, for reference), the rate axis over ``years``.
+
+    :func:`tape_loss_panel` builds it from its draws; the figure again from the rows of
+    ``results.csv`` (:func:`tapesched.studies.durability.report.panels_of`)."""
+    colours = {s: f"C{k}" for k, s in enumerate(schemes)}
+    curves = tuple(
+        Curve(
+            f"{CLOSED_FORM} {scheme}",
+            metric,
+            partial(group_loss_probability, scheme),
+            colours[scheme],
+            tabulated=metric == "groups_lost_share",
+        )
+        for scheme in schemes
+        for metric in ("files_lost_share", "groups_lost_share")
+    )
     return Panel(
         name="tape loss",
         x_name=TAPE_LOSS_X,
@@ -363,30 +396,13 @@ def tape_loss_panel(
         labels=TAPE_LOSS_LABELS,
         points=tuple(points),
         curves=curves,
-        colours={series_name(n, s): colours[s] for s in config.schemes for n in config.policies},
+        colours={series_name(n, s): colours[s] for s in schemes for n in policies},
         second_x=SecondAxis(
             f"tape-loss rate per tape-year over {years:g} years",
             partial(_rate_of, years=years),
             partial(_probability_of, years=years),
         ),
-        settings={
-            "x_name": TAPE_LOSS_X,
-            "q_values": list(config.q_values),
-            "rate_per_tape_year": [tape_loss_rate(q, years) for q in config.q_values],
-            "horizon_years": years,
-            "files": config.files,
-            "replications": config.replications,
-            "sizes_mb": list(config.sizes_mb),
-            "tape_capacity_mb": config.tape_capacity_mb,
-            "block_mb": config.block_mb,
-            "data_ratio": 1.0,
-            "ec_ratio": 1.0,
-            "policies": list(config.policies),
-            "schemes": [str(s) for s in config.schemes],
-            "layouts": layouts,
-            "intervals": "groups: exact binomial (Clopper-Pearson) over every group of every "
-            "draw; files and bytes: Student's t over the draws",
-        },
+        settings=settings or {},
     )
 
 
@@ -491,6 +507,26 @@ def handling_panel(
             points.append(PanelPoint(name, p, config.replications, values, detail))
             if advance is not None:
                 advance(f"ran {name} at p = {p:g}")
+    settings = {
+        "x_name": HANDLING_X,
+        "p_values": list(config.p_values),
+        "attempts": config.attempts,
+        "retry_delay_s": config.retry_delay_s,
+        "days": config.days,
+        "replications": config.replications,
+        "rate_per_h": 65,
+        "scenario": "blue-waters.json as bw-fig10 runs it: 1 GB-1 TB, B = 192 MB, bw-main",
+        "policies": list(config.policies),
+        "intervals": "Student's t over the replications",
+    }
+    return handling_frame(points, settings)
+
+
+def handling_frame(
+    points: Sequence[PanelPoint], settings: Mapping[str, object] | None = None
+) -> Panel:
+    """The handling panel of ``points`` (:func:`handling_panel`; the figure again from the
+    rows, :func:`tapesched.studies.durability.report.panels_of`)."""
     return Panel(
         name="handling failures",
         x_name=HANDLING_X,
@@ -500,18 +536,7 @@ def handling_panel(
         points=tuple(points),
         log_y=False,
         log_x=False,
-        settings={
-            "x_name": HANDLING_X,
-            "p_values": list(config.p_values),
-            "attempts": config.attempts,
-            "retry_delay_s": config.retry_delay_s,
-            "days": config.days,
-            "replications": config.replications,
-            "rate_per_h": 65,
-            "scenario": "blue-waters.json as bw-fig10 runs it: 1 GB-1 TB, B = 192 MB, bw-main",
-            "policies": list(config.policies),
-            "intervals": "Student's t over the replications",
-        },
+        settings=settings or {},
     )
 
 

@@ -31,7 +31,7 @@ from tapesched.simulator.storage.files import FileSpec, Scheme
 from tapesched.simulator.storage.policies.policy import Policy, preload
 from tapesched.simulator.storage.policies.policy_registry import make_policy
 from tapesched.simulator.workload.workload import SIZE_CLASSES_MB
-from tapesched.studies.durability.report import result_rows
+from tapesched.studies.durability.report import panels_of, result_rows
 from tapesched.studies.durability.study import (
     HANDLING_X,
     QUICK,
@@ -42,8 +42,8 @@ from tapesched.studies.durability.study import (
     handling_panel,
     tape_loss_panel,
 )
-from tapesched.studies.results_file import read_results_csv, results_csv
-from tests.conftest import redraws
+from tapesched.studies.results_file import COLUMNS, read_results_csv, results_csv
+from tests.studies import assert_redraws_its_own_figure
 
 BLOCK_MB = 16.0
 POLICIES = ("rait", "parallel", "vertical")
@@ -353,7 +353,7 @@ def test_the_quick_tape_losses_write_their_files_and_rows_say_what_they_should(t
     rows = [r for r in everything if r.x_name == TAPE_LOSS_X]
     series = {r.series for r in rows}
     expected = {f"{p} {s}" for p in POLICIES for s in SCHEMES}
-    assert series == expected | {f"closed form {s}" for s in SCHEMES}
+    assert series == expected | {f"closed form {s}" for s in SCHEMES} | {"closed form"}
     xs = sorted({r.x for r in rows})
     assert xs == sorted(QUICK.q_values) and xs[0] == 0.001 and xs[-1] == 0.2
     cell = {(r.series, r.x, r.metric): r for r in rows}
@@ -381,6 +381,60 @@ def test_the_quick_tape_losses_write_their_files_and_rows_say_what_they_should(t
     assert point["x"] == 0.2 and point["closed_form"] == group_loss_probability(Scheme(4, 2), 0.2)
     low, high = point["groups_lost_interval_95"]
     assert low <= point["groups_lost_share"]["mean"] <= high
+    # What the figure needs besides: the exact interval's ends, the rate of each q.
+    assert cell[("rait 4+2", 0.2, "groups_lost_share_low")].estimate.mean == low
+    assert cell[("rait 4+2", 0.2, "groups_lost_share_high")].estimate.mean == high
+    rates = {r.x: r.estimate for r in rows if r.metric == "loss_rate_per_tape_year"}
+    assert {r.series for r in rows if r.metric == "loss_rate_per_tape_year"} == {"closed form"}
+    assert rates[0.001].mean == tape_loss_rate(0.001, 5) and rates[0.001].replications == 0
+
+
+def test_the_figure_is_drawn_from_the_rows_alone_as_from_the_draws():
+    """The panel read back from the rows is the one drawn from the draws (the quick run's
+    figure, drawn again byte for byte, is a paper test below)."""
+    config = evolve(QUICK, files=40, replications=3, horizon_years=7.3, q_values=(0.01, 0.2))
+    drawn = tape_loss_panel(config, 1)
+    (again,) = panels_of(read_results_csv(results_csv(result_rows([drawn]))))
+    assert again.series == drawn.series and again.colours == drawn.colours
+    assert [(p.series, p.x, p.values) for p in again.points] == [
+        (p.series, p.x, p.values) for p in drawn.points
+    ]
+    assert [p.interval("groups_lost_share") for p in again.points] == [
+        p.interval("groups_lost_share") for p in drawn.points
+    ]
+    assert [(c.label, c.metric, c.value(0.1)) for c in again.curves] == [
+        (c.label, c.metric, c.value(0.1)) for c in drawn.curves
+    ]
+    assert again.second_x is not None and drawn.second_x is not None
+    label = "tape-loss rate per tape-year over 7.3 years"
+    assert again.second_x.label == drawn.second_x.label == label
+    assert again.second_x.forward([0.1]) == drawn.second_x.forward([0.1])
+
+
+def test_plot_results_says_what_a_durability_file_lacks_for_its_figure(tmp_path):
+    point = "durability,rait 4+1,tape_loss_probability,0.1,{},0.5,,5,false\n"
+    lines = [point.format(m) for m in ("files_lost_share", "groups_lost_share")]
+    rates = (
+        "durability,closed form,tape_loss_probability,0.1,loss_rate_per_tape_year,0.02,,0,false\n"
+    )
+    cases = {
+        "no-rate.csv": (
+            lines,
+            "no loss_rate_per_tape_year of a q > 0 over tape_loss_probability: "
+            "the figure's top axis",
+        ),
+        "no-rebuilt.csv": (
+            [*lines, rates],
+            "rait 4+1 at tape_loss_probability 0.1 has no files_rebuilt_share",
+        ),
+    }
+    for name, (body, message) in cases.items():
+        path = tmp_path / name
+        path.write_text(",".join(COLUMNS) + "\n" + "".join(body), encoding="utf-8")
+        again = str(tmp_path / "again.png")
+        result = CliRunner().invoke(main, ["plot", "results", str(path), "--out", again])
+        assert result.exit_code == 2, result.output
+        assert result.output.strip().splitlines() == [f"{path}: {message}"]
 
 
 @pytest.mark.paper
@@ -405,9 +459,7 @@ def test_the_quick_experiment_adds_the_handling_failures_and_their_cost_in_mount
     assert costs["series"]["rait"][0]["handling_failures"] == [0] * QUICK_HANDLING.replications
     assert min(costs["series"]["rait"][-1]["handling_failures"]) > 0
     assert costs["series"]["rait"][-1]["mount_given_up_probability"] == pytest.approx(0.1**3)
-    # its figure needs its closed forms and intervals, more than the file: a panel per metric
-    printed = redraws(out / "results.csv", tmp_path / "again.png")
-    assert "a panel per metric of durability" in printed and "note: " in printed
+    assert_redraws_its_own_figure(out, tmp_path)
 
 
 def test_the_same_seed_gives_the_same_results(tmp_path):

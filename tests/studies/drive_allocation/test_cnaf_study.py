@@ -10,9 +10,10 @@ from attrs import evolve
 from click.testing import CliRunner
 
 from tapesched.cli import main
+from tapesched.studies.drive_allocation.report import HOURLY, RUN_METRICS
 from tapesched.studies.drive_allocation.study import METRICS, QUICK, SERIES, bulk_recall, run_study
 from tapesched.studies.results_file import COLUMNS
-from tests.conftest import redraws
+from tests.studies import assert_redraws_its_own_figure
 
 
 def test_the_bulk_recall_has_the_papers_size_at_full_scale() -> None:
@@ -50,7 +51,19 @@ def test_the_command_writes_its_three_files(tmp_path) -> None:
     with open(out / "results.csv", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     assert tuple(rows[0]) == COLUMNS
-    assert {(r["series"], r["metric"]) for r in rows} == {(s, m) for s in SERIES for m in METRICS}
+    by_scale = {(r["series"], r["metric"]) for r in rows if r["x_name"] == "scale"}
+    assert by_scale == {(s, m) for s in SERIES for m in METRICS}
+    # What the figure draws: the first seed's hours, and its run's metrics for the legend.
+    hourly = [r for r in rows if r["x_name"] == "hour"]
+    assert {(r["series"], r["metric"]) for r in hourly} == {(s, m) for s in SERIES for m in HOURLY}
+    hours = [float(r["x"]) for r in hourly if r["series"] == "static" and r["metric"] == HOURLY[0]]
+    assert hours == [float(h) for h in range(len(hours))] and len(hours) >= 2
+    run = {(r["series"], r["metric"]): r for r in rows if r["x_name"] == "seed"}
+    assert set(run) == {(s, f"run_{m}") for s in SERIES for m in RUN_METRICS}
+    assert {r["x"] for r in run.values()} == {"1.0"}
+    # one seed: its run's metrics are the series' means
+    means = {(r["series"], r["metric"]): r["mean"] for r in rows if r["x_name"] == "scale"}
+    assert all(r["mean"] == means[(s, m[len("run_") :])] for (s, m), r in run.items())
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     offline = summary["series"]["offline"]
     assert (
@@ -61,11 +74,12 @@ def test_the_command_writes_its_three_files(tmp_path) -> None:
 
 
 @pytest.mark.paper
-def test_plot_results_redraws_the_quick_results_a_panel_per_metric(tmp_path) -> None:
+def test_plot_results_draws_its_own_figure_again_from_the_quick_results(tmp_path) -> None:
+    # Two seeds from the third: the figure is the first seed's, its legend names it.
     out = tmp_path / "cnaf"
-    args = ["experiment", "cnaf-bulk-recall", "--quick", "--seeds", "1", "--scale", "0.01"]
-    assert CliRunner().invoke(main, [*args, "--out", str(out)]).exit_code == 0
-    printed = redraws(out / "results.csv", tmp_path / "again.png")
-    # its figure is the hourly series of the first seed, which results.csv does not hold
-    assert "a panel per metric of cnaf-bulk-recall" in printed
-    assert "own figure needs more than its results.csv" in printed
+    args = ["experiment", "cnaf-bulk-recall", "--quick", "--seeds", "2", "--scale", "0.01"]
+    assert CliRunner().invoke(main, [*args, "--seed", "3", "--out", str(out)]).exit_code == 0
+    with open(out / "results.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["x"] for r in rows if r["x_name"] == "seed"} == {"3.0"}
+    assert_redraws_its_own_figure(out, tmp_path)
