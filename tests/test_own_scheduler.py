@@ -270,7 +270,7 @@ def test_the_readme_error_line_is_what_the_command_prints(example):
     done = tapesched(example, "simulate", SPEC, "--scheduler", "most_wanted:Nothing")
     assert done.returncode == 2 and done.stdout == ""
     text = PLUG_INS.read_text(encoding="utf-8")
-    assert f"    {done.stderr.strip()}\n" in text
+    assert f"\n{done.stderr.strip()}\n" in text
     assert done.stderr.count("\n") == 1
 
 

@@ -106,11 +106,10 @@ def results(results_file: str, out: FileOutput, layout: str | None, metric: str 
 
     RESULTS_FILE has the columns experiment, series, x_name, x, metric, mean,
     half_width, replications and saturated. By default the figure is the
-    experiment's own, the one its run wrote as figure.png (bnl-coverage's
-    panels, ecmwf-defer-dismount's, a Blue Waters or Golubchik figure); for
-    an experiment this version does not know, or whose figure needs more
-    than the file (online-vs-offline, cnaf-bulk-recall, durability,
-    gol-stripe-search), a panel per metric, and a note says so. A panel
+    experiment's own, the one its run wrote as figure.png, for every
+    experiment of this version; for one it does not know (or one of your own
+    whose figure needs more than the file), a panel per metric, and a note
+    says so. A panel
     draws a line per series with its 95 % intervals, a cross at the top for
     a saturated point, a dashed line for a point at x = inf. A bad file is
     one line per problem at line N.column, exit 2.

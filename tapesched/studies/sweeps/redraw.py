@@ -8,11 +8,11 @@ layouts (:data:`LAYOUTS`):
   the experiment's own :meth:`~tapesched.studies.experiment.Experiment.figure` given the
   rows, when the experiment is one of the registry's
   (:data:`~tapesched.studies.registry.EXPERIMENTS`) and its figure is drawn from the rows
-  alone (:attr:`~tapesched.studies.experiment.Experiment.redraws_from_rows`: the swept
-  studies, ``bnl-coverage``, ``ecmwf-defer-dismount``). Otherwise (an experiment this
-  version does not know, or one whose figure needs more than the file: the windows'
-  distributions of ``online-vs-offline``, the hourly series of ``cnaf-bulk-recall``) the
-  file is drawn a panel per metric, and :attr:`Redrawn.note` says why;
+  alone (:attr:`~tapesched.studies.experiment.Experiment.redraws_from_rows`: every
+  experiment of this version, each writing into its ``results.csv`` what its figure
+  needs). Otherwise (an experiment this version does not know, or a plug-in's whose
+  figure needs more than the file) the file is drawn a panel per metric, and
+  :attr:`Redrawn.note` says why;
 - ``metrics``: a panel per metric of the file, whatever the experiment
   (:func:`~tapesched.studies.lines_figure.metrics_figure`);
 - ``metric``: one metric, on one panel (``--metric NAME``,

@@ -167,3 +167,11 @@ def test_a_panel_of_more_series_than_a_legend_holds_names_none_and_says_how_many
     assert axes.get_title(loc="right") == f"{MOST_IN_LEGEND + 1} series, unnamed"
     (few,) = redraw_results(read_back(rows[:4])).figure.axes
     assert few.get_legend() is not None and few.get_title(loc="right") == ""
+
+
+def test_every_experiment_of_this_version_redraws_its_own_figure_from_its_rows():
+    """What makes `plot results` draw an experiment's own figure; each experiment's test
+    checks the redrawn figure byte for byte on its run (tests/studies)."""
+    names = EXPERIMENTS.names()
+    assert len(names) >= 17
+    assert [n for n in names if not getattr(EXPERIMENTS.get(n), "redraws_from_rows", False)] == []
