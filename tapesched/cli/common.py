@@ -312,3 +312,15 @@ def allow_plugins_option(command: F) -> F:
     """The ``--allow-plugins`` flag of the commands that run a scenario file."""
     option = click.option("--allow-plugins", is_flag=True, help=ALLOW_PLUGINS_HELP)
     return option(command)
+
+
+def gap_option(who: str) -> Callable[[F], F]:
+    """The ``--gap`` option of ``solve`` and ``compare``; ``who`` names what stops at it."""
+    return click.option(
+        "--gap",
+        type=NumberType(min=0, max=1),
+        default=None,
+        help=f"Relative optimality gap, (objective - bound) / objective, at which {who} "
+        "(exact, local-search, lns) stops (0.01: within 1 % of the bound); such a run is "
+        "feasible, with its bound.",
+    )

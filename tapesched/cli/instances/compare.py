@@ -12,10 +12,10 @@ from rich.table import Table
 
 from tapesched.cli.common import (
     NO_PREFETCH_HELP,
-    NumberType,
     TimeLimitType,
     checked_solvers,
     fail,
+    gap_option,
     reports_bad_input,
 )
 from tapesched.cli.progress import progress_bar, quiet_option
@@ -100,14 +100,7 @@ def _instances(paths: tuple[str, ...]) -> list[tuple[str, Instance]]:
     help="On instances of more requests than this, too many to prove, lns also runs when "
     "an exact solver (cpsat, milp-cbc, milp-highs) is asked for and lns is not.",
 )
-@click.option(
-    "--gap",
-    type=NumberType(min=0, max=1),
-    default=None,
-    help="Relative optimality gap, (objective - bound) / objective, at which "
-    "each solver that takes one (exact, local-search, lns) stops "
-    "(0.01: within 1 % of the bound); such a run is feasible, with its bound.",
-)
+@gap_option("each solver that takes one")
 @click.option(
     "--no-prefetch",
     "no_prefetch",

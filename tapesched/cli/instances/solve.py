@@ -11,9 +11,9 @@ import click
 from tapesched.cli.common import (
     EXIT_INFEASIBLE,
     NO_PREFETCH_HELP,
-    NumberType,
     TimeLimitType,
     fail,
+    gap_option,
     print_violations,
     reports_bad_input,
 )
@@ -77,14 +77,7 @@ def log_line(point: Progress) -> None:
     default=None,
     help="Iteration budget of a solver that takes one (lns: rounds); default: the solver's.",
 )
-@click.option(
-    "--gap",
-    type=NumberType(min=0, max=1),
-    default=None,
-    help="Relative optimality gap, (objective - bound) / objective, at which "
-    "the solver (exact, local-search, lns) stops "
-    "(0.01: within 1 % of the bound); such a run is feasible, with its bound.",
-)
+@gap_option("the solver")
 @click.option(
     "--log",
     "log",
