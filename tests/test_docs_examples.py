@@ -36,6 +36,7 @@ import pytest
 from click.testing import CliRunner
 
 from tapesched.cli import main
+from tapesched.studies.registry import EXPERIMENTS
 from tests.conftest import ROOT
 from tests.documents import DOCS, DOCUMENTS, Block, blocks
 
@@ -140,3 +141,24 @@ def test_a_sh_block_is_read_as_its_commands():
     assert commands(block) == [["tapesched", "a", "b c", "--d", "e"], ["tapesched", "f"]]
     transcript = Block("console", "$ tapesched plan x\nplan: 3 drives\n", 1, None)
     assert commands(transcript) == [["tapesched", "plan", "x"]]
+
+
+def test_every_experiment_s_quick_run_is_drawn_again_on_its_study_page():
+    """The study pages' runs (make test-papers) are the check that ``plot results`` redraws
+    the quick ``results.csv`` of every experiment, exit 0: each experiment's quick run is on
+    a page, followed by ``plot results`` of what it wrote."""
+    lines = [
+        line
+        for page in sorted(STUDIES.glob("*.md"))
+        for block in blocks(page.read_text(encoding="utf-8"))
+        if block.language in ("sh", "console")
+        for line in commands(block)
+    ]
+    redrawn = {line[3] for line in lines if line[1:3] == ["plot", "results"]}
+    quick_out = {
+        line[2]: line[line.index("--out") + 1]
+        for line in lines
+        if line[1] == "experiment" and "--quick" in line and "--out" in line
+    }
+    assert set(EXPERIMENTS.names()) <= set(quick_out)
+    assert {name for name, out in quick_out.items() if f"{out}/results.csv" not in redrawn} == set()
