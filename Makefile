@@ -108,7 +108,7 @@ docs: venv
 # the bytecode of our modules instead of compiling them again, whatever the environment says
 # (an empty PYTHONDONTWRITEBYTECODE is an unset one): 0.3 s a child.
 test test-papers: export PYTHONDONTWRITEBYTECODE =
-# The strict site build is one of the tests (tests/test_docs.py builds it once, and reads the
+# The strict site build is one of the tests (tests/docs/test_docs.py builds it once, and reads the
 # pages it makes), so `make test` does not build it a second time.
 # Tests marked `pool` start worker processes of their own (a sweep's pool, a Dask cluster,
 # the study pages' quick runs): each target runs its own after the others, in one process,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import tapesched
-from tests.documents import doc_block
+from tests.docs.documents import doc_block
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "instances" / "spec-example.json"

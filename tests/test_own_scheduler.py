@@ -35,7 +35,7 @@ from tapesched.toolkit.files.schedule_file import load_schedule
 from tapesched.toolkit.model import Drive, Instance, Library, Piece, Request, Tape
 from tapesched.toolkit.validator import validate
 from tests.conftest import INSTANCES, ROOT, dist_info
-from tests.documents import doc_block
+from tests.docs.documents import doc_block
 
 README = ROOT / "README.md"
 SPEC = str(INSTANCES / "spec-example.json")

@@ -23,7 +23,7 @@ from tapesched.cli import main
 from tapesched.studies.registry import ENTRY_POINT_GROUP, EXPERIMENTS
 from tapesched.studies.results_file import COLUMNS
 from tests.conftest import dist_info
-from tests.documents import doc_block
+from tests.docs.documents import doc_block
 
 FILES = ["figure.png", "results.csv", "summary.json"]
 

@@ -1,5 +1,5 @@
 """The scenario format's reference page, docs/scenario-format.md: its example loads (that its
-tables name every key the reader takes, and no other, is tests/test_format_reference.py's)."""
+tables name every key the reader takes, and no other, is tests/docs/test_format_reference.py's)."""
 
 from __future__ import annotations
 

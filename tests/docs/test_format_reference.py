@@ -56,7 +56,7 @@ from tapesched.toolkit.files.schedule_file import schedule_from_dict
 from tapesched.toolkit.model import Instance, Library, Schedule
 from tapesched.toolkit.validator import validate
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 REFERENCE = DOCS / "reference" / "formats.md"
 SCENARIO_PAGE = DOCS / "scenario-format.md"
 

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from tapesched.cli import main
 from tests.conftest import ROOT
-from tests.documents import doc_block
+from tests.docs.documents import doc_block
 
 README = ROOT / "README.md"
 
@@ -32,7 +32,7 @@ def test_the_readme_is_a_front_door_of_at_most_250_lines():
 
 
 def test_every_relative_link_of_the_readme_leads_to_a_file():
-    """The pages' links are checked by the strict site build (tests/test_docs.py); the README
+    """The pages' links are checked by the strict site build (tests/docs/test_docs.py); the README
     is not part of the site."""
     text = README.read_text(encoding="utf-8")
     broken = [

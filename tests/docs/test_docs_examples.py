@@ -38,7 +38,7 @@ from click.testing import CliRunner
 from tapesched.cli import main
 from tapesched.studies.registry import EXPERIMENTS
 from tests.conftest import ROOT
-from tests.documents import DOCS, DOCUMENTS, Block, blocks
+from tests.docs.documents import DOCS, DOCUMENTS, Block, blocks
 
 RUN = {"sh", "console", "python"}
 STUDIES = DOCS / "studies"

@@ -1,0 +1,1 @@
+"""The README and the documentation: their shape, their references and their examples."""
