@@ -229,6 +229,11 @@ def word(what: str) -> Rule:
     )
 
 
+CARTRIDGE_ID = word("a cartridge id")
+"""A cartridge (volume) id: a non-empty word (``CB1172``), as the ECMWF trace and a site's
+request log (:mod:`toolkit.files.request_log`) name them."""
+
+
 def one_of(choices: tuple[str, ...]) -> Rule:
     """One of the given strings."""
     listed = ", ".join(repr(c) for c in choices)

@@ -46,6 +46,7 @@ from attrs import field, frozen
 
 from tapesched.toolkit.errors import MAX_SHOWN, InputError, Problem, ValueProblems, capped, shown
 from tapesched.toolkit.fields import (
+    CARTRIDGE_ID,
     Rule,
     at_least_one,
     bounded_time,
@@ -66,9 +67,6 @@ MAX_PROBLEMS = MAX_SHOWN
 """Bad lines reported one by one before the rest are summed up in a last line."""
 
 _TIMESTAMP = re.compile(r"[0-9]{8}T[0-9]{6}")
-
-CARTRIDGE_ID = word("a cartridge id")
-"""A cartridge (volume) id: a non-empty word (``CB1172``)."""
 
 LEVEL_NUMBER = Rule(
     ("{v}.isascii() and {v}.isdigit()", "a level number is an integer >= 0, got {v!r}"),

@@ -48,7 +48,7 @@ def parse_json(text: str | bytes, source: str) -> Any:
 
 
 def read_json(path: str | os.PathLike[str]) -> Any:
-    """The parsed JSON document of a file (``.bz2`` and ``.gz`` decompressed), read by
+    """The parsed JSON document of a file (``.bz2``, ``.gz`` and ``.zst`` decompressed), read by
     :func:`toolkit.files.reading.read_bytes` within its limits.
 
     Raises

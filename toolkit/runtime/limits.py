@@ -17,7 +17,7 @@ MiB = 2**20
 """Bytes in a mebibyte (the unit the reading limits are stated in)."""
 
 MAX_INPUT_BYTES = 256 * MiB
-"""Most bytes an input file may hold, as stored or once decompressed (``.bz2``, ``.gz``).
+"""Most bytes an input file may hold, as stored or decompressed (``.bz2``, ``.gz``, ``.zst``).
 
 The largest input the toolkit ships or benchmarks is a 100,000-request
 schedule of 40 MB (``benchmarks/validation.py``); a million-request instance
