@@ -299,6 +299,13 @@ class Structurer:
             elif type_ in self._scalars:
                 namespace[f"_s{i}"] = self._scalars[type_]
                 value = f"_s{i}({raw})"
+            elif (
+                len(inner) == 1
+                and inner[0] in self._scalars
+                and type(None) in typing.get_args(type_)
+            ):
+                namespace[f"_s{i}"] = self._scalars[inner[0]]  # an optional number of a CSV line
+                value = f"(None if {raw} is None else _s{i}({raw}))"
             else:
                 value = raw
             if a.default is attrs.NOTHING:
