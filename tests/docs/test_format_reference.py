@@ -50,7 +50,7 @@ from tapesched.simulator.workload.requests_csv import (
     workload_from_csv,
 )
 from tapesched.studies import results_file
-from tapesched.toolkit.files import recall_file
+from tapesched.toolkit.files import recall_file, request_log
 from tapesched.toolkit.files.instance_file import VERSION_2_KEYS, instance_from_dict
 from tapesched.toolkit.files.schedule_file import schedule_from_dict
 from tapesched.toolkit.model import Instance, Library, Schedule
@@ -282,6 +282,13 @@ def request_trace_records() -> dict[str, Record]:
     return records
 
 
+def request_log_records() -> dict[str, Record]:
+    records = walk(request_log.LogRow, {(request_log.LogRow, "time"): ()})
+    assert records[""].keys == set(request_log.COLUMNS)
+    assert records[""].required == set(request_log.REQUIRED)
+    return records
+
+
 def ecmwf_trace_records() -> dict[str, Record]:
     return walk(TraceLine, {(TraceLine, "time"): ()})
 
@@ -332,6 +339,7 @@ FORMATS = {
     "load file": Format(load_records, REFERENCE, "load-file"),
     "recall file": Format(recall_records, REFERENCE, "recall-file"),
     "ecmwf trace": Format(ecmwf_trace_records, REFERENCE, "ecmwf-trace", {"": "Columns"}),
+    "request log": Format(request_log_records, REFERENCE, "request-log", {"": "Columns"}),
     "library layout": Format(layout_records, REFERENCE, "library-layout"),
     "results.csv": Format(results_records, REFERENCE, "resultscsv", {"": "Columns"}),
 }
@@ -489,6 +497,15 @@ def test_the_csv_examples_read(tmp_path: Path) -> None:
         ("CB1172", 0.0),
         ("WB2950", 3.0),
         ("WB1695", 7.0),
+    ]
+    (log,) = _examples("request-log")
+    path.write_text(log)
+    assert [
+        (r.cartridge, r.time_s, r.block, r.size_mb, r.kind)
+        for r in request_log.read_request_log(path).requests
+    ] == [
+        ("CB1172", 3.0, 1200, 52.4288, "read"),
+        ("WB2950", 0.0, None, None, "write"),
     ]
     (results,) = _examples("resultscsv")
     rows = results_file.read_results_csv(results)

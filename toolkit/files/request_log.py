@@ -127,9 +127,9 @@ def _time(cell: str) -> float | datetime:
 
 
 def _way(time: float | datetime) -> str:
-    if type(time) is float:
+    if not isinstance(time, datetime):
         return TIME_WAYS[0]
-    return TIME_WAYS[1] if time.tzinfo is None else TIME_WAYS[2]  # type: ignore[union-attr]
+    return TIME_WAYS[1] if time.tzinfo is None else TIME_WAYS[2]
 
 
 @checked
@@ -384,30 +384,36 @@ def read_request_log(
     found.raise_any(source)
     if not entries:
         raise InputError(source, [Problem("", "no request under the header")])
-    start: datetime | None = None
-    if first is not None and first[1] != TIME_WAYS[0]:
-        start = min(row.time for _, row in entries)  # type: ignore[type-var]
-        for number, row in entries:
-            span = (row.time - start).total_seconds()  # type: ignore[operator]
-            if span > MAX_SIMULATED_S:
-                found.add(
-                    Problem(
-                        f"line {number}.{names['time']}",
-                        f"{span:.0f} s after the earliest time, longer than the limit "
-                        f"{describe_seconds(MAX_SIMULATED_S)} of a simulated span",
-                    )
+    start = min((r.time for _, r in entries if isinstance(r.time, datetime)), default=None)
+    requests = []
+    for number, row in entries:
+        time_s = _seconds(row.time, start)
+        if time_s > MAX_SIMULATED_S:  # a timestamp's: seconds are bounded by their rule
+            found.add(
+                Problem(
+                    f"line {number}.{names['time']}",
+                    f"{time_s:.0f} s after the earliest time, longer than the limit "
+                    f"{describe_seconds(MAX_SIMULATED_S)} of a simulated span",
                 )
-        found.raise_any(source)
-    requests = tuple(_request(row, start) for _, row in entries)
+            )
+        requests.append(_request(row, time_s))
+    found.raise_any(source)
     lines = tuple(number for number, _ in entries)
-    return RequestLog(source, requests, lines, given, ignored, start)
+    return RequestLog(source, tuple(requests), lines, given, ignored, start)
 
 
-def _request(row: LogRow, start: datetime | None) -> LoggedRequest:
-    time_s = row.time if start is None else (row.time - start).total_seconds()  # type: ignore[operator]
+def _seconds(time: float | datetime, start: datetime | None) -> float:
+    """A time of the file as seconds: itself, or a timestamp's seconds after ``start``."""
+    if isinstance(time, datetime):
+        assert start is not None  # the earliest of the file's timestamps
+        return (time - start).total_seconds()
+    return time
+
+
+def _request(row: LogRow, time_s: float) -> LoggedRequest:
     size_mb = row.size_mb if row.size_bytes is None else row.size_bytes / BYTES_PER_MB
     return LoggedRequest(
-        time_s,  # type: ignore[arg-type]
+        time_s,
         row.cartridge,
         row.offset_mb,
         row.block,
