@@ -2,9 +2,10 @@
 
 Each command is a module of one of two rooms: :mod:`.instances`, the commands on
 instance and schedule files (``check``, ``verify``, ``metrics``, ``plot``, ``order``,
-``generate``, ``solve``, ``compare``, ``bound``, ``solvers``), and :mod:`.archives`, the
-commands on a whole archive in time (``simulate``, ``replay``, ``plan``,
-``experiment``); :data:`main` gathers them into one ``click`` group. ``experiment`` is a
+``generate``, ``solve``, ``compare``, ``bound``) and the listings of what they may name
+(``solvers``, ``catalogue``), and :mod:`.archives`, the commands on a whole archive in
+time (``simulate``, ``replay``, ``plan``, ``experiment``); :data:`main` gathers them into
+one ``click`` group. ``experiment`` is a
 group of its own: a command per experiment of the studies' registry, made from the
 experiment's declared parameters. The command line is the top layer: it may import
 every package below it (the toolkit, the solvers, the simulator, the studies), none of
@@ -40,6 +41,7 @@ COMMANDS = {
     "compare": "tapesched.cli.instances.compare:compare",
     "bound": "tapesched.cli.instances.bound:bound",
     "solvers": "tapesched.cli.instances.list_solvers:list_solvers",
+    "catalogue": "tapesched.cli.instances.catalogue:catalogue",
     "simulate": "tapesched.cli.archives.simulate:simulate",
     "replay": "tapesched.cli.archives.replay:replay",
     "plan": "tapesched.cli.archives.plan:plan",

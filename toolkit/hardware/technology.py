@@ -8,9 +8,12 @@ scenario's drive ``model`` names) and the SL8500 timings of the trace replay
 
 - :data:`DRIVES`: a drive and its tape (native rate and capacity, load,
   unload, locate), keyed by the name a scenario gives as a drive ``model``.
-- :data:`LIBRARIES`: a robot library and the drive it holds (arm times, and
-  for the two libraries of Golubchik et al. their whole layout; for the
-  SL8500 its elevators and pass-through ports).
+- :data:`LIBRARIES`: a robot library and its default drive (arm times, its
+  standard arms where the vendor says, for the two libraries of Golubchik et
+  al. their whole layout, for the SL8500 its elevators and pass-through
+  ports). A modern library holds several drive types: its ``drive`` is the
+  one a study takes when it names the library alone (the TS4500's LTO-9), not
+  the only one it may hold.
 
 Every figure names its source in ``sources``: a vendor's documentation, a
 paper, or ``estimate`` where no published figure was found or the figure
@@ -121,7 +124,7 @@ class DriveTechnology:
 
 @frozen
 class LibraryTechnology:
-    """A robot library and the drive it holds.
+    """A robot library and its default drive.
 
     Attributes
     ----------
@@ -130,13 +133,15 @@ class LibraryTechnology:
     label
         The system it describes.
     drive
-        Its drive technology.
+        Its default drive technology: the one it held where a paper fixes
+        it (Golubchik's, the ECMWF SL8500's), else the current drive a site
+        would most likely put in it; a library may hold others.
     mount_s, dismount_s
-        Arm (robot, handbot) time to carry a cartridge from its slot into a
-        drive, and back.
+        Arm (robot, accessor, handbot) time to carry a cartridge from its
+        slot into a drive, and back.
     drives, arms, tapes
-        The library's layout, where a paper fixes it (``None``: a site's
-        own, as in a layout file).
+        The library's layout, where a paper fixes it, or for ``arms`` the
+        vendor's standard count (``None``: a site's own, as in a layout file).
     elevator_s
         One elevator ride between two rails of a library (SL8500).
     pass_through_s
@@ -178,6 +183,11 @@ def required(value: F | None, what: str) -> F:
     return value
 
 
+def is_estimate(source: str) -> bool:
+    """Whether a figure's source says it is an estimate (it starts with ``estimate``)."""
+    return source.startswith("estimate")
+
+
 # Sources cited by several figures.
 _GOLUBCHIK = (
     "Golubchik, Muntz & Watson 1994, 'Analysis of striping techniques in robotic "
@@ -208,6 +218,67 @@ _LTO_7 = DriveTechnology(
         "unload_s": _IBM_LTO,
         "half_tape_locate_s": (
             "estimate: 60 s, near the IBM TS2290 half-height drive's average locate (56 s)"
+        ),
+    },
+)
+_IBM_LTO_DOCS = "IBM documentation 2.12.3, 'Performance specifications for LTO tape drives'"
+_LTO_8 = DriveTechnology(
+    name="LTO-8",
+    label="LTO-8 full-height drive, LTO-8 media",
+    rate_mb_s=360.0,
+    capacity_mb=12_000_000.0,
+    load_s=15.0,
+    unload_s=24.0,
+    half_tape_locate_s=59.0,
+    sources={
+        "rate_mb_s": _IBM_LTO,
+        "capacity_mb": _IBM_LTO,
+        "load_s": _IBM_LTO,
+        "unload_s": _IBM_LTO,
+        "half_tape_locate_s": (
+            "estimate: the IBM TS2290 half-height drive's average locate (59 s); no "
+            "full-height figure found"
+        ),
+    },
+)
+_LTO_9 = DriveTechnology(
+    name="LTO-9",
+    label="LTO-9 full-height drive, LTO-9 media",
+    rate_mb_s=400.0,
+    capacity_mb=18_000_000.0,
+    load_s=17.0,
+    unload_s=30.0,
+    half_tape_locate_s=45.0,
+    sources={
+        "rate_mb_s": _IBM_LTO,
+        "capacity_mb": _IBM_LTO,
+        "load_s": (
+            f"{_IBM_LTO}: 17 s for an initialized tape (a new cartridge's first load, its "
+            "media optimization, takes 40-120 min)"
+        ),
+        "unload_s": _IBM_LTO,
+        "half_tape_locate_s": f"{_IBM_LTO_DOCS}: average space record time from load point",
+    },
+)
+_LTO_10 = DriveTechnology(
+    name="LTO-10",
+    label="LTO-10 full-height drive, LTO-10 (LA) media",
+    rate_mb_s=400.0,
+    capacity_mb=30_000_000.0,
+    load_s=12.0,
+    unload_s=27.0,
+    half_tape_locate_s=65.0,
+    sources={
+        "rate_mb_s": f"{_IBM_LTO_DOCS}: 400 MB/s native (LA and PA media)",
+        "capacity_mb": (
+            "IBM's LTO-10 announcement (2025), as reported by Blocks & Files (30 May 2025) and "
+            "Spectra Logic: 30 TB native on LA media (the LTO roadmap's 36 TB was not kept; "
+            "40 TB premium PA media came later)"
+        ),
+        "load_s": f"{_IBM_LTO_DOCS}: nominal load-to-ready 12 s (LA, PA)",
+        "unload_s": f"{_IBM_LTO_DOCS}: nominal unload 27 s (LA, PA)",
+        "half_tape_locate_s": (
+            f"{_IBM_LTO_DOCS}: average space record time from load point, 65 s on LA media"
         ),
     },
 )
@@ -244,6 +315,25 @@ _TS1160 = DriveTechnology(
         "load_s": "estimate: no published figure found (the T10000's)",
         "unload_s": "estimate: no published figure found (the T10000's)",
         "half_tape_locate_s": "estimate: no published figure found",
+    },
+)
+_TS1170 = DriveTechnology(
+    name="TS1170",
+    label="IBM TS1170, JF media",
+    rate_mb_s=400.0,
+    capacity_mb=50_000_000.0,
+    load_s=13.0,
+    unload_s=23.0,
+    half_tape_locate_s=60.0,
+    sources={
+        "rate_mb_s": "IBM's TS1170 announcement as reported by the press (heise, August 2023)",
+        "capacity_mb": (
+            "IBM's TS1170 announcement as reported by the press (heise, August 2023): 50 TB "
+            "native on JF media"
+        ),
+        "load_s": "estimate: no published figure found (the TS1160's, itself the T10000's)",
+        "unload_s": "estimate: no published figure found (the TS1160's, itself the T10000's)",
+        "half_tape_locate_s": "estimate: no published figure found (the TS1160's)",
     },
 )
 _AMPEX = DriveTechnology(
@@ -307,7 +397,19 @@ _IBM_3590 = DriveTechnology(
 )
 
 DRIVES: dict[str, DriveTechnology] = {
-    d.name: d for d in (_LTO_7, _T10000D, _TS1160, _AMPEX, _EXABYTE, _IBM_3590)
+    d.name: d
+    for d in (
+        _LTO_7,
+        _LTO_8,
+        _LTO_9,
+        _LTO_10,
+        _T10000D,
+        _TS1160,
+        _TS1170,
+        _AMPEX,
+        _EXABYTE,
+        _IBM_3590,
+    )
 }
 """The drive technologies, keyed by name: the names a scenario's drive ``model`` takes."""
 
@@ -331,6 +433,33 @@ def _golubchik_library(
             "drives": f"{_GOLUBCHIK}: 4 drives (K = 4 in Section 5's simulation)",
             "arms": f"{_GOLUBCHIK}: 1 arm",
             "tapes": f"{_GOLUBCHIK}: {tapes} tapes",
+        },
+    )
+
+
+def _vendor_library(
+    name: str,
+    label: str,
+    drive: DriveTechnology,
+    *,
+    move_s: float,
+    move_source: str,
+    arms_source: str,
+) -> LibraryTechnology:
+    """A current library of one arm as standard, whose arm mounts and dismounts a cartridge
+    in one move time each way; ``drive`` is its default drive (it may hold others)."""
+    again = "as mount_s: one move of a cartridge each way"
+    return LibraryTechnology(
+        name=name,
+        label=label,
+        drive=drive,
+        mount_s=move_s,
+        dismount_s=move_s,
+        arms=1,
+        sources={
+            "mount_s": move_source,
+            "dismount_s": f"estimate: {again}" if is_estimate(move_source) else again,
+            "arms": arms_source,
         },
     )
 
@@ -384,8 +513,73 @@ LIBRARIES: dict[str, LibraryTechnology] = {
             ),
         },
     ),
+    "TS4500": _vendor_library(
+        "TS4500",
+        "IBM TS4500 tape library",
+        _LTO_9,
+        move_s=3.0,
+        move_source="IBM TS4500 Redbook: 'typical cartridge move times of less than 3 s' (3 taken)",
+        arms_source="IBM TS4500 Redbook: one accessor, a second (dual accessors) optional",
+    ),
+    "TS4300": _vendor_library(
+        "TS4300",
+        "IBM TS4300 tape library (stacked 3U modules)",
+        _LTO_9,
+        move_s=6.0,
+        move_source=(
+            "estimate: no published figure found; a short travel in a stack of 3U modules, "
+            "between the TS4500's 3 s and the SL8500's 11 s"
+        ),
+        arms_source=(
+            "estimate: one robot serving the whole stack, not checked against IBM's documentation"
+        ),
+    ),
+    "SL3000": _vendor_library(
+        "SL3000",
+        "Oracle StorageTek SL3000 modular library",
+        _T10000D,
+        move_s=11.0,
+        move_source=(
+            "estimate: no published figure found; the SL8500 handbot's 11 s, a library of "
+            "similar reach"
+        ),
+        arms_source=(
+            "Oracle SL3000 systems assurance guide: one robot, a second with the redundant "
+            "robotics feature (two parking expansion modules)"
+        ),
+    ),
+    "TFinity": _vendor_library(
+        "TFinity",
+        "Spectra Logic TFinity (ExaScale) library",
+        _LTO_9,
+        move_s=15.0,
+        move_source=(
+            "estimate: no published figure found; the robot carries a TeraPack magazine to "
+            "the drive before it picks the cartridge, longer than a plain move"
+        ),
+        arms_source=(
+            "estimate: one robot, a second optional (redundant robotics), not checked against "
+            "Spectra Logic's documentation"
+        ),
+    ),
+    "Scalar-i6000": _vendor_library(
+        "Scalar-i6000",
+        "Quantum Scalar i6000 library",
+        _LTO_9,
+        move_s=8.0,
+        move_source=(
+            "estimate: no published figure found; a single-aisle library of some metres, "
+            "below the SL8500's 11 s"
+        ),
+        arms_source=(
+            "estimate: one robot, a redundant one optional, not checked against Quantum's "
+            "documentation"
+        ),
+    ),
 }
-"""The library technologies, keyed by name (each with its drive)."""
+"""The library technologies, keyed by name, each with its default drive: the ECMWF SL8500's
+T10000D, Golubchik's drives, and for the current libraries the drive a site would most
+likely put in them (a library may hold several drive types)."""
 
 GOLUBCHIK_LIBRARIES: tuple[str, ...] = ("ampex", "exabyte")
 """The libraries of Golubchik et al. (1994), whose whole layout the paper fixes."""
@@ -502,8 +696,8 @@ TAPE_FORMATS: dict[str, TapeFormat] = {
             min_lpos=2696,
             max_lpos=171097,
             block_bytes=262144,
-            capacity_mb=12_000_000.0,
-            rate_mb_s=360.0,
+            capacity_mb=_LTO_8.capacity_mb,
+            rate_mb_s=_LTO_8.rate_mb_s,
             average_locate_s=59.0,
             sources={
                 "wraps": "LTO-8's 6,656 data tracks read 32 at a time",
@@ -522,9 +716,9 @@ TAPE_FORMATS: dict[str, TapeFormat] = {
             min_lpos=2696,
             max_lpos=184253,
             block_bytes=262144,
-            capacity_mb=18_000_000.0,
-            rate_mb_s=400.0,
-            average_locate_s=45.0,
+            capacity_mb=_LTO_9.capacity_mb,
+            rate_mb_s=_LTO_9.rate_mb_s,
+            average_locate_s=_LTO_9.half_tape_locate_s,
             sources={
                 "wraps": "LTO-9's 8,960 data tracks read 32 at a time",
                 "min_lpos": _LTO_LPOS_ESTIMATE,

@@ -8,6 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from tapesched.cli import main
+from tapesched.toolkit.hardware.technology import DRIVES
 from tests.conftest import INSTANCES
 from tests.simulator.planning.test_sizing import SMALL_LOAD
 
@@ -91,3 +92,12 @@ def test_a_bad_load_is_one_line_with_exit_code_2(tmp_path: Path):
     assert err.splitlines() == [f"{path}: classes[0].hit_rate: must be within [0, 1], got 2.0"]
     code, _, err = run(str(tmp_path / "missing.json"))
     assert code == 2 and len(err.splitlines()) == 1 and "missing.json" in err
+
+
+def test_every_drive_of_the_catalogue_is_a_load_files_drive(tmp_path: Path):
+    path = tmp_path / "load.json"
+    for name, drive in DRIVES.items():
+        path.write_text(json.dumps({**SMALL_LOAD, "drive": name}))
+        code, out, err = run(str(path))
+        assert code == 0, (name, err)
+        assert out.startswith(f"small: {drive.label} ({drive.rate_mb_s:g} MB/s; "), name

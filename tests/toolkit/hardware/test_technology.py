@@ -11,8 +11,10 @@ from tapesched.toolkit.hardware.technology import (
     GOLUBCHIK_LIBRARIES,
     LIBRARIES,
     LIBRARY_FIGURES,
+    TAPE_FORMATS,
     DriveTechnology,
     LibraryTechnology,
+    is_estimate,
     required,
 )
 
@@ -31,8 +33,16 @@ def test_every_figure_of_every_row_names_its_source():
 
 
 def test_the_rows_the_shipped_files_depend_on():
-    assert list(DRIVES) == ["LTO-7", "T10000D", "TS1160", "ampex", "exabyte", "3590"]
-    assert list(LIBRARIES) == ["ampex", "exabyte", "SL8500"]
+    assert {"LTO-7", "T10000D", "TS1160", "ampex", "exabyte", "3590"} <= set(DRIVES)
+    assert list(LIBRARIES)[:3] == ["ampex", "exabyte", "SL8500"]
+    old = {n: DRIVES[n] for n in ("LTO-7", "T10000D", "TS1160", "3590")}
+    assert {n: (d.rate_mb_s, d.capacity_mb, d.load_s, d.unload_s, d.half_tape_locate_s)
+            for n, d in old.items()} == {
+        "LTO-7": (300.0, 6e6, 15.0, 20.0, 60.0),
+        "T10000D": (252.0, 8.5e6, 13.0, 23.0, 50.0),
+        "TS1160": (400.0, 2e7, 13.0, 23.0, 60.0),
+        "3590": (9.0, 1e4, 20.0, 20.0, 30.0),
+    }  # fmt: skip
     ampex = DRIVES["ampex"]
     assert (ampex.rate_mb_s, ampex.load_s, ampex.unload_s, ampex.locate_mb_s) == (
         12.5,
@@ -43,6 +53,39 @@ def test_the_rows_the_shipped_files_depend_on():
     sl8500 = LIBRARIES["SL8500"]
     assert (sl8500.mount_s, sl8500.dismount_s, sl8500.drive.name) == (11.0, 11.0, "T10000D")
     assert (sl8500.drive.load_s, sl8500.drive.unload_s) == (13.0, 23.0)
+
+
+def test_the_current_drives_and_libraries_and_their_default_drives():
+    assert {"LTO-8", "LTO-9", "LTO-10", "TS1170"} <= set(DRIVES)
+    defaults = {n: LIBRARIES[n].drive.name for n in LIBRARIES if n not in GOLUBCHIK_LIBRARIES}
+    assert defaults == {
+        "SL8500": "T10000D",
+        "TS4500": "LTO-9",
+        "TS4300": "LTO-9",
+        "SL3000": "T10000D",
+        "TFinity": "LTO-9",
+        "Scalar-i6000": "LTO-9",
+    }
+    assert LIBRARIES["TS4500"].mount_s == 3.0 and not is_estimate(
+        LIBRARIES["TS4500"].sources["mount_s"]
+    )
+    assert is_estimate(LIBRARIES["TFinity"].sources["dismount_s"])
+    lto10 = DRIVES["LTO-10"]
+    assert (lto10.rate_mb_s, lto10.capacity_mb, lto10.load_s, lto10.unload_s) == (
+        400.0,
+        30e6,
+        12.0,
+        27.0,
+    )
+    assert is_estimate(DRIVES["TS1170"].sources["load_s"])
+    assert not is_estimate(DRIVES["TS1170"].sources["capacity_mb"])
+
+
+def test_a_drive_and_its_tape_format_agree():
+    for name in set(DRIVES) & set(TAPE_FORMATS):
+        drive, fmt = DRIVES[name], TAPE_FORMATS[name]
+        assert (drive.capacity_mb, drive.rate_mb_s) == (fmt.capacity_mb, fmt.rate_mb_s)
+    assert {"LTO-7", "LTO-8", "LTO-9"} <= set(DRIVES) & set(TAPE_FORMATS)
 
 
 def test_a_figure_without_a_source_or_a_source_without_a_figure_is_refused():
