@@ -108,7 +108,7 @@ LIBRARY_FIGURES = ("arms", "mount_s", "dismount_s")
 
 
 @checked(kw_only=True)
-class LibraryEntry:
+class SiteLibraryEntry:
     """A library of ``libraries``: its mechanics (or its model's), slots and drives."""
 
     id: str = check(ID)
@@ -196,7 +196,7 @@ class SiteDocument:
     """A site file without its ``format`` key."""
 
     name: str = check(nonempty_text)
-    libraries: tuple[LibraryEntry, ...] = check(Rule(("len({v}) > 0", "must not be empty")))
+    libraries: tuple[SiteLibraryEntry, ...] = check(Rule(("len({v}) > 0", "must not be empty")))
     complex: ComplexEntry | None = None
     pools: tuple[PoolEntry, ...] = ()
     placement: PlacementEntry = PlacementEntry()

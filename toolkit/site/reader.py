@@ -25,8 +25,8 @@ from tapesched.toolkit.model import SITE_FORMAT
 from tapesched.toolkit.site.checks import site_problems
 from tapesched.toolkit.site.document import (
     LIBRARY_FIGURES,
-    LibraryEntry,
     SiteDocument,
+    SiteLibraryEntry,
     drive_ids,
     library_figure,
     pool_of,
@@ -69,7 +69,7 @@ def _drives(library: str, groups: tuple[SiteDriveGroup, ...]) -> tuple[SiteDrive
     return tuple(drives)
 
 
-def _library(entry: LibraryEntry, index: int) -> SiteLibrary:
+def _library(entry: SiteLibraryEntry, index: int) -> SiteLibrary:
     groups = tuple(
         SiteDriveGroup(g.model, g.count, g.ids, g.rate_mb_s, g.load_s, g.unload_s, g.locate_mb_s)
         for g in entry.drives
@@ -87,7 +87,7 @@ def _library(entry: LibraryEntry, index: int) -> SiteLibrary:
     )
 
 
-def _figure(entry: LibraryEntry, name: str) -> float:
+def _figure(entry: SiteLibraryEntry, name: str) -> float:
     given = getattr(entry, name)
     return float(given if given is not None else library_figure(entry.model, name))
 
