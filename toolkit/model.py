@@ -48,6 +48,8 @@ INSTANCE_FORMATS: tuple[str, ...] = (INSTANCE_FORMAT, INSTANCE_FORMAT_2)
 SCHEDULE_FORMAT = "tapesched.schedule/1"
 SCENARIO_FORMAT = "tapesched.scenario/1"
 """A simulator scenario (:mod:`simulator.scenario.document`), named beside the other formats."""
+SITE_FORMAT = "tapesched.site/1"
+"""A site file: libraries, drives, cartridges (:mod:`toolkit.site`), named beside the others."""
 OLD_SCENARIO_FORMATS: tuple[str, ...] = ("tapesched-scenario/1",)
 """Earlier names of the scenario format, still read; never written."""
 

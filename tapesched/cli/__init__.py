@@ -4,8 +4,8 @@ Each command is a module of one of two rooms: :mod:`.instances`, the commands on
 instance and schedule files (``check``, ``verify``, ``metrics``, ``plot``, ``order``,
 ``generate``, ``solve``, ``compare``, ``bound``) and the listings of what they may name
 (``solvers``, ``catalogue``), and :mod:`.archives`, the commands on a whole archive in
-time (``simulate``, ``replay``, ``plan``, ``experiment``); :data:`main` gathers them into
-one ``click`` group. ``experiment`` is a
+time (``simulate``, ``replay``, ``plan``, ``site``, ``experiment``); :data:`main` gathers
+them into one ``click`` group. ``experiment`` is a
 group of its own: a command per experiment of the studies' registry, made from the
 experiment's declared parameters. The command line is the top layer: it may import
 every package below it (the toolkit, the solvers, the simulator, the studies), none of
@@ -45,6 +45,7 @@ COMMANDS = {
     "simulate": "tapesched.cli.archives.simulate:simulate",
     "replay": "tapesched.cli.archives.replay:replay",
     "plan": "tapesched.cli.archives.plan:plan",
+    "site": "tapesched.cli.archives.site:site",
     "experiment": "tapesched.cli.archives.experiment:experiment",
 }
 """Each command's name and where it is, ``module.path:function``."""

@@ -54,6 +54,8 @@ from tapesched.toolkit.files import recall_file, request_log
 from tapesched.toolkit.files.instance_file import VERSION_2_KEYS, instance_from_dict
 from tapesched.toolkit.files.schedule_file import schedule_from_dict
 from tapesched.toolkit.model import Instance, Library, Schedule
+from tapesched.toolkit.site.document import PoolEntry, SiteDocument
+from tapesched.toolkit.site.reader import site_from_dict
 from tapesched.toolkit.validator import validate
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -293,6 +295,10 @@ def ecmwf_trace_records() -> dict[str, Record]:
     return walk(TraceLine, {(TraceLine, "time"): ()})
 
 
+def site_records() -> dict[str, Record]:
+    return with_format(walk(SiteDocument, {(PoolEntry, "ids"): ()}))
+
+
 def layout_records() -> dict[str, Record]:
     return walk(LayoutDocument, {})
 
@@ -341,6 +347,7 @@ FORMATS = {
     "ecmwf trace": Format(ecmwf_trace_records, REFERENCE, "ecmwf-trace", {"": "Columns"}),
     "request log": Format(request_log_records, REFERENCE, "request-log", {"": "Columns"}),
     "library layout": Format(layout_records, REFERENCE, "library-layout"),
+    "site": Format(site_records, REFERENCE, "site"),
     "results.csv": Format(results_records, REFERENCE, "resultscsv", {"": "Columns"}),
 }
 
@@ -529,5 +536,13 @@ def test_the_json_examples_read() -> None:
         (0, 3, ("D_00_00", "D_00_01")),
         (1, 2, ("D_01_00",)),
     ]
+    (site_text,) = _examples("site")
+    site = site_from_dict(json.loads(site_text))
+    assert [d.id for d in site.drives][-3:] == ["lib0-d15", "x1", "x2"]
+    assert (site.cartridge_count, site.slots, site.placement.unlisted_format) == (
+        3002,
+        3750,
+        "T10000D",
+    )
     (homes,) = _examples("cartridge-map")
     assert homes_from_dict(json.loads(homes), layout) == {"CB1172": 0, "WB2950": 1, "WB1695": 0}

@@ -29,6 +29,7 @@ from tapesched.toolkit.model import (
     OLD_SCENARIO_FORMATS,
     SCENARIO_FORMAT,
     SCHEDULE_FORMAT,
+    SITE_FORMAT,
 )
 
 T = TypeVar("T")
@@ -66,13 +67,14 @@ FORMAT_KINDS: dict[str, str] = {
     SCHEDULE_FORMAT: "schedule",
     SCENARIO_FORMAT: "scenario",
     INSTANCE_FORMAT_2: "instance",
+    SITE_FORMAT: "site",
     **dict.fromkeys(OLD_SCENARIO_FORMATS, "scenario"),
 }
-"""What a file is (``instance``, ``schedule``, ``scenario``), by its ``format`` name."""
+"""What a file is (``instance``, ``schedule``, ``scenario``, ``site``), by its ``format`` name."""
 
 
 def kind_of(data: Any) -> str | None:
-    """``"instance"``, ``"schedule"`` or ``"scenario"`` by a document's ``format`` key;
+    """``"instance"``, ``"schedule"``, ``"scenario"`` or ``"site"`` by a document's ``format`` key;
     ``None`` for a document without a known one."""
     if type(data) is not dict:
         return None

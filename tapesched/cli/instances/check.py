@@ -1,9 +1,11 @@
-"""``tapesched check``: read an instance or a scenario file and say what it holds, or every problem.
+"""``tapesched check``: read an instance, a scenario or a site file and say what it holds, or
+every problem.
 
 The file's ``format`` key says what it is: an instance is checked against the
 core problem's rules, a scenario against the simulator's (every key it needs,
-every bound); a schedule is refused with a pointer to ``tapesched verify``,
-which judges a schedule against its instance.
+every bound), a site against the site format's (:mod:`toolkit.site`); a schedule is
+refused with a pointer to ``tapesched verify``, which judges a schedule against its
+instance.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ def describe_scenario(scenario: Scenario) -> str:
     )
 
 
-@click.command(short_help="Check an instance or a scenario file.")
+@click.command(short_help="Check an instance, a scenario or a site file.")
 @click.argument("instance_file", type=click.Path())
 @click.option(
     "--json",
@@ -74,7 +76,8 @@ def describe_scenario(scenario: Scenario) -> str:
 )
 @reports_bad_input
 def check(instance_file: str, as_json: bool) -> None:
-    """Check an instance or a scenario file: exit 0 with a summary, or 2 with every problem.
+    """Check an instance, a scenario or a site file: exit 0 with a summary, or 2 with every
+    problem.
 
     ``--json`` prints ``{"file", "kind", "format", ...}``: for an instance
     (kind ``instance``) its name, counts of libraries, arms, drives, tapes,
@@ -82,7 +85,10 @@ def check(instance_file: str, as_json: bool) -> None:
     and the objective; for a scenario (kind ``scenario``) its name, policy
     and parameters, scheduler, counts of libraries, arms, drives and movers,
     tape capacity, arrival rate per hour, duration, size range, schemes and
-    shares, replications and seed.
+    shares, replications and seed; for a site (kind ``site``) its name, counts of
+    libraries, arms, drives, drives by model (``drive_models``), cartridges listed, pools,
+    their formats, slots, whether it is a complex, the format of unlisted cartridges and
+    the seed of hashed homes.
     """
     with paused_gc():
         document = read_json(instance_file)
@@ -91,12 +97,18 @@ def check(instance_file: str, as_json: bool) -> None:
             fail(
                 [
                     f"{instance_file}: format: this is a schedule file ({SCHEDULE_FORMAT}); "
-                    "check takes an instance or a scenario; "
+                    "check takes an instance, a scenario or a site; "
                     "use tapesched verify INSTANCE SCHEDULE"
                 ]
             )
         notes: list[str] = []
-        if kind == "scenario":
+        if kind == "site":
+            from tapesched.toolkit.site.reader import site_from_dict
+            from tapesched.toolkit.site.summary import describe_site, site_summary
+
+            site = site_from_dict(document, instance_file)
+            summary, line = site_summary(site), describe_site(site)
+        elif kind == "scenario":
             from tapesched.simulator.scenario.document import scenario_from_dict
             from tapesched.simulator.scenario.spec import named_code
 

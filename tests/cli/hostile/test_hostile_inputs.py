@@ -208,8 +208,8 @@ CASES: list[Case] = [
     ("scenario rate in years", ["check", scenario(workload__rate="65/year")],
      "{file}: workload.rate: '65/year' is not a rate"),
     ("check of a schedule file", ["check", str(SPEC_OPTIMUM)],
-     "{file}: format: this is a schedule file (tapesched.schedule/1); check takes an instance "
-     "or a scenario; use tapesched verify INSTANCE SCHEDULE"),
+     "{file}: format: this is a schedule file (tapesched.schedule/1); check takes an instance, "
+     "a scenario or a site; use tapesched verify INSTANCE SCHEDULE"),
     ("compare of schedule files only", ["compare", str(SPEC_OPTIMUM)],
      "compare: no instance file among the 1 given"),
     # Magnitudes: what the model can represent and what finishes.
