@@ -9,7 +9,7 @@ pool per level listing the cartridges the map homes there. The shipped file is m
     python -m tapesched.simulator.replay.ecmwf_site
 
 which reads ``instances/traces/ecmwf/`` and writes ``instances/sites/ecmwf.json``;
-``tests/simulator/replay/test_site_layout.py`` holds the file to the snapshot and the map.
+``tests/simulator/site/test_layout.py`` holds the file to the snapshot and the map.
 """
 
 from __future__ import annotations

@@ -136,7 +136,7 @@ def replay_files(
     if drives > layout.drives:
         message = f"{layout_file} has {layout.drives} drives, asked for {drives}"
         raise SettingsError([SettingProblem(("drives",), message)])
-    _check_scheduler(scheduler, mount_policy)
+    check_scheduler(scheduler, mount_policy)
     try:
         result = replay(
             requests,
@@ -153,7 +153,7 @@ def replay_files(
     return TraceReplay(trace_file, layout_file, seed, used_map, homes, result)
 
 
-def _check_scheduler(scheduler: str, mount_policy: str | None) -> None:
+def check_scheduler(scheduler: str, mount_policy: str | None) -> None:
     """Raise :class:`~toolkit.errors.SettingsError` unless ``scheduler`` gives a scheduler
     and ``mount_policy`` a mount policy."""
     from tapesched.simulator.scenario.consent import scheduler_problem

@@ -2,8 +2,8 @@
 
 Each command is a module of one of two rooms: :mod:`.instances`, the commands on
 instance and schedule files (``check``, ``verify``, ``metrics``, ``plot``, ``order``,
-``generate``, ``solve``, ``compare``, ``bound``) and the listings of what they may name
-(``solvers``, ``catalogue``), and :mod:`.archives`, the commands on a whole archive in
+``generate``, ``instance``, ``solve``, ``compare``, ``bound``) and the listings of what
+they may name (``solvers``, ``catalogue``), and :mod:`.archives`, the commands on a whole archive in
 time (``simulate``, ``replay``, ``plan``, ``site``, ``experiment``); :data:`main` gathers
 them into one ``click`` group. ``experiment`` is a
 group of its own: a command per experiment of the studies' registry, made from the
@@ -42,6 +42,7 @@ COMMANDS = {
     "bound": "tapesched.cli.instances.bound:bound",
     "solvers": "tapesched.cli.instances.list_solvers:list_solvers",
     "catalogue": "tapesched.cli.instances.catalogue:catalogue",
+    "instance": "tapesched.cli.instances.instance:instance",
     "simulate": "tapesched.cli.archives.simulate:simulate",
     "replay": "tapesched.cli.archives.replay:replay",
     "plan": "tapesched.cli.archives.plan:plan",

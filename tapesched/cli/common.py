@@ -324,3 +324,28 @@ def gap_option(who: str) -> Callable[[F], F]:
         "(exact, local-search, lns) stops (0.01: within 1 % of the bound); such a run is "
         "feasible, with its bound.",
     )
+
+
+def _columns(ctx: click.Context, param: click.Parameter, value: str | None) -> dict[str, str]:
+    from tapesched.toolkit.files.request_log import parse_columns
+
+    if value is None:
+        return {}
+    try:
+        return parse_columns(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
+
+
+def columns_option(command: F) -> F:
+    """The ``--columns`` option of the commands that read a site's request log."""
+    option = click.option(
+        "--columns",
+        metavar="NAME=COLUMN,...",
+        default=None,
+        callback=_columns,
+        help="The log's own names of its columns, e.g. time=ts,cartridge=vid,size_bytes=bytes "
+        "(names: time, cartridge, offset_mb, block, size_mb, size_bytes, duration_s, weight, "
+        "kind).",
+    )
+    return option(command)

@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from tapesched.cli.common import fail, reports_bad_input, setting_lines
+from tapesched.cli.common import columns_option, fail, reports_bad_input, setting_lines
 from tapesched.cli.out_options import file_out_option
 from tapesched.simulator.replay.trace_replay import HOMES_BESIDE, replay_files
 from tapesched.toolkit.errors import SettingsError
@@ -55,8 +55,14 @@ def _table(document: dict[str, Any], title: str) -> Table:
             table.add_row("mount policy", document["mount_policy"])
     homes = document["homes"]
     source = Path(homes["file"]).name if homes["file"] is not None else "no map"
-    table.add_row(f"homes from the map ({source})", f"{homes['mapped']:,d}")
-    table.add_row(f"homes by seeded hash (seed {document['seed']})", f"{homes['hashed']:,d}")
+    if "site" in document:
+        where = f"the map ({source}) or the site's pools" if homes["file"] else "the site's pools"
+        table.add_row(f"homes from {where}", f"{homes['homed']:,d}")
+        table.add_row(f"homes by seeded hash (seed {homes['seed']})", f"{homes['hashed']:,d}")
+        table.add_row("  of which cartridges in no pool", f"{homes['unlisted']:,d}")
+    else:
+        table.add_row(f"homes from the map ({source})", f"{homes['mapped']:,d}")
+        table.add_row(f"homes by seeded hash (seed {document['seed']})", f"{homes['hashed']:,d}")
     if not document["saturated"]:
         for label, key in _LATENCIES:
             stats = document[key]
@@ -71,6 +77,40 @@ def _table(document: dict[str, Any], title: str) -> Table:
     return table
 
 
+def _site_replay(
+    site_file: str,
+    trace_file: str,
+    *,
+    columns: dict[str, str],
+    drives: int | None,
+    keep_mounted: bool,
+    scheduler: str,
+    mount_policy: str | None,
+    limit: int | None,
+    homes_file: str | None,
+    seed: int | None,
+) -> dict[str, Any]:
+    """The result document of a site's log replayed on the site."""
+    from tapesched.simulator.site.runs import read_site_log, replay_site
+
+    site_log = read_site_log(
+        site_file,
+        trace_file,
+        columns=columns,
+        limit=limit,
+        homes_file=homes_file,
+        homes_seed=seed,
+    )
+    replayed = replay_site(
+        site_log,
+        drives,
+        keep_mounted=keep_mounted,
+        scheduler=scheduler,
+        mount_policy=mount_policy,
+    )
+    return replayed.to_dict()
+
+
 def _not_kept_up(document: dict[str, Any]) -> str:
     """The line that flags a replay whose backlog grew (see ReplayResult.saturated)."""
     end_s = document["trace_end_s"]
@@ -82,14 +122,24 @@ def _not_kept_up(document: dict[str, Any]) -> str:
     )
 
 
-@click.command(short_help="Replay a cartridge trace on a library complex.")
+@click.command(short_help="Replay a cartridge trace on a library complex or a site.")
 @click.argument("trace_file", type=click.Path())
-@click.argument("layout_file", type=click.Path())
+@click.argument("layout_file", type=click.Path(), required=False)
+@click.option(
+    "--site",
+    "site_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Replay on this site (tapesched.site/1) instead of a layout: TRACE_FILE is then "
+    "the site's request log (CSV with a header).",
+)
+@columns_option
 @click.option(
     "--drives",
     type=click.IntRange(min=1),
-    required=True,
-    help="Drives to use, spread over the levels that have drives.",
+    default=None,
+    help="Drives to use, spread over the levels that have drives (required with a layout; "
+    "with --site, all of the site's by default).",
 )
 @click.option(
     "--dismount-at-once",
@@ -128,9 +178,9 @@ def _not_kept_up(document: dict[str, Any]) -> str:
 @click.option(
     "--seed",
     type=int,
-    default=0,
-    show_default=True,
-    help="Seed of the home levels of cartridges that no map places.",
+    default=None,
+    help="Seed of the home levels of cartridges that no map places (default 0; with --site, "
+    "the site's placement seed).",
 )
 @click.option(
     "--json",
@@ -144,18 +194,21 @@ def _not_kept_up(document: dict[str, Any]) -> str:
 @reports_bad_input
 def replay(
     trace_file: str,
-    layout_file: str,
-    drives: int,
+    layout_file: str | None,
+    site_file: str | None,
+    columns: dict[str, str],
+    drives: int | None,
     dismount_at_once: bool,
     scheduler: str,
     mount_policy: str | None,
     limit: int | None,
     homes_file: str | None,
-    seed: int,
+    seed: int | None,
     out: FileOutput | None,
     as_json: bool,
 ) -> None:
-    """Replay a cartridge trace (CSV, .bz2 too) on a library layout (JSON, .bz2 too).
+    """Replay a cartridge trace (CSV, .bz2 too) on a library layout (JSON, .bz2 too),
+    or a site's request log on its site (--site).
 
     A run of the simulator (simulator.replay.replay) on the layout's SL8500 complex:
     one handbot per level, loads before unloads, T10000 load and unload
@@ -173,6 +226,18 @@ def replay(
     slots (--seed). The keys of a map are cartridge ids, with or without one
     '/' inside ("RB06/82" is cartridge RB0682), its values level numbers of
     the layout.
+
+    \b
+    With --site SITE, TRACE_FILE is the site's request log (a CSV with a
+    header, .gz/.bz2/.zst too; --columns maps its names), replayed on the
+    site's libraries and drives (the site's mount, load and unload times;
+    its complex's elevator and pass-through). A request holds its drive for
+    its duration_s, else for the locate to its offset and its transfer at
+    its format's drive figures. Homes: --homes FILE first, then the pools'
+    home libraries, then the site's seeded hash (--seed replaces the site's
+    seed), cartridges in no pool included. The document then has "site"
+    instead of "layout" and "seed", and homes {"file", "seed", "homed",
+    "hashed", "unlisted"}, counted over the log's cartridges.
 
     \b
     A replay whose backlog (requests arrived and not done) at the trace's
@@ -211,28 +276,51 @@ def replay(
       drive_ids                the drives used
       latencies_s, mounted     per request, in trace order
     """
-    try:
-        replayed = replay_files(
-            trace_file,
-            layout_file,
-            drives,
-            keep_mounted=not dismount_at_once,
-            scheduler=scheduler,
-            mount_policy=mount_policy,
-            limit=limit,
-            homes_file=homes_file,
-            seed=seed,
+    if (layout_file is None) == (site_file is None):
+        fail(
+            ["replay: give a LAYOUT_FILE or --site SITE, one of them (see tapesched replay --help)"]
         )
+    if site_file is None and drives is None:
+        fail(["--drives: required with a layout, and missing"])
+    if site_file is None and columns:
+        fail(["--columns: names the columns of a site's request log: give --site"])
+    try:
+        if site_file is not None:
+            document = _site_replay(
+                site_file,
+                trace_file,
+                columns=columns,
+                drives=drives,
+                keep_mounted=not dismount_at_once,
+                scheduler=scheduler,
+                mount_policy=mount_policy,
+                limit=limit,
+                homes_file=homes_file,
+                seed=seed,
+            )
+        else:
+            assert layout_file is not None and drives is not None
+            document = replay_files(
+                trace_file,
+                layout_file,
+                drives,
+                keep_mounted=not dismount_at_once,
+                scheduler=scheduler,
+                mount_policy=mount_policy,
+                limit=limit,
+                homes_file=homes_file,
+                seed=0 if seed is None else seed,
+            ).to_dict()
     except SettingsError as exc:
         fail(setting_lines(exc, _OPTIONS, "replay"))
-    document = replayed.to_dict()
     if out is not None:
         out.write(dumps(document))
     if as_json:
         if out is None or not out.to_stdout:
             click.echo(dumps(document), nl=False)
         return
-    Console(width=100).print(_table(document, f"{Path(trace_file).name} on {drives} drives"))
+    title = f"{Path(trace_file).name} on {document['drives']} drives"
+    Console(width=100).print(_table(document, title))
     if document["saturated"]:
         click.echo(_not_kept_up(document))
     else:

@@ -91,8 +91,8 @@ class SiteHomes:
     listed
         Cartridges the pools list.
     homed
-        Of them, those whose pool names a home library.
-    placed_by_hash
+        Cartridges whose home a map or a pool gives.
+    hashed
         Cartridges placed by the seeded hash: those listed without a home, and those
         asked for that no pool lists (:attr:`unlisted`).
     unlisted
@@ -101,18 +101,32 @@ class SiteHomes:
 
     levels: Mapping[str, int]
     listed: int
-    homed: int
-    placed_by_hash: int
-    unlisted: int
+    homed: frozenset[str]
+    hashed: frozenset[str]
+    unlisted: frozenset[str]
+
+    def counts(self, cartridges: Iterable[str]) -> dict[str, int]:
+        """How many of ``cartridges`` each rule placed: ``homed`` (by a map or a pool),
+        ``hashed`` (by the seeded hash), and of them ``unlisted`` (in no pool)."""
+        names = set(cartridges)
+        return {
+            "homed": len(names & self.homed),
+            "hashed": len(names & self.hashed),
+            "unlisted": len(names & self.unlisted),
+        }
 
 
-def site_homes(site: Site, requested: Iterable[str] = ()) -> SiteHomes:
+def site_homes(
+    site: Site, requested: Iterable[str] = (), given: Mapping[str, int] | None = None
+) -> SiteHomes:
     """The home levels of a site's cartridges and of the ``requested`` ones no pool lists.
 
-    A pool's home library gives its cartridges that library's level; the cartridges of
-    pools without a home, then the requested cartridges no pool lists, are placed by
+    ``given`` (a cartridge map, :func:`~simulator.replay.trace.read_homes`) comes first:
+    each cartridge it names lives on its level. Then a pool's home library gives its
+    other cartridges that library's level; the cartridges of pools without a home, then
+    the requested cartridges neither lists, are placed by
     :func:`~simulator.replay.trace.home_levels` with the site's seed among the slots left
-    free.
+    free, so that a listed cartridge's home never depends on the trace.
 
     Raises
     ------
@@ -121,20 +135,25 @@ def site_homes(site: Site, requested: Iterable[str] = ()) -> SiteHomes:
     """
     layout = site_layout(site)
     level_of = {lib.id: lib.level for lib in site.libraries}
-    mapped: dict[str, int] = {}
+    mapped: dict[str, int] = dict(given or {})
     hashed: list[str] = []
+    listed = 0
     for cartridge in site.cartridges():
+        listed += 1
+        if cartridge.id in mapped:
+            continue
         if cartridge.home is None:
             hashed.append(cartridge.id)
         else:
             mapped[cartridge.id] = level_of[cartridge.home]
-    listed = len(mapped) + len(hashed)
-    levels = {**mapped, **home_levels(hashed, layout, site.placement.seed, taken=_taken(mapped))}
+    seed = site.placement.seed
+    levels = {**mapped, **home_levels(hashed, layout, seed, taken=_taken(mapped))}
     unlisted = sorted({c for c in requested if c not in levels})
     if unlisted:
-        placed = home_levels(unlisted, layout, site.placement.seed, taken=_taken(levels))
-        levels.update(placed)
-    return SiteHomes(levels, listed, len(mapped), len(hashed) + len(unlisted), len(unlisted))
+        levels.update(home_levels(unlisted, layout, seed, taken=_taken(levels)))
+    return SiteHomes(
+        levels, listed, frozenset(mapped), frozenset(hashed) | set(unlisted), frozenset(unlisted)
+    )
 
 
 def _taken(levels: Mapping[str, int]) -> dict[int, int]:

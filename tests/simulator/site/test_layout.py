@@ -7,9 +7,9 @@ import copy
 import pytest
 
 from tapesched.simulator.replay.ecmwf_site import HOMES, SNAPSHOT, ecmwf_site
-from tapesched.simulator.replay.site_layout import site_homes, site_layout, site_timings
 from tapesched.simulator.replay.sl8500 import SL8500Timings
 from tapesched.simulator.replay.trace import read_homes, read_layout
+from tapesched.simulator.site.layout import site_homes, site_layout, site_timings
 from tapesched.toolkit.site.reader import read_site, site_from_dict, site_to_dict
 from tests.conftest import INSTANCES
 
@@ -53,7 +53,8 @@ def test_a_site_s_layout_timings_and_homes() -> None:
     homes = site_homes(site, ["H1", "X03", "new1", "new2"])
     assert {c: homes.levels[c] for c in ("H1", "H2", "H3")} == dict.fromkeys(("H1", "H2", "H3"), 3)
     assert sorted(homes.levels) == ["H1", "H2", "H3", *(f"X0{n}" for n in range(5)), "new1", "new2"]
-    assert (homes.listed, homes.homed, homes.placed_by_hash, homes.unlisted) == (8, 3, 7, 2)
+    assert (homes.listed, len(homes.homed), len(homes.hashed), len(homes.unlisted)) == (8, 3, 7, 2)
+    assert homes.counts(["H1", "X03", "new1"]) == {"homed": 1, "hashed": 2, "unlisted": 1}
     per_level = [list(homes.levels.values()).count(level) for level in (1, 3)]
     assert per_level[1] <= 4 and sum(per_level) == 10
     again = site_homes(site, ["new1"])
