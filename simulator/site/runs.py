@@ -57,8 +57,12 @@ def read_site_log(
     seed: int = 0,
     homes_file: str | None = None,
     homes_seed: int | None = None,
+    site: Site | None = None,
 ) -> SiteLog:
     """The site of ``site_file`` and the log of ``log_file`` read, resolved and placed.
+
+    ``site``, when given, is the site itself (a sweep's changed copy of ``site_file``'s),
+    and ``site_file`` only names it.
 
     ``limit`` keeps the first rows of the log; ``seed`` draws the offsets a row does not
     give; ``homes_file`` is a cartridge map whose homes come first; ``homes_seed``
@@ -72,7 +76,7 @@ def read_site_log(
     toolkit.errors.SettingsError
         For cartridges that do not fit in the site's slots (naming no setting).
     """
-    site = read_site(site_file)
+    site = read_site(site_file) if site is None else site
     if homes_seed is not None:
         site = evolve(site, placement=evolve(site.placement, seed=homes_seed))
     log = read_request_log(log_file, columns)
