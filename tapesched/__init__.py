@@ -57,6 +57,11 @@ _WHERE = {
     "load_scenario": "tapesched.simulator.scenario.document",
     "simulate": "tapesched.simulator.results.replications",
     "replay": "tapesched.simulator.replay.replay",
+    "read_site": "tapesched.toolkit.site.reader",
+    "read_request_log": "tapesched.toolkit.files.request_log",
+    "read_site_log": "tapesched.simulator.site.runs",
+    "replay_site": "tapesched.simulator.site.runs",
+    "site_log_instance": "tapesched.simulator.site.runs",
     "Experiment": "tapesched.studies.experiment",
     "run_experiment": "tapesched.studies.runner",
 }
@@ -84,11 +89,16 @@ __all__ = [
     "load_instance",
     "load_scenario",
     "load_schedule",
+    "read_request_log",
+    "read_site",
+    "read_site_log",
     "replay",
+    "replay_site",
     "run_experiment",
     "save_instance",
     "save_schedule",
     "simulate",
+    "site_log_instance",
     "solve",
     "validate",
 ]
@@ -111,6 +121,7 @@ if TYPE_CHECKING:
     from tapesched.simulator.results.replications import run_scenario as simulate
     from tapesched.simulator.scenario.document import load_scenario
     from tapesched.simulator.sharing.allocator import Allocator
+    from tapesched.simulator.site.runs import read_site_log, replay_site, site_log_instance
     from tapesched.simulator.storage.policies.policy import Policy
     from tapesched.solvers import solve
     from tapesched.solvers.online.mount_protocol import Eviction, MountPolicy
@@ -121,7 +132,9 @@ if TYPE_CHECKING:
     from tapesched.studies.experiment import Experiment
     from tapesched.studies.runner import run_experiment
     from tapesched.toolkit.files.instance_file import load_instance, save_instance
+    from tapesched.toolkit.files.request_log import read_request_log
     from tapesched.toolkit.files.schedule_file import load_schedule, save_schedule
     from tapesched.toolkit.metrics import compute_metrics
     from tapesched.toolkit.model import Instance, Schedule
+    from tapesched.toolkit.site.reader import read_site
     from tapesched.toolkit.validator import validate
