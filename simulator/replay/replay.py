@@ -343,6 +343,8 @@ def replay(
     float_on_dismount: bool = True,
     scheduler: SchedulerSpec = "tape-batching",
     mount_policy: str | None = None,
+    arm_s: Mapping[int, tuple[float, float]] | None = None,
+    drive_s: Mapping[str, tuple[float, float]] | None = None,
 ) -> ReplayResult:
     """Replay ``requests`` on ``layout`` with ``drives`` drives (see the module docstring).
 
@@ -379,6 +381,10 @@ def replay(
         default ``lru`` when ``keep_mounted`` (a mount evicts the tape idle
         the longest among the idle drives of the level it takes), else
         ``at-once``. ``belady`` reads the trace's future arrivals.
+    arm_s, drive_s
+        A site's own times, by level (mount and dismount) and by drive (load and
+        unload), where they differ from ``timings``
+        (:func:`~simulator.replay.sl8500.trace_platform`).
 
     Raises
     ------
@@ -413,7 +419,15 @@ def replay(
     for level, count in sorted(counts.items()):
         if count > slots[level]:
             raise ValueError(f"level {level}: {count} cartridges but {slots[level]} slots")
-    platform = trace_platform(layout, chosen, timings, placed, float_on_dismount=float_on_dismount)
+    platform = trace_platform(
+        layout,
+        chosen,
+        timings,
+        placed,
+        float_on_dismount=float_on_dismount,
+        arm_s=arm_s,
+        drive_s=drive_s,
+    )
     if mount_policy is None:
         mount_policy = "lru" if keep_mounted else "at-once"
     name = scheduler if isinstance(scheduler, str) else getattr(scheduler, "__name__", "custom")

@@ -119,6 +119,8 @@ def trace_platform(
     homes: Mapping[str, int],
     *,
     float_on_dismount: bool = True,
+    arm_s: Mapping[int, tuple[float, float]] | None = None,
+    drive_s: Mapping[str, tuple[float, float]] | None = None,
 ) -> PlatformSpec:
     """The SL8500 complex of ``layout`` as a platform, with the drives ``drive_ids``.
 
@@ -126,23 +128,25 @@ def trace_platform(
     way); the drives are T10000s of :attr:`SL8500Timings.load_s` and
     ``unload_s`` that stream the trace's seconds and locate in no time; the
     complex (:class:`~simulator.platform.library_complex.LibraryComplex`) joins the
-    levels, ``homes`` filling their slots at the start.
+    levels, ``homes`` filling their slots at the start. A site of several generations
+    gives its own times: ``arm_s`` a level's mount and dismount, ``drive_s`` a drive's
+    load and unload (a level or drive it does not name takes ``timings``').
     """
-    exchange = Duration(timings.exchange_s)
-    libraries = [
-        LibrarySpec(level_id(lv.id), lv.robots, exchange, exchange) for lv in layout.levels
-    ]
-    model = DriveModel(
-        name="T10000-trace",
-        rate_mb_s=TRACE_RATE_MB_S,
-        load_s=Duration(timings.load_s),
-        unload_s=Duration(timings.unload_s),
-        locate_mb_s=math.inf,
-        capacity_mb=math.inf,
-        source="the trace's seconds in drive; load and unload: SL8500Timings",
-    )
+    exchange = (timings.exchange_s, timings.exchange_s)
+    libraries = []
+    for lv in layout.levels:
+        mount_s, dismount_s = (arm_s or {}).get(lv.id, exchange)
+        libraries.append(
+            LibrarySpec(level_id(lv.id), lv.robots, Duration(mount_s), Duration(dismount_s))
+        )
+    models: dict[tuple[float, float], DriveModel] = {}
     level_of = {d: lv.id for lv in layout.levels for d in lv.drives}
-    drives = [DriveSpec(d, level_id(level_of[d]), model) for d in drive_ids]
+    drives = []
+    for d in drive_ids:
+        times = (drive_s or {}).get(d, (timings.load_s, timings.unload_s))
+        if times not in models:
+            models[times] = _trace_drive(*times, named=not models)
+        drives.append(DriveSpec(d, level_id(level_of[d]), models[times]))
     shelved = dict.fromkeys((lv.id for lv in layout.levels), 0)
     for level in homes.values():
         shelved[level] += 1
@@ -156,3 +160,17 @@ def trace_platform(
         float_on_dismount=float_on_dismount,
     )
     return PlatformSpec(libraries, drives, tape_capacity_mb=1e12, complex=complex_)
+
+
+def _trace_drive(load_s: float, unload_s: float, *, named: bool) -> DriveModel:
+    """A drive of a replay: it streams the trace's seconds, locates in no time, and loads
+    and unloads in the times given (the first model of a replay keeps the SL8500 name)."""
+    return DriveModel(
+        name="T10000-trace" if named else f"trace-{load_s:g}-{unload_s:g}",
+        rate_mb_s=TRACE_RATE_MB_S,
+        load_s=Duration(load_s),
+        unload_s=Duration(unload_s),
+        locate_mb_s=math.inf,
+        capacity_mb=math.inf,
+        source="the trace's seconds in drive; load and unload: SL8500Timings or the site's",
+    )

@@ -1,13 +1,14 @@
 """A site (:mod:`toolkit.site`) as the inputs of a replay: its layout, its timings, its homes.
 
-The replay (:mod:`simulator.replay.replay`) runs on a :class:`~simulator.replay.trace.LibraryLayout`
-(a level per library of the site: its level number, slots, drives, and arms as robots), the
-:class:`~simulator.replay.sl8500.SL8500Timings` of its mechanics, and a home level per
-cartridge. :func:`site_homes` gives each cartridge a pool homes on a library that level,
-and places the rest by :func:`~simulator.replay.trace.place_cartridges` with the site's
-seed: first the cartridges the pools list without a home, then those a trace asks for that
-no pool lists, among the slots left free, so that a listed cartridge's home never depends
-on the trace.
+The replay (:mod:`simulator.replay.replay`) runs on a
+:class:`~simulator.replay.trace.LibraryLayout` (a level per library of the site: its level
+number, slots, drives, and arms as robots), the
+:class:`~simulator.replay.sl8500.SL8500Timings` of its complex, each library's and drive's
+own times (:func:`site_mechanics`), and a home level per cartridge. :func:`site_homes`
+gives each cartridge a pool homes on a library that level, and places the rest by
+:func:`~simulator.replay.trace.home_levels` with the site's seed: first the cartridges the
+pools list without a home, then those a trace asks for that no pool lists, among the slots
+left free, so that a listed cartridge's home never depends on the trace.
 """
 
 from __future__ import annotations
@@ -32,42 +33,18 @@ def site_layout(site: Site) -> LibraryLayout:
     )
 
 
-def _one(values: dict[float, list[str]], what: str) -> float | None:
-    """The one value of ``values`` (value -> who has it), or a :class:`ValueError` naming who
-    differs; ``None`` when there is none."""
-    if len(values) > 1:
-        shown = "; ".join(f"{v:g} s ({', '.join(who[:3])}{', ...' if len(who) > 3 else ''})"
-                          for v, who in values.items())  # fmt: skip
-        raise ValueError(f"a replay takes one {what} for the whole site, this one has {shown}")
-    return next(iter(values), None)
-
-
 def site_timings(site: Site) -> SL8500Timings:
-    """The mechanical times of a site's replay: an exchange of its libraries' ``mount_s``,
-    its drives' load and unload, its complex's elevator, pass-through and rails (for a
-    site without a complex, the SL8500's, which never serve: there is no other level).
-
-    Raises
-    ------
-    ValueError
-        When the libraries differ in mount or dismount time, or the drives in load or
-        unload time (a replay has one of each, for now), naming who differs.
-    """
-    figures: dict[str, dict[float, list[str]]] = {}
-    for lib in site.libraries:
-        for name in ("mount_s", "dismount_s"):
-            figures.setdefault(name, {}).setdefault(getattr(lib, name), []).append(lib.id)
-    for drive in site.drives:
-        for name in ("load_s", "unload_s"):
-            figures.setdefault(name, {}).setdefault(getattr(drive, name), []).append(drive.id)
-    one = {name: _one(values, f"library {name}" if "mount" in name else f"drive {name}")
-           for name, values in figures.items()}  # fmt: skip
+    """The mechanical times of a site's replay that are the whole site's: its complex's
+    elevator, pass-through and rails (for a site without a complex, the SL8500's, which
+    never serve: there is no other level); the exchange, load and unload of its first
+    library and drive, which :func:`site_mechanics` gives each library and drive of its
+    own."""
     default = SL8500Timings()
-    load_s, unload_s = one.get("load_s"), one.get("unload_s")
+    first = site.drives[0] if site.drives else None
     timings = SL8500Timings(
-        exchange_s=one["mount_s"] or 0.0,
-        load_s=default.load_s if load_s is None else load_s,
-        unload_s=default.unload_s if unload_s is None else unload_s,
+        exchange_s=site.libraries[0].mount_s,
+        load_s=default.load_s if first is None else first.load_s,
+        unload_s=default.unload_s if first is None else first.unload_s,
     )
     if site.complex is None:
         return timings
@@ -78,6 +55,17 @@ def site_timings(site: Site) -> SL8500Timings:
         pass_through_s=c.pass_through_s,
         rails_per_library=c.rails_per_library,
     )
+
+
+def site_mechanics(
+    site: Site,
+) -> tuple[dict[int, tuple[float, float]], dict[str, tuple[float, float]]]:
+    """Each library's mount and dismount by level, and each drive's load and unload by id:
+    a replay times each of them by its own (:func:`simulator.replay.replay.replay`'s
+    ``arm_s`` and ``drive_s``), so that a site of several generations replays as it is."""
+    arm_s = {lib.level: (lib.mount_s, lib.dismount_s) for lib in site.libraries}
+    drive_s = {d.id: (d.load_s, d.unload_s) for d in site.drives}
+    return arm_s, drive_s
 
 
 @frozen

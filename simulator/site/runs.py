@@ -20,7 +20,13 @@ from tapesched.simulator.replay.replay import ReplayResult, replay, unreplayable
 from tapesched.simulator.replay.trace import TraceRequest, read_homes
 from tapesched.simulator.replay.trace_replay import check_scheduler
 from tapesched.simulator.site.instance import site_instance
-from tapesched.simulator.site.layout import SiteHomes, site_homes, site_layout, site_timings
+from tapesched.simulator.site.layout import (
+    SiteHomes,
+    site_homes,
+    site_layout,
+    site_mechanics,
+    site_timings,
+)
 from tapesched.simulator.site.reads import SiteRead, site_reads
 from tapesched.toolkit.errors import SettingProblem, SettingsError
 from tapesched.toolkit.files.request_log import read_request_log
@@ -141,8 +147,7 @@ def replay_site(
     ------
     toolkit.errors.SettingsError
         For a scheduler that cannot replay a log or gives none, a bad mount policy,
-        more drives than the site has, or a site a replay cannot time (libraries or
-        drives of different times: :func:`simulator.site.layout.site_timings`).
+        or more drives than the site has.
     """
     why = unreplayable(scheduler)
     if why is not None:
@@ -154,6 +159,7 @@ def replay_site(
         raise SettingsError([SettingProblem(("drives",), message)])
     check_scheduler(scheduler, mount_policy)
     requests = [TraceRequest(r.cartridge, r.time_s, r.seconds_in_drive) for r in site_log.reads]
+    arm_s, drive_s = site_mechanics(site)
     try:
         result = replay(
             requests,
@@ -165,6 +171,8 @@ def replay_site(
             float_on_dismount=site.complex is None or site.complex.float_on_dismount,
             scheduler=scheduler,
             mount_policy=mount_policy,
+            arm_s=arm_s,
+            drive_s=drive_s,
         )
     except ValueError as exc:
         raise SettingsError([SettingProblem((), str(exc))]) from exc

@@ -164,3 +164,19 @@ def test_the_whole_ecmwf_sample_and_its_250k_copy_replay_the_same_on_the_site() 
     on_layout = replay(copies, layout, 120, homes=homes)
     assert on_site.mounts == pytest.approx(on_layout.mounts, rel=0.01)
     assert on_site.mean_latency_s == pytest.approx(on_layout.mean_latency_s, rel=0.01)
+
+
+def test_a_site_of_two_generations_replays_each_drive_at_its_own_times(tmp_path: Path) -> None:
+    mixed = {
+        **SITE,
+        "libraries": [
+            {"id": "a", "model": "TS4500", "arms": 2, "slots": 20,
+             "drives": [{"model": "LTO-8", "count": 1}, {"model": "LTO-9", "count": 1}]},
+        ],
+    }  # fmt: skip
+    site_file = tmp_path / "site.json"
+    site_file.write_text(json.dumps(mixed))
+    log = _log(tmp_path, "time,cartridge,duration_s\n0,L901,100\n0,L902,100\n")
+    result = replay_site(read_site_log(str(site_file), str(log))).result
+    # An arm's move (3 s), then the LTO-8's load (15 s) or the LTO-9's (17 s).
+    assert sorted(result.latencies_s) == [3 + 15, 3 + 17]
