@@ -31,6 +31,8 @@ from typing import NamedTuple, Protocol, TypeVar
 from attrs import frozen
 
 from tapesched.toolkit.hardware.technology import (
+    DRIVES,
+    LIBRARIES,
     MB_PER_GB,
 )
 from tapesched.toolkit.model import (
@@ -529,6 +531,38 @@ def build_instance(params: RandomParams, choose: Chooser, name: str) -> Instance
         requests=build_requests(params, choose, platform),
         objective=params.objective,
     )
+
+
+def technology_ranges(drive: str | None = None, library: str | None = None) -> dict[str, object]:
+    """The :class:`RandomParams` fields that a catalogue drive and library fix: with
+    ``drive``, its rate, load, unload and locate speed (each range one value) and its
+    tapes' capacity; with ``library``, its arms' mount and dismount times.
+
+    Raises
+    ------
+    ValueError
+        For a name the catalogue (:mod:`toolkit.hardware.technology`) does not know.
+    """
+    fixed: dict[str, object] = {}
+    if drive is not None:
+        if drive not in DRIVES:
+            raise ValueError(f"unknown drive {drive!r} (known: {', '.join(DRIVES)})")
+        d = DRIVES[drive]
+        fixed.update(
+            capacity_mb=d.capacity_mb,
+            rate_mb_s=(d.rate_mb_s, d.rate_mb_s),
+            load_s=(d.load_s, d.load_s),
+            unload_s=(d.unload_s, d.unload_s),
+            locate_mb_s=(d.locate_mb_s, d.locate_mb_s),
+        )
+    if library is not None:
+        if library not in LIBRARIES:
+            raise ValueError(f"unknown library {library!r} (known: {', '.join(LIBRARIES)})")
+        lib = LIBRARIES[library]
+        fixed.update(
+            mount_s=(lib.mount_s, lib.mount_s), dismount_s=(lib.dismount_s, lib.dismount_s)
+        )
+    return fixed
 
 
 def random_instance(params: RandomParams, seed: int, name: str | None = None) -> Instance:

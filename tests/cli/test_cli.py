@@ -198,6 +198,17 @@ def test_generate_golubchik_lays_out_the_paper_library(tmp_path):
     assert len(instance.requests) == 50
 
 
+def test_generate_random_takes_a_drive_and_a_library_of_the_catalogue(tmp_path):
+    path = tmp_path / "r.json"
+    args = ["--drive", "LTO-9", "--library", "TS4500", "--libraries", "2", "--out", str(path)]
+    assert run("generate", "random", "--seed", "3", *args)[0] == 0
+    instance = load_instance(path)
+    drives = {(d.rate_mb_s, d.load_s, d.unload_s, d.locate_mb_s) for d in instance.drives}
+    assert drives == {(400.0, 17.0, 30.0, 18_000_000.0 / 2 / 45.0)}
+    assert {t.capacity_mb for t in instance.tapes} == {18_000_000.0}
+    assert {(lib.mount_s, lib.dismount_s) for lib in instance.libraries} == {(3.0, 3.0)}
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -205,6 +216,8 @@ def test_generate_golubchik_lays_out_the_paper_library(tmp_path):
         (["random", "--seed", "1", "--drives", "5:2"], "--drives: upper bound 2 is below lower"),
         (["golubchik", "--seed", "1", "--classes", "big"], "is not SIZE_GB:WIDTH"),
         (["random", "--seed", "1", "--rate", "3/week"], "is not a rate"),
+        (["random", "--seed", "1", "--drive", "LTO-11"], "--drive: unknown drive 'LTO-11'"),
+        (["random", "--seed", "1", "--library", "X"], "--library: unknown library 'X'"),
     ],
 )
 def test_generate_rejects_bad_parameters_with_exit_2_and_no_file(tmp_path, args, message):

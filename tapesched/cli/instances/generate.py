@@ -12,7 +12,12 @@ from tapesched.toolkit.errors import shown
 from tapesched.toolkit.files.instance_file import instance_to_dict
 from tapesched.toolkit.files.json_documents import dumps
 from tapesched.toolkit.files.outputs import FileOutput
-from tapesched.toolkit.generators import WEIGHT_RULES, RandomParams, random_instance
+from tapesched.toolkit.generators import (
+    WEIGHT_RULES,
+    RandomParams,
+    random_instance,
+    technology_ranges,
+)
 from tapesched.toolkit.golubchik_instances import TECHNOLOGIES, golubchik_instance
 from tapesched.toolkit.model import OBJECTIVES, Instance
 from tapesched.toolkit.units import MAX_COUNT, MAX_TIME_S
@@ -145,6 +150,21 @@ _OBJECTIVE = click.option(
     show_default=True,
     help="All drives of a library alike.",
 )
+@click.option(
+    "--drive",
+    "drive_model",
+    metavar="MODEL",
+    default=None,
+    help="A drive of tapesched catalogue: every drive its rate, load, unload and locate, "
+    "every tape its capacity (instead of drawn ranges).",
+)
+@click.option(
+    "--library",
+    "library_model",
+    metavar="MODEL",
+    default=None,
+    help="A library of tapesched catalogue: its mount and dismount times.",
+)
 @_OBJECTIVE
 @_OUT
 def generate_random(
@@ -161,10 +181,20 @@ def generate_random(
     rate: float | None,
     weight: str,
     homogeneous: bool,
+    drive_model: str | None,
+    library_model: str | None,
     objective: str,
     out: FileOutput,
 ) -> None:
     """Random instance from the ranges of toolkit.generators.RandomParams."""
+    try:
+        fixed = technology_ranges(drive_model, None)
+    except ValueError as exc:
+        fail([f"--drive: {exc}"])
+    try:
+        fixed.update(technology_ranges(None, library_model))
+    except ValueError as exc:
+        fail([f"--library: {exc}"])
     _generated(
         lambda: random_instance(
             RandomParams(
@@ -181,6 +211,7 @@ def generate_random(
                 weight=weight,
                 homogeneous_drives=homogeneous,
                 objective=objective,
+                **fixed,  # type: ignore[arg-type]
             ),
             seed,
         ),
