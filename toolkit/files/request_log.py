@@ -274,7 +274,14 @@ def _header_problems(header: list[str], names: dict[str, str]) -> list[Problem]:
     for name in REQUIRED:
         if names[name] not in header:
             mapped = "" if names[name] == name else f" (for {name})"
-            out.append(Problem("line 1", f"missing column {names[name]!r}{mapped}"))
+            has = ", ".join(repr(h) for h in header[:8]) + (", ..." if len(header) > 8 else "")
+            out.append(
+                Problem(
+                    "line 1",
+                    f"missing column {names[name]!r}{mapped}; the header has {has} "
+                    f"(map one with --columns {name}=NAME)",
+                )
+            )
     for one, other in EITHER:
         if names[one] in header and names[other] in header:
             out.append(
