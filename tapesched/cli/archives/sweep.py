@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from tapesched.toolkit.files.outputs import DirectoryOutput
 
 
-@click.command()
+@click.command(short_help="What-if sweeps of a site's own replay (the site-sweep experiment).")
 @click.argument("sweep_file", metavar="[SWEEP.json]", required=False, type=click.Path())
 @click.option("--site", metavar="SITE", type=click.Path(), help="The site file (tapesched.site/1).")
 @click.option("--trace", metavar="LOG", type=click.Path(), help="The site's request log (CSV).")

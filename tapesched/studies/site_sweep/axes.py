@@ -68,7 +68,7 @@ def shown_value(value: Scalar) -> str:
 
 
 @frozen
-class Axis:
+class SweepAxis:
     """An axis: its name (a run option or a site key's path) and values, in order."""
 
     name: str
@@ -80,7 +80,7 @@ class Axis:
         return all(type(v) in (int, float) for v in self.values)
 
 
-def parse_vary(text: str) -> list[Axis]:
+def parse_vary(text: str) -> list[SweepAxis]:
     """The axes of ``drives=8,12;mount-policy=lru,at-once``.
 
     Raises
@@ -88,7 +88,7 @@ def parse_vary(text: str) -> list[Axis]:
     ExperimentError
         One line per bad axis: no ``=``, no value (or an empty one), an axis given twice.
     """
-    axes: list[Axis] = []
+    axes: list[SweepAxis] = []
     problems: list[str] = []
     for item in (part.strip() for part in text.split(";")):
         if not item:
@@ -102,7 +102,7 @@ def parse_vary(text: str) -> list[Axis]:
         elif name in [a.name for a in axes]:
             problems.append(f"--vary {name}: an axis given twice")
         else:
-            axes.append(Axis(name, tuple(scalar(v) for v in values)))
+            axes.append(SweepAxis(name, tuple(scalar(v) for v in values)))
     if not axes and not problems:
         problems.append("--vary: no axis (expected NAME=V1,V2,... such as drives=8,12)")
     if problems:
@@ -256,7 +256,7 @@ def _site_problem(document: Any, site_file: str) -> str | None:
     return None
 
 
-def check_axes(axes: Sequence[Axis], document: Mapping[str, Any], site_file: str) -> None:
+def check_axes(axes: Sequence[SweepAxis], document: Mapping[str, Any], site_file: str) -> None:
     """Check each axis and each value alone against the site's ``document``.
 
     Raises
@@ -300,7 +300,7 @@ def check_axes(axes: Sequence[Axis], document: Mapping[str, Any], site_file: str
 
 
 def sweep_points(
-    axes: Sequence[Axis],
+    axes: Sequence[SweepAxis],
     document: Mapping[str, Any],
     site_file: str,
     log_file: str,

@@ -38,8 +38,8 @@ from tapesched.studies.experiment import (
 from tapesched.studies.results_file import ResultRow
 from tapesched.studies.site_sweep.axes import (
     RUN_AXES,
-    Axis,
     SitePoint,
+    SweepAxis,
     parse_vary,
     shown_value,
     sweep_points,
@@ -110,13 +110,13 @@ def _metrics(text: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def x_axis(axes: Sequence[Axis]) -> int:
+def x_axis(axes: Sequence[SweepAxis]) -> int:
     """The index of the axis on x: the first whose values are all numbers, else the first."""
     return next((i for i, a in enumerate(axes) if a.numeric), 0)
 
 
 def result_rows(
-    axes: Sequence[Axis],
+    axes: Sequence[SweepAxis],
     points: Sequence[SitePoint],
     outcomes: Sequence[PointOutcome],
     metrics: Sequence[str],
@@ -145,7 +145,7 @@ def _cell(value: float | None, metric: str) -> str:
 
 
 def _table(
-    axes: Sequence[Axis],
+    axes: Sequence[SweepAxis],
     points: Sequence[SitePoint],
     outcomes: Sequence[PointOutcome],
     metrics: Sequence[str],
@@ -165,10 +165,10 @@ def _table(
 
 
 @frozen
-class Plan:
+class SweepPlan:
     """A run's points, checked: the axes, the metrics, the log's digest and the cache."""
 
-    axes: tuple[Axis, ...]
+    axes: tuple[SweepAxis, ...]
     metrics: tuple[str, ...]
     points: tuple[SitePoint, ...]
     log_digest: str
@@ -222,7 +222,7 @@ class SiteSweep(Experiment):
             "(or tapesched sweep; see --help)"
         ]
 
-    def plan(self, run: ExperimentRun) -> Plan:
+    def plan(self, run: ExperimentRun) -> SweepPlan:
         """The run's axes, metrics and points, every setting checked (see :meth:`points`);
         made once for a run."""
         last = getattr(self, "_last", None)
@@ -232,7 +232,7 @@ class SiteSweep(Experiment):
         self._last = (run, plan)
         return plan
 
-    def _plan(self, run: ExperimentRun) -> Plan:
+    def _plan(self, run: ExperimentRun) -> SweepPlan:
         from tapesched.toolkit.files.json_documents import read_json
         from tapesched.toolkit.files.request_log import parse_columns
 
@@ -254,7 +254,7 @@ class SiteSweep(Experiment):
         )
         directory = cache_directory(run)
         cache = None if directory is None else PointCache(directory, run.show.warn)
-        return Plan(axes, metrics, tuple(points), file_digest(log_file), cache)
+        return SweepPlan(axes, metrics, tuple(points), file_digest(log_file), cache)
 
     def points(self, run: ExperimentRun) -> list[SitePoint]:
         """The points of the axes, each checked, and the log read once (its rows checked on
