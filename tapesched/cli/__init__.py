@@ -4,7 +4,7 @@ Each command is a module of one of two rooms: :mod:`.instances`, the commands on
 instance and schedule files (``check``, ``verify``, ``metrics``, ``plot``, ``order``,
 ``generate``, ``instance``, ``solve``, ``compare``, ``bound``) and the listings of what
 they may name (``solvers``, ``catalogue``), and :mod:`.archives`, the commands on a whole archive in
-time (``simulate``, ``replay``, ``plan``, ``site``, ``experiment``); :data:`main` gathers
+time (``simulate``, ``replay``, ``plan``, ``site``, ``experiment``, ``sweep``); :data:`main` gathers
 them into one ``click`` group. ``experiment`` is a
 group of its own: a command per experiment of the studies' registry, made from the
 experiment's declared parameters. The command line is the top layer: it may import
@@ -48,6 +48,7 @@ COMMANDS = {
     "plan": "tapesched.cli.archives.plan:plan",
     "site": "tapesched.cli.archives.site:site",
     "experiment": "tapesched.cli.archives.experiment:experiment",
+    "sweep": "tapesched.cli.archives.sweep:sweep",
 }
 """Each command's name and where it is, ``module.path:function``."""
 

@@ -76,6 +76,8 @@ for _name, _target, _description in (
     ("durability", "tapesched.studies.durability.report:Durability",
      "files and groups lost against the tape-loss probability, per policy and scheme, beside "
      "the binomial closed form"),
+    ("site-sweep", "tapesched.studies.site_sweep.report:SiteSweep",
+     "a site's replay of its own log at every point of the axes varied"),
 ):  # fmt: skip
     EXPERIMENTS.declare(_name, _target, _description)
 

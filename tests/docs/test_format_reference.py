@@ -50,6 +50,7 @@ from tapesched.simulator.workload.requests_csv import (
     workload_from_csv,
 )
 from tapesched.studies import results_file
+from tapesched.studies.site_sweep.sweep_file import SweepDocument, read_sweep_file
 from tapesched.toolkit.files import recall_file, request_log
 from tapesched.toolkit.files.instance_file import VERSION_2_KEYS, instance_from_dict
 from tapesched.toolkit.files.schedule_file import schedule_from_dict
@@ -299,6 +300,10 @@ def site_records() -> dict[str, Record]:
     return with_format(walk(SiteDocument, {(PoolEntry, "ids"): ()}))
 
 
+def sweep_records() -> dict[str, Record]:
+    return walk(SweepDocument, {(SweepDocument, "vary"): (), (SweepDocument, "columns"): ()})
+
+
 def layout_records() -> dict[str, Record]:
     return walk(LayoutDocument, {})
 
@@ -348,6 +353,7 @@ FORMATS = {
     "request log": Format(request_log_records, REFERENCE, "request-log", {"": "Columns"}),
     "library layout": Format(layout_records, REFERENCE, "library-layout"),
     "site": Format(site_records, REFERENCE, "site"),
+    "sweep file": Format(sweep_records, REFERENCE, "sweep-file"),
     "results.csv": Format(results_records, REFERENCE, "resultscsv", {"": "Columns"}),
 }
 
@@ -522,7 +528,7 @@ def test_the_csv_examples_read(tmp_path: Path) -> None:
     ]
 
 
-def test_the_json_examples_read() -> None:
+def test_the_json_examples_read(tmp_path: Path) -> None:
     (load,) = _examples("load-file")
     read = load_from_dict(json.loads(load))
     assert [c.name for c in read.classes] == ["small", "large"]
@@ -544,5 +550,11 @@ def test_the_json_examples_read() -> None:
         3750,
         "T10000D",
     )
+    (sweep_text,) = _examples("sweep-file")
+    sweep_file = tmp_path / "sweep.json"
+    sweep_file.write_text(sweep_text)
+    swept = read_sweep_file(sweep_file)
+    assert swept.vary == (("drives", (8, 12)), ("mount-policy", ("lru", "at-once")))
+    assert (swept.columns, swept.limit) == ((("time", "ts"),), 2000)
     (homes,) = _examples("cartridge-map")
     assert homes_from_dict(json.loads(homes), layout) == {"CB1172": 0, "WB2950": 1, "WB1695": 0}

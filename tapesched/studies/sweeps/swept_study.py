@@ -275,23 +275,11 @@ class SweptStudy:
         return override(scenario, bw_main=with_params(scenario.run.bw_main, **given))
 
     def cache(self, run: ExperimentRun) -> Cache | None:
-        """The cache of replications: ``--cache``, else ``DIR.cache`` beside the directory
-        written (none when there is neither), checked
-        (:func:`toolkit.files.outputs.kept_directory`)."""
+        """The cache of replications in :func:`cache_directory` (none when there is none)."""
         from tapesched.studies.sweeps.sweep import Cache
-        from tapesched.toolkit.errors import InputError
-        from tapesched.toolkit.files.outputs import kept_directory
 
-        given = run["cache"]
-        if given is None and run.out is None:
-            return None
-        directory = given or str(Path(run.out or "").with_name(Path(run.out or "").name + ".cache"))
-        try:
-            kept_directory(directory, "--cache" if given is not None else None)
-        except InputError as exc:
-            hint = "" if given is not None else " (the cache of --out; give another with --cache)"
-            raise ExperimentError([line + hint for line in exc.lines()]) from None
-        return Cache(directory, warn=run.show.warn)
+        directory = cache_directory(run)
+        return None if directory is None else Cache(directory, warn=run.show.warn)
 
     def precision(self, run: ExperimentRun) -> Precision:
         """When a point has replications enough: ``--precision``, ``--max-replications``."""
@@ -384,6 +372,26 @@ class SweptStudy:
         from tapesched.studies.sweeps.figure import study_figure
 
         return study_figure(self.study, results.rows)
+
+
+def cache_directory(run: ExperimentRun) -> str | None:
+    """Where a sweep keeps what it ran: ``--cache``, else ``DIR.cache`` beside the directory
+    written (``None`` when there is neither), checked
+    (:func:`toolkit.files.outputs.kept_directory`; one line, exit 2, naming ``--cache`` or
+    the cache of ``--out``)."""
+    from tapesched.toolkit.errors import InputError
+    from tapesched.toolkit.files.outputs import kept_directory
+
+    given = run["cache"]
+    if given is None and run.out is None:
+        return None
+    directory = given or str(Path(run.out or "").with_name(Path(run.out or "").name + ".cache"))
+    try:
+        kept_directory(directory, "--cache" if given is not None else None)
+    except InputError as exc:
+        hint = "" if given is not None else " (the cache of --out; give another with --cache)"
+        raise ExperimentError([line + hint for line in exc.lines()]) from None
+    return str(directory)
 
 
 def _wrote_figure(out: str) -> str:

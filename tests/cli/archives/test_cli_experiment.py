@@ -69,7 +69,8 @@ def test_an_unknown_experiment_is_one_line_and_exit_2(tmp_path):
     assert err.splitlines() == [
         "unknown experiment 'bw-fig99'; known: bw-fig5, bw-fig6, bw-fig7, bw-fig8, bw-fig9, "
         "bw-fig10, bw-fig11, gol-fig8, gol-fig10, gol-fig12, gol-fig14, gol-stripe-search, "
-        "online-vs-offline, bnl-coverage, ecmwf-defer-dismount, cnaf-bulk-recall, durability"
+        "online-vs-offline, bnl-coverage, ecmwf-defer-dismount, cnaf-bulk-recall, durability, "
+        "site-sweep"
     ]
     assert not (tmp_path / "x").exists()
 

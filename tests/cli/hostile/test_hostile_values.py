@@ -273,6 +273,7 @@ def test_an_unknown_experiment_lists_every_experiment():
         "gol-stripe-search",
         *("online-vs-offline", "bnl-coverage", "ecmwf-defer-dismount", "cnaf-bulk-recall"),
         "durability",
+        "site-sweep",
     ]
     # Each name listed is a command of its own.
     for name in listed:

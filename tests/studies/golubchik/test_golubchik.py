@@ -285,5 +285,6 @@ def test_the_listing_names_the_striping_experiments_and_an_unknown_one_every_exp
     assert unknown.stderr.splitlines() == [
         "unknown experiment 'gol-fig9'; known: bw-fig5, bw-fig6, bw-fig7, bw-fig8, bw-fig9, "
         "bw-fig10, bw-fig11, gol-fig8, gol-fig10, gol-fig12, gol-fig14, gol-stripe-search, "
-        "online-vs-offline, bnl-coverage, ecmwf-defer-dismount, cnaf-bulk-recall, durability"
+        "online-vs-offline, bnl-coverage, ecmwf-defer-dismount, cnaf-bulk-recall, durability, "
+        "site-sweep"
     ]

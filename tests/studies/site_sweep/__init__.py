@@ -1,0 +1,1 @@
+"""The site-sweep experiment and tapesched sweep."""
