@@ -67,6 +67,8 @@ class Ended:
 def _limit_memory() -> None:  # pragma: no cover - runs in the child
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_BYTES, ADDRESS_SPACE_BYTES))
     os.setsid()
+    for signum in (signal.SIGINT, signal.SIGTERM):  # as a shell starts a command
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def bounded(
