@@ -208,6 +208,9 @@ def interrupts_as_they_were(request: pytest.FixtureRequest) -> Iterator[None]:
     import warnings
 
     before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    if before[signal.SIGINT] is signal.SIG_IGN or signal.SIGINT in blocked:
+        warnings.warn(f"{request.node.nodeid} began with SIGINT ignored or blocked", stacklevel=1)
     yield
     for signum, handler in before.items():
         if signal.getsignal(signum) is not handler and handler is not None:

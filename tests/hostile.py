@@ -67,8 +67,15 @@ class Ended:
 def _limit_memory() -> None:  # pragma: no cover - runs in the child
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_BYTES, ADDRESS_SPACE_BYTES))
     os.setsid()
-    for signum in (signal.SIGINT, signal.SIGTERM):  # as a shell starts a command
+    start_as_from_a_shell()
+
+
+def start_as_from_a_shell() -> None:  # pragma: no cover - runs in the child
+    """A child's SIGINT and SIGTERM at their defaults and unblocked, as a shell starts a
+    command, whatever the test process had (an xdist worker may ignore or block them)."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT, signal.SIGTERM])
 
 
 def bounded(

@@ -27,6 +27,7 @@ from tapesched.toolkit.files.instance_file import loads_instance
 from tapesched.toolkit.files.schedule_file import loads_schedule
 
 from ..conftest import INSTANCES
+from ..hostile import start_as_from_a_shell
 from ..simulator.replay.test_replay import write_small_files
 
 SPEC = str(INSTANCES / "spec-example.json")
@@ -405,7 +406,12 @@ def _cpu_s(pid: int) -> float:
 def _signal_while_busy(args: list[str], cwd: Path, signum: int) -> subprocess.CompletedProcess:
     """Run ``tapesched args``, send ``signum`` once it has computed for a CPU second."""
     process = subprocess.Popen(
-        [SCRIPT, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [SCRIPT, *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=start_as_from_a_shell,
     )
     try:
         give_up = time.monotonic() + 120
