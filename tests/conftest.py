@@ -197,24 +197,3 @@ def redraws(results: Path, out: Path) -> str:
     assert out.read_bytes().startswith(b"\x89PNG")
     return result.stdout
 
-
-@pytest.fixture(autouse=True)
-def interrupts_as_they_were(request: pytest.FixtureRequest) -> Iterator[None]:
-    """SIGINT and SIGTERM are handled after a test as before it, so that no test leaves an
-    xdist worker ignoring them: a child process inherits an ignored signal, and the tests
-    that interrupt a command would then wait in vain. A test that changes them is named in
-    a warning."""
-    import signal
-    import warnings
-
-    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [])
-    if before[signal.SIGINT] is signal.SIG_IGN or signal.SIGINT in blocked:
-        warnings.warn(f"{request.node.nodeid} began with SIGINT ignored or blocked", stacklevel=1)
-    yield
-    for signum, handler in before.items():
-        if signal.getsignal(signum) is not handler and handler is not None:
-            warnings.warn(
-                f"{request.node.nodeid} left {signal.Signals(signum).name} changed", stacklevel=1
-            )
-            signal.signal(signum, handler)
