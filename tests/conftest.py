@@ -196,4 +196,3 @@ def redraws(results: Path, out: Path) -> str:
     assert result.exit_code == 0, result.output
     assert out.read_bytes().startswith(b"\x89PNG")
     return result.stdout
-
