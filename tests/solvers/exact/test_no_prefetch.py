@@ -118,6 +118,7 @@ another test; a failure is not shrunk (every shrinking step would solve again fo
 a minute, and starve the tests beside it)."""
 
 
+@pytest.mark.paper  # 5 s alone, 11 to 86 s beside make test's other CP-SAT and process tests
 @settings(
     max_examples=12,
     deadline=None,
