@@ -138,6 +138,7 @@ def test_the_wheel_carries_the_data_the_commands_read_by_default(unpacked):
         assert Path(line).exists() and Path(line).is_relative_to(shipped), line
 
 
+@pytest.mark.paper  # 17 s: a quick experiment from the installed wheel
 def test_an_installed_experiment_runs_on_its_shipped_trace_from_anywhere(unpacked, tmp_path):
     """The ECMWF study reads its trace, layout and map from the installed package, run from a
     directory that has no instances/ beside it."""

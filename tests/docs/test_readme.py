@@ -43,6 +43,7 @@ def test_every_relative_link_of_the_readme_leads_to_a_file():
     assert broken == []
 
 
+@pytest.mark.paper  # 22 s of make test's 6 minutes: its commands end in a quick experiment
 def test_the_quick_start_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     (tmp_path / "instances").symlink_to(ROOT / "instances")
     monkeypatch.chdir(tmp_path)
