@@ -60,7 +60,6 @@ from tapesched.toolkit.fields import (
 )
 from tapesched.toolkit.files.json_documents import read_json
 from tapesched.toolkit.files.reading import read_text
-from tapesched.toolkit.files.request_log import RequestLog
 from tapesched.toolkit.files.structurer import JSON, TEXT, KeyStyle
 from tapesched.toolkit.units import MAX_COUNT, MAX_SIMULATED_S, describe_seconds
 
@@ -273,35 +272,6 @@ def read_requests(path: str | Path) -> tuple[TraceRequest, ...]:
     first = lines[0].time
     return tuple(
         TraceRequest(e.cartridge, (e.time - first).total_seconds(), e.seconds) for e in lines
-    )
-
-
-def trace_requests(log: RequestLog) -> tuple[TraceRequest, ...]:
-    """The requests of a site's request log (:func:`~toolkit.files.request_log.read_request_log`)
-    as a replay takes them, in the log's order: each one's cartridge, time and ``duration_s``.
-
-    A write holds its drive as a read does: the replay serves uses of cartridges.
-
-    Raises
-    ------
-    InputError
-        Naming the log: it has no ``duration_s`` column (one line), or a line of it leaves
-        the cell empty (a line each, up to :data:`MAX_PROBLEMS`): a replay needs how long
-        each cartridge was in use. (A later change computes it from the site's drive model.)
-    """
-    need = "a replay needs how long each cartridge was in use in a drive"
-    if "duration_s" not in log.columns:
-        raise InputError(log.source, [Problem("", f"no duration_s column: {need}")])
-    missing = [
-        Problem(f"line {line}", f"no duration_s: {need}")
-        for line, r in zip(log.lines, log.requests, strict=True)
-        if r.duration_s is None
-    ]
-    if missing:
-        raise InputError(log.source, capped(missing))
-    return tuple(
-        TraceRequest(r.cartridge, r.time_s, r.duration_s)  # type: ignore[arg-type]
-        for r in log.requests
     )
 
 
