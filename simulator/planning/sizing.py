@@ -60,7 +60,6 @@ from typing import Any
 
 from attrs import evolve, frozen
 
-from tapesched.simulator.storage.disk_cache import class_bound_problems
 from tapesched.toolkit.errors import InputError, Problem, ValueProblems, shown
 from tapesched.toolkit.fields import (
     Rule,
@@ -79,6 +78,7 @@ from tapesched.toolkit.fields import (
 )
 from tapesched.toolkit.files.json_documents import read_json
 from tapesched.toolkit.files.structurer import JSON, KeyStyle
+from tapesched.toolkit.hardware.servers import class_bound_problems
 from tapesched.toolkit.hardware.technology import DRIVES, MB_PER_GB, DriveTechnology
 
 DAY_S = 86_400.0

@@ -6,7 +6,8 @@ and :func:`scenario_from_dict` a document already parsed, each value judged at
 its path, into a :class:`~simulator.scenario.spec.Scenario`. The sections
 are read by :mod:`.platform_section` (``platform``, ``faults``),
 :mod:`.workload_section` (``workload``) and :mod:`.run_section` (``run``);
-the small ``policy`` and ``disk_cache`` sections and the document itself here.
+the small ``policy`` section and the document itself here, ``disk_cache`` by the
+objects a site file shares (:mod:`toolkit.hardware.servers`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from tapesched.simulator.scenario.platform_section import (
 from tapesched.simulator.scenario.run_section import RunSection, run_settings
 from tapesched.simulator.scenario.spec import KEYS, Scenario, check_runnable
 from tapesched.simulator.scenario.workload_section import WorkloadSection, workload_params
-from tapesched.simulator.storage.disk_cache import CacheSpec, ServiceClass, class_bound_problems
+from tapesched.simulator.storage.disk_cache import CacheSpec, ServiceClass
 from tapesched.simulator.storage.policies.policy_registry import POLICIES
 from tapesched.toolkit.errors import InputError, Problem
 from tapesched.toolkit.fields import (
@@ -32,7 +33,6 @@ from tapesched.toolkit.fields import (
     check,
     checked,
     nonempty_text,
-    not_empty,
     optional,
     parsed,
     positive_size,
@@ -41,6 +41,7 @@ from tapesched.toolkit.fields import (
 )
 from tapesched.toolkit.files.json_documents import read_json
 from tapesched.toolkit.files.structurer import JSON
+from tapesched.toolkit.hardware.servers import DiskCacheSection, class_bound_problems
 from tapesched.toolkit.model import OLD_SCENARIO_FORMATS, SCENARIO_FORMAT
 from tapesched.toolkit.registry import LoadError
 
@@ -71,22 +72,6 @@ class PolicySection:
     name: str = parsed(_policy_name)
     block_mb: float | None = check(optional(positive_size), default=None, converter=as_float)
     threshold_mb: float | None = check(optional(positive_size), default=None, converter=as_float)
-
-
-@checked(kw_only=True)
-class CacheClassEntry:
-    """A class of ``disk_cache.classes``: its name, its largest file, its disk."""
-
-    name: str = check(nonempty_text)
-    max_file_mb: float | None = check(optional(positive_size), default=None, converter=as_float)
-    cache_mb: float = check(positive_size, converter=as_float)
-
-
-@checked(kw_only=True)
-class DiskCacheSection:
-    """The ``disk_cache`` of a scenario file: service classes by file size, a disk each."""
-
-    classes: tuple[CacheClassEntry, ...] = check(not_empty)
 
 
 @checked(kw_only=True)

@@ -27,7 +27,6 @@ from tapesched.toolkit.errors import Problem, ValueProblems, join_path, shown
 from tapesched.toolkit.fields import (
     Rule,
     as_float,
-    bandwidth,
     bounded_count,
     bounded_rate,
     bounded_size,
@@ -46,6 +45,7 @@ from tapesched.toolkit.fields import (
     simulated_time,
 )
 from tapesched.toolkit.files.structurer import JSON
+from tapesched.toolkit.hardware.servers import MoverLimits
 from tapesched.toolkit.model import Locate
 from tapesched.toolkit.units import MAX_COUNT
 
@@ -142,15 +142,6 @@ class DriveGroup:
     count: int = check(bounded_count)
     model: DriveModel = parsed(_model)
     per_mover: int | None = check(optional(bounded_count), default=None)
-
-
-@checked(kw_only=True)
-class MoverLimits:
-    """The limits of every mover (``platform.movers``); ``None`` is no limit."""
-
-    memory_mb: float | None = check(optional(positive_size), default=None, converter=as_float)
-    disk_mb: float | None = check(optional(positive_size), default=None, converter=as_float)
-    bandwidth_mb_s: float | None = check(optional(bandwidth), default=None, converter=as_float)
 
 
 @checked(kw_only=True)

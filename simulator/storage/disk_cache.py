@@ -38,12 +38,10 @@ import math
 from collections import OrderedDict
 from collections.abc import Sequence
 from itertools import pairwise
-from typing import Protocol
 
 from attrs import field, frozen
 
 from tapesched.simulator.storage.files import FileSpec
-from tapesched.toolkit.errors import Problem
 
 
 @frozen
@@ -74,47 +72,6 @@ class ServiceClass:
             )
         if not (0 < self.cache_mb < math.inf):
             raise ValueError(f"class {self.name!r}: cache_mb must be > 0, got {self.cache_mb!r}")
-
-
-class Bounded(Protocol):
-    """A class as a file gives it: a name and the largest file it takes (``None``: any)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def max_file_mb(self) -> float | None: ...
-
-
-def class_bound_problems(classes: Sequence[Bounded], prefix: str) -> list[Problem]:
-    """What is wrong across the classes of a file, each at ``{prefix}[i]``'s path.
-
-    Names are distinct; every class but the last has a ``max_file_mb``,
-    rising from class to class; the last has none (it takes every larger
-    file). Read by the scenario's ``disk_cache`` and by load files
-    (:mod:`simulator.planning.sizing`), which list service classes alike.
-    """
-    problems = []
-    seen: set[str] = set()
-    previous: float | None = None
-    last = len(classes) - 1
-    for i, c in enumerate(classes):
-        path = f"{prefix}[{i}]"
-        if c.name in seen:
-            problems.append(Problem(f"{path}.name", f"class {c.name!r} is given twice"))
-        seen.add(c.name)
-        if i == last and c.max_file_mb is not None:
-            why = "the last class takes every larger file: leave max_file_mb out"
-            problems.append(Problem(f"{path}.max_file_mb", why))
-        elif i < last and c.max_file_mb is None:
-            why = "missing key (every class but the last has one)"
-            problems.append(Problem(f"{path}.max_file_mb", why))
-        elif c.max_file_mb is not None and previous is not None and c.max_file_mb <= previous:
-            why = f"must be above the previous class's {previous:g}, got {c.max_file_mb:g}"
-            problems.append(Problem(f"{path}.max_file_mb", why))
-        if c.max_file_mb is not None:
-            previous = c.max_file_mb
-    return problems
 
 
 def _classes(value: Sequence[ServiceClass]) -> tuple[ServiceClass, ...]:
