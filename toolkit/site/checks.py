@@ -3,8 +3,10 @@
 Ids unique (libraries, drives across the site, pools, cartridges across pools), level
 numbers unique, a ``complex`` for several libraries, patterns of one run of ``#`` wide
 enough for their count, homes that are libraries, no library homing more tapes than its
-slots, nor the pools more than all slots. Pools of patterns are compared by their
-patterns, not listed: a pool of a million tapes costs a few comparisons.
+slots, nor the pools more than all slots; the classes of a ``disk_cache`` named once each,
+bounded in rising order but the last (:func:`toolkit.hardware.servers.class_bound_problems`).
+Pools of patterns are compared by their patterns, not listed: a pool of a million tapes
+costs a few comparisons.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from tapesched.toolkit.errors import Problem, shown
+from tapesched.toolkit.hardware.servers import class_bound_problems
 from tapesched.toolkit.site.document import ID, SiteDocument, drive_ids, pool_of
 from tapesched.toolkit.site.model import Pattern, SitePool
 
@@ -153,4 +156,7 @@ def _clashes(pools: list[tuple[int, SitePool]]) -> list[Problem]:
 
 def site_problems(doc: SiteDocument) -> list[Problem]:
     """Every problem across the objects of a site document, each at its path."""
-    return _library_problems(doc) + _pool_problems(doc)
+    problems = _library_problems(doc) + _pool_problems(doc)
+    if doc.disk_cache is not None:
+        problems += class_bound_problems(doc.disk_cache.classes, "disk_cache.classes")
+    return problems

@@ -31,6 +31,7 @@ from tapesched.toolkit.fields import (
     parsed,
     word,
 )
+from tapesched.toolkit.hardware.servers import DiskCacheSection, MoverLimits
 from tapesched.toolkit.hardware.technology import DRIVES, LIBRARIES
 from tapesched.toolkit.site.model import Pattern, SiteDriveGroup, SitePool
 from tapesched.toolkit.units import MAX_COUNT
@@ -144,6 +145,14 @@ class ComplexEntry:
     float_on_dismount: bool = check(boolean, default=True)
 
 
+@checked(kw_only=True)
+class MoversEntry(MoverLimits):
+    """The mover nodes of the site (``movers``): how many drives each serves, and the limits
+    of every one, as a scenario's ``platform.movers`` gives them."""
+
+    drives_per_mover: int = check(bounded_count)
+
+
 def _cartridge_ids(value: Any) -> str | tuple[str, ...]:
     """A pool's ``ids``: a pattern (a string) or a list of ids (strings, judged by the
     reader at their own paths)."""
@@ -200,6 +209,8 @@ class SiteDocument:
     complex: ComplexEntry | None = None
     pools: tuple[PoolEntry, ...] = ()
     placement: PlacementEntry = PlacementEntry()
+    movers: MoversEntry | None = None
+    disk_cache: DiskCacheSection | None = None
 
 
 def drive_ids(

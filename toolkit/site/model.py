@@ -176,15 +176,44 @@ class SiteCartridge:
 
 
 @frozen
+class SiteMovers:
+    """How a site's drives are served by mover nodes: each library's drives dealt
+    ``drives_per_mover`` at a time, in order, to movers ``<library>-m<k>``, each with these
+    limits (``None``: no limit; the units of a scenario's ``platform.movers``)."""
+
+    drives_per_mover: int
+    memory_mb: float | None = None
+    disk_mb: float | None = None
+    bandwidth_mb_s: float | None = None
+
+    def count(self, drives: int) -> int:
+        """How many movers serve a library of ``drives`` drives."""
+        return -(-drives // self.drives_per_mover)
+
+
+@frozen
+class SiteCacheClass:
+    """A service class of a site's disk cache: the files up to ``max_file_mb`` (``None``:
+    every larger file) and its disk."""
+
+    name: str
+    max_file_mb: float | None
+    cache_mb: float
+
+
+@frozen
 class Site:
     """A site: its libraries (with their drives), how they form a complex, the cartridges
-    it lists (its pools) and how the others are placed."""
+    it lists (its pools) and how the others are placed; the mover nodes that serve its
+    drives (``None``: none) and the service classes of its disk cache (none: no cache)."""
 
     name: str
     libraries: tuple[SiteLibrary, ...]
     pools: tuple[SitePool, ...]
     placement: SitePlacement
     complex: Complex | None = None
+    movers: SiteMovers | None = None
+    disk_cache: tuple[SiteCacheClass, ...] = ()
 
     @property
     def drives(self) -> tuple[SiteDrive, ...]:
@@ -200,6 +229,12 @@ class Site:
     def arms(self) -> int:
         """Arms of all libraries."""
         return sum(lib.arms for lib in self.libraries)
+
+    @property
+    def mover_count(self) -> int:
+        """Mover nodes of all libraries (none without :attr:`movers`)."""
+        movers = self.movers
+        return 0 if movers is None else sum(movers.count(len(lib.drives)) for lib in self.libraries)
 
     @property
     def cartridge_count(self) -> int:

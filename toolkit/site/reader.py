@@ -34,9 +34,11 @@ from tapesched.toolkit.site.document import (
 from tapesched.toolkit.site.model import (
     Complex,
     Site,
+    SiteCacheClass,
     SiteDrive,
     SiteDriveGroup,
     SiteLibrary,
+    SiteMovers,
     SitePlacement,
     SitePool,
 )
@@ -104,7 +106,8 @@ def site_from_dict(data: Any, source: str = "<site>") -> Site:
         site, pools, cartridges across pools), a level number given twice, a pattern
         without exactly one run of ``#`` or too narrow for its count, a home that is no
         library, more tapes homed on a library than its slots or in all than all slots,
-        several libraries without ``complex``.
+        several libraries without ``complex``, disk-cache classes named twice or bounded
+        out of order.
     """
     problems = check_format(data, SITE_FORMAT)
     doc, structural = structure_document(data, SiteDocument, "format")
@@ -118,12 +121,19 @@ def site_from_dict(data: Any, source: str = "<site>") -> Site:
         c = doc.complex
         complex_ = Complex(c.rails_per_library, c.elevator_s, c.pass_through_s, c.float_on_dismount)
     unlisted = doc.placement.unlisted_format or doc.pools[0].format
+    movers = None
+    if doc.movers is not None:
+        m = doc.movers
+        movers = SiteMovers(m.drives_per_mover, m.memory_mb, m.disk_mb, m.bandwidth_mb_s)
+    cache = () if doc.disk_cache is None else doc.disk_cache.classes
     return Site(
         name=doc.name,
         libraries=tuple(_library(lib, i) for i, lib in enumerate(doc.libraries)),
         pools=tuple(pool_of(p) for p in doc.pools),
         placement=SitePlacement(doc.placement.seed, unlisted),
         complex=complex_,
+        movers=movers,
+        disk_cache=tuple(SiteCacheClass(c.name, c.max_file_mb, c.cache_mb) for c in cache),
     )
 
 
@@ -185,7 +195,8 @@ def _pool_dict(pool: SitePool) -> dict[str, Any]:
 def site_to_dict(site: Site) -> dict[str, Any]:
     """The JSON object of a site, ``format`` first, without the values its models or the
     defaults give (the arms and times a library's model gives, the level of a library
-    that is no complex's, the first pool's format as the unlisted one, a seed of 0):
+    that is no complex's, the first pool's format as the unlisted one, a seed of 0, a
+    mover limit or a class bound that is none):
     :func:`site_from_dict` reads it back into an equal site."""
     out: dict[str, Any] = {"format": SITE_FORMAT, "name": site.name}
     in_complex = site.complex is not None
@@ -206,7 +217,20 @@ def site_to_dict(site: Site) -> dict[str, Any]:
         placement["unlisted_format"] = site.placement.unlisted_format
     if placement:
         out["placement"] = placement
+    if site.movers is not None:
+        out["movers"] = _given(site.movers, MOVER_KEYS)
+    if site.disk_cache:
+        out["disk_cache"] = {"classes": [_given(c, CACHE_KEYS) for c in site.disk_cache]}
     return out
+
+
+MOVER_KEYS = ("drives_per_mover", "memory_mb", "disk_mb", "bandwidth_mb_s")
+CACHE_KEYS = ("name", "max_file_mb", "cache_mb")
+
+
+def _given(value: SiteMovers | SiteCacheClass, keys: tuple[str, ...]) -> dict[str, Any]:
+    """The keys of ``value`` that are not ``None`` (a limit or bound left out)."""
+    return {k: getattr(value, k) for k in keys if getattr(value, k) is not None}
 
 
 def write_site(site: Site, path: str | os.PathLike[str]) -> None:

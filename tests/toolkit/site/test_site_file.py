@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tapesched.toolkit.errors import InputError, SettingsError
+from tapesched.toolkit.site.model import SiteCacheClass, SiteMovers
 from tapesched.toolkit.site.new import new_site
 from tapesched.toolkit.site.reader import site_from_dict, site_to_dict
 from tapesched.toolkit.site.summary import describe_site
@@ -80,6 +81,27 @@ def test_a_site_written_reads_back_equal_and_says_what_it_said() -> None:
     assert written["pools"][1] == GOOD["pools"][1]
 
 
+def test_movers_and_a_disk_cache_are_read_written_back_and_summarised() -> None:
+    doc = {
+        **GOOD,
+        "movers": {"drives_per_mover": 3, "memory_mb": 64, "bandwidth_mb_s": 500},
+        "disk_cache": {"classes": [SMALL, LARGE]},
+    }
+    site = site_from_dict(doc)
+    assert site.movers == SiteMovers(3, 64.0, None, 500.0)
+    assert site.disk_cache == (
+        SiteCacheClass("small", 5.0, 50.0),
+        SiteCacheClass("large", None, 2e3),
+    )
+    assert site.mover_count == 2  # a's 4 drives on 2 movers, b has none
+    assert site_to_dict(site)["movers"] == doc["movers"]
+    assert site_from_dict(site_to_dict(site)) == site
+    assert describe_site(site).endswith(
+        "10 slots, 2 movers (3 drives each), a disk cache of 2 classes (2,050 MB)"
+    )
+    assert "mover" not in describe_site(site_from_dict(GOOD))
+
+
 def test_a_pool_of_a_million_tapes_is_a_pattern_until_asked() -> None:
     big = {"name": "big", "format": "T10000D", "ids": "B######", "count": 10**6}
     more = {"name": "more", "format": "T10000D", "ids": "B######", "count": 9, "first": 10**6 - 9}
@@ -93,6 +115,10 @@ def test_a_pool_of_a_million_tapes_is_a_pattern_until_asked() -> None:
     assert site.cartridge_count == 10**6 + 9 and site.pools[0].ids is None
     assert site.cartridge("B999999") is not None and site.cartridge("B1000000") is None
 
+
+SMALL = {"name": "small", "max_file_mb": 5, "cache_mb": 50}
+LARGE = {"name": "large", "cache_mb": 2e3}
+"""A bounded class of a disk cache, and the last, unbounded, one."""
 
 BAD_SITES = [
     (
@@ -145,6 +171,31 @@ BAD_SITES = [
         "pools[1].ids: cartridge 'C08' also in pools[0] (and 1 more)",
     ),
     (bad("complex", None), "missing key 'complex' (required with several libraries)"),
+    (bad("movers", {"drives_per_mover": 0}), "movers.drives_per_mover: must be >= 1, got 0"),
+    (bad("movers", {"memory_mb": 10}), "movers: missing key 'drives_per_mover'"),
+    (
+        bad("movers", {"drives_per_mover": 2, "bandwidth_mb_s": -1}),
+        "movers.bandwidth_mb_s: must be > 0, got -1.0",
+    ),
+    (bad("movers", {"drives_per_mover": 2, "cpus": 3}), "movers: unknown key 'cpus'"),
+    (bad("disk_cache", {"classes": []}), "disk_cache.classes: must not be empty"),
+    (
+        bad(
+            "disk_cache", {"classes": [{"name": "a", "cache_mb": 5}, {"name": "b", "cache_mb": 5}]}
+        ),
+        "disk_cache.classes[0].max_file_mb: missing key (every class but the last has one)",
+    ),
+    (
+        bad(
+            "disk_cache",
+            {"classes": [{"name": "a", "max_file_mb": 9, "cache_mb": 5}, SMALL, LARGE]},
+        ),
+        "disk_cache.classes[1].max_file_mb: must be above the previous class's 9, got 5",
+    ),
+    (
+        bad("disk_cache", {"classes": [{"name": "a", "cache_mb": 0}]}),
+        "disk_cache.classes[0].cache_mb: must be > 0, got 0.0",
+    ),
     (
         bad("format", "tapesched.site/2"),
         "format: expected 'tapesched.site/1', got 'tapesched.site/2'",
