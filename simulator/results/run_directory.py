@@ -285,6 +285,7 @@ def simulate_file(
     allow_plugins: bool = False,
     log: bool = False,
     progress: Callable[[RunProgress], None] | None = None,
+    site: str | None = None,
 ) -> Run | InstanceRun:
     """Run the scenario of ``path``, or the core-problem instance of ``path`` as it is.
 
@@ -307,6 +308,10 @@ def simulate_file(
         Keep the (first replication's) event log.
     progress
         Called as the run advances (not for an instance).
+    site
+        A site file (:mod:`toolkit.site`) whose platform replaces the scenario's
+        (:func:`simulator.site.platform.on_site`: the scenario's ``dismount`` kept, the
+        site's disk cache where the scenario has none); not for an instance.
 
     Returns
     -------
@@ -317,29 +322,43 @@ def simulate_file(
     Raises
     ------
     toolkit.errors.InputError
-        For a file that cannot be read or breaks its format, code the scenario names that
-        may not be imported, or a trace that does not fit the scenario.
+        For a file that cannot be read or breaks its format (the site's too), code the
+        scenario names that may not be imported, a trace that does not fit the scenario, or
+        a scenario that cannot run on the site (a write that fits no mover of it).
     toolkit.errors.SettingsError
         For a setting that cannot be used (:func:`~simulator.results.replications.with_overrides`).
     """
+    from attrs import evolve
+
     from tapesched.simulator.scenario.document import FORMAT, scenario_from_dict
-    from tapesched.simulator.scenario.spec import check_trace
+    from tapesched.simulator.scenario.spec import check_runnable, check_trace
+    from tapesched.simulator.site.platform import on_site
     from tapesched.simulator.workload.requests_csv import load_workload
-    from tapesched.toolkit.errors import InputError, Problem
+    from tapesched.toolkit.errors import InputError, Problem, SettingProblem, SettingsError
     from tapesched.toolkit.files.instance_file import instance_from_dict
     from tapesched.toolkit.files.json_documents import kind_of, read_json
     from tapesched.toolkit.model import INSTANCE_FORMAT
+    from tapesched.toolkit.site.reader import read_site
 
     settings = RunOverrides() if settings is None else settings
     document = read_json(path)
     kind = kind_of(document)
     if kind == "instance":
+        if site is not None:
+            why = "an instance runs on its own drives: a site replaces a scenario's platform"
+            raise SettingsError([SettingProblem(("site",), why)])
         instance = instance_from_dict(document, path)
         scheduler = settings.scheduler or "fifo"
         return run_instance(instance, scheduler, mount_policy=settings.mount_policy, log=log)
     if isinstance(document, dict) and "format" in document and kind != "scenario":
         raise InputError(path, [Problem("format", f"expected {FORMAT!r} or {INSTANCE_FORMAT!r}")])
     scenario = scenario_from_dict(document, path)
+    if site is not None:
+        scenario = on_site(scenario, read_site(site))
+        unrunnable = check_runnable(scenario)
+        if unrunnable:
+            on = [evolve(p, message=f"on the site {site}: {p.message}") for p in unrunnable]
+            raise InputError(path, on)
     traced = workload_file is not None
     scenario = with_overrides(scenario, path, settings, allow_plugins=allow_plugins, trace=traced)
     trace = None

@@ -19,11 +19,13 @@ from tapesched.simulator.scenario.platform_section import (
     FaultsSection,
     PlatformSection,
     fault_spec,
+    platform_site,
     platform_spec,
 )
 from tapesched.simulator.scenario.run_section import RunSection, run_settings
 from tapesched.simulator.scenario.spec import KEYS, Scenario, check_runnable
 from tapesched.simulator.scenario.workload_section import WorkloadSection, workload_params
+from tapesched.simulator.site.platform import site_cache
 from tapesched.simulator.storage.disk_cache import CacheSpec, ServiceClass
 from tapesched.simulator.storage.policies.policy_registry import POLICIES
 from tapesched.toolkit.errors import InputError, Problem
@@ -118,10 +120,13 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
     document, problems = JSON.structure(data, ScenarioDocument, keys=KEYS)
     if document is None:
         raise InputError(source, problems)
-    platform = platform_spec(document.platform, problems)
+    site = platform_site(document.platform, source, problems)
+    platform = platform_spec(document.platform, problems, site)
     workload = workload_params(document.workload, problems)
     section = document.disk_cache
     disk_cache = None if section is None else _disk_cache(section, problems)
+    if section is None and site is not None:
+        disk_cache = site_cache(site)  # the site's, when the scenario has none of its own
     faults = None if document.faults is None else fault_spec(document.faults, problems)
     if problems or platform is None or workload is None:
         raise InputError(source, problems)

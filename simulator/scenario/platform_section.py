@@ -1,9 +1,11 @@
 """The ``platform`` and ``faults`` sections of a scenario file, and the platform they build.
 
 The ``platform`` section's libraries, drive groups (their drive models named or
-overridden) and mover limits are read into a :class:`PlatformSection`, each value
+overridden) and mover limits, or the site file it names instead
+(:func:`platform_site`), are read into a :class:`PlatformSection`, each value
 checked at its path, and :func:`platform_spec` builds the
-:class:`~simulator.platform.spec.PlatformSpec` they describe; the ``faults``
+:class:`~simulator.platform.spec.PlatformSpec` they describe
+(:func:`simulator.site.platform.site_platform` for a site); the ``faults``
 section is read into a :class:`FaultsSection` and :func:`fault_spec` builds the
 :class:`~simulator.platform.faults.FaultSpec`. The format: ``docs/scenario-format.md``.
 """
@@ -11,6 +13,7 @@ section is read into a :class:`FaultsSection` and :func:`fault_spec` builds the
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from attrs import evolve
@@ -23,6 +26,7 @@ from tapesched.simulator.platform.technology import (
     DriveModel,
     Duration,
 )
+from tapesched.simulator.site.platform import site_platform
 from tapesched.toolkit.errors import Problem, ValueProblems, join_path, shown
 from tapesched.toolkit.fields import (
     Rule,
@@ -35,7 +39,6 @@ from tapesched.toolkit.fields import (
     checked,
     named,
     nonempty_text,
-    not_empty,
     number,
     one_of,
     optional,
@@ -47,6 +50,8 @@ from tapesched.toolkit.fields import (
 from tapesched.toolkit.files.structurer import JSON
 from tapesched.toolkit.hardware.servers import MoverLimits
 from tapesched.toolkit.model import Locate
+from tapesched.toolkit.site.model import Site
+from tapesched.toolkit.site.reader import read_site
 from tapesched.toolkit.units import MAX_COUNT
 
 # --- drive models --------------------------------------------------------------------------
@@ -146,14 +151,25 @@ class DriveGroup:
 
 @checked(kw_only=True)
 class PlatformSection:
-    """The ``platform`` of a scenario file."""
+    """The ``platform`` of a scenario file: its libraries, drives, movers and tapes, or the
+    ``site`` file that gives them (a path from the scenario file's folder)."""
 
-    libraries: tuple[LibraryEntry, ...] = check(not_empty)
-    movers: MoverLimits = MoverLimits()
-    drives: tuple[DriveGroup, ...] = check(not_empty)
-    tape_capacity_mb: float = check(positive_size, converter=as_float)
+    site: str | None = check(optional(nonempty_text), default=None)
+    libraries: tuple[LibraryEntry, ...] = ()
+    movers: MoverLimits | None = None
+    drives: tuple[DriveGroup, ...] = ()
+    tape_capacity_mb: float | None = check(
+        optional(positive_size), default=None, converter=as_float
+    )
     dismount: str = check(one_of(("on-demand", "at-once")), default="on-demand")
     pass_through_s: Duration | None = parsed(Duration.from_json, default=None)
+
+
+OWN_KEYS = ("libraries", "drives", "tape_capacity_mb")
+"""The keys ``platform`` needs without a ``site`` (the lists not empty)."""
+
+SITE_GIVES = (*OWN_KEYS, "movers", "pass_through_s")
+"""The keys of ``platform`` a site file gives in their place (with ``site``, none of them)."""
 
 
 _PROBABILITY = number.then("0 <= {v} < 1", "must be within [0, 1), got {v!r}")
@@ -203,20 +219,54 @@ class FaultsSection:
 # --- what they build --------------------------------------------------------------------------
 
 
-def platform_spec(p: PlatformSection, problems: list[Problem]) -> PlatformSpec | None:
-    """The platform of the document's drive groups: drives ``<library>-d<k>``, dealt
-    ``per_mover`` at a time to movers ``<library>-m<k>``."""
-    with_movers = any(g.per_mover is not None for g in p.drives)
-    limits = p.movers
+def platform_site(p: PlatformSection, source: str, problems: list[Problem]) -> Site | None:
+    """The site ``platform.site`` names, read from the folder of the scenario file
+    ``source`` (``None``: the platform names none, or gives keys the site gives too, each
+    a problem at its path).
+
+    Raises
+    ------
+    InputError
+        Naming the site file, for a missing or bad one.
+    """
+    if p.site is None:
+        return None
+    given = [key for key in SITE_GIVES if getattr(p, key) not in (None, ())]
+    why = "not with platform.site: the site file gives it"
+    problems += [Problem(f"platform.{key}", why) for key in given]
+    return None if given else read_site(Path(source).parent / p.site)
+
+
+def platform_spec(
+    p: PlatformSection, problems: list[Problem], site: Site | None = None
+) -> PlatformSpec | None:
+    """The platform of ``site`` (:func:`platform_site`) with the document's ``dismount``,
+    else of the document's drive groups: drives ``<library>-d<k>``, dealt ``per_mover`` at
+    a time to movers ``<library>-m<k>``."""
+    if site is not None:
+        try:
+            return site_platform(site, p.dismount)
+        except ValueError as exc:
+            problems.append(Problem("platform.site", f"{p.site}: {exc}"))
+            return None
+    libraries, groups, capacity_mb = p.libraries, p.drives, p.tape_capacity_mb
+    if not libraries or not groups or capacity_mb is None:
+        missing = [k for k in OWN_KEYS if getattr(p, k) in (None, ()) and p.site is None]
+        why = {None: "missing key", (): "must not be empty or left out"}
+        without = "(required without platform.site)"
+        problems += [Problem(f"platform.{k}", f"{why[getattr(p, k)]} {without}") for k in missing]
+        return None
+    with_movers = any(g.per_mover is not None for g in groups)
+    limits = p.movers or MoverLimits()
     memory_mb = float("inf") if limits.memory_mb is None else limits.memory_mb
     disk_mb = float("inf") if limits.disk_mb is None else limits.disk_mb
     drives: list[DriveSpec] = []
     movers: list[MoverSpec] = []
     drives_of: dict[str, int] = {}
     movers_of: dict[str, int] = {}
-    known = {lib.id for lib in p.libraries}
+    known = {lib.id for lib in libraries}
     total = 0
-    for i, group in enumerate(p.drives):
+    for i, group in enumerate(groups):
         path = f"platform.drives[{i}]"
         if with_movers and group.per_mover is None:
             problems.append(
@@ -238,9 +288,7 @@ def platform_spec(p: PlatformSection, problems: list[Problem]) -> PlatformSpec |
                     m = movers_of.get(library, 0)
                     movers_of[library] = m + 1
                     movers.append(
-                        MoverSpec(
-                            f"{library}-m{m:02d}", memory_mb, disk_mb, p.movers.bandwidth_mb_s
-                        )
+                        MoverSpec(f"{library}-m{m:02d}", memory_mb, disk_mb, limits.bandwidth_mb_s)
                     )
                 mover = movers[-1].id
             drives.append(DriveSpec(f"{library}-d{first + k:03d}", library, group.model, mover))
@@ -250,11 +298,11 @@ def platform_spec(p: PlatformSection, problems: list[Problem]) -> PlatformSpec |
     try:
         return PlatformSpec(
             libraries=tuple(
-                LibrarySpec(lib.id, lib.arms, lib.mount_s, lib.dismount_s) for lib in p.libraries
+                LibrarySpec(lib.id, lib.arms, lib.mount_s, lib.dismount_s) for lib in libraries
             ),
             drives=tuple(drives),
             movers=tuple(movers),
-            tape_capacity_mb=p.tape_capacity_mb,
+            tape_capacity_mb=capacity_mb,
             dismount=p.dismount,  # type: ignore[arg-type]
             pass_through_s=p.pass_through_s,
         )

@@ -56,6 +56,7 @@ _OPTIONS = {
     "striping": "--striping",
     "rate_per_s": "--rate",
     "duration_s": "--duration",
+    "site": "--site",
     **BW_MAIN_OPTIONS,
 }
 """The option behind each setting of :class:`simulator.results.replications.RunOverrides` that
@@ -243,6 +244,15 @@ def _print_estimates(
     default=None,
     help="A CSV trace of file requests to run to its end instead of the scenario's workload.",
 )
+@click.option(
+    "--site",
+    "site_file",
+    type=click.Path(),
+    default=None,
+    help="A site file (tapesched.site/1) whose libraries, drives, movers and complex replace "
+    "the scenario's platform (its dismount kept), and whose disk cache serves where the "
+    "scenario has none.",
+)
 @allow_plugins_option
 @quiet_option
 @reports_bad_input
@@ -269,6 +279,7 @@ def simulate(
     log: bool,
     workload_file: str | None,
     as_json: bool,
+    site_file: str | None,
     allow_plugins: bool,
 ) -> None:
     """Simulate SCENARIO_FILE (a scenario, or a core-problem instance run as given).
@@ -282,6 +293,8 @@ def simulate(
     With --workload, the requests come from a CSV trace (see
     simulator/workload/requests_csv.py), run until all are done; the warm-up is then
     a share of the last arrival time.
+    With --site, the scenario runs on a site's libraries, drives, movers and
+    complex (and its disk cache, where the scenario has none).
     """
     settings = RunOverrides(
         policy=policy,
@@ -321,6 +334,7 @@ def simulate(
                 allow_plugins=allow_plugins,
                 log=log,
                 progress=advance,
+                site=site_file,
             )
         except SettingsError as exc:
             values: dict[str, object] = {
