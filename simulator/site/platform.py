@@ -36,11 +36,17 @@ def _drive_model(drive: SiteDrive) -> DriveModel:
     its figures are the table's, else that model with the drive's figures (``T10000D*``,
     as a scenario names a model it overrides)."""
     base = DRIVE_MODELS[drive.model]
-    figures = {name: getattr(drive, name) for name in FIGURES}
-    if all(_figure(base, name) == value for name, value in figures.items()):
+    if all(_figure(base, name) == getattr(drive, name) for name in FIGURES):
         return base
-    times = {name: Duration(figures.pop(name)) for name in ("load_s", "unload_s")}
-    return evolve(base, name=f"{base.name}*", **figures, **times)
+    return evolve(
+        base,
+        name=f"{base.name}*",
+        rate_mb_s=drive.rate_mb_s,
+        load_s=Duration(drive.load_s),
+        unload_s=Duration(drive.unload_s),
+        locate_mb_s=drive.locate_mb_s,
+        capacity_mb=drive.capacity_mb,
+    )
 
 
 def _figure(model: DriveModel, name: str) -> float:
