@@ -38,15 +38,9 @@ def _drive_model(drive: SiteDrive) -> DriveModel:
     base = DRIVE_MODELS[drive.model]
     if all(_figure(base, name) == getattr(drive, name) for name in FIGURES):
         return base
-    return evolve(
-        base,
-        name=f"{base.name}*",
-        rate_mb_s=drive.rate_mb_s,
-        load_s=Duration(drive.load_s),
-        unload_s=Duration(drive.unload_s),
-        locate_mb_s=drive.locate_mb_s,
-        capacity_mb=drive.capacity_mb,
-    )
+    rates = {name: getattr(drive, name) for name in ("rate_mb_s", "locate_mb_s", "capacity_mb")}
+    load_s, unload_s = Duration(drive.load_s), Duration(drive.unload_s)
+    return evolve(base, name=f"{base.name}*", load_s=load_s, unload_s=unload_s, **rates)
 
 
 def _figure(model: DriveModel, name: str) -> float:

@@ -334,7 +334,8 @@ BAD_DOCUMENTS: list[tuple[str, Mutation, str, str]] = [
     ("no platform", _drop("platform"), "platform", "missing"),
     ("unknown top key", _set("colour", value="red"), "colour", "unknown key (known: description,"),
     ("unknown platform key", _set("platform", "robots", value=2), "platform.robots",
-     "unknown key (known: dismount, drives, libraries, movers, pass_through_s, site, tape_capacity_mb)"),
+     "unknown key (known: dismount, drives, libraries, movers, pass_through_s, site, "
+     "tape_capacity_mb)"),
     ("unknown library key", _set("platform", "libraries", 0, "speed", value=1),
      "platform.libraries[0].speed", "unknown key (known: arms, dismount_s, id, mount_s)"),
     ("unknown drive group key", _set("platform", "drives", 0, "mover", value="m0"),
