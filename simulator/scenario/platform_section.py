@@ -252,9 +252,11 @@ def platform_spec(
     libraries, groups, capacity_mb = p.libraries, p.drives, p.tape_capacity_mb
     if not libraries or not groups or capacity_mb is None:
         missing = [k for k in OWN_KEYS if getattr(p, k) in (None, ()) and p.site is None]
-        why = {None: "missing key", (): "must not be empty or left out"}
-        without = "(required without platform.site)"
-        problems += [Problem(f"platform.{k}", f"{why[getattr(p, k)]} {without}") for k in missing]
+        why = {
+            None: "missing key (required without platform.site)",
+            (): "missing key or an empty list (must not be empty without platform.site)",
+        }
+        problems += [Problem(f"platform.{k}", why[getattr(p, k)]) for k in missing]
         return None
     with_movers = any(g.per_mover is not None for g in groups)
     limits = p.movers or MoverLimits()
