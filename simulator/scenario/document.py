@@ -27,7 +27,9 @@ from tapesched.simulator.scenario.spec import KEYS, Scenario, check_runnable
 from tapesched.simulator.scenario.workload_section import WorkloadSection, workload_params
 from tapesched.simulator.site.platform import site_cache
 from tapesched.simulator.storage.disk_cache import CacheSpec, ServiceClass
+from tapesched.simulator.storage.files import Scheme
 from tapesched.simulator.storage.policies.policy_registry import POLICIES
+from tapesched.simulator.storage.policies.single import ONE_COPY
 from tapesched.toolkit.errors import InputError, Problem
 from tapesched.toolkit.fields import (
     Rule,
@@ -67,6 +69,10 @@ def _policy_name(value: Any) -> str:
     return value  # type: ignore[no-any-return]
 
 
+DEFAULT_POLICY = "single"
+"""The policy of a scenario that names none: a plain recall site's, one copy of each file."""
+
+
 @checked(kw_only=True)
 class PolicySection:
     """The ``policy`` of a scenario file: its name and parameters."""
@@ -74,6 +80,10 @@ class PolicySection:
     name: str = parsed(_policy_name)
     block_mb: float | None = check(optional(positive_size), default=None, converter=as_float)
     threshold_mb: float | None = check(optional(positive_size), default=None, converter=as_float)
+
+    def default_schemes(self) -> dict[Scheme, float] | None:
+        """What a ``workload.schemes`` left out stands for: ``1+0`` under SINGLE; else none."""
+        return {ONE_COPY: 1.0} if self.name == DEFAULT_POLICY else None
 
 
 @checked(kw_only=True)
@@ -86,7 +96,7 @@ class ScenarioDocument:
     description: str = check(text, default="")
     sources: tuple[Annotated[str, text], ...] = ()
     platform: PlatformSection
-    policy: PolicySection
+    policy: PolicySection = PolicySection(name=DEFAULT_POLICY)
     workload: WorkloadSection
     run: RunSection = RunSection()
     disk_cache: DiskCacheSection | None = None
@@ -122,7 +132,7 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
         raise InputError(source, problems)
     site = platform_site(document.platform, source, problems)
     platform = platform_spec(document.platform, problems, site)
-    workload = workload_params(document.workload, problems)
+    workload = workload_params(document.workload, problems, document.policy.default_schemes())
     section = document.disk_cache
     disk_cache = None if section is None else _disk_cache(section, problems)
     if section is None and site is not None:

@@ -23,7 +23,7 @@ from tapesched.simulator.schedulers.registry import BW_MAIN, GOLUBCHIK
 from tapesched.simulator.storage.archive import Archive
 from tapesched.simulator.storage.disk_cache import CacheSpec
 from tapesched.simulator.storage.files import FileSpec
-from tapesched.simulator.storage.policies.policy import Policy
+from tapesched.simulator.storage.policies.policy import Policy, scheme_problem
 from tapesched.simulator.storage.policies.policy_registry import (
     make_policy,
     policy_guard,
@@ -105,7 +105,8 @@ def check_runnable(scenario: Scenario) -> list[Problem]:
     workload. Problems: a parameter the policy needs that the scenario lacks
     (``policy.block_mb``), a platform the ``golubchik`` scheduler cannot run
     (tapes not put away at once, movers), a request class wider than a
-    library's drives, and a scheme some write of which fits no mover
+    library's drives, a scheme the policy does not write (SINGLE writes
+    ``1+0`` only), and a scheme some write of which fits no mover
     (a file of the smallest and of the largest size of the workload are
     tried, which covers HETERO's two sides of its threshold).
     """
@@ -222,10 +223,14 @@ def why_no_mover_fits(platform: PlatformSpec, policy: Policy, file: FileSpec) ->
     """Why a write of ``file`` under ``policy`` could never start; ``None`` when it can.
 
     A job runs on drives of one mover (of one library, without movers), and
-    needs the mover's memory (``(X + Y) B`` for RAIT and PARALLEL), disk
-    (``Y`` tapes of parity for VERTICAL) and bandwidth. Reads need no more
-    than writes of the same file.
+    needs the mover's memory (``(X + Y) B`` for RAIT and PARALLEL, none for
+    SINGLE), disk (``Y`` tapes of parity for VERTICAL) and bandwidth. Reads
+    need no more than writes of the same file. A policy that writes some
+    schemes only (SINGLE: ``1+0``) says why it refuses the others.
     """
+    refused = scheme_problem(policy, file.scheme)
+    if refused is not None:
+        return refused
     width = policy.write_width(file)
     memory = policy.write_memory_mb(file)
     disk = policy.stream_disk_mb(file, platform.tape_capacity_mb)

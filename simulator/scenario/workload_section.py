@@ -162,7 +162,16 @@ _SAME_AS_WORKLOAD_PARAMS = (
 """The keys of a scenario's ``workload`` that are fields of :class:`WorkloadParams` too."""
 
 
-def workload_params(w: WorkloadSection, problems: list[Problem]) -> WorkloadParams | None:
+def workload_params(
+    w: WorkloadSection,
+    problems: list[Problem],
+    default_schemes: dict[Scheme, float] | None = None,
+) -> WorkloadParams | None:
+    """The workload parameters ``w`` describes, its faults added to ``problems`` (then ``None``).
+
+    ``default_schemes`` stand for a ``schemes`` left out (the policy's only
+    scheme, SINGLE's ``1+0``); without them a missing ``schemes`` is a fault.
+    """
     if w.rate * w.duration > MAX_ARRIVALS:
         problems.append(Problem("workload", arrivals_message(w.rate, w.duration)))
         return None
@@ -179,13 +188,14 @@ def workload_params(w: WorkloadSection, problems: list[Problem]) -> WorkloadPara
         if given or w.initial_archive is not None:
             return None
         return _class_workload(w, same, problems)
-    missing = [k for k in ("sizes", "schemes") if getattr(w, k) is None]
+    schemes = w.schemes if w.schemes is not None else default_schemes
+    missing = [k for k, v in (("sizes", w.sizes), ("schemes", schemes)) if v is None]
     for key in missing:
         why = f"{MISSING_KEY} (or give workload.request_classes)"
         problems.append(Problem(f"workload.{key}", why))
     if missing:
         return None
-    assert w.sizes is not None and w.schemes is not None
+    assert w.sizes is not None and schemes is not None
     archive = None
     section = w.initial_archive
     if section is not None:
@@ -201,7 +211,7 @@ def workload_params(w: WorkloadSection, problems: list[Problem]) -> WorkloadPara
             duration_s=w.duration,
             initial_files=initial_files,
             archive=archive,
-            schemes=w.schemes,
+            schemes=schemes,
             **same,
         )
     except (TypeError, ValueError) as exc:

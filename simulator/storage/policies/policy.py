@@ -10,8 +10,9 @@ keep their tapes loaded between requests. The platform keeps one open group
 per type and process, passes it back to the next write of that type, and
 closes it when the stream ends.
 
-The four policies are :mod:`.rait`, :mod:`.parallel`, :mod:`.vertical` and :mod:`.hetero`,
-which import this module; :mod:`.policy_registry` names them.
+The five policies are :mod:`.single` (one copy of each file on one tape, a plain
+recall site's default), :mod:`.rait`, :mod:`.parallel`, :mod:`.vertical` and
+:mod:`.hetero`, which import this module; :mod:`.policy_registry` names them.
 
 Degraded reads
     A read may be told tapes that cannot be read now (lost, unreadable, or
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Iterable, Sequence
-from typing import ClassVar, Protocol, TypeVar
+from typing import ClassVar, Protocol, TypeVar, runtime_checkable
 
 from attrs import define, field, frozen
 
@@ -155,6 +156,20 @@ class Policy(Protocol):
     def close(self, catalogue: Catalogue, group: Group) -> JobSpec | None:
         """End a stream: what is left to write (VERTICAL's parity), or None."""
         ...
+
+
+@runtime_checkable
+class OneScheme(Protocol):
+    """A policy that writes some schemes only (SINGLE: ``1+0``); the others write any."""
+
+    def scheme_problem(self, scheme: Scheme) -> str | None:
+        """Why the policy cannot write ``scheme``, in one line; ``None`` when it can."""
+        ...
+
+
+def scheme_problem(policy: object, scheme: Scheme) -> str | None:
+    """Why ``policy`` cannot write ``scheme`` (a :class:`OneScheme`'s answer); else ``None``."""
+    return policy.scheme_problem(scheme) if isinstance(policy, OneScheme) else None
 
 
 class Unrecoverable(ValueError):

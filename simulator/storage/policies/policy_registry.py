@@ -29,8 +29,14 @@ ENTRY_POINT_GROUP = "tapesched.policies"
 
 POLICIES: Registry[Callable[..., Policy]] = Registry("policy", group=ENTRY_POINT_GROUP)
 """Policy classes by name (each class's ``name``); built with the scenario's parameters
-(``block_mb`` for RAIT, PARALLEL and HETERO, ``threshold_mb`` for HETERO)."""
+(``block_mb`` for RAIT, PARALLEL and HETERO, optional for SINGLE, ``threshold_mb`` for
+HETERO)."""
 
+POLICIES.declare(
+    "single",
+    "tapesched.simulator.storage.policies.single:Single",
+    "SINGLE: each file whole on one tape, one copy, no parity",
+)
 POLICIES.declare(
     "rait",
     "tapesched.simulator.storage.policies.rait:Rait",
@@ -57,7 +63,8 @@ def make_policy(name: str, **params: float) -> Policy:
     """The policy registered as ``name``, built with those of ``params`` it takes.
 
     A scenario names ``block_mb`` and ``threshold_mb`` once for every
-    policy; VERTICAL takes neither, RAIT and PARALLEL only the block size.
+    policy; VERTICAL takes neither, RAIT, PARALLEL and SINGLE only the block
+    size (SINGLE has a default).
 
     Raises
     ------
@@ -89,7 +96,7 @@ def policy_guard(policy: object) -> AbstractContextManager[None]:
 
 def required_params(name: str) -> tuple[str, ...]:
     """The parameters the policy ``name`` cannot be built without (``block_mb`` for RAIT,
-    PARALLEL and HETERO; none for VERTICAL); ``()`` for an unknown name."""
+    PARALLEL and HETERO; none for VERTICAL and SINGLE); ``()`` for an unknown name."""
     try:
         factory = POLICIES.load(name)
     except UnknownNameError:

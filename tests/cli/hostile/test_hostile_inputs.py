@@ -123,8 +123,9 @@ In the command line a builder stands for a file it writes into ``tmp_path``
 
 CASES: list[Case] = [
     # Point 8 of the issue, in its order.
-    ("scenario without policy", ["simulate", scenario(drop=("policy",)), "--out", "{out}"],
-     "{file}: policy: missing key"),
+    ("scenario without policy, of a striped scheme",
+     ["simulate", scenario(drop=("policy",)), "--out", "{out}"],
+     "{file}: workload.schemes.2+1: the single policy keeps one copy (scheme 1+0), not 2+1"),
     ("scenario without policy.block_mb",
      ["simulate", scenario(drop=("policy.block_mb",)), "--out", "{out}"],
      "{file}: policy.block_mb: missing key (the parallel policy needs it)"),

@@ -135,6 +135,11 @@ EXPORT_EXAMPLES = int(os.environ.get("TAPESCHED_EXPORT_EXAMPLES", "30"))
 SMALL_SCHEMES = {Scheme(1, 0): 0.25, Scheme(2, 1): 0.25, Scheme(3, 2): 0.25, Scheme(4, 2): 0.25}
 
 
+def under(policy: str, params: WorkloadParams) -> WorkloadParams:
+    """``params`` as ``policy`` writes them: SINGLE keeps one copy, so its files are 1+0."""
+    return evolve(params, schemes={Scheme(1, 0): 1.0}) if policy == "single" else params
+
+
 def small_files(rate_per_h: float, hours: float) -> WorkloadParams:
     """Files of 10 MB to 2 GB in :data:`SMALL_SCHEMES`, 30 of them written first."""
     return WorkloadParams(
@@ -167,7 +172,7 @@ def small_files(rate_per_h: float, hours: float) -> WorkloadParams:
 def test_exported_schedules_pass_the_validator(
     policy, scheduler, seed, rate_per_h, capacity_mb, dismount
 ):
-    params = small_files(rate_per_h, 6)
+    params = under(policy, small_files(rate_per_h, 6))
     spec = evolve(small_platform(capacity_mb), dismount=dismount)
     scenario = Scenario(
         "h", "", spec, policy, {"block_mb": 64.0}, params, RunSettings(scheduler=scheduler)
@@ -278,6 +283,7 @@ def test_every_heuristic_runs_every_policy_on_the_platform(policy, scheduler):
         schemes=SMALL_SCHEMES,
         initial_files=40,
     )
+    params = under(policy, params)
     scenario = Scenario(
         "all", "", small_platform(20_000.0), policy, {"block_mb": 64.0}, params,
         RunSettings(scheduler=scheduler),
@@ -465,7 +471,7 @@ def test_runs_with_exponential_times_keep_the_platform_rules(
     On one library, or on two joined by a pass-through port.
     """
     spec = randomised(joined_libraries(3_000.0) if joined else small_platform(3_000.0))
-    params = small_files(rate_per_h, 4)
+    params = under(policy, small_files(rate_per_h, 4))
     scenario = Scenario(
         "x", "", spec, policy, {"block_mb": 64.0}, params, RunSettings(scheduler=scheduler)
     )

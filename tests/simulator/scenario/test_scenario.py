@@ -324,6 +324,29 @@ def _per_mover_on_first_group_only(doc: dict[str, Any]) -> None:
     ]
 
 
+def _single_with_schemes(schemes: dict[str, float]) -> Mutation:
+    """``policy`` SINGLE and these ``workload.schemes``."""
+
+    def mutate(doc: dict[str, Any]) -> None:
+        doc["policy"] = {"name": "single"}
+        doc["workload"]["schemes"] = schemes
+
+    return mutate
+
+
+def _single_with_a_class_of_width(width: int) -> Mutation:
+    """No policy (SINGLE), one request class of ``width`` tapes."""
+
+    def mutate(doc: dict[str, Any]) -> None:
+        doc.pop("policy")
+        workload = doc["workload"]
+        for key in ("sizes", "schemes"):
+            workload.pop(key)
+        workload["request_classes"] = [{"size_mb": 1000, "width": width, "share": 1}]
+
+    return mutate
+
+
 BAD_DOCUMENTS: list[tuple[str, Mutation, str, str]] = [
     # (id, mutation of the Ampex document, path, fragment of the message)
     ("wrong format", _set("format", value="tapesched-scenario/2"), "format",
@@ -452,6 +475,12 @@ BAD_DOCUMENTS: list[tuple[str, Mutation, str, str]] = [
      "workload.initial_archive.files", "unknown key (known: popularity, tapes, zipf_exponent)"),
     ("archive not an object", _set("workload", "initial_archive", value=500000),
      "workload.initial_archive", "expected an object"),
+    ("striped scheme under single", _single_with_schemes({"4+0": 1.0}),
+     "workload.schemes.4+0", "the single policy keeps one copy (scheme 1+0), not 4+0"),
+    ("striped class under the default policy", _single_with_a_class_of_width(2),
+     "workload.request_classes[0].width", "the single policy keeps one copy (scheme 1+0)"),
+    ("no schemes under parallel", lambda d: d["workload"].pop("schemes"), "workload.schemes",
+     "missing key (or give workload.request_classes)"),
 ]  # fmt: skip
 
 

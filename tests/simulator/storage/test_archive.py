@@ -16,6 +16,7 @@ from tapesched.simulator.storage.archive_layout import ArchiveSide
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.files import Scheme
 from tapesched.simulator.storage.policies.parallel import Parallel
+from tapesched.simulator.storage.policies.policy import Unrecoverable
 from tapesched.simulator.storage.policies.policy_registry import make_policy
 from tapesched.simulator.workload.workload import SIZE_CLASSES_MB, TABLE_1, WorkloadParams, generate
 from tests.conftest import INSTANCES
@@ -117,6 +118,34 @@ def test_an_archive_file_is_laid_out_as_its_policy_writes(policy):
         # Any Y of its tapes may be lost, not Y + 1.
         assert catalogue.recoverable(f"a{k}", row_tapes[:y])
         assert not catalogue.recoverable(f"a{k}", row_tapes[: y + 1])
+
+
+def test_a_single_copy_archive_holds_each_file_whole_on_one_tape_and_loses_it_with_the_tape():
+    archive = Archive(
+        ArchiveParams(1000),
+        make_policy("single"),
+        sizes_mb=SIZE_CLASSES_MB["medium"],
+        schemes=((Scheme(1, 0), 1.0),),
+        data_ratio=(1.0, 3.0),
+        ec_ratio=None,
+        capacity_mb=CAPACITY_MB,
+        libraries=("L0",),
+        seed=3,
+    )
+    assert 990 <= archive.tapes_used <= 1000
+    catalogue = Catalogue(CAPACITY_MB, archive.libraries, archive)
+    single = make_policy("single")
+    extents = []
+    for k in range(0, archive.count, archive.count // 40):
+        plan = single.plan_read(catalogue, f"a{k}")
+        assert catalogue.writer(f"a{k}") == "single" and plan.memory_mb == 0.0
+        ((extent,),) = plan.phases
+        assert extent.host_mb == pytest.approx(archive.file(k).size_mb)
+        extents.append((extent.tape, extent.offset_mb, extent.offset_mb + extent.tape_mb))
+        with pytest.raises(Unrecoverable):
+            single.plan_read(catalogue, f"a{k}", {extent.tape})
+    for (tape, _, end), (next_tape, start, _) in pairwise(sorted(extents)):
+        assert tape != next_tape or end <= start + 1e-6
 
 
 def test_files_of_one_tape_do_not_overlap():

@@ -1,4 +1,4 @@
-"""The four archival policies: the paper's figures by hand, bad input, and properties of any layout.
+"""The five archival policies: the paper's figures by hand, bad input, and properties of any layout.
 
 Hand-made cases use 1 MB blocks so that the blocks can be counted on the
 fingers. The properties run random sequences of writes, rewrites and
@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from itertools import combinations, islice
 
 import pytest
-from attrs import frozen
+from attrs import evolve, frozen
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,12 +28,14 @@ from tapesched.simulator.storage.policies.parallel import Parallel
 from tapesched.simulator.storage.policies.policy import (
     Group,
     Policy,
+    Unrecoverable,
     blocks_of,
     group_type,
     preload,
 )
 from tapesched.simulator.storage.policies.policy_registry import POLICIES, make_policy
 from tapesched.simulator.storage.policies.rait import Rait
+from tapesched.simulator.storage.policies.single import Single
 from tapesched.simulator.storage.policies.vertical import Vertical
 
 FOUR_ONE = Scheme(4, 1)
@@ -292,6 +294,69 @@ def test_a_file_is_cut_into_whole_blocks_and_a_shorter_last_one(size_mb, block_m
     assert blocks_of(size_mb, block_mb) == expected
 
 
+# SINGLE
+
+ONE_COPY = Scheme(1, 0)
+
+
+def test_single_appends_each_file_on_one_drive_and_cuts_at_a_block_when_the_tape_fills():
+    cat = Catalogue(10.0, ["L0"])
+    single = Single()
+    group = None
+    plans = []
+    for file_id, size_mb in [("a", 4.0), ("b", 5.0), ("c", 3.5), ("d", 2.0)]:
+        plan, group = single.plan_write(cat, FileSpec(file_id, size_mb, ONE_COPY), group, "L0")
+        plans.append(plan)
+    # a and b follow one another on the first tape, an extent each, on one drive.
+    assert [table(p.phases) for p in plans[:2]] == [
+        [[("T000001", 0.0, 4.0, 4.0, 4, "data")]],
+        [[("T000001", 4.0, 5.0, 5.0, 5, "data")]],
+    ]
+    # c (four 1 MB blocks, the last of 0.5) does not fit the 1 MB left: its first
+    # block ends the tape, closed as full, the rest goes on a new one.
+    assert table(plans[2].phases) == [
+        [("T000001", 9.0, 1.0, 1.0, 1, "data")],
+        [("T000002", 0.0, 2.5, 2.5, 3, "data")],
+    ]
+    assert table(plans[3].phases) == [[("T000002", 2.5, 2.0, 2.0, 2, "data")]]
+    assert all(p.memory_mb == 0.0 and p.flush == () for p in plans)
+    assert [(t.id, t.full, t.closed) for t in cat.tapes()] == [
+        ("T000001", True, True),
+        ("T000002", False, False),
+    ]
+    assert single.plan_read(cat, "c") == JobSpec(plans[2].phases, memory_mb=0.0)
+    assert cat.writer("c") == "single" and single.read_width(cat, "c") == 1
+    assert single.write_width(cat.file("c")) == 1 and group.tapes == ("T000002",)
+    assert single.write_memory_mb(cat.file("c")) == 0.0
+    assert single.stream_disk_mb(cat.file("c"), 10.0) == 0.0
+    # One copy: a lost tape loses the files on it, and only those.
+    with pytest.raises(Unrecoverable, match="'c' cannot be read"):
+        single.plan_read(cat, "c", {"T000002"})
+    assert single.plan_read(cat, "a", {"T000002"}) == single.plan_read(cat, "a")
+    assert single.close(cat, group) is None and cat.tape("T000002").closed
+
+
+def test_single_is_parallel_one_plus_zero_but_for_the_memory_and_refuses_other_schemes():
+    """Same blocks, same tapes, same extents as PARALLEL writing 1+0; the plans hold no
+    mover memory (PARALLEL's hold a block)."""
+    files = [FileSpec(f"f{i}", size_mb, ONE_COPY) for i, size_mb in enumerate([3.0, 6.5, 2.0])]
+    plans: dict[str, list[JobSpec]] = {}
+    for policy in (Single(2.0), Parallel(2.0)):
+        cat = Catalogue(8.0, ["L0"])
+        group = None
+        plans[policy.name] = []
+        for file in files:
+            plan, group = policy.plan_write(cat, file, group, "L0")
+            plans[policy.name].append(plan)
+    assert [p.phases for p in plans["single"]] == [p.phases for p in plans["parallel"]]
+    assert {p.memory_mb for p in plans["parallel"]} == {2.0}
+    cat = Catalogue(8.0, ["L0"])
+    with pytest.raises(ValueError, match=r"keeps one copy \(scheme 1\+0\), not 2\+1"):
+        Single().plan_write(cat, FileSpec("x", 1.0, TWO_ONE), None, "L0")
+    assert cat.tapes() == () and not cat.has_file("x")
+    assert Single().scheme_problem(ONE_COPY) is None
+
+
 # HETERO, the registry, preload
 
 
@@ -319,7 +384,9 @@ def test_hetero_writes_small_files_vertically_and_large_ones_in_parallel_on_sepa
 
 
 def test_the_registry_builds_each_policy():
-    assert sorted(POLICIES) == ["hetero", "parallel", "rait", "vertical"]
+    assert sorted(POLICIES) == ["hetero", "parallel", "rait", "single", "vertical"]
+    assert make_policy("single") == Single(1.0)
+    assert make_policy("single", block_mb=2.0, threshold_mb=5.0) == Single(2.0)
     assert make_policy("rait", block_mb=2.0) == Rait(2.0)
     assert make_policy("parallel", block_mb=2.0) == Parallel(2.0)
     assert make_policy("vertical") == Vertical()
@@ -363,6 +430,7 @@ def write_one(policy: Policy, library: str) -> None:
         (lambda: FileSpec("f", 1.0, TWO_ONE, 2.0, 0.9), "ec_ratio must be within"),
         (lambda: Rait(0.0), "block_mb must be > 0"),
         (lambda: Parallel(-1.0), "block_mb must be > 0"),
+        (lambda: Single(0.0), "block_mb must be > 0"),
         (lambda: Rait(math.inf), "block_mb must be > 0"),
         (lambda: Hetero(1.0, threshold_mb=0.0), "threshold_mb must be > 0"),
         (lambda: make_policy("raid", block_mb=1.0), "unknown policy 'raid'"),
@@ -485,6 +553,8 @@ def play(scenario: Scenario) -> Outcome:
     last_write: dict[str, JobSpec] = {}
     for step in scenario.steps:
         if isinstance(step, Write):
+            if scenario.policy == "single":  # one copy: SINGLE writes 1+0 only
+                step = Write(evolve(step.file, scheme=Scheme(1, 0)), step.library)
             key = group_type(policy, step.file)
             plan, groups[key] = policy.plan_write(cat, step.file, groups.get(key), step.library)
             assert all(len(p) == policy.write_width(step.file) for p in plan.phases + plan.flush)
