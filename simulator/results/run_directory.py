@@ -328,11 +328,9 @@ def simulate_file(
     toolkit.errors.SettingsError
         For a setting that cannot be used (:func:`~simulator.results.replications.with_overrides`).
     """
-    from attrs import evolve
 
     from tapesched.simulator.scenario.document import FORMAT, scenario_from_dict
-    from tapesched.simulator.scenario.spec import check_runnable, check_trace
-    from tapesched.simulator.site.platform import on_site
+    from tapesched.simulator.scenario.spec import check_trace
     from tapesched.simulator.workload.requests_csv import load_workload
     from tapesched.toolkit.errors import InputError, Problem, SettingProblem, SettingsError
     from tapesched.toolkit.files.instance_file import instance_from_dict
@@ -352,13 +350,7 @@ def simulate_file(
         return run_instance(instance, scheduler, mount_policy=settings.mount_policy, log=log)
     if isinstance(document, dict) and "format" in document and kind != "scenario":
         raise InputError(path, [Problem("format", f"expected {FORMAT!r} or {INSTANCE_FORMAT!r}")])
-    scenario = scenario_from_dict(document, path)
-    if site is not None:
-        scenario = on_site(scenario, read_site(site))
-        unrunnable = check_runnable(scenario)
-        if unrunnable:
-            on = [evolve(p, message=f"on the site {site}: {p.message}") for p in unrunnable]
-            raise InputError(path, on)
+    scenario = scenario_from_dict(document, path, None if site is None else read_site(site))
     traced = workload_file is not None
     scenario = with_overrides(scenario, path, settings, allow_plugins=allow_plugins, trace=traced)
     trace = None

@@ -48,6 +48,7 @@ from tapesched.toolkit.files.structurer import JSON
 from tapesched.toolkit.hardware.servers import DiskCacheSection, class_bound_problems
 from tapesched.toolkit.model import OLD_SCENARIO_FORMATS, SCENARIO_FORMAT
 from tapesched.toolkit.registry import LoadError
+from tapesched.toolkit.site.model import Site
 
 FORMAT = SCENARIO_FORMAT
 """The format name scenario files are written with (``tapesched.scenario/1``)."""
@@ -114,12 +115,16 @@ def _disk_cache(section: DiskCacheSection, problems: list[Problem]) -> CacheSpec
     )
 
 
-def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
-    """A scenario from its JSON document.
+def scenario_from_dict(data: Any, source: str = "<scenario>", site: Site | None = None) -> Scenario:
+    """A scenario from its JSON document, on ``site`` when one is given.
 
     The document is structured into a :class:`ScenarioDocument` (each value
     checked at its path by the rules of :mod:`toolkit.fields`), from which
-    the platform, the workload and the run are built.
+    the platform, the workload and the run are built. A ``site`` is the
+    platform in place of the document's own (its ``platform`` may then be
+    left out; of it only ``dismount`` is read), and its disk cache where the
+    document has none; what keeps it from running on the site is said so
+    (``on the site NAME: ...``).
 
     Raises
     ------
@@ -127,10 +132,16 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
         Naming every bad value by its path (a missing required key as
         ``path: missing key``), and every write that fits no mover.
     """
+    given = site
+    if site is not None and type(data) is dict:
+        own = data.get("platform")
+        kept = {"dismount": own["dismount"]} if type(own) is dict and "dismount" in own else {}
+        data = {**data, "platform": kept}
     document, problems = JSON.structure(data, ScenarioDocument, keys=KEYS)
     if document is None:
         raise InputError(source, problems)
-    site = platform_site(document.platform, source, problems)
+    if site is None:
+        site = platform_site(document.platform, source, problems)
     platform = platform_spec(document.platform, problems, site)
     workload = workload_params(document.workload, problems, document.policy.default_schemes())
     section = document.disk_cache
@@ -156,6 +167,9 @@ def scenario_from_dict(data: Any, source: str = "<scenario>") -> Scenario:
         faults=faults,
     )
     problems = check_runnable(scenario)
+    if problems and given is not None:
+        on = f"on the site {given.name}: "
+        problems = [Problem(p.path, on + p.message) for p in problems]
     if problems:
         raise InputError(source, problems)
     return scenario

@@ -49,7 +49,7 @@ def test_a_write_that_fits_no_mover_of_the_site_is_refused(files: tuple[str, str
     code, _, err = run("simulate", scenario, "--site", site)
     assert code == 2
     assert problem_lines(err) == [
-        f"{scenario}: workload.schemes.3+0: on the site {site}: a write of 1000 MB under "
+        f"{scenario}: workload.schemes.3+0: on the site tiny: a write of 1000 MB under "
         "parallel (3+0) needs 3 drives of one mover; the most one has is 2"
     ]
     code, _, err = run("simulate", scenario, "--site", str(Path(site).parent / "none.json"))
