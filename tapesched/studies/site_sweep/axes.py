@@ -30,6 +30,10 @@ from tapesched.toolkit.errors import InputError, SettingsError
 Scalar = int | float | bool | str
 """A value of an axis."""
 
+SCENARIO_SECTIONS = ("workload", "run", "policy", "faults", "platform")
+"""The first step of an axis that is a key of a scenario (``--scenario``); any other key's
+path is the site's."""
+
 RUN_AXES = ("drives", "scheduler", "mount-policy", "dismount-at-once", "seed")
 """The axes that are run options of ``tapesched replay --site`` (``seed``: the site's
 placement seed)."""
@@ -130,8 +134,12 @@ def _where(steps: Sequence[str | int]) -> str:
     return out
 
 
-def parent_problem(document: Any, steps: Sequence[str | int]) -> str | None:
-    """Why the parent of the key ``steps`` is not in ``document`` (``None``: it is)."""
+def parent_problem(
+    document: Any, steps: Sequence[str | int], what: str = "site", *, made: bool = False
+) -> str | None:
+    """Why the parent of the key ``steps`` is not in ``document``, the ``what`` file's
+    (``None``: it is). ``made``: an object left out is made by :func:`set_key` (a scenario
+    may leave its ``policy`` or ``faults`` out), unless a list's item is asked of it."""
     node = document
     for k, step in enumerate(steps):
         last = k == len(steps) - 1
@@ -139,20 +147,25 @@ def parent_problem(document: Any, steps: Sequence[str | int]) -> str | None:
             if type(node) is not list:
                 return f"{_where(steps[:k]) or 'the document'} is not a list"
             if step >= len(node):
-                return f"{_where(steps[: k + 1])}: no such item (the site has {len(node)})"
+                return f"{_where(steps[: k + 1])}: no such item (the {what} has {len(node)})"
         elif type(node) is not dict:
             return f"{_where(steps[:k])} is not an object"
         elif step not in node and not last:
-            return f"{_where(steps[: k + 1])}: not in the site file"
+            if made and all(isinstance(rest, str) for rest in steps[k:]):
+                return None
+            return f"{_where(steps[: k + 1])}: not in the {what} file"
         if not last:
             node = node[step]
     return None
 
 
 def set_key(document: Any, steps: Sequence[str | int], value: Scalar) -> None:
-    """Set the key ``steps`` of ``document`` (whose parent exists) to ``value``."""
+    """Set the key ``steps`` of ``document`` to ``value``, making the objects of its parent
+    that are not there (see :func:`parent_problem`)."""
     node = document
     for step in steps[:-1]:
+        if isinstance(step, str) and step not in node:
+            node[step] = {}
         node = node[step]
     node[steps[-1]] = value
 
@@ -284,6 +297,12 @@ def check_axes(axes: Sequence[SweepAxis], document: Mapping[str, Any], site_file
         steps = key_path(axis.name)
         if steps is None:
             problems.append(f"--vary {axis.name}: unknown axis ({UNKNOWN_HINT})")
+            continue
+        if steps[0] in SCENARIO_SECTIONS:
+            problems.append(
+                f"--vary {axis.name}: a key of a scenario, which a replay has none of "
+                "(sweep a scenario on the site with --scenario)"
+            )
             continue
         why = parent_problem(document, steps)
         if why is not None:

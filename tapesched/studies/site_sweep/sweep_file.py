@@ -7,6 +7,8 @@ SWEEP.json``.
      "vary": {"drives": [8, 12], "mount-policy": ["lru", "at-once"]},
      "metrics": ["mean_latency_s", "mounts"], "columns": {"time": "ts"}, "limit": 2000}
 
+or, in place of ``trace``, ``"scenario": "recalls.json"``: a scenario simulated on the site.
+
 Read as every file of the project is (:func:`toolkit.files.json_documents.read_json`, the
 keys structured and checked at their paths: one line per problem); ``site`` and ``trace``
 are relative to the sweep file. :func:`sweep_settings` gives the settings as the
@@ -20,7 +22,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Any
 
-from tapesched.toolkit.errors import InputError, shown
+from tapesched.toolkit.errors import InputError, Problem, ValueProblems, shown
 from tapesched.toolkit.fields import (
     Rule,
     at_least_one,
@@ -84,11 +86,17 @@ class SweepDocument:
 
     format: str = check(Rule(("{v} == {f}", "expected {f!r}, got {v!r}"), f=SWEEP_FORMAT))
     site: str = check(nonempty_text)
-    trace: str = check(nonempty_text)
+    trace: str | None = check(optional(nonempty_text), default=None)
+    scenario: str | None = check(optional(nonempty_text), default=None)
     vary: tuple[tuple[str, tuple[Any, ...]], ...] = parsed(_vary)
     metrics: tuple[Annotated[str, METRIC], ...] = ()
     columns: tuple[tuple[str, str], ...] | None = parsed(_columns, default=None)
     limit: int | None = check(optional(at_least_one), default=None)
+
+    def __attrs_post_init__(self) -> None:
+        if (self.trace is None) == (self.scenario is None):
+            why = "give one of trace (a log to replay) and scenario (a scenario to simulate)"
+            raise ValueProblems([Problem("", why)])
 
 
 _KEYS = KeyStyle(missing_at_key=True, unknown_at_key=True, list_known=True)
@@ -115,8 +123,8 @@ def _written(value: Any) -> str:
 
 
 def sweep_settings(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The ``site-sweep`` settings of the sweep file at ``path`` (``site`` and ``trace``
-    relative to it; ``metric`` and ``columns`` only when the file gives them).
+    """The ``site-sweep`` settings of the sweep file at ``path`` (``site`` and ``trace`` or
+    ``scenario`` relative to it; ``metric`` and ``columns`` only when the file gives them).
 
     Raises
     ------
@@ -127,12 +135,14 @@ def sweep_settings(path: str | os.PathLike[str]) -> dict[str, Any]:
     here = Path(path).parent
     settings: dict[str, Any] = {
         "site": str(here / document.site),
-        "trace": str(here / document.trace),
         "vary": ";".join(
             f"{name}={','.join(_written(v) for v in values)}" for name, values in document.vary
         ),
         "limit": document.limit,
     }
+    for key in ("trace", "scenario"):
+        if getattr(document, key) is not None:
+            settings[key] = str(here / getattr(document, key))
     if document.metrics:
         settings["metric"] = ",".join(document.metrics)
     if document.columns is not None:

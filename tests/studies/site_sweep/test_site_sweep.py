@@ -220,13 +220,19 @@ def test_the_sweep_file_gives_the_settings_and_the_options_win(files, tmp_path):
         ("1.0", "dismount-at-once=true", "hits", "0.0"),
     ]
     document["vary"] = {"drives": []}
-    del document["trace"]
     sweep_file.write_text(json.dumps(document))
     code, _, stderr = sweep(sweep_file, "--out", out)
     assert code == 2
     assert stderr.splitlines() == [
-        f"{sweep_file}: trace: missing key",
         f"{sweep_file}: vary: drives: expected a non-empty list of values, got []",
+    ]
+    document["vary"] = {"drives": [1]}
+    document["scenario"] = "recalls.json"
+    sweep_file.write_text(json.dumps(document))
+    code, _, stderr = sweep(sweep_file, "--out", out)
+    assert code == 2
+    assert stderr.splitlines() == [
+        f"{sweep_file}: give one of trace (a log to replay) and scenario (a scenario to simulate)"
     ]
 
 
