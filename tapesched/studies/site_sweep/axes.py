@@ -19,8 +19,9 @@ import copy
 import itertools
 import math
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any, TypeVar
 
 from attrs import field, frozen
 
@@ -29,6 +30,8 @@ from tapesched.toolkit.errors import InputError, SettingsError
 
 Scalar = int | float | bool | str
 """A value of an axis."""
+
+T = TypeVar("T")
 
 SCENARIO_SECTIONS = ("workload", "run", "policy", "faults", "platform")
 """The first step of an axis that is a key of a scenario (``--scenario``); any other key's
@@ -62,6 +65,18 @@ def scalar(text: str) -> Scalar:
     except ValueError:
         return text
     return value if math.isfinite(value) else text
+
+
+def attempt(call: Callable[[], T]) -> tuple[T | None, str | None]:
+    """What ``call`` gives, or the first problem it raises as one line without its file
+    (an :class:`~toolkit.errors.InputError`'s ``path: message``, a
+    :class:`~toolkit.errors.SettingsError`'s message)."""
+    try:
+        return call(), None
+    except InputError as exc:
+        return None, str(exc.problems[0])
+    except SettingsError as exc:
+        return None, exc.problems[0].message
 
 
 def shown_value(value: Scalar) -> str:
@@ -363,14 +378,11 @@ def sweep_points(
                 set_key(changed, key_path(name) or [], value)
         said = ", ".join(f"{n}={shown_value(v)}" for n, v in values)
         point = SitePoint(values, changed, site_file, log_file, columns, limit, **options)
-        try:
-            site = site_from_dict(changed, site_file)
-            check_scheduler(point.scheduler, point.mount_policy)
-        except InputError as exc:
-            problems.append(f"--vary {said}: {exc.problems[0]}")
-            continue
-        except SettingsError as exc:
-            problems.append(f"--vary {said}: {exc.problems[0].message}")
+        site, why = attempt(partial(site_from_dict, changed, site_file))
+        if site is not None:
+            _, why = attempt(partial(check_scheduler, point.scheduler, point.mount_policy))
+        if site is None or why is not None:
+            problems.append(f"--vary {said}: {why}")
             continue
         if point.drives is not None and point.drives > len(site.drives):
             problems.append(f"--vary {said}: the site has {len(site.drives)} drives")

@@ -203,6 +203,20 @@ class SweepPlan:
         return self.precision is not None
 
 
+def _results(
+    plan: SweepPlan,
+    rows: Sequence[ResultRow],
+    summary: dict[str, Any],
+    outcomes: Sequence[Any],
+    cells: Sequence[Sequence[str]],
+    ending: str,
+) -> Results:
+    """A run's results: its rows, summary and outcomes, and a table of its points' ``cells``
+    above the ``ending`` line."""
+    table = _table(plan.axes, plan.points, cells, plan.metrics)
+    return Results(EXPERIMENT, tuple(rows), summary, tuple(outcomes), report=(table, ending))
+
+
 class SiteSweep(Experiment):
     """The experiment ``site-sweep`` (see the module)."""
 
@@ -454,20 +468,13 @@ class SiteSweep(Experiment):
                 for p, o in zip(points, outcomes, strict=True)
             ],
         }
-        return Results(
-            EXPERIMENT,
-            tuple(result_rows(plan.axes, points, outcomes, plan.metrics)),
+        return _results(
+            plan,
+            result_rows(plan.axes, points, outcomes, plan.metrics),
             summary,
-            tuple(outcomes),
-            report=(
-                _table(
-                    plan.axes,
-                    points,
-                    [[_cell(o.value(m), m) for m in plan.metrics] for o in outcomes],
-                    plan.metrics,
-                ),
-                f"{cached} of {len(points)} points from the cache; ran in {elapsed_s:.1f} s",
-            ),
+            outcomes,
+            [[_cell(o.value(m), m) for m in plan.metrics] for o in outcomes],
+            f"{cached} of {len(points)} points from the cache; ran in {elapsed_s:.1f} s",
         )
 
     def _simulated(
@@ -502,20 +509,13 @@ class SiteSweep(Experiment):
         }
         runs = sum(len(r.runs) for r in outcomes)
         cached = sum(r.cached for r in outcomes)
-        return Results(
-            EXPERIMENT,
+        return _results(
+            plan,
             rows,
             summary,
-            tuple(outcomes),
-            report=(
-                _table(
-                    plan.axes,
-                    points,
-                    [[str(e[m]) for m in plan.metrics] for e in estimates],
-                    plan.metrics,
-                ),
-                f"{cached} of {runs} replications from the cache; ran in {elapsed_s:.1f} s",
-            ),
+            outcomes,
+            [[str(e[m]) for m in plan.metrics] for e in estimates],
+            f"{cached} of {runs} replications from the cache; ran in {elapsed_s:.1f} s",
         )
 
     def figure(self, results: Results) -> Figure:

@@ -29,7 +29,8 @@ from __future__ import annotations
 import copy
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from attrs import evolve, frozen
 
@@ -40,6 +41,7 @@ from tapesched.studies.site_sweep.axes import (
     SCENARIO_SECTIONS,
     Scalar,
     SweepAxis,
+    attempt,
     counted_group,
     key_path,
     parent_problem,
@@ -47,7 +49,9 @@ from tapesched.studies.site_sweep.axes import (
     shown_value,
 )
 from tapesched.studies.sweeps.sweep import Point
-from tapesched.toolkit.errors import InputError, SettingsError
+
+if TYPE_CHECKING:
+    from tapesched.simulator.scenario.spec import Scenario
 
 SCENARIO_METRICS = RUN_METRICS
 """What a point of a scenario sweep may report: the metrics ``tapesched simulate``
@@ -122,7 +126,7 @@ def _changed(
     return site, scenario, options
 
 
-def point_scenario(sources: ScenarioSources, values: Sequence[tuple[str, Scalar]]) -> Any:
+def point_scenario(sources: ScenarioSources, values: Sequence[tuple[str, Scalar]]) -> Scenario:
     """The scenario of the point ``values``: the changed scenario read on the changed site,
     then the run options in place of its own.
 
@@ -147,17 +151,6 @@ def point_scenario(sources: ScenarioSources, values: Sequence[tuple[str, Scalar]
     if options.get("dismount-at-once"):
         scenario = evolve(scenario, platform=evolve(scenario.platform, dismount="at-once"))
     return scenario
-
-
-def _first_problem(sources: ScenarioSources, values: Sequence[tuple[str, Scalar]]) -> str | None:
-    """The first problem of the point ``values`` (``None``: it runs)."""
-    try:
-        point_scenario(sources, values)
-    except InputError as exc:
-        return str(exc.problems[0])
-    except SettingsError as exc:
-        return exc.problems[0].message
-    return None
 
 
 def check_scenario_axes(axes: Sequence[SweepAxis], sources: ScenarioSources) -> None:
@@ -195,7 +188,7 @@ def check_scenario_axes(axes: Sequence[SweepAxis], sources: ScenarioSources) -> 
             if axis.name in RUN_AXES:
                 why = _run_problem(axis.name, value, counted)
             if why is None:
-                why = _first_problem(sources, [(axis.name, value)])
+                _, why = attempt(partial(point_scenario, sources, [(axis.name, value)]))
             if why is not None:
                 problems.append(f"--vary {axis.name}={shown_value(value)}: {why}")
                 if axis.name == "seed":
@@ -223,13 +216,9 @@ def scenario_sweep_points(
     for combination in itertools.product(*(a.values for a in axes)):
         values = tuple((a.name, v) for a, v in zip(axes, combination, strict=True))
         said = ", ".join(f"{n}={shown_value(v)}" for n, v in values)
-        try:
-            scenario = point_scenario(sources, values)
-        except InputError as exc:
-            problems.append(f"--vary {said}: {exc.problems[0]}")
-            continue
-        except SettingsError as exc:
-            problems.append(f"--vary {said}: {exc.problems[0].message}")
+        scenario, why = attempt(partial(point_scenario, sources, values))
+        if scenario is None:
+            problems.append(f"--vary {said}: {why}")
             continue
         value = values[x_index][1]
         x = float(value) if axis.numeric else float(axis.values.index(value))
