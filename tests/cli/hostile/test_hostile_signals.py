@@ -111,12 +111,17 @@ CASES = {
 }
 
 
+MARKS = {"worker-pool-twice": [pytest.mark.pool], "bnl-coverage-at-10s": [pytest.mark.paper]}
+"""The pool's case starts worker processes (make test runs it outside xdist); the signal at
+10 s meets the mix of the one at 5 s again, and waits 10 s of make test for it (make
+test-papers sends it)."""
+
+
 @pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="reads /proc")
 @pytest.mark.parametrize(
     ("args", "at_s"),
-    [  # the pool's case starts worker processes: make test runs it outside xdist
-        pytest.param(*case, id=name, marks=[pytest.mark.pool] if case[0] == BW_POOL else [])
-        for name, case in CASES.items()
+    [  # MARKS: which cases run outside make test's xdist workers, or in make test-papers
+        pytest.param(*case, id=name, marks=MARKS.get(name, [])) for name, case in CASES.items()
     ],
 )
 def test_ctrl_c_ends_the_command_at_once_with_one_line_and_leaves_nothing(tmp_path, args, at_s):

@@ -288,6 +288,7 @@ def test_a_replay_of_the_real_trace_is_the_same_every_time(ecmwf, keep):
     assert replay(requests[:2_000], layout, 20, keep_mounted=keep) == first
 
 
+@pytest.mark.paper  # 10 s of replays of the real trace on 20 to 120 drives
 @pytest.mark.parametrize("keep", [True, False])
 def test_more_drives_lower_the_mean_latency_of_the_real_trace(ecmwf, on_20_drives, keep):
     requests, layout = ecmwf

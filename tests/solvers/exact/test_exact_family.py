@@ -51,7 +51,7 @@ which must still be no better than the optimum, with a bound no worse."""
 
 
 @settings(
-    max_examples=25,
+    max_examples=15,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

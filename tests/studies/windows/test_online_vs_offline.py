@@ -300,6 +300,7 @@ def test_a_window_starts_from_the_heads_and_the_busy_drives_and_arms_of_the_run(
     assert dict((r.id, r.start_s) for r in schedule.requests)["r3"] >= 10000 / 300 - 5 + 4 - 1e-6
 
 
+@pytest.mark.paper  # 9 s: the windows solved by CP-SAT's limit and by LNS
 def test_windows_too_large_to_prove_are_also_solved_by_lns_and_the_report_names_the_solver(
     tmp_path, run
 ):
