@@ -339,9 +339,10 @@ def run_cli(out: str, *args: str) -> str:
     return result.output
 
 
+@pytest.mark.paper  # 6 s
 def test_the_quick_tape_losses_write_their_files_and_rows_say_what_they_should(tmp_path):
-    """The tape-loss panel alone (seconds); the whole quick run, with the handling failures on
-    the simulator (a quarter of a minute more), is a paper test below."""
+    """The tape-loss panel alone (6 s); the whole quick run, with the handling failures on
+    the simulator (a quarter of a minute more), is a paper test below too."""
     out = tmp_path / "durability"
     printed = run_cli(str(out), "--quick", "--panel", "tape-loss")
     assert sorted(p.name for p in out.iterdir()) == ["figure.png", "results.csv", "summary.json"]

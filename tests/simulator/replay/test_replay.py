@@ -499,6 +499,7 @@ def ecmwf_homes(ecmwf):
     return place_cartridges((r.cartridge for r in requests), layout, mapped).levels
 
 
+@pytest.mark.paper  # 4 s: the whole sample on 170 and 120 drives with the real map
 @pytest.mark.parametrize(("drives", "queueing_model_mounts"), [(170, 4_382), (120, 6_261)])
 def test_the_sample_on_the_simulator_mounts_within_5_percent_of_the_queueing_model(
     ecmwf, ecmwf_homes, drives, queueing_model_mounts

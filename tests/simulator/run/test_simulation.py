@@ -79,6 +79,7 @@ def test_golubchik_no_load_response_on_ampex():
     assert record.free_s - record.arrival_s == pytest.approx(147.0)
 
 
+@pytest.mark.paper  # 6 s: a long M/M/c run against the closed form
 def test_mean_wait_on_the_platform_matches_erlang_c():
     """Exponential service on 4 drives whose arms and drive times take nothing: M/M/4.
 
