@@ -3,17 +3,13 @@ drives) at every point of the axes, the scenario's keys among them, replicated."
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from tapesched.cli import main
 from tests.studies import assert_redraws_its_own_figure
-from tests.studies.site_sweep.test_site_sweep import SITE
+from tests.studies.site_sweep.test_site_sweep import SITE, refused_before_any_run, rows, sweep
 
 SCENARIO = {
     "format": "tapesched.scenario/1",
@@ -38,15 +34,6 @@ def files(tmp_path: Path) -> tuple[Path, Path]:
     scenario = tmp_path / "recalls.json"
     scenario.write_text(json.dumps(SCENARIO))
     return site, scenario
-
-
-def sweep(*args: object) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, ["sweep", *map(str, args)])
-    return result.exit_code, result.stdout, result.stderr
-
-
-def rows(out: Path) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO((out / "results.csv").read_text())))
 
 
 def test_drives_by_rate_replicates_each_point_and_reads_them_back(files, tmp_path):
@@ -116,9 +103,7 @@ def test_a_bad_axis_of_a_scenario_sweep_is_one_line_before_any_run(files, tmp_pa
     site, scenario = files
     out = tmp_path / "out"
     code, _, stderr = sweep("--site", site, "--scenario", scenario, "--vary", vary, "--out", out)
-    assert code == 2
-    assert len(stderr.splitlines()) == 1 and stderr.startswith(line), stderr
-    assert not out.exists() and not Path(f"{out}.cache").exists()
+    refused_before_any_run(code, stderr, line, out)
 
 
 def test_a_sweep_replays_a_log_or_simulates_a_scenario_not_both_nor_neither(files, tmp_path):

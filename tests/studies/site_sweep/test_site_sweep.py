@@ -53,6 +53,13 @@ def rows(out: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO((out / "results.csv").read_text())))
 
 
+def refused_before_any_run(code: int, stderr: str, line: str, out: Path) -> None:
+    """A bad sweep: exit 2, the one ``line``, and neither the directory nor its cache made."""
+    assert code == 2
+    assert len(stderr.splitlines()) == 1 and stderr.startswith(line), stderr
+    assert not out.exists() and not Path(f"{out}.cache").exists()
+
+
 def test_drives_by_mount_policy_writes_four_points_a_metric_then_reads_them_back(files, tmp_path):
     site, log = files
     out = tmp_path / "out"
@@ -113,9 +120,7 @@ def test_a_bad_axis_is_one_line_naming_it_before_any_run(files, tmp_path, vary, 
     site, log = files
     out = tmp_path / "out"
     code, _, stderr = sweep("--site", site, "--trace", log, "--vary", vary, "--out", out)
-    assert code == 2
-    assert len(stderr.splitlines()) == 1 and stderr.startswith(line), stderr
-    assert not out.exists() and not Path(f"{out}.cache").exists()
+    refused_before_any_run(code, stderr, line, out)
 
 
 def test_a_bad_metric_and_a_missing_site_are_one_line_each(files, tmp_path):
