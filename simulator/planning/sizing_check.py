@@ -314,7 +314,7 @@ def simulate_load(
         streaming_share=streaming / busy_share if busy_share > 0 else None,
         tape_requests=sim.arrived,
         served_from_disk=sim.served_from_disk,
-        done=len(sim.finished),
+        done=sim.completed,
         backlog=sim.backlog,
         mounts=platform.mounts,
         classes=sim.cache.report(sim.engine.now_s),

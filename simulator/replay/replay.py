@@ -56,16 +56,13 @@ describe no steady state.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, cast
+from typing import cast
 
-from attrs import frozen
-
+from tapesched.simulator.replay.replay_result import ReplayResult, ReplayTally
 from tapesched.simulator.replay.sl8500 import SL8500Timings, trace_platform
 from tapesched.simulator.replay.trace import LibraryLayout, TraceRequest, home_levels
 from tapesched.simulator.replay.trace_archive import TraceArchive, TraceReads, trace_workload
-from tapesched.simulator.results.records import is_saturated
 from tapesched.simulator.results.replications import without_cyclic_gc
 from tapesched.simulator.run.simulation import Simulation
 from tapesched.simulator.schedulers.registry import GOLUBCHIK, simulator_scheduler
@@ -106,187 +103,6 @@ def select_drives(layout: LibraryLayout, count: int) -> tuple[str, ...]:
                 chosen.append(level.drives[depth])
         depth += 1
     return tuple(chosen)
-
-
-def _percentile(ordered: Sequence[float], q: float) -> float:
-    """The ``q``-quantile of sorted values, interpolated linearly between ranks."""
-    position = q * (len(ordered) - 1)
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
-@frozen
-class ReplayResult:
-    """What a replay measured.
-
-    Attributes
-    ----------
-    drive_ids
-        The drives used, in :func:`select_drives` order.
-    keep_mounted
-        The policy replayed.
-    latencies_s
-        Per request, in the order given: from its arrival to its cartridge
-        ready in a drive for it (for a hit, to the end of the wait for the
-        cartridge, 0 when it sat idle in its drive).
-    mounted
-        Per request: whether it was served by a mount of its own (``False``:
-        a hit).
-    span_s
-        From the first arrival (time 0) to the last event (the last use
-        ended, or the last dismount): the horizon of the shares.
-    drive_busy_share_over_horizon
-        Drive time not free over ``drives * span``: loading, in use,
-        unloading, and waiting for a handbot to mount or dismount. A kept
-        cartridge idle in its drive does not count: the drive is free for
-        any request. ``simulate``'s quantity of the same name.
-    drive_in_use_share_over_horizon
-        Drive time in use (the trace's seconds, positioning and reading)
-        over ``drives * span``. The trace does not tell positioning from
-        streaming, so this is not ``drive_streaming_share_over_horizon``.
-    arm_busy_share_over_horizon
-        Handbot time busy over ``handbots * span``, all levels' handbots
-        (the handbots are the arms).
-    cross_level_mounts
-        Mounts of a cartridge from another level than the drive's.
-    trace_end_s
-        The last arrival: the end of the trace, after which no request comes.
-    backlog_midway
-        Requests arrived and not done (their use not ended) half-way
-        through the trace, at ``trace_end_s / 2``.
-    backlog_end
-        Requests arrived and not done at ``trace_end_s``.
-    """
-
-    drive_ids: tuple[str, ...]
-    keep_mounted: bool
-    latencies_s: tuple[float, ...]
-    mounted: tuple[bool, ...]
-    span_s: float
-    drive_busy_share_over_horizon: float
-    drive_in_use_share_over_horizon: float
-    arm_busy_share_over_horizon: float
-    cross_level_mounts: int
-    trace_end_s: float
-    backlog_midway: int
-    backlog_end: int
-    scheduler: str = "tape-batching"
-    mount_policy: str = "lru"
-
-    @property
-    def drives(self) -> int:
-        """Number of drives used."""
-        return len(self.drive_ids)
-
-    @property
-    def requests(self) -> int:
-        """Number of requests replayed."""
-        return len(self.latencies_s)
-
-    @property
-    def mounts(self) -> int:
-        """Mounts done (one per request that was not a hit)."""
-        return sum(self.mounted)
-
-    @property
-    def hits(self) -> int:
-        """Requests served by a cartridge already in a drive or on its way to one."""
-        return self.requests - self.mounts
-
-    @property
-    def saturated(self) -> bool:
-        """Whether the replay could not keep up with the trace.
-
-        The rule of :func:`simulator.results.records.is_saturated`, with the trace's
-        end as the run's end: the backlog at the last arrival outnumbers
-        both 20 and 1 % of the requests, and has grown by half since
-        half-way. The latencies of such a replay grow with the trace's
-        length: their means describe no steady state of the library.
-        """
-        return is_saturated(self.backlog_end, self.requests, self.backlog_midway)
-
-    @property
-    def mount_latencies_s(self) -> tuple[float, ...]:
-        """The latencies of the requests served by a mount of their own, in order."""
-        return tuple(x for x, m in zip(self.latencies_s, self.mounted, strict=True) if m)
-
-    def latency_stats(self, over: Literal["mounts", "requests"]) -> dict[str, float | int]:
-        """Count, mean, median, p95 and max of the latencies over mounts or over requests.
-
-        Over mounts: the requests that needed a mount, each from its arrival
-        to its cartridge ready in the drive. Over requests: every request,
-        a hit counting its wait for a cartridge already in a drive or on its
-        way (0 s when the cartridge sat idle in its drive).
-        """
-        if over not in ("mounts", "requests"):
-            raise ValueError(f"over is 'mounts' or 'requests', got {over!r}")
-        values = self.mount_latencies_s if over == "mounts" else self.latencies_s
-        ordered = sorted(values)
-        return {
-            "count": len(ordered),
-            "mean": math.fsum(ordered) / len(ordered),
-            "median": _percentile(ordered, 0.5),
-            "p95": _percentile(ordered, 0.95),
-            "max": ordered[-1],
-        }
-
-    @property
-    def mean_latency_s(self) -> float:
-        """Mean of the latencies."""
-        return math.fsum(self.latencies_s) / len(self.latencies_s)
-
-    @property
-    def median_latency_s(self) -> float:
-        """Median of the latencies."""
-        return _percentile(sorted(self.latencies_s), 0.5)
-
-    @property
-    def p95_latency_s(self) -> float:
-        """95th percentile of the latencies (linear interpolation between ranks)."""
-        return _percentile(sorted(self.latencies_s), 0.95)
-
-    @property
-    def max_latency_s(self) -> float:
-        """Longest latency."""
-        return max(self.latencies_s)
-
-    def summary(self) -> dict[str, Any]:
-        """The measures without the per-request lists, for a table or JSON.
-
-        The latency statistics (:meth:`latency_stats`) are ``None`` when the
-        replay is :attr:`saturated`.
-        """
-        saturated = self.saturated
-        return {
-            "drives": self.drives,
-            "keep_mounted": self.keep_mounted,
-            "scheduler": self.scheduler,
-            "mount_policy": self.mount_policy,
-            "requests": self.requests,
-            "mounts": self.mounts,
-            "hits": self.hits,
-            "cross_level_mounts": self.cross_level_mounts,
-            "latency_over_mounts_s": None if saturated else self.latency_stats("mounts"),
-            "latency_over_requests_s": None if saturated else self.latency_stats("requests"),
-            "drive_busy_share_over_horizon": self.drive_busy_share_over_horizon,
-            "drive_in_use_share_over_horizon": self.drive_in_use_share_over_horizon,
-            "arm_busy_share_over_horizon": self.arm_busy_share_over_horizon,
-            "span_s": self.span_s,
-            "trace_end_s": self.trace_end_s,
-            "backlog_midway": self.backlog_midway,
-            "backlog_end": self.backlog_end,
-            "saturated": saturated,
-        }
-
-    def as_dict(self) -> dict[str, Any]:
-        """:meth:`summary`, the drives, and the per-request latencies and mount flags."""
-        return {
-            **self.summary(),
-            "drive_ids": list(self.drive_ids),
-            "latencies_s": list(self.latencies_s),
-            "mounted": list(self.mounted),
-        }
 
 
 def future_uses(requests: Sequence[TraceRequest]) -> dict[str, list[float]]:
@@ -345,6 +161,7 @@ def replay(
     mount_policy: str | None = None,
     arm_s: Mapping[int, tuple[float, float]] | None = None,
     drive_s: Mapping[str, tuple[float, float]] | None = None,
+    per_request: bool = False,
 ) -> ReplayResult:
     """Replay ``requests`` on ``layout`` with ``drives`` drives (see the module docstring).
 
@@ -385,6 +202,10 @@ def replay(
         A site's own times, by level (mount and dismount) and by drive (load and
         unload), where they differ from ``timings``
         (:func:`~simulator.replay.sl8500.trace_platform`).
+    per_request
+        Keep each request's latency and mount flag in the result
+        (:attr:`ReplayResult.latencies_s`); otherwise no request is kept once
+        it ends, and the replay's memory does not grow with the trace.
 
     Raises
     ------
@@ -433,6 +254,7 @@ def replay(
     name = scheduler if isinstance(scheduler, str) else getattr(scheduler, "__name__", "custom")
     # The workload, the run and its result build objects by the request that live to the
     # end: the collector's passes over them would cost as much as a tenth of the replay.
+    end_s = max(r.arrival_s for r in requests)
     with without_cyclic_gc():
         workload = trace_workload(requests, placed)
         simulation = Simulation(
@@ -442,55 +264,33 @@ def replay(
             workload,
             record=False,
         )
-        simulation.run()
-        return _result(simulation, requests, keep_mounted, name, mount_policy)
-
-
-def _result(
-    simulation: Simulation,
-    requests: Sequence[TraceRequest],
-    keep_mounted: bool,
-    scheduler: str,
-    mount_policy: str,
-) -> ReplayResult:
-    """What a run of the trace measured, in the trace's request order."""
-    platform = simulation.platform
-    n = len(requests)
-    latencies = [math.nan] * n
-    mounted = [False] * n
-    done = [math.nan] * n
-    for entry in simulation.finished:
-        k = int(entry.file_request.id[1:])
-        assert entry.ready_s is not None and entry.data_done_s is not None
-        latencies[k] = entry.ready_s - entry.file_request.arrival_s
-        mounted[k] = entry.mounted
-        done[k] = entry.data_done_s
-    if len(simulation.finished) != n:
-        raise ValueError(f"the run ended with {n - len(simulation.finished)} requests not done")
+        tally = ReplayTally(len(requests), end_s, per_request)
+        simulation.finish_sinks.append(tally.add)
+        try:
+            simulation.run()
+            over_mounts, over_requests = tally.stats()
+        finally:
+            tally.close()
+    latencies, mounted = tally.per_request()
     span_s = simulation.engine.now_s
-    end_s = max(r.arrival_s for r in requests)
-    arrivals = [r.arrival_s for r in requests]
-
-    def backlog(at_s: float) -> int:
-        return sum(
-            1 for arrival, finish in zip(arrivals, done, strict=True) if arrival <= at_s < finish
-        )
-
+    run = simulation.platform
     return ReplayResult(
-        drive_ids=tuple(d.id for d in platform.drives),
+        drive_ids=tuple(d.id for d in run.drives),
         keep_mounted=keep_mounted,
-        latencies_s=tuple(latencies),
-        mounted=tuple(mounted),
+        requests=len(requests),
+        mounts=tally.mounts,
+        over_mounts=over_mounts,
+        over_requests=over_requests,
         span_s=span_s,
-        drive_busy_share_over_horizon=platform.drive_busy_share_over_horizon(),
-        drive_in_use_share_over_horizon=share(
-            platform.streamed_drive_s, len(platform.drives), span_s
-        ),
-        arm_busy_share_over_horizon=platform.arm_busy_share_over_horizon(),
-        cross_level_mounts=platform.cross_level_mounts,
+        drive_busy_share_over_horizon=run.drive_busy_share_over_horizon(),
+        drive_in_use_share_over_horizon=share(run.streamed_drive_s, len(run.drives), span_s),
+        arm_busy_share_over_horizon=run.arm_busy_share_over_horizon(),
+        cross_level_mounts=run.cross_level_mounts,
         trace_end_s=end_s,
-        backlog_midway=backlog(end_s / 2),
-        backlog_end=backlog(end_s),
-        scheduler=scheduler,
+        backlog_midway=tally.backlog_midway,
+        backlog_end=tally.backlog_end,
+        scheduler=name,
         mount_policy=mount_policy,
+        latencies_s=latencies,
+        mounted=mounted,
     )

@@ -94,6 +94,7 @@ def replay_files(
     limit: int | None = None,
     homes_file: str | None = None,
     seed: int = 0,
+    per_request: bool = False,
 ) -> TraceReplay:
     """Replay the trace of ``trace_file`` on the layout of ``layout_file`` with ``drives`` drives.
 
@@ -112,6 +113,9 @@ def replay_files(
         the trace, if there is one).
     seed
         Seed of the home levels of cartridges no map places.
+    per_request
+        Keep each request's latency and mount flag (the result document's
+        ``latencies_s`` and ``mounted``).
 
     Raises
     ------
@@ -147,6 +151,7 @@ def replay_files(
             seed=seed,
             scheduler=scheduler,
             mount_policy=mount_policy,
+            per_request=per_request,
         )
     except ValueError as exc:
         raise SettingsError([SettingProblem((), str(exc))]) from exc

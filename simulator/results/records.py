@@ -50,6 +50,7 @@ from typing import Any
 
 from attrs import asdict, evolve, frozen
 
+from tapesched.simulator.results.tally import ExactSum
 from tapesched.simulator.run.admitted import AdmittedRequest
 from tapesched.simulator.run.simulation import Simulation
 from tapesched.simulator.storage.data_account import data_account
@@ -260,36 +261,108 @@ def is_saturated(backlog: int, arrived: int, midway_backlog: int | None) -> bool
     )
 
 
+class RunTally:
+    """What :func:`summarise` reads of the finished requests, taken as each ends.
+
+    A run adds each request as it ends (:meth:`add_entry`, a sink of
+    :attr:`Simulation.finish_sinks <simulator.run.simulation.Simulation.finish_sinks>`),
+    so that it need not keep them: the means are exact sums
+    (:class:`~simulator.results.tally.ExactSum`, equal to :func:`statistics.fmean`
+    over a list of records), the MB done summed in the order requests ended.
+    """
+
+    def __init__(self, warmup_s: float) -> None:
+        self.warmup_s = warmup_s
+        self.completed = 0
+        self.weighted = ExactSum()
+        """Weighted response times (s per GB) of the measured requests."""
+        self.response = ExactSum()
+        self.stretch = ExactSum()
+        self.done_mb = 0.0
+        """MB of the requests whose data ended after the warm-up."""
+        self.restarts = 0
+        self.rebuilt_reads = 0
+
+    @property
+    def measured(self) -> int:
+        """Requests arrived after the warm-up and done."""
+        return self.response.count
+
+    def add(
+        self,
+        size_mb: float,
+        arrival_s: float,
+        end_s: float,
+        alone_s: float,
+        restarts: int = 0,
+        rebuilt: bool = False,
+    ) -> None:
+        """A request done (the fields of :class:`RequestRecord` that the summary reads)."""
+        self.completed += 1
+        if arrival_s >= self.warmup_s:
+            response = end_s - arrival_s
+            self.weighted.add(response / (size_mb / 1000.0))
+            self.response.add(response)
+            self.stretch.add(response / alone_s if alone_s > 0 else 1.0)
+        if end_s >= self.warmup_s:
+            self.done_mb += size_mb
+        self.restarts += restarts
+        self.rebuilt_reads += rebuilt
+
+    def add_record(self, r: RequestRecord) -> None:
+        """A request done, from its record."""
+        self.add(r.size_mb, r.arrival_s, r.end_s, r.alone_s, r.restarts, r.rebuilt)
+
+    def add_entry(self, entry: AdmittedRequest) -> None:
+        """A request done, as the run ends it (what :func:`record_of` would record)."""
+        fr = entry.file_request
+        assert entry.data_done_s is not None
+        self.add(
+            fr.file.size_mb,
+            fr.arrival_s,
+            entry.data_done_s,
+            entry.service_s,
+            entry.restarts,
+            fr.kind == "read" and bool(entry.unavailable),
+        )
+
+
 def summarise(
-    simulation: Simulation, records: Sequence[RequestRecord], seed: int, warmup_s: float
+    simulation: Simulation,
+    records: Sequence[RequestRecord] | RunTally,
+    seed: int,
+    warmup_s: float,
 ) -> RunSummary:
-    """The metrics of a run that has been run to its end time."""
+    """The metrics of a run that has been run to its end time, from its records or from
+    the tally its run kept (:class:`RunTally`, with the same ``warmup_s``)."""
+    if isinstance(records, RunTally):
+        tally = records
+    else:
+        tally = RunTally(warmup_s)
+        for r in records:
+            tally.add_record(r)
     now = simulation.engine.now_s
-    measured = [r for r in records if r.arrival_s >= warmup_s]
     arrived = simulation.arrived
     failed = len(simulation.failed)
-    backlog = arrived - len(records) - failed
+    backlog = arrived - tally.completed - failed
     saturated = is_saturated(backlog, arrived, simulation.midway_backlog)
     platform = simulation.platform
     window = now - warmup_s
-    done_mb = sum(r.size_mb for r in records if r.end_s >= warmup_s)
     tape_mounts = platform.tape_mounts
-    have = bool(measured) and not saturated
+    have = tally.measured > 0 and not saturated
     return RunSummary(
         seed=seed,
         duration_s=now,
         warmup_s=warmup_s,
         arrived=arrived,
-        completed=len(records),
-        measured=len(measured),
+        completed=tally.completed,
+        measured=tally.measured,
         backlog=backlog,
         saturated=saturated,
-        mean_weighted_response_s_per_gb=(
-            statistics.fmean(r.weighted_response_s_per_gb for r in measured) if have else None
-        ),
-        mean_response_s=statistics.fmean(r.response_s for r in measured) if have else None,
-        mean_stretch=statistics.fmean(r.stretch for r in measured) if have else None,
-        throughput_mb_s_over_window=done_mb / window if window > 0 else 0.0,
+        mean_weighted_response_s_per_gb=tally.weighted.mean() if have else None,
+        mean_response_s=tally.response.mean() if have else None,
+        mean_stretch=tally.stretch.mean() if have else None,
+        throughput_mb_s_over_window=tally.done_mb / window if window > 0 else 0.0,
         drive_busy_share_over_horizon=platform.drive_busy_share_over_horizon(),
         drive_streaming_share_over_horizon=platform.drive_streaming_share_over_horizon(),
         arm_busy_share_over_horizon=platform.arm_busy_share_over_horizon(),
@@ -305,8 +378,8 @@ def summarise(
         drive_failures=platform.drive_failures,
         mover_failures=platform.mover_failures,
         tapes_lost=len(simulation.fault_processes.lost),
-        restarts=sum(r.restarts for r in records),
-        rebuilt_reads=sum(r.rebuilt for r in records),
+        restarts=tally.restarts,
+        rebuilt_reads=tally.rebuilt_reads,
         **_losses(simulation),
     )
 

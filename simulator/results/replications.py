@@ -22,6 +22,7 @@ from tapesched.simulator.results.records import (
     Estimate,
     RequestRecord,
     RunSummary,
+    RunTally,
     combine,
     record_of,
     summarise,
@@ -39,7 +40,8 @@ from tapesched.solvers.plugins import SchedulerSpec, resolve_scheduler, with_plu
 
 @frozen
 class Replication:
-    """One run: its records, its summary and the simulation (for exports)."""
+    """One run: its records (when it kept them: ``record``), its summary and the simulation
+    (for exports)."""
 
     records: tuple[RequestRecord, ...]
     summary: RunSummary
@@ -353,10 +355,15 @@ def run_once(
                 faults=scenario.faults,
             )
             duration = scenario.workload.duration_s
+            warmup_s = scenario.run.warmup * duration
+            tally = RunTally(warmup_s)
+            simulation.finish_sinks.append(tally.add_entry)
+            kept: list[RequestRecord] = []
+            if record:
+                simulation.finish_sinks.append(lambda e: kept.append(record_of(e, simulation)))
             simulation.run(None if to_end else duration, progress)
-            records = tuple(record_of(e, simulation) for e in simulation.finished)
-            summary = summarise(simulation, records, seed, scenario.run.warmup * duration)
-    return Replication(records, summary, simulation)
+            summary = summarise(simulation, tally, seed, warmup_s)
+    return Replication(tuple(kept), summary, simulation)
 
 
 def run_scenario(

@@ -58,7 +58,6 @@ class _Run(Protocol):
     (:class:`~simulator.run.simulation.Simulation`)."""
 
     entries: dict[str, AdmittedRequest]
-    finished: list[AdmittedRequest]
     failed: list[AdmittedRequest]
     engine: Engine
     platform: Platform
@@ -73,6 +72,10 @@ class _Run(Protocol):
 
     def poke(self) -> None:
         """Ask the scheduler for decisions once the events of this time are done."""
+        ...
+
+    def finish(self, entry: AdmittedRequest) -> None:
+        """``entry`` is done."""
         ...
 
 
@@ -239,7 +242,7 @@ class Admission:
         entry.tapes = entry.drives = ()
         entry.mounts_before = 0
         del sim.entries[entry.file_request.id]
-        sim.finished.append(entry)
+        sim.finish(entry)
         sim.log("done", request=entry.file_request.id, from_disk=True)
         self.next_of_file(entry.file_request.file.id)
         sim.fault_processes.work_ended()

@@ -112,6 +112,11 @@ class Simulation:
         Seed of the random times (the same seed gives the same run).
     record
         Keep arm operations and transfers, for :mod:`simulator.results.export`.
+    keep_finished
+        Keep every finished request in :attr:`finished` (default: as ``record``).
+        Otherwise a finished request leaves the run's memory once the
+        :attr:`finish_sinks` have seen it: a long run's memory is then that of
+        its platform and backlog, not of its horizon.
     log
         A binary stream to write the event log to, one JSON object a line.
     cache
@@ -140,6 +145,7 @@ class Simulation:
         log: IO[bytes] | None = None,
         cache: CacheSpec | None = None,
         faults: FaultSpec | None = None,
+        keep_finished: bool | None = None,
     ) -> None:
         self.spec = spec
         self.faults = faults
@@ -195,7 +201,15 @@ class Simulation:
         self.releases = 0
         """Counts the tapes no job uses any more (with the platform's ``releases``: equal, no
         tape became free)."""
+        self.completed = 0
+        """Requests done (each once, as it ends)."""
         self.finished: list[AdmittedRequest] = []
+        """The requests done, in the order they ended, when the run keeps them
+        (``keep_finished``; empty otherwise: :attr:`completed` counts them)."""
+        self.finish_sinks: list[Callable[[AdmittedRequest], object]] = []
+        """Called with each request as it ends, in the order they end (statistics
+        accumulated as the run goes: :mod:`simulator.results.records`)."""
+        self._keep_finished = record if keep_finished is None else keep_finished
         self.failed: list[AdmittedRequest] = []
         """Requests that could not be served (faults), each with its ``failure``."""
         self.dispatch_state = self.platform.dispatch_state
@@ -294,7 +308,7 @@ class Simulation:
     @property
     def backlog(self) -> int:
         """Requests arrived and neither done nor failed."""
-        return self.arrived - len(self.finished) - len(self.failed)
+        return self.arrived - self.completed - len(self.failed)
 
     def has_work(self) -> bool:
         """Whether requests are still to arrive or not done (faults strike only then)."""
@@ -529,11 +543,19 @@ class Simulation:
             self.admission.forget_read_plans()
             self.retry_reservations()
             return
-        self.finished.append(entry)
+        self.finish(entry)
         if self.log.on:
             self.log("done", request=job.key)
         self.retry_reservations()
         self.fault_processes.work_ended()
+
+    def finish(self, entry: AdmittedRequest) -> None:
+        """``entry`` is done: counted, shown to the sinks, kept only when the run keeps them."""
+        self.completed += 1
+        for sink in self.finish_sinks:
+            sink(entry)
+        if self._keep_finished:
+            self.finished.append(entry)
 
     def let_go(self, entry: AdmittedRequest) -> None:
         """``entry``'s job is over: its tapes are free, its stream idle."""

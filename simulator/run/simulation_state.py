@@ -13,7 +13,7 @@ its :mod:`~simulator.run.placement`.
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from contextlib import contextmanager
 from heapq import merge
 from typing import TYPE_CHECKING, Protocol, overload
@@ -41,7 +41,8 @@ class _Run(Protocol):
     dispatch_state: DispatchState
     pooled: bool
     entries: dict[str, AdmittedRequest]
-    finished: list[AdmittedRequest]
+    completed: int
+    finish_sinks: list[Callable[[AdmittedRequest], object]]
     in_use: dict[str, int]
     releases: int
     admission: Admission
@@ -114,6 +115,10 @@ class SimulationState:
         self._blocked: set[tuple[str, ...]] = set()
         """Sets of tapes found in use, while no tape was released since (``_releases``)."""
         self._releases: tuple[int, int] = (-1, -1)
+        self._done_ids: list[str] | None = None
+        """Ids of the requests done from the :attr:`_done_base`-th on, once a scheduler asked
+        (:meth:`finished`)."""
+        self._done_base = 0
 
     @property
     def now(self) -> float:
@@ -393,8 +398,38 @@ class SimulationState:
         return placer.fits(mover, entry.width, placer.room(entry), drives=False)
 
     def finished(self, since: int) -> list[str]:
-        """Ids of the requests done, in the order they were done, from the ``since``-th on."""
-        return [e.request.id for e in self._sim.finished[since:]]
+        """Ids of the requests done, in the order they were done, from the ``since``-th on.
+
+        The ids are kept from the first call on (the run keeps no finished request), and
+        only those from ``since`` on: a scheduler reads them once, in order, each call
+        from where the last one ended (as :mod:`simulator.schedulers.bw_main` does).
+
+        Raises
+        ------
+        ValueError
+            When ``since`` asks for ids no longer (or never) kept: before this
+            call's first, or before what an earlier call asked from.
+        """
+        sim = self._sim
+        if self._done_ids is None:
+            if since < sim.completed:
+                raise ValueError(
+                    f"finished({since}) asked first after {sim.completed} requests were done: "
+                    "the ids are kept from a scheduler's first call on"
+                )
+            self._done_ids = []
+            self._done_base = sim.completed
+            sim.finish_sinks.append(self._note_done)
+        if since < self._done_base:
+            raise ValueError(f"finished({since}): ids before {self._done_base} are not kept")
+        ids = self._done_ids
+        del ids[: since - self._done_base]
+        self._done_base = max(since, self._done_base)
+        return ids[:]
+
+    def _note_done(self, entry: AdmittedRequest) -> None:
+        assert self._done_ids is not None
+        self._done_ids.append(entry.request.id)
 
     @contextmanager
     def trial(self, decision: Decision) -> Iterator[None]:

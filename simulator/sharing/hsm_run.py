@@ -174,6 +174,7 @@ def run_hsm(
         with_plugins(plugged, make, mount_policy),
         workload,
         record=False,
+        keep_finished=True,  # every batch's spans are read back: a run of bounded batches
     )
     simulation.run(may_strand=True)  # a cap may strand a group's batches
     admission = admissions[-1]

@@ -139,9 +139,11 @@ def replay_site(
     keep_mounted: bool = True,
     scheduler: str = "tape-batching",
     mount_policy: str | None = None,
+    per_request: bool = False,
 ) -> SiteReplay:
     """Replay a site's log on the site, with ``drives`` of its drives (``None``: all), each
-    request holding its drive for its seconds (:class:`simulator.site.reads.SiteRead`).
+    request holding its drive for its seconds (:class:`simulator.site.reads.SiteRead`);
+    ``per_request`` keeps each request's latency (:func:`simulator.replay.replay.replay`).
 
     Raises
     ------
@@ -173,6 +175,7 @@ def replay_site(
             mount_policy=mount_policy,
             arm_s=arm_s,
             drive_s=drive_s,
+            per_request=per_request,
         )
     except ValueError as exc:
         raise SettingsError([SettingProblem((), str(exc))]) from exc

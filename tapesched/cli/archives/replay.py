@@ -89,6 +89,7 @@ def _site_replay(
     limit: int | None,
     homes_file: str | None,
     seed: int | None,
+    per_request: bool,
 ) -> dict[str, Any]:
     """The result document of a site's log replayed on the site."""
     from tapesched.simulator.site.runs import read_site_log, replay_site
@@ -107,6 +108,7 @@ def _site_replay(
         keep_mounted=keep_mounted,
         scheduler=scheduler,
         mount_policy=mount_policy,
+        per_request=per_request,
     )
     return replayed.to_dict()
 
@@ -284,6 +286,7 @@ def replay(
         fail(["--drives: required with a layout, and missing"])
     if site_file is None and columns:
         fail(["--columns: names the columns of a site's request log: give --site"])
+    per_request = out is not None or as_json  # the document's per-request lists
     try:
         if site_file is not None:
             document = _site_replay(
@@ -297,6 +300,7 @@ def replay(
                 limit=limit,
                 homes_file=homes_file,
                 seed=seed,
+                per_request=per_request,
             )
         else:
             assert layout_file is not None and drives is not None
@@ -310,6 +314,7 @@ def replay(
                 limit=limit,
                 homes_file=homes_file,
                 seed=0 if seed is None else seed,
+                per_request=per_request,
             ).to_dict()
     except SettingsError as exc:
         fail(setting_lines(exc, _OPTIONS, "replay"))

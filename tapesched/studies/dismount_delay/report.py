@@ -256,7 +256,7 @@ class EcmwfDeferDismount(Experiment):
         settings: dict[str, object] = {
             "quick": run.quick,
             "drives": config.drives,
-            "requests": len(outcomes[0].result.latencies_s),
+            "requests": outcomes[0].result.requests,
             "defer_s": [None if math.isinf(t) else t for t in config.defer_s],
             "evictions": list(config.evictions),
             "scheduler": "tape-batching",

@@ -35,7 +35,7 @@ def generated(policy: str, faults: FaultSpec | None, seed: int = 4, hours: float
     platform = evolve(small_platform(20_000.0), dismount="at-once")
     policy_params = {} if policy == "vertical" else {"block_mb": 64.0}
     scenario = Scenario("small", "", platform, policy, policy_params, params, run, faults=faults)
-    return run_once(scenario, seed=seed, record=False, to_end=True)
+    return run_once(scenario, seed=seed, record=True, to_end=True)
 
 
 def outcome(run: Replication) -> list[tuple[str, float, float, tuple[str, ...]]]:

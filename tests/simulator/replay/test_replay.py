@@ -49,7 +49,9 @@ def trace(*rows: tuple[str, float, float]) -> list[TraceRequest]:
 
 def run(requests, layout=THREE_LEVELS, drives=1, keep=True, homes=None, **kwargs):
     homes = homes or {r.cartridge: 0 for r in requests}
-    return replay(requests, layout, drives, keep, timings=TIMES, homes=homes, **kwargs)
+    return replay(
+        requests, layout, drives, keep, timings=TIMES, homes=homes, per_request=True, **kwargs
+    )
 
 
 def test_select_drives_round_robin_over_the_levels_with_drives():
@@ -147,7 +149,13 @@ def test_a_full_level_takes_no_floating_cartridge():
     layout = LibraryLayout((Level(0, 1, ("A0",), 1), Level(4, 10, (), 1)))
     homes = {"C": 4, "D": 0}
     result = replay(
-        trace(("C", 0, 10), ("C", 200, 10)), layout, 1, False, timings=TIMES, homes=homes
+        trace(("C", 0, 10), ("C", 200, 10)),
+        layout,
+        1,
+        False,
+        timings=TIMES,
+        homes=homes,
+        per_request=True,
     )
     assert result.latencies_s == (65.0, 65.0)
 
@@ -176,7 +184,8 @@ def test_the_handbot_serves_loads_before_unloads():
     # X is unloaded at 25 and waits for the handbot, busy mounting Y (20-30);
     # Z's mount, asked at 22, goes first (30-40), X's dismount after (40-50).
     requests = trace(("X", 0, 3), ("Y", 20, 100), ("Z", 22, 100))
-    result = replay(requests, ONE_LEVEL, 3, False, timings=TIMES, homes={"X": 0, "Y": 0, "Z": 0})
+    homes = {"X": 0, "Y": 0, "Z": 0}
+    result = replay(requests, ONE_LEVEL, 3, False, timings=TIMES, homes=homes, per_request=True)
     assert result.latencies_s == (15.0, 15.0, 23.0)
     assert result.span_s == 162.0
     assert result.arm_busy_share_over_horizon == pytest.approx(60 / 162)
@@ -260,7 +269,10 @@ def on_20_drives(ecmwf):
     """The real trace replayed on 20 drives, keeping cartridges mounted and not: run once
     for the tests that read it."""
     requests, layout = ecmwf
-    return {keep: replay(requests, layout, 20, keep_mounted=keep) for keep in (True, False)}
+    return {
+        keep: replay(requests, layout, 20, keep_mounted=keep, per_request=True)
+        for keep in (True, False)
+    }
 
 
 @pytest.mark.parametrize("keep", [True, False])

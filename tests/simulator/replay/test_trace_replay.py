@@ -26,7 +26,7 @@ def write_files(tmp_path: Path, homes: dict[str, int] | None = None) -> tuple[st
 
 def test_replay_files_gives_the_result_document_with_the_homes_used(tmp_path):
     trace_file, layout_file = write_files(tmp_path, {"CB/1": 0})
-    replayed = replay_files(trace_file, layout_file, 1, seed=5)
+    replayed = replay_files(trace_file, layout_file, 1, seed=5, per_request=True)
     document = replayed.to_dict()
     assert (document["trace"], document["layout"], document["seed"]) == (
         trace_file,

@@ -122,12 +122,13 @@ def test_the_ecmwf_site_and_its_log_replay_as_the_sample_on_its_layout() -> None
     site_log = read_site_log(
         str(INSTANCES / "sites" / "ecmwf.json"), str(ECMWF / "requests_10k.csv.bz2"), limit=2000
     )
-    by_site = replay_site(site_log, 40).to_dict()
+    by_site = replay_site(site_log, 40, per_request=True).to_dict()
     legacy = replay_files(
         str(ECMWF / "io_events_sample_10k.csv.bz2"),
         str(ECMWF / "sl8500_from_snap20111001.json.bz2"),
         40,
         limit=2000,
+        per_request=True,
     ).to_dict()
     for key in ("drive_ids", "mounts", "hits", "cross_level_mounts", "latencies_s", "mounted"):
         assert by_site[key] == legacy[key], key
@@ -177,6 +178,6 @@ def test_a_site_of_two_generations_replays_each_drive_at_its_own_times(tmp_path:
     site_file = tmp_path / "site.json"
     site_file.write_text(json.dumps(mixed))
     log = _log(tmp_path, "time,cartridge,duration_s\n0,L901,100\n0,L902,100\n")
-    result = replay_site(read_site_log(str(site_file), str(log))).result
+    result = replay_site(read_site_log(str(site_file), str(log)), per_request=True).result
     # An arm's move (3 s), then the LTO-8's load (15 s) or the LTO-9's (17 s).
     assert sorted(result.latencies_s) == [3 + 15, 3 + 17]

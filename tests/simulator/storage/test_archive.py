@@ -250,7 +250,7 @@ def test_three_libraries_read_through_pass_through():
     drives = tuple(d for d in platform.drives if int(d.id.split("-d")[1]) < 20)
     movers = tuple(m for m in platform.movers if any(d.mover == m.id for d in drives))
     scenario = evolve(scenario, platform=evolve(platform, drives=drives, movers=movers))
-    run = run_once(override(scenario, duration_s=HOUR), seed=1, record=False)
+    run = run_once(override(scenario, duration_s=HOUR), seed=1, record=True)
     sim = run.simulation
     assert sim.pooled
     assert sim.platform.pass_throughs > 0
