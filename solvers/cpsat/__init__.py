@@ -12,6 +12,8 @@ a tape's holds do not overlap. The modules:
   (:mod:`solvers.exact.formulation`: nodes, candidate drives, twin groups, every
   length in seconds, tape gaps), every length in ticks, the horizon;
 - :mod:`~solvers.cpsat.variables`: the variables, one builder;
+- :mod:`~solvers.cpsat.pruning`: the arcs that no solution as good as the
+  hint can use, left out;
 - :mod:`~solvers.cpsat.constraints`: one function per constraint family;
 - :mod:`~solvers.cpsat.objective`: the three objectives, scaled to integers,
   and their values and bounds in seconds;
