@@ -12,6 +12,8 @@ a tape's holds do not overlap. The modules:
   (:mod:`solvers.exact.formulation`: nodes, candidate drives, twin groups, every
   length in seconds, tape gaps), every length in ticks, the horizon;
 - :mod:`~solvers.cpsat.variables`: the variables, one builder;
+- :mod:`~solvers.cpsat.pruning`: the arcs that no solution as good as the
+  hint can use, left out;
 - :mod:`~solvers.cpsat.constraints`: one function per constraint family;
 - :mod:`~solvers.cpsat.objective`: the three objectives, scaled to integers,
   and their values and bounds in seconds;
@@ -39,8 +41,10 @@ that it stays a lower bound of the instance's optimum.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
+from collections.abc import Callable
 
 from attrs import frozen
 from ortools.sat.python import cp_model
@@ -48,8 +52,9 @@ from ortools.sat.python import cp_model
 from tapesched.solvers.bounds.bounds import lower_bound
 from tapesched.solvers.cpsat.constraints import add_all
 from tapesched.solvers.cpsat.data import CpsatData
-from tapesched.solvers.cpsat.hint import add_hint, read_hint
-from tapesched.solvers.cpsat.objective import Scaled, objective_cap, set_objective
+from tapesched.solvers.cpsat.hint import Hint, add_hint, read_hint
+from tapesched.solvers.cpsat.objective import Scaled, end_caps, set_objective
+from tapesched.solvers.cpsat.pruning import arc_keeper
 from tapesched.solvers.cpsat.solution import read_plan
 from tapesched.solvers.cpsat.variables import CpsatVariables, build_variables
 from tapesched.solvers.exact.deadline import Deadline, OutOfTime
@@ -85,6 +90,7 @@ def build_model(
     deadline: Deadline | None = None,
     prefetch: bool = True,
     data: CpsatData | None = None,
+    prune: bool = True,
 ) -> CpsatModel:
     """The CP-SAT model of ``instance`` at ``resolution_s`` seconds per tick.
 
@@ -109,20 +115,43 @@ def build_model(
         ``resolution_s``, ``deadline`` and ``prefetch`` are then its own),
         for example a restricted subclass. ``None``: :class:`CpsatData` of
         the arguments.
+    prune
+        With a hint, leave out the arcs that no solution as good as the
+        hint can use (:mod:`solvers.cpsat.pruning`); ``False`` keeps them
+        (for the tests that compare both models' optima).
     """
     model = cp_model.CpModel()
     if data is None:
         data = CpsatData(instance, resolution_s, deadline, prefetch)
     hint = None if hint_schedule is None else read_hint(data, hint_schedule)
+    keep = None
     if hint is not None:
-        data.cap = max(
-            objective_cap(data, [round(t) for t in hint.times.end]), math.ceil(hint.latest(data))
-        )
-    variables = build_variables(model, data)
+        ends = [round(t) for t in hint.times.end]
+        caps = [max(cap, end) for cap, end in zip(end_caps(data, ends), ends, strict=True)]
+        data.cap = max(max(caps, default=1), math.ceil(hint.latest(data)))
+        if prune:
+            keep = _hint_kept(arc_keeper(data, caps), hint)
+    variables = build_variables(model, data, keep)
     add_all(model, data, variables)
     scaled = set_objective(model, data, variables)
     hinted = hint is not None and add_hint(model, data, variables, hint)
     return CpsatModel(model, data, variables, scaled, hinted)
+
+
+def _hint_kept(
+    keep: Callable[[int, int, int], bool], hint: Hint
+) -> Callable[[int, int, int], bool] | None:
+    """``keep`` when it keeps every arc of the hint's sequences, else ``None`` (no pruning).
+
+    :mod:`solvers.cpsat.pruning` proves that it does; should rounding ever
+    contradict the proof, the model is built whole rather than without the
+    hint's own solution.
+    """
+    for d, sequence in enumerate(hint.decisions.sequences):
+        for a, b in itertools.pairwise(sequence):
+            if not keep(d, a, b):
+                return None
+    return keep
 
 
 def _starting_schedule(

@@ -141,16 +141,26 @@ def _scaled_releases(data: CpsatData, weights: Weights) -> list[int]:
 def objective_cap(data: CpsatData, ends: list[int]) -> int:
     """The latest request end, in ticks, of any solution at least as good as ``ends``.
 
+    The largest of :func:`end_caps`; 1 without requests.
+    """
+    return max(end_caps(data, ends), default=1)
+
+
+def end_caps(data: CpsatData, ends: list[int]) -> list[int]:
+    """Per request, the latest end (ticks) of any solution at least as good as ``ends``.
+
     ``ends`` are the request ends (ticks) of a solution of the model. Under
     ``makespan`` no end passes the largest; under the weighted objectives
     ``W_j C_j`` is at most the known value less what the other requests
-    must contribute at least (their release plus their shortest transfer).
+    must contribute at least (their release plus their shortest transfer:
+    the lower bounds of their ``C`` variables). A request of weight 0 is
+    capped by the uncapped horizon only.
     """
     name = data.instance.objective
     if not ends:
-        return 1
+        return []
     if name == "makespan":
-        return max(ends)
+        return [max(ends)] * len(ends)
     weights = Weights.of(data).weights
     least = [
         data.release_t(j)
@@ -160,16 +170,16 @@ def objective_cap(data: CpsatData, ends: list[int]) -> int:
     if name == "weighted-flow":
         known = sum(w * c for w, c in zip(weights, ends, strict=True))
         floor = sum(w * c for w, c in zip(weights, least, strict=True))
-        return max(
+        return [
             (known - floor + w * c) // w if w > 0 else data.chain_horizon
             for w, c in zip(weights, least, strict=True)
-        )
+        ]
     releases = _scaled_releases(data, Weights.of(data))
     known = max(w * c - r for w, c, r in zip(weights, ends, releases, strict=True))
-    return max(
+    return [
         (known + r) // w if w > 0 else data.chain_horizon
         for w, r in zip(weights, releases, strict=True)
-    )
+    ]
 
 
 def set_objective(model: cp_model.CpModel, data: CpsatData, v: CpsatVariables) -> Scaled:

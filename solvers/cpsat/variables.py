@@ -12,6 +12,8 @@ integer ticks in ``[0, horizon]`` (see :mod:`solvers.cpsat.data`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from attrs import frozen
 from ortools.sat.python import cp_model
 from ortools.sat.python.cp_model_helper import Literal
@@ -89,7 +91,11 @@ class CpsatVariables:
         return 0 if request < 0 else self.start[request]
 
 
-def build_variables(model: cp_model.CpModel, data: CpsatData) -> CpsatVariables:
+def build_variables(
+    model: cp_model.CpModel,
+    data: CpsatData,
+    keep: Callable[[int, int, int], bool] | None = None,
+) -> CpsatVariables:
     """Create every variable of the model in ``model``.
 
     Parameters
@@ -98,6 +104,10 @@ def build_variables(model: cp_model.CpModel, data: CpsatData) -> CpsatVariables:
         The model to add the variables to.
     data
         The instance, its nodes and its lengths in ticks.
+    keep
+        Whether arc ``(drive, a, b)`` between two nodes enters the model
+        (:func:`solvers.cpsat.pruning.arc_keeper`); ``None``: every arc
+        that :meth:`~solvers.exact.formulation.Formulation.can_follow` allows.
     """
     horizon = data.horizon
     start: dict[int, cp_model.IntVar] = {}
@@ -134,7 +144,7 @@ def build_variables(model: cp_model.CpModel, data: CpsatData) -> CpsatVariables:
             arc[d, a, DEPOT] = model.new_bool_var(f"last[{a},{d}]")
             for b in cands:
                 data.deadline.check()
-                if not data.can_follow(a, b):
+                if not data.can_follow(a, b) or (keep is not None and not keep(d, a, b)):
                     continue
                 literal = model.new_bool_var(f"y[{a},{b},{d}]")
                 arc[d, a, b] = literal
