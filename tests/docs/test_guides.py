@@ -50,7 +50,7 @@ def test_the_navigation_puts_the_guides_by_question_first():
     assert title == "Guides by question"
     listed = {next(iter(p.values())) for p in pages}
     assert listed == {f"guides/{g.name}" for g in GUIDES}
-    assert len(GUIDES) == 8
+    assert len(GUIDES) == 9
     assert all(next(iter(p)).endswith("?") for p in pages[:-1])  # each a question
 
 

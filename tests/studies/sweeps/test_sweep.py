@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -246,6 +247,40 @@ def test_another_scenario_or_seed_is_another_cache_entry(tmp_path, tiny_points):
     run_sweep(tiny_points[:1], seed=2, precision=PRECISION, pool=InProcess(), cache=cache,
               run=counted)  # fmt: skip
     assert counted.calls >= 2
+
+
+def test_writers_of_one_key_at_once_leave_one_whole_entry_and_readers_never_see_a_torn_one(
+    tmp_path,
+):
+    """Two sweeps sharing a cache (or one sweep's callbacks) may keep the same replication at
+    once: each entry is written beside and renamed over, so a reader finds none or a whole one."""
+    warnings: list[str] = []
+    cache = Cache(tmp_path / "cache", warn=warnings.append)
+    key, seed = "k" * 64, 7
+    kept = [summary(float(v), seed=seed) for v in range(1, 5)]
+    start = threading.Barrier(len(kept) + 1)
+    seen: list[RunSummary | None] = []
+
+    def write(one: RunSummary) -> None:
+        start.wait()
+        for _ in range(25):
+            cache.put(key, one)
+
+    def read() -> None:
+        start.wait()
+        while any(w.is_alive() for w in writers):
+            seen.append(cache.get(key, seed))
+
+    writers = [threading.Thread(target=write, args=(one,)) for one in kept]
+    reader = threading.Thread(target=read)
+    for thread in (*writers, reader):
+        thread.start()
+    for thread in (*writers, reader):
+        thread.join()
+    assert warnings == []
+    assert seen and all(s is None or s in kept for s in seen)
+    assert cache.get(key, seed) in kept
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == [f"{key}.json"]
 
 
 # --- executors ---------------------------------------------------------------------------
