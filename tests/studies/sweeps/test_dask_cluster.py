@@ -28,7 +28,7 @@ from tapesched.studies.sweeps.swept_study import SweptStudy
 from tests.conftest import INSTANCES, ROOT, dist_info
 from tests.studies.sweeps.test_sweep import TINY
 
-pytestmark = pytest.mark.pool
+pytestmark = [pytest.mark.paper, pytest.mark.pool]  # 10 s of processes: make test-papers
 
 AMPEX = str(INSTANCES / "scenarios" / "ampex.json")
 
