@@ -61,7 +61,13 @@ from typing import cast
 
 from tapesched.simulator.replay.replay_result import ReplayResult, ReplayTally
 from tapesched.simulator.replay.sl8500 import SL8500Timings, trace_platform
-from tapesched.simulator.replay.trace import LibraryLayout, TraceRequest, home_levels
+from tapesched.simulator.replay.trace import (
+    LibraryLayout,
+    TraceRequest,
+    home_levels,
+    last_arrival_s,
+    trace_cartridges,
+)
 from tapesched.simulator.replay.trace_archive import TraceArchive, TraceReads, trace_workload
 from tapesched.simulator.results.replications import without_cyclic_gc
 from tapesched.simulator.run.simulation import Simulation
@@ -222,7 +228,7 @@ def replay(
         raise ValueError("no request to replay")
     timings = SL8500Timings() if timings is None else timings
     chosen = select_drives(layout, drives)
-    names = {r.cartridge for r in requests}
+    names = trace_cartridges(requests)
     if homes is None:
         homes = home_levels(names, layout, seed)
     missing = sorted(names - homes.keys())
@@ -254,7 +260,7 @@ def replay(
     name = scheduler if isinstance(scheduler, str) else getattr(scheduler, "__name__", "custom")
     # The workload, the run and its result build objects by the request that live to the
     # end: the collector's passes over them would cost as much as a tenth of the replay.
-    end_s = max(r.arrival_s for r in requests)
+    end_s = last_arrival_s(requests)
     with without_cyclic_gc():
         workload = trace_workload(requests, placed)
         simulation = Simulation(

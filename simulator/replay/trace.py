@@ -34,13 +34,14 @@ deterministically and in proportion to the free slots of each level.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from itertools import accumulate
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, overload
 
 from attrs import field, frozen
 
@@ -275,26 +276,100 @@ def read_requests(path: str | Path) -> tuple[TraceRequest, ...]:
     )
 
 
-def repeat_trace(requests: Sequence[TraceRequest], copies: int) -> tuple[TraceRequest, ...]:
-    """``copies`` copies of a trace end to end, each shifted by the trace's span.
+class RepeatedTrace(Sequence[TraceRequest]):
+    """``copies`` copies of a trace end to end, each shifted by the trace's span, each request
+    made as it is read: a trace of millions of requests in the memory of one copy.
 
     The span is the last arrival (the first is at 0): copy ``k`` arrives
     ``k`` spans later, asking for the same cartridges. A long trace of the
-    sample's character, for measuring how a replay scales.
+    sample's character, for measuring how a replay scales. What a replay
+    reads of the whole trace is known from the copy alone: its cartridges
+    (:func:`trace_cartridges`), its last arrival (:func:`last_arrival_s`) and
+    whether it is in arrival order (:func:`arrival_order`).
 
     Raises
     ------
     ValueError
         For fewer than one copy or no request.
     """
-    if copies < 1 or not requests:
-        raise ValueError(f"need at least one copy of at least one request, got {copies} copies")
-    span_s = max(r.arrival_s for r in requests)
-    return tuple(
-        TraceRequest(r.cartridge, r.arrival_s + k * span_s, r.seconds_in_drive)
-        for k in range(copies)
-        for r in requests
-    )
+
+    def __init__(self, requests: Sequence[TraceRequest], copies: int) -> None:
+        if copies < 1 or not requests:
+            raise ValueError(f"need at least one copy of at least one request, got {copies} copies")
+        self.copy = tuple(requests)
+        self.copies = copies
+        self.span_s = max(r.arrival_s for r in self.copy)
+        self.cartridges = frozenset(r.cartridge for r in self.copy)
+        self.in_arrival_order = _in_arrival_order(self.copy)
+
+    def __len__(self) -> int:
+        return len(self.copy) * self.copies
+
+    @overload
+    def __getitem__(self, k: int) -> TraceRequest: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> tuple[TraceRequest, ...]: ...
+
+    def __getitem__(self, k: int | slice) -> TraceRequest | tuple[TraceRequest, ...]:
+        if isinstance(k, slice):
+            return tuple(self[i] for i in range(*k.indices(len(self))))
+        n = len(self)
+        if not -n <= k < n:
+            raise IndexError(f"request {k} of a trace of {n}")
+        copy, i = divmod(k % n, len(self.copy))
+        r = self.copy[i]
+        return TraceRequest(r.cartridge, r.arrival_s + copy * self.span_s, r.seconds_in_drive)
+
+    @property
+    def last_arrival_s(self) -> float:
+        """The last copy's last arrival."""
+        return max(r.arrival_s + (self.copies - 1) * self.span_s for r in self.copy)
+
+
+def repeat_trace(requests: Sequence[TraceRequest], copies: int) -> RepeatedTrace:
+    """``copies`` copies of a trace end to end (:class:`RepeatedTrace`).
+
+    Raises
+    ------
+    ValueError
+        For fewer than one copy or no request.
+    """
+    return RepeatedTrace(requests, copies)
+
+
+def _in_arrival_order(requests: Iterable[TraceRequest]) -> bool:
+    last = -math.inf
+    for r in requests:
+        if r.arrival_s < last:
+            return False
+        last = r.arrival_s
+    return True
+
+
+def trace_cartridges(requests: Sequence[TraceRequest]) -> frozenset[str]:
+    """The cartridges a trace reads."""
+    if isinstance(requests, RepeatedTrace):
+        return requests.cartridges
+    return frozenset(r.cartridge for r in requests)
+
+
+def last_arrival_s(requests: Sequence[TraceRequest]) -> float:
+    """A trace's last arrival (its end)."""
+    if isinstance(requests, RepeatedTrace):
+        return requests.last_arrival_s
+    return max(r.arrival_s for r in requests)
+
+
+def arrival_order(requests: Sequence[TraceRequest]) -> Sequence[int] | None:
+    """The indices of a trace's requests by arrival, ties in the order given (``None``: the
+    trace is in that order already, and no index is made)."""
+    if isinstance(requests, RepeatedTrace):
+        if requests.in_arrival_order:
+            return None
+    elif _in_arrival_order(requests):
+        return None
+    return sorted(range(len(requests)), key=lambda k: requests[k].arrival_s)
 
 
 # --- the layout ------------------------------------------------------------------------------

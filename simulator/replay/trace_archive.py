@@ -7,12 +7,13 @@ it, and :func:`trace_workload` the trace's requests as reads of those files, by 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from typing import overload
 
 from attrs import field, frozen
 
 from tapesched.simulator.replay.sl8500 import TRACE_RATE_MB_S, level_id
-from tapesched.simulator.replay.trace import TraceRequest
+from tapesched.simulator.replay.trace import TraceRequest, arrival_order
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.catalogue_records import Chunk, FileLayout, Member, Row
 from tapesched.simulator.storage.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
@@ -105,11 +106,42 @@ class TraceReads(Parallel):
         return JobSpec(((extent,),), memory_mb=self.block_mb)
 
 
+class TraceFileRequests(Sequence[FileRequest]):
+    """A trace's requests as reads of the :class:`TraceArchive`'s files, by arrival, each
+    made as it is read (a run reads them once, in order: a long trace keeps none)."""
+
+    def __init__(self, archive: TraceArchive, order: Sequence[int] | None) -> None:
+        self.archive = archive
+        self.order = order
+
+    def __len__(self) -> int:
+        return len(self.archive)
+
+    @overload
+    def __getitem__(self, i: int) -> FileRequest: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[FileRequest, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> FileRequest | tuple[FileRequest, ...]:
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        if not -len(self) <= i < len(self):
+            raise IndexError(f"request {i} of {len(self)}")
+        k = i % len(self) if self.order is None else self.order[i]
+        archive = self.archive
+        return FileRequest(f"r{k}", archive.requests[k].arrival_s, "read", archive.file(k))
+
+    def __iter__(self) -> Iterator[FileRequest]:
+        archive, order = self.archive, self.order
+        requests, file = archive.requests, archive.file
+        for k in range(len(archive)) if order is None else order:
+            yield FileRequest(f"r{k}", requests[k].arrival_s, "read", file(k))
+
+
 def trace_workload(requests: Sequence[TraceRequest], homes: Mapping[str, int]) -> Workload:
-    """The trace's requests as reads of the :class:`TraceArchive`'s files, by arrival."""
-    order = sorted(range(len(requests)), key=lambda k: requests[k].arrival_s)
+    """The trace's requests as reads of the :class:`TraceArchive`'s files, by arrival
+    (:class:`TraceFileRequests`: made as the run reads them)."""
     archive = TraceArchive(requests, homes)
-    reads = tuple(
-        FileRequest(f"r{k}", requests[k].arrival_s, "read", archive.file(k)) for k in order
-    )
+    reads = TraceFileRequests(archive, arrival_order(requests))
     return Workload(initial=(), requests=reads, archive=archive)  # type: ignore[arg-type]

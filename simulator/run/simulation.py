@@ -237,8 +237,10 @@ class Simulation:
         self.arrived = 0
         self.midway_backlog: int | None = None
         """Backlog half-way through the last :meth:`run` to a time (for saturation)."""
-        self._requests = workload.requests
-        self._next = 0
+        self._arrivals = iter(workload.requests)
+        """The requests still to arrive, read one at a time: a long workload may make each as
+        it is read (the run keeps none it has not yet admitted)."""
+        self._to_arrive = True
         self._deciding = False
         self._poked = False
         self._wake: Callable[[float], float | None] | None = getattr(self.scheduler, "wake_s", None)
@@ -312,8 +314,7 @@ class Simulation:
 
     def has_work(self) -> bool:
         """Whether requests are still to arrive or not done (faults strike only then)."""
-        arrived = self.arrived + self.served_from_disk
-        return arrived < len(self._requests) or self.backlog > 0
+        return self._to_arrive or self.backlog > 0
 
     def _sample(self) -> None:
         self.midway_backlog = self.backlog
@@ -321,9 +322,10 @@ class Simulation:
     # Arrivals.
 
     def _schedule_next_arrival(self) -> None:
-        if self._next < len(self._requests):
-            request = self._requests[self._next]
-            self._next += 1
+        request = next(self._arrivals, None)
+        if request is None:
+            self._to_arrive = False
+        else:
             self.engine.at(request.arrival_s, self._arrive, request)
 
     def _arrive(self, file_request: FileRequest) -> None:

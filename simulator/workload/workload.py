@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 import random
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate
 from types import MappingProxyType
 from typing import Any, Literal
@@ -395,7 +395,9 @@ class Workload:
     """
 
     initial: tuple[FileSpec, ...]
-    requests: tuple[FileRequest, ...]
+    requests: Sequence[FileRequest]
+    """In order of arrival: a tuple, or a sequence that makes each request as it is read (a
+    long trace's, :func:`simulator.replay.trace_archive.trace_workload`)."""
     archive: Archive | None = None
     own_tapes: bool = False
 
