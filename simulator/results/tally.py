@@ -84,11 +84,11 @@ class OrderStatistics:
     temporary file of a long run as soon as it is read.
     """
 
-    def __init__(self, spill_after: int = SPILL_AFTER) -> None:
+    def __init__(self, spill_after: int | None = None) -> None:
         self.sum = ExactSum()
         self.max = -math.inf
         self._values = array("d")
-        self._spill_after = spill_after
+        self._spill_after = SPILL_AFTER if spill_after is None else spill_after
         self._file: tempfile._TemporaryFileWrapper[bytes] | None = None
         self._on_disk = 0
 
