@@ -133,6 +133,7 @@ bench: venv
 	$(BIN)/python benchmarks/stripe_search.py
 	$(BIN)/python benchmarks/recall_order.py
 	$(BIN)/python benchmarks/replay.py
+	$(BIN)/python benchmarks/scale.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

@@ -3,7 +3,7 @@
 :class:`ReplayTally` is the sink of a replay's run (a
 :attr:`~simulator.run.simulation.Simulation.finish_sinks` entry): it counts the
 mounts, sums the latencies exactly and keeps their order statistics
-(:class:`~simulator.results.tally.OrderStatistics`: in memory up to a million
+(:class:`~simulator.results.tally.OrderStatistics`: in memory up to 262,144
 values, on disk past that), and counts the backlog at the trace's half-way
 point and end from each request's arrival and end. Per-request latencies and
 mount flags are kept, in trace order, only when a result document asks for

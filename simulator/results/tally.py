@@ -24,11 +24,11 @@ from array import array
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-SPILL_AFTER = 1_000_000
-"""Values an :class:`OrderStatistics` keeps in memory (8 MB) before it writes them to disk."""
+SPILL_AFTER = 1 << 18
+"""Values an :class:`OrderStatistics` keeps in memory (2 MB) before it writes them to disk."""
 
-CHUNK = 1 << 20
-"""Values read from disk at once when an order statistic is sought (8 MB)."""
+CHUNK = 1 << 18
+"""Values read from disk at once when an order statistic is sought (2 MB)."""
 
 BINS = 4096
 """Bins of each histogram that narrows the search for an order statistic."""
@@ -146,8 +146,10 @@ class OrderStatistics:
         low = math.floor(position)
         high = min(low + 1, n - 1)
         if self._file is None:
-            ordered = sorted(self._values)
-            a, b = ordered[low], ordered[high]
+            import numpy as np
+
+            ordered = np.sort(np.frombuffer(self._values, dtype=np.float64))
+            a, b = float(ordered[low]), float(ordered[high])
         else:
             a = self.value_at(low)
             b = a if high == low else self.value_at(high)

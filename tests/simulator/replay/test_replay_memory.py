@@ -54,8 +54,8 @@ def _peak_mb(copies: int) -> tuple[float, int]:
 def test_a_replay_five_times_as_long_takes_no_more_memory(monkeypatch) -> None:
     # What a run keeps up to a bound is bounded far below the shorter trace here, so that
     # both replays reach each bound, as any long one does: read plans kept for files read
-    # again (65,536 in a run), latencies kept in memory before they go to disk (a million)
-    # and read back from it at once (a million) for the median and 95th percentile.
+    # again (65,536 in a run), latencies kept in memory before they go to disk (262,144)
+    # and read back from it at once (262,144) for the median and 95th percentile.
     monkeypatch.setattr(admission, "READ_PLANS_KEPT", 10)
     monkeypatch.setattr(tally, "SPILL_AFTER", 100)
     monkeypatch.setattr(tally, "CHUNK", 64)

@@ -144,8 +144,9 @@ def test_the_whole_ecmwf_sample_and_its_250k_copy_replay_the_same_on_the_site() 
         str(ECMWF / "io_events_sample_10k.csv.bz2"),
         str(ECMWF / "sl8500_from_snap20111001.json.bz2"),
         120,
+        per_request=True,
     )
-    by_site = replay_site(site_log, 120).result
+    by_site = replay_site(site_log, 120, per_request=True).result
     assert (by_site.mounts, by_site.latencies_s) == (
         legacy.result.mounts,
         legacy.result.latencies_s,
