@@ -36,12 +36,13 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from abc import abstractmethod
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from itertools import accumulate
 from pathlib import Path
-from typing import Annotated, Any, overload
+from typing import Annotated, Any, TypeVar, overload
 
 from attrs import field, frozen
 
@@ -63,6 +64,8 @@ from tapesched.toolkit.files.json_documents import read_json
 from tapesched.toolkit.files.reading import read_text
 from tapesched.toolkit.files.structurer import JSON, TEXT, KeyStyle
 from tapesched.toolkit.units import MAX_COUNT, MAX_SIMULATED_S, describe_seconds
+
+T = TypeVar("T")
 
 MAX_PROBLEMS = MAX_SHOWN
 """Bad lines reported one by one before the rest are summed up in a last line."""
@@ -276,7 +279,32 @@ def read_requests(path: str | Path) -> tuple[TraceRequest, ...]:
     )
 
 
-class RepeatedTrace(Sequence[TraceRequest]):
+class LazySequence(Sequence[T]):
+    """A sequence whose items are made as they are read (:meth:`item`), none of them kept."""
+
+    @abstractmethod
+    def __len__(self) -> int: ...
+
+    @abstractmethod
+    def item(self, k: int) -> T:
+        """Item ``k``, within ``[0, len)``."""
+
+    @overload
+    def __getitem__(self, k: int) -> T: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> tuple[T, ...]: ...
+
+    def __getitem__(self, k: int | slice) -> T | tuple[T, ...]:
+        n = len(self)
+        if isinstance(k, slice):
+            return tuple(self.item(i) for i in range(*k.indices(n)))
+        if not -n <= k < n:
+            raise IndexError(f"item {k} of {n}")
+        return self.item(k % n)
+
+
+class RepeatedTrace(LazySequence[TraceRequest]):
     """``copies`` copies of a trace end to end, each shifted by the trace's span, each request
     made as it is read: a trace of millions of requests in the memory of one copy.
 
@@ -305,19 +333,9 @@ class RepeatedTrace(Sequence[TraceRequest]):
     def __len__(self) -> int:
         return len(self.copy) * self.copies
 
-    @overload
-    def __getitem__(self, k: int) -> TraceRequest: ...
-
-    @overload
-    def __getitem__(self, k: slice) -> tuple[TraceRequest, ...]: ...
-
-    def __getitem__(self, k: int | slice) -> TraceRequest | tuple[TraceRequest, ...]:
-        if isinstance(k, slice):
-            return tuple(self[i] for i in range(*k.indices(len(self))))
-        n = len(self)
-        if not -n <= k < n:
-            raise IndexError(f"request {k} of a trace of {n}")
-        copy, i = divmod(k % n, len(self.copy))
+    def item(self, k: int) -> TraceRequest:
+        """Request ``k``: its copy's request, shifted by the copy's spans."""
+        copy, i = divmod(k, len(self.copy))
         r = self.copy[i]
         return TraceRequest(r.cartridge, r.arrival_s + copy * self.span_s, r.seconds_in_drive)
 

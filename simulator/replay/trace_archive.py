@@ -8,12 +8,11 @@ it, and :func:`trace_workload` the trace's requests as reads of those files, by 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from typing import overload
 
 from attrs import field, frozen
 
 from tapesched.simulator.replay.sl8500 import TRACE_RATE_MB_S, level_id
-from tapesched.simulator.replay.trace import TraceRequest, arrival_order
+from tapesched.simulator.replay.trace import LazySequence, TraceRequest, arrival_order
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.catalogue_records import Chunk, FileLayout, Member, Row
 from tapesched.simulator.storage.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
@@ -106,7 +105,7 @@ class TraceReads(Parallel):
         return JobSpec(((extent,),), memory_mb=self.block_mb)
 
 
-class TraceFileRequests(Sequence[FileRequest]):
+class TraceFileRequests(LazySequence[FileRequest]):
     """A trace's requests as reads of the :class:`TraceArchive`'s files, by arrival, each
     made as it is read (a run reads them once, in order: a long trace keeps none)."""
 
@@ -117,18 +116,9 @@ class TraceFileRequests(Sequence[FileRequest]):
     def __len__(self) -> int:
         return len(self.archive)
 
-    @overload
-    def __getitem__(self, i: int) -> FileRequest: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> tuple[FileRequest, ...]: ...
-
-    def __getitem__(self, i: int | slice) -> FileRequest | tuple[FileRequest, ...]:
-        if isinstance(i, slice):
-            return tuple(self[j] for j in range(*i.indices(len(self))))
-        if not -len(self) <= i < len(self):
-            raise IndexError(f"request {i} of {len(self)}")
-        k = i % len(self) if self.order is None else self.order[i]
+    def item(self, i: int) -> FileRequest:
+        """The ``i``-th request to arrive."""
+        k = i if self.order is None else self.order[i]
         archive = self.archive
         return FileRequest(f"r{k}", archive.requests[k].arrival_s, "read", archive.file(k))
 

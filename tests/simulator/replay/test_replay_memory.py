@@ -76,3 +76,17 @@ def test_a_replay_keeps_each_request_only_when_asked() -> None:
     assert lean.summary() == kept.summary()
     with pytest.raises(ValueError, match="per-request"):
         _ = lean.mount_latencies_s
+
+
+def test_a_repeated_trace_is_its_copies_shifted_by_the_span_made_as_read() -> None:
+    copy = (TraceRequest("CB0001", 0.0, 5.0), TraceRequest("CB0002", 40.0, 1.0))
+    trace = repeat_trace(copy, 3)
+    expected = [TraceRequest(r.cartridge, r.arrival_s + k * 40.0, r.seconds_in_drive)
+                for k in range(3) for r in copy]  # fmt: skip
+    assert len(trace) == 6 and list(trace) == expected
+    assert trace[-1] == expected[-1] and trace[1:4] == tuple(expected[1:4])
+    assert (trace.last_arrival_s, trace.cartridges) == (120.0, {"CB0001", "CB0002"})
+    with pytest.raises(IndexError):
+        trace[6]
+    with pytest.raises(ValueError, match="at least one copy"):
+        repeat_trace(copy, 0)
