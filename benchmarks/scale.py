@@ -8,7 +8,7 @@ resident memory (``ru_maxrss`` of the child) is its own:
   :class:`simulator.replay.trace.RepeatedTrace`), replayed on its 170 drives
   as :mod:`benchmarks.replay` does;
 - the Blue Waters scenario under PARALLEL at 600 requests/h for 1, 4 and 52
-  simulated weeks, as :mod:`benchmarks.blue_waters` runs it.
+  simulated weeks, scheduler ``bw-main``, as :mod:`benchmarks.blue_waters` runs it.
 
 Printed per row: requests, wall seconds, requests per second, the peak
 memory, and against the family's first row the time per request and the
@@ -77,6 +77,7 @@ def blue_waters_row(weeks: float) -> dict[str, float]:
     scenario = override(
         load_scenario(str(SCENARIO)),
         policy="parallel",
+        scheduler="bw-main",
         rate_per_s=PARALLEL_PER_H / 3600,
         duration_s=weeks * WEEK_S,
     )
