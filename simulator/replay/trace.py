@@ -279,6 +279,10 @@ def read_requests(path: str | Path) -> tuple[TraceRequest, ...]:
     )
 
 
+MADE_KEPT = 8
+"""Requests a :class:`RepeatedTrace` keeps of those it made last."""
+
+
 class LazySequence(Sequence[T]):
     """A sequence whose items are made as they are read (:meth:`item`), none of them kept."""
 
@@ -329,15 +333,32 @@ class RepeatedTrace(LazySequence[TraceRequest]):
         self.span_s = max(r.arrival_s for r in self.copy)
         self.cartridges = frozenset(r.cartridge for r in self.copy)
         self.in_arrival_order = _in_arrival_order(self.copy)
+        self._made: dict[int, TraceRequest] = {}
 
     def __len__(self) -> int:
         return len(self.copy) * self.copies
 
     def item(self, k: int) -> TraceRequest:
-        """Request ``k``: its copy's request, shifted by the copy's spans."""
+        """Request ``k``: its copy's request, shifted by the copy's spans.
+
+        The last few made are kept: a replay reads a request a few times as it
+        arrives and is planned. A shifted request is made without its fields'
+        checks again: its copy's passed them, and a shift by whole spans keeps
+        its arrival finite and nonnegative.
+        """
+        made = self._made.get(k)
+        if made is not None:
+            return made
         copy, i = divmod(k, len(self.copy))
         r = self.copy[i]
-        return TraceRequest(r.cartridge, r.arrival_s + copy * self.span_s, r.seconds_in_drive)
+        made = object.__new__(TraceRequest)
+        object.__setattr__(made, "cartridge", r.cartridge)
+        object.__setattr__(made, "arrival_s", r.arrival_s + copy * self.span_s)
+        object.__setattr__(made, "seconds_in_drive", r.seconds_in_drive)
+        if len(self._made) >= MADE_KEPT:
+            self._made.clear()
+        self._made[k] = made
+        return made
 
     @property
     def last_arrival_s(self) -> float:
