@@ -6,8 +6,9 @@ The accumulators here take each value once, as the request ends, and give
 at the end what the whole list would have given, to the last bit:
 
 - :class:`ExactSum`: the sum of floats, correctly rounded whatever their order
-  (Shewchuk's partials, the algorithm behind :func:`math.fsum`): its
-  :meth:`~ExactSum.mean` equals :func:`statistics.fmean` of the same values;
+  (values buffered, and folded now and then into a few floats whose sum is
+  exactly theirs, by :func:`math.fsum`): its :meth:`~ExactSum.mean` equals
+  :func:`statistics.fmean` of the same values;
 - :class:`OrderStatistics`: count, sum, maximum and any order statistic
   (median, 95th percentile). Values are kept in memory, 8 bytes each, up to
   :data:`SPILL_AFTER` of them; past that they go to a temporary file, and an
@@ -34,37 +35,66 @@ BINS = 4096
 """Bins of each histogram that narrows the search for an order statistic."""
 
 
-class ExactSum:
-    """The sum of the floats added, exact until it is read (then correctly rounded)."""
+COMPACT_AFTER = 4096
+"""Values an :class:`ExactSum` buffers before it folds them into its partial sums."""
 
-    __slots__ = ("_partials", "count")
+
+def _exact_partials(values: list[float]) -> list[float]:
+    """Floats whose sum is exactly that of ``values``, each rounding what the ones before
+    it left out (fewer than ``values``: a few, whatever their count).
+
+    :func:`math.fsum` rounds the exact sum of its floats correctly; the exact sum less
+    that rounding is again the sum of floats (those, and the rounding negated), so the
+    rounding of what is left is found the same way, until nothing is: an exact sum of
+    floats that is not 0 is at least the least subnormal, which does not round to 0.
+    """
+    partials: list[float] = []
+    rest = list(values)
+    while True:
+        rounded = math.fsum(rest)
+        if rounded == 0.0:
+            return partials
+        partials.append(rounded)
+        rest.append(-rounded)
+
+
+class ExactSum:
+    """The sum of the floats added, exact until it is read (then correctly rounded).
+
+    Values are buffered, and every :data:`COMPACT_AFTER` of them folded, with the partial
+    sums kept, into a few floats whose sum is exactly theirs (:func:`_exact_partials`),
+    so that adding a value is an append and the memory a few floats.
+    """
+
+    __slots__ = ("_buffer", "_partials", "count")
 
     def __init__(self, values: Iterable[float] = ()) -> None:
         self._partials: list[float] = []
+        self._buffer = array("d")
         self.count = 0
         for value in values:
             self.add(value)
 
     def add(self, x: float) -> None:
         """Add ``x`` (finite)."""
-        partials = self._partials
-        i = 0
-        for y in partials:
-            if abs(x) < abs(y):
-                x, y = y, x
-            hi = x + y
-            lo = y - (hi - x)
-            if lo:
-                partials[i] = lo
-                i += 1
-            x = hi
-        partials[i:] = [x]
+        buffer = self._buffer
+        buffer.append(x)
         self.count += 1
+        if len(buffer) >= COMPACT_AFTER:
+            self.add_all(())
+
+    def add_all(self, values: Iterable[float]) -> None:
+        """Add every value of ``values`` at once (and fold the buffer in)."""
+        before = len(self._buffer)
+        self._buffer.extend(values)
+        self.count += len(self._buffer) - before
+        self._partials = _exact_partials([*self._partials, *self._buffer])
+        del self._buffer[:]
 
     @property
     def value(self) -> float:
         """The sum, correctly rounded (as :func:`math.fsum` of every value added)."""
-        return math.fsum(self._partials)
+        return math.fsum([*self._partials, *self._buffer])
 
     def mean(self) -> float:
         """The mean, as :func:`statistics.fmean` of every value added.
@@ -85,7 +115,8 @@ class OrderStatistics:
     """
 
     def __init__(self, spill_after: int | None = None) -> None:
-        self.sum = ExactSum()
+        self._spilled = ExactSum()
+        """The sum of the values on disk."""
         self.max = -math.inf
         self._values = array("d")
         self._spill_after = SPILL_AFTER if spill_after is None else spill_after
@@ -108,11 +139,10 @@ class OrderStatistics:
     @property
     def count(self) -> int:
         """Values added."""
-        return self.sum.count
+        return self._spilled.count + len(self._values)
 
     def add(self, x: float) -> None:
         """Add ``x`` (finite)."""
-        self.sum.add(x)
         if x > self.max:
             self.max = x
         values = self._values
@@ -120,9 +150,18 @@ class OrderStatistics:
         if len(values) >= self._spill_after:
             if self._file is None:
                 self._file = tempfile.NamedTemporaryFile(prefix="tapesched-", suffix=".f64")
+            self._spilled.add_all(values)
             values.tofile(self._file)
             self._on_disk += len(values)
             del values[:]
+
+    @property
+    def sum(self) -> ExactSum:
+        """The exact sum of the values added (those spilled, and those in memory)."""
+        total = ExactSum()
+        total.add_all([*self._spilled._partials, *self._values])
+        total.count = self.count
+        return total
 
     def mean(self) -> float:
         """The mean (as :func:`statistics.fmean`)."""
