@@ -12,7 +12,12 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from attrs import field, frozen
 
 from tapesched.simulator.replay.sl8500 import TRACE_RATE_MB_S, level_id
-from tapesched.simulator.replay.trace import LazySequence, TraceRequest, arrival_order
+from tapesched.simulator.replay.trace import (
+    LazySequence,
+    RepeatedTrace,
+    TraceRequest,
+    arrival_order,
+)
 from tapesched.simulator.storage.catalogue import Catalogue
 from tapesched.simulator.storage.catalogue_records import Chunk, FileLayout, Member, Row
 from tapesched.simulator.storage.files import Extent, FileRequest, FileSpec, JobSpec, Scheme
@@ -40,22 +45,31 @@ class TraceArchive(NumberedFiles):
     def __init__(self, requests: Sequence[TraceRequest], homes: Mapping[str, int]) -> None:
         self.requests = requests
         self.homes = homes
+        self._count = len(requests)
+        self._copy: Sequence[TraceRequest] = (
+            requests.copy if isinstance(requests, RepeatedTrace) else requests
+        )
+        """The requests a file's cartridge and seconds are read from: a repeated trace's copy
+        (file ``k`` is then the copy's ``k % len(copy)``, made no request for it)."""
+        self._period = len(self._copy)
 
     def __len__(self) -> int:
         """One file per request."""
-        return len(self.requests)
+        return self._count
+
+    def read(self, k: int) -> TraceRequest:
+        """The request whose cartridge and seconds file ``k`` holds (its arrival aside)."""
+        return self._copy[k % self._period]
 
     def file(self, k: int) -> FileSpec:
         """The file request ``k`` reads."""
-        size_mb = max(self.requests[k].seconds_in_drive, LEAST_USE_S) * TRACE_RATE_MB_S
-        return FileSpec(self.file_id(k), size_mb, UNSTRIPED)
+        size_mb = max(self.read(k).seconds_in_drive, LEAST_USE_S) * TRACE_RATE_MB_S
+        return FileSpec(f"f{k}", size_mb, UNSTRIPED)
 
     def layout(self, k: int) -> tuple[FileLayout, int]:
         """One data member: the file at the start of its cartridge."""
         file = self.file(k)
-        chunk = Chunk(
-            self.requests[k].cartridge, 0.0, data_host_mb=file.size_mb, data_tape_mb=file.size_mb
-        )
+        chunk = Chunk(self.read(k).cartridge, 0.0, data_host_mb=file.size_mb, data_tape_mb=file.size_mb)
         row = Row((Member("data", (chunk,)),), (0,))
         return FileLayout(file, POLICY, (row,)), 1
 
@@ -98,10 +112,11 @@ class TraceReads(Parallel):
         k = None if archive is None else archive.file_number(file_id)
         if archive is None or k is None:
             return super().plan_read(catalogue, file_id, unavailable)
-        request = archive.requests[k]
+        request = archive.read(k)
         size_mb = max(request.seconds_in_drive, LEAST_USE_S) * TRACE_RATE_MB_S
         extent = Extent(request.cartridge, 0.0, size_mb, size_mb)
-        without_parity(file_id, (extent,), unavailable)
+        if unavailable:
+            without_parity(file_id, (extent,), unavailable)
         return JobSpec(((extent,),), memory_mb=self.block_mb)
 
 
@@ -125,6 +140,15 @@ class TraceFileRequests(LazySequence[FileRequest]):
     def __iter__(self) -> Iterator[FileRequest]:
         archive, order = self.archive, self.order
         requests, file = archive.requests, archive.file
+        if order is None and isinstance(requests, RepeatedTrace):
+            # Copy after copy, each request's arrival shifted as RepeatedTrace.item shifts it,
+            # without making the shifted request.
+            copy, span_s, k = requests.copy, requests.span_s, 0
+            for c in range(requests.copies):
+                for r in copy:
+                    yield FileRequest(f"r{k}", r.arrival_s + c * span_s, "read", file(k))
+                    k += 1
+            return
         for k in range(len(archive)) if order is None else order:
             yield FileRequest(f"r{k}", requests[k].arrival_s, "read", file(k))
 
