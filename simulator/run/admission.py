@@ -96,8 +96,9 @@ class Admission:
         """Read plan of each file read so far, until it is written again (a layout is final)."""
         self._libraries: dict[str, int] = {}
         """The library index of each tape met so far (:meth:`home`)."""
-        self._first_models: dict[int, DriveModel] = {}
-        """The model of the first drive of each library (:meth:`alone_s`)."""
+        self._switch_s: dict[tuple[int, int], tuple[float, DriveModel]] = {}
+        """By library and width, the mounts and load of a request alone (from the mean times)
+        and the model of the library's first drive (:meth:`alone_s`)."""
 
     def arrive(self, file_request: FileRequest) -> bool:
         """Admit ``file_request``, unless an earlier request for its file is pending: it then
@@ -139,12 +140,13 @@ class Admission:
             entry = AdmittedRequest(file_request)
             sim.entries[file_request.id] = entry
         file = file_request.file
+        read = file_request.kind == "read"
         pieces: tuple[Piece, ...]
         plan: JobSpec
         if entry.repack is not None:
             assert entry.plan is not None
             plan = entry.plan
-        elif file_request.kind == "read":
+        elif read:
             faults = sim.fault_processes
             if faults.found_lost:
                 entry.unavailable |= faults.found_lost_of(file.id)
@@ -157,25 +159,28 @@ class Admission:
                 # Read on no more drives than a write of the file holds (a process of its type).
                 plan = plan.folded(sim.policy.write_width(file))
             else:
-                kept = self._read_plans.get(file.id)
+                read_plans = self._read_plans
+                kept = read_plans.get(file.id)
                 if kept is None:
-                    if len(self._read_plans) >= READ_PLANS_KEPT:
-                        self._read_plans.clear()
-                    kept = self._read_plans[file.id] = sim.policy.plan_read(sim.catalogue, file.id)
+                    if len(read_plans) >= READ_PLANS_KEPT:
+                        read_plans.clear()
+                    kept = read_plans[file.id] = sim.policy.plan_read(sim.catalogue, file.id)
                 plan = kept
             if sim.repacking.replaced:
                 plan = sim.repacking.renamed(plan)
-        if file_request.kind == "read":
+        if read:
             entry.plan = plan
-            if not plan.phases:
+            phases = plan.phases
+            if not phases:
                 self._from_disk_alone(entry)
                 return
-            first = plan.phases[0]
-            e = first[0] if len(plan.phases) == 1 and not plan.flush and len(first) == 1 else None
+            first = phases[0]
+            e = first[0] if len(phases) == 1 and not plan.flush and len(first) == 1 else None
             if e is not None:
                 # One extent (a trace's read, say): what the general case below gives.
-                pieces = (Piece(e.tape, e.offset_mb, e.tape_mb),)
-                entry.tapes = (e.tape,)
+                tape = e.tape
+                pieces = (Piece(tape, e.offset_mb, e.tape_mb),)
+                entry.tapes = (tape,)
                 entry.width = 1  # (a request planned again may have been wider)
             else:
                 entry.width = plan.width
@@ -185,7 +190,9 @@ class Admission:
                 entry.tapes = tuple(
                     sorted({e.tape for phase in plan.phases + plan.flush for e in phase if e})
                 )
-            entry.library = self.home(pieces[0].tape)
+                tape = pieces[0].tape
+            library = self._libraries.get(tape)
+            entry.library = self.home(tape) if library is None else library
         else:
             entry.width = sim.policy.write_width(file)
             share = file.size_mb / entry.width
@@ -199,7 +206,7 @@ class Admission:
                     tape = sim.catalogue.tape(group.tapes[0])
                     lib = sim.platform.library_index[tape.library]
             entry.library = lib
-        entry.request = Request(
+        entry.request = request = Request(
             id=file_request.id,
             release_s=file_request.arrival_s,
             weight=1000.0 / file.size_mb,
@@ -207,13 +214,13 @@ class Admission:
             pieces=pieces,
         )
         entry.service_s = self.alone_s(entry)
-        entry.seq = seq = sim.dispatch_state.add(entry.request)
-        tapes = entry.tapes if file_request.kind == "read" else ()
+        entry.seq = seq = sim.dispatch_state.add(request)
+        tapes = entry.tapes if read else ()
         by_tapes = self.waiting_by_tapes.get(tapes)
         if by_tapes is None:
-            self.waiting_by_tapes[tapes] = {seq: entry.request}
+            self.waiting_by_tapes[tapes] = {seq: request}
         else:
-            by_tapes[seq] = entry.request
+            by_tapes[seq] = request
 
     def unwait(self, entry: AdmittedRequest) -> None:
         """``entry`` is waiting no more (it starts, or holds drives)."""
@@ -265,25 +272,33 @@ class Admission:
         drive and the phases' transfers; a write, whose layout is not known
         yet, streams an equal share of its size uncompressed on each drive.
         """
-        platform = self._sim.platform
-        lib = platform.libraries[entry.library]
-        model = self._first_models.get(entry.library)
-        if model is None:
-            model = self._first_models[entry.library] = next(
+        key = (entry.library, entry.width)
+        known = self._switch_s.get(key)
+        if known is None:
+            platform = self._sim.platform
+            lib = platform.libraries[entry.library]
+            model = next(
                 (d for d in platform.drives if d.library == entry.library), platform.drives[0]
             ).model
-        mount = lib.mount_s.mean_s
-        total = max(entry.width * mount / lib.arms, mount) + model.load_s.mean_s
-        if entry.plan is None:
+            mount = lib.mount_s.mean_s
+            switch_s = max(entry.width * mount / lib.arms, mount) + model.load_s.mean_s
+            known = self._switch_s[key] = (switch_s, model)
+        total, model = known
+        plan = entry.plan
+        if plan is None:
             return total + entry.file_request.file.size_mb / entry.width / model.rate_mb_s
-        capacity_mb, per_block = platform.spec.tape_capacity_mb, entry.plan.per_block
-        for k, phase in enumerate(entry.plan.phases):
+        platform = self._sim.platform
+        capacity_mb, per_block = platform.spec.tape_capacity_mb, plan.per_block
+        stream_mb, rate_mb_s = platform.stream_mb, model.rate_mb_s
+        k = 0
+        for phase in plan.phases:
             longest = 0.0
             for extent in phase:
                 if extent is not None:
                     locate = model.locate_s(0.0, extent.offset_mb, capacity_mb) if k == 0 else 0.0
-                    took = locate + platform.stream_mb(model, extent, per_block) / model.rate_mb_s
+                    took = locate + stream_mb(model, extent, per_block) / rate_mb_s
                     if took > longest:
                         longest = took
             total += longest
+            k += 1
         return total

@@ -16,60 +16,37 @@ class AdmittedRequest:
 
     Its ``seq`` is its rank of arrival among the waiting requests, given by
     the run's :class:`~solvers.online.state.DispatchState` when the request
-    becomes waiting.
+    becomes waiting. Every field but the file request starts at its class's
+    value, so that making one (once a request) sets one attribute.
     """
 
-    __slots__ = (
-        "data_done_s",
-        "done_s",
-        "drives",
-        "failure",
-        "file_request",
-        "group",
-        "job",
-        "library",
-        "mounted",
-        "mounts_before",
-        "plan",
-        "ready_s",
-        "repack",
-        "request",
-        "reserved",
-        "restarts",
-        "seq",
-        "service_s",
-        "start_s",
-        "tapes",
-        "unavailable",
-        "width",
-    )
+    seq = -1
+    request: Request
+    plan: JobSpec | None = None
+    group: Group | None = None
+    job: Job | None = None
+    library = 0
+    width = 1
+    tapes: tuple[str, ...] = ()
+    service_s = 0.0
+    start_s: float | None = None
+    data_done_s: float | None = None
+    done_s: float | None = None
+    drives: tuple[int, ...] = ()
+    reserved: tuple[int, ...] = ()
+    mounts_before = 0
+    ready_s: float | None = None
+    """When its first phase began to stream (its tapes ready in their drives, located)."""
+    mounted = False
+    """Whether a drive it started on did not hold the tape it first reads (a read)."""
+    failure: str | None = None
+    """Why it failed (faults; ``None``: it did not)."""
+    unavailable: frozenset[str] = NOTHING_UNAVAILABLE
+    """Tapes its read is planned around: lost, or their mount given up (faults)."""
+    restarts = 0
+    """Times it was stopped by a fault and started again."""
+    repack: str | None = None
+    """The lost tape it rebuilds onto a new one (a repack the run made; faults)."""
 
     def __init__(self, file_request: FileRequest) -> None:
         self.file_request = file_request
-        self.seq = -1
-        self.request: Request
-        self.plan: JobSpec | None = None
-        self.group: Group | None = None
-        self.job: Job | None = None
-        self.library = 0
-        self.width = 1
-        self.tapes: tuple[str, ...] = ()
-        self.service_s = 0.0
-        self.start_s: float | None = None
-        self.data_done_s: float | None = None
-        self.done_s: float | None = None
-        self.drives: tuple[int, ...] = ()
-        self.reserved: tuple[int, ...] = ()
-        self.mounts_before = 0
-        self.ready_s: float | None = None
-        """When its first phase began to stream (its tapes ready in their drives, located)."""
-        self.mounted = False
-        """Whether a drive it started on did not hold the tape it first reads (a read)."""
-        self.failure: str | None = None
-        """Why it failed (faults; ``None``: it did not)."""
-        self.unavailable: frozenset[str] = NOTHING_UNAVAILABLE
-        """Tapes its read is planned around: lost, or their mount given up (faults)."""
-        self.restarts = 0
-        """Times it was stopped by a fault and started again."""
-        self.repack: str | None = None
-        """The lost tape it rebuilds onto a new one (a repack the run made; faults)."""
