@@ -169,7 +169,8 @@ class Platform(TapeHandling):
 
     def start(self, job: Job, expected_s: float = 0.0) -> None:
         """Carry ``job`` out on its drives, which must be idle and on one mover."""
-        drives = [self.drives[i] for i in job.drives]
+        all_drives = self.drives
+        drives = [all_drives[i] for i in job.drives]
         key = job.key
         number = drives[0].mover if drives else -1
         stream_mb_s = 0.0
@@ -179,17 +180,17 @@ class Platform(TapeHandling):
             stream_mb_s += d.model.rate_mb_s
         if not drives:
             raise ValueError(f"job {key!r}: drives must be idle and on one mover")
-        for d in drives:
-            if d.reserved:
-                d.reserved.popleft()
         job.mover = number
         mover = self.movers[number]
         job.stream_mb_s = stream_mb_s
         mover.memory_mb += job.plan.memory_mb
         mover.streaming_mb_s += stream_mb_s
         free_s = self.engine.now_s + expected_s
+        occupy = self._occupy
         for d in drives:
-            self._occupy(d)
+            if d.reserved:
+                d.reserved.popleft()
+            occupy(d)
             d.job = job
             d.expected_free_s = free_s
         job.held = len(drives)
@@ -231,6 +232,16 @@ class Platform(TapeHandling):
 
     def _prepare(self, job: Job) -> None:
         phase = job.phases[job.phase]
+        if len(phase) == 1:
+            # One column (a plain read or write): the loops below, for it alone.
+            extent = phase[0]
+            if extent is None:
+                job.ready = 0
+                self._phase_done(job)
+            else:
+                job.ready = 1
+                self._get_ready(job, self.drives[job.drives[0]], extent)
+            return
         ready = 0
         for extent in phase:
             if extent is not None:
@@ -279,6 +290,24 @@ class Platform(TapeHandling):
         if job.first_stream_s is None:
             job.first_stream_s = now
         drives, job_drives, per_block = self.drives, job.drives, job.plan.per_block
+        if len(phase) == 1 and not self.one_at_a_time and not self.record:
+            extent = phase[0]
+            if extent is not None:
+                # One column, nothing recorded: what the general case below does, for it alone.
+                d = drives[job_drives[0]]
+                model = d.model
+                stream = self.stream_mb(model, extent, per_block)
+                d.head_mb = extent.offset_mb + stream
+                took = stream / model.rate_mb_s
+                if model.transfer == "exponential":
+                    took = took * self.rng.expovariate(1.0)
+                end_s = now + took
+                d.streaming_until_s = end_s
+                self.streamed_drive_s += took
+                if end_s > self.last_transfer_end_s:
+                    self.last_transfer_end_s = end_s
+                self.engine.after(took, self._phase_done, job)
+                return
         columns: list[int] = []
         streamed: list[float] = []
         took: list[float] = []

@@ -109,8 +109,16 @@ class SimulationState:
 
     def __init__(self, simulation: _Run) -> None:
         self._sim = simulation
-        self._platform = simulation.platform
-        self._state = simulation.dispatch_state
+        self._platform = p = simulation.platform
+        self._state = state = simulation.dispatch_state
+        # The run's containers, each the same object for the whole run, read at every decision.
+        self._entries = simulation.entries
+        self._in_use = simulation.in_use
+        self._where = p.where
+        self._drives = p.drives
+        self._drive_index = p.drive_index
+        self._idle = state.idle
+        self._idle_set = state.idle_set
         self._trial: dict[int, float] = {}
         self._blocked: set[tuple[str, ...]] = set()
         """Sets of tapes found in use, while no tape was released since (``_releases``)."""
@@ -126,7 +134,7 @@ class SimulationState:
         return self._sim.engine.now_s
 
     def _entry(self, request: Request) -> AdmittedRequest:
-        entry = self._sim.entries.get(request.id)
+        entry = self._entries.get(request.id)
         if entry is None:
             raise ValueError(f"request {request.id!r} is not in the run")
         return entry
@@ -142,13 +150,13 @@ class SimulationState:
         """Whether some drive is idle."""
         trial = self._trial
         if not trial:
-            return bool(self._state.idle_set)
-        return any(d not in trial for d in self._state.idle_set)
+            return bool(self._idle_set)
+        return any(d not in trial for d in self._idle_set)
 
     def is_idle(self, drive: str) -> bool:
         """Whether ``drive`` is neither busy nor reserved."""
-        d = self._platform.drive_index[drive]
-        return d not in self._trial and self._state.idle[d]
+        d = self._drive_index[drive]
+        return d not in self._trial and self._idle[d]
 
     def idle_count(self, library: str) -> int:
         """Idle drives of ``library``."""
@@ -168,7 +176,10 @@ class SimulationState:
 
     def library_number(self, request: Request) -> int:
         """The library ``request`` runs in (0 for all when pass-through joins the libraries)."""
-        return 0 if self._sim.pooled else self._entry(request).library
+        if self._sim.pooled:
+            return 0
+        entry = self._entries.get(request.id)
+        return self._entry(request).library if entry is None else entry.library
 
     def idle_drives(self, *, holding: bool = False) -> list[str]:
         """Idle drives in platform order (with ``holding``: those holding a tape)."""
@@ -200,18 +211,17 @@ class SimulationState:
         :meth:`tape_in` answer drive by drive, in one call (a mount policy's
         eviction reads it: :class:`solvers.online.mount_policied.MountPolicied`).
         """
-        p = self._platform
-        drives, idle, trial = p.drives, self._state.idle, self._trial
+        drives, idle, trial = self._drives, self._idle, self._trial
+        mover = drives[self._drive_index[drive]].mover
         return [
             (drives[d].id, drives[d].tape)
-            for d in p.movers[self._drive(drive).mover].drives
+            for d in self._platform.movers[mover].drives
             if idle[d] and d not in trial
         ]
 
     def tape_in(self, drive: str) -> str | None:
         """The tape ``drive`` holds (or is getting)."""
-        p = self._platform
-        return p.drives[p.drive_index[drive]].tape
+        return self._drives[self._drive_index[drive]].tape
 
     def head_mb(self, drive: str) -> float:
         """Head offset of ``drive``."""
@@ -231,8 +241,8 @@ class SimulationState:
 
     def holder(self, tape: str) -> str | None:
         """Drive holding (or getting) ``tape``."""
-        d = self._platform.where.get(tape)
-        return None if d is None else self._platform.drives[d].id
+        d = self._where.get(tape)
+        return None if d is None else self._drives[d].id
 
     def arrival(self, request: Request) -> int:
         """Rank of ``request`` in the order requests became waiting (were admitted)."""
@@ -240,8 +250,8 @@ class SimulationState:
 
     def is_waiting(self, request: Request) -> bool:
         """Whether ``request`` is admitted and not started."""
-        entry = self._sim.entries.get(request.id)
-        return entry is not None and self._state.is_waiting(entry.seq)
+        entry = self._entries.get(request.id)
+        return entry is not None and entry.seq in self._state.by_rank
 
     def waiting_on(self, tape: str) -> Sequence[Request]:
         """Waiting requests with a piece on ``tape``, in arrival (admission) order."""
@@ -249,7 +259,10 @@ class SimulationState:
 
     def waits_for_tape(self, request: Request) -> bool:
         """Whether one of the tapes a read needs is in use (writes never wait for tapes)."""
-        return self._sim.waits_for_tape(self._entry(request), self._trial)
+        entry = self._entries.get(request.id)
+        return self._sim.waits_for_tape(
+            self._entry(request) if entry is None else entry, self._trial
+        )
 
     def not_waiting_for_tape(self, waiting: Sequence[Request]) -> Sequence[Request] | None:
         """The requests of ``waiting`` that do not :meth:`waits_for_tape`, in arrival order.
@@ -265,7 +278,7 @@ class SimulationState:
         if waiting is not self._state.waiting or self._trial:
             return None
         sim, p = self._sim, self._platform
-        in_use, where, drives = sim.in_use, p.where, p.drives
+        in_use, where, drives = self._in_use, self._where, self._drives
         # Sets of tapes found blocked stay blocked until a tape is released (a drive freed, a
         # tape put away, a tape no job uses): they are not tested again until then.
         blocked = self._blocked
@@ -295,14 +308,13 @@ class SimulationState:
         if self._trial:
             return False
         sim = self._sim
-        entry = sim.entries.get(request.id)
+        entry = self._entries.get(request.id)
         if entry is None:
             raise ValueError(f"request {request.id!r} is not in the run")
         if sim.waits_for_tape(entry):
             return False
         # The idle drives of its library (of all, pooled), as idle_counts() outside a trial.
-        state = self._state
-        idle = len(state.idle_set) if sim.pooled else state.idle_count[entry.library]
+        idle = len(self._idle_set) if sim.pooled else self._state.idle_count[entry.library]
         if idle < entry.width:
             return False
         return sim.placer.start_drives(entry) is not None
@@ -314,8 +326,7 @@ class SimulationState:
         drives holding its tapes may still be on several movers, or a mover
         short of memory, so that is checked too.
         """
-        where = self._platform.where
-        idle, trial = self._state.idle, self._trial
+        where, idle, trial = self._where, self._idle, self._trial
         for piece in request.pieces:
             d = where.get(piece.tape)
             if d is None or not idle[d] or d in trial:

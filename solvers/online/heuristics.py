@@ -294,7 +294,7 @@ def _loaded_first(
     With ``reads``, a serpentine drive's loaded requests stand for its tape
     by the one its orderer reads first (:meth:`ReadOrder.firsts`).
     """
-    if not platform.any_idle():
+    if not waiting or not platform.any_idle():
         return None
     # A loaded request does not wait for a tape: both searches read the unblocked ones only.
     waiting = unblocked(waiting, platform)

@@ -184,7 +184,8 @@ class MountPolicied:
         if decision.drives is not None or decision.queue:
             return decision
         request = decision.request
-        tapes = {piece.tape for piece in request.pieces}
+        pieces = request.pieces
+        tapes = (pieces[0].tape,) if len(pieces) == 1 else {piece.tape for piece in pieces}
         holder = platform.holder
         for tape in tapes:
             if holder(tape) is None:
@@ -230,13 +231,13 @@ class MountPolicied:
         mount of those no drive holds; it is no longer shown."""
         uses = self.uses
         pieces = request.pieces
+        holder = platform.holder
         for tape in (pieces[0].tape,) if len(pieces) == 1 else {piece.tape for piece in pieces}:
-            use = uses.get(tape, NO_USE)
-            if platform.holder(tape) is None:
-                use = TapeUse(now, now, 1)
+            if holder(tape) is None:
+                uses[tape] = TapeUse(now, now, 1)
             else:
-                use = TapeUse(use.mounted_s, now, use.uses + 1)
-            uses[tape] = use
+                use = uses.get(tape, NO_USE)
+                uses[tape] = TapeUse(use.mounted_s, now, use.uses + 1)
         if self._criteria:
             rank = self._shown.pop(request.id, None)
             if rank is not None:
