@@ -78,6 +78,7 @@ class TapeHandling:
         self.dispatch_state = DispatchState([d.library for d in self.drives], len(self.library_ids))
         """The idle drives (neither busy nor reserved), kept where the run keeps its waiting
         requests, the state the scheduler's questions are answered from."""
+        self._set_idle = self.dispatch_state.set_idle
         self.drive_index = {d.id: d.index for d in self.drives}
         self.version = 0
         """Counts the changes of drive states, memory and bandwidth: equal, nothing changed."""
@@ -155,13 +156,14 @@ class TapeHandling:
         """Keep the idle drives and counts in step: idle is neither busy nor reserved."""
         idle = not d.busy and not d.reserved
         empty = d.tape is None
-        step = self.dispatch_state.set_idle(d.index, idle, not empty)
-        if step:
-            self.movers[d.mover].idle += step
+        step = self._set_idle(d.index, idle, not empty)
         empty_idle = idle and empty
-        if empty_idle != d.empty_idle:
-            d.empty_idle = empty_idle
-            self.movers[d.mover].empty_idle += 1 if empty_idle else -1
+        if step or empty_idle != d.empty_idle:
+            mover = self.movers[d.mover]
+            mover.idle += step
+            if empty_idle != d.empty_idle:
+                d.empty_idle = empty_idle
+                mover.empty_idle += 1 if empty_idle else -1
 
     def reserve(self, drive: int, key: str) -> None:
         """Queue ``key`` for ``drive``: a reserved drive is idle to no one else.
@@ -221,7 +223,9 @@ class TapeHandling:
                 # On its way back to its home level: mount it once it is shelved there.
                 self.in_transit[tape] = (d, then, args)
                 return
-            home = self.home_level(tape)
+            home = self.tape_home.get(tape)
+            if home is None:
+                home = self.home_level(tape)
             if home != d.library:
                 self.cross_level_mounts += 1
                 self.arms[home].request(MOUNT, self._take_out, d, tape, home, then, args)
@@ -296,13 +300,16 @@ class TapeHandling:
 
     def _arm_mount(self, d: DriveState, tape: str, then: Callable[..., None], args: tuple) -> None:
         lib = self.libraries[d.library]
-        duration = lib.mount_s.draw(self.rng) + self._through(d, tape)
+        duration = lib.mount_s.draw(self.rng) + (
+            0.0 if self.spec.pass_through_s is None else self._through(d, tape)
+        )
         self.arm_operation_s += duration
         if self.record:
             now = self.engine.now_s
             self.arm_log.append(("mount", tape, d.id, now, now + duration, lib.id))
         self.mounts += 1
-        self.tape_mounts[tape] = self.tape_mounts.get(tape, 0) + 1
+        tape_mounts = self.tape_mounts
+        tape_mounts[tape] = tape_mounts.get(tape, 0) + 1
         if self.handling_failure and self._handling_rng.random() < self.handling_failure:
             self.engine.after(duration, self._mount_failed, d, tape, then, args)
             return
@@ -327,7 +334,9 @@ class TapeHandling:
     def _arm_dismount(self, d: DriveState, then: Callable[..., None], args: tuple) -> None:
         lib = self.libraries[d.library]
         assert d.tape is not None
-        duration = lib.dismount_s.draw(self.rng) + self._through(d, d.tape)
+        duration = lib.dismount_s.draw(self.rng) + (
+            0.0 if self.spec.pass_through_s is None else self._through(d, d.tape)
+        )
         self.arm_operation_s += duration
         if self.record:
             now = self.engine.now_s

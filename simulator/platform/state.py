@@ -1,6 +1,7 @@
 """What the platform keeps during a run: each drive, each mover, each job, each transfer.
 
-Plain mutable records with ``__slots__`` (a run changes them millions of times),
+Plain mutable records (a run changes them millions of times; a drive's and a mover's with
+``__slots__``, a job's with its defaults on its class, as one is made for every request),
 kept by :class:`~simulator.platform.platform.Platform`: a :class:`DriveState` per
 drive (its tape, head, reservations and busy time), a :class:`MoverState` per
 mover node (memory, disk and bandwidth in use), a :class:`Job` per plan being
@@ -92,26 +93,28 @@ class MoverState:
 
 
 class Job:
-    """A plan being carried out on drives (indices, one per plan column)."""
+    """A plan being carried out on drives (indices, one per plan column).
 
-    __slots__ = (
-        "data_done",
-        "done",
-        "drives",
-        "first_stream_s",
-        "held",
-        "key",
-        "mounts",
-        "mover",
-        "phase",
-        "phases",
-        "plan",
-        "ready",
-        "stoppable",
-        "stopped",
-        "stream_mb_s",
-        "unavailable",
-    )
+    Every field but its key, plan, drives, phases and callbacks starts at its class's value
+    (a job is made for every request).
+    """
+
+    held = 0
+    """Drives granted and not let go yet (a job begun before its drives, one-at-a-time)."""
+    phase = 0
+    ready = 0
+    mounts = 0
+    mover = -1
+    stream_mb_s = 0.0
+    first_stream_s: float | None = None
+    """When its first phase began to stream: every tape ready, located (latencies)."""
+    stoppable = False
+    """Whether a mount given up or a tape found unreadable stops it (a read: it can be
+    planned again around the tape); otherwise its mounts are tried until they succeed."""
+    stopped: str | None = None
+    """Why it stopped before its data was done (faults): ``done`` is then called early."""
+    unavailable: tuple[str, ...] = ()
+    """Tapes it could not read: a mount given up, or a tape found unreadable."""
 
     def __init__(
         self,
@@ -124,25 +127,9 @@ class Job:
         self.key = key
         self.plan = plan
         self.drives: Sequence[int] = tuple(drives)
-        self.held = 0
-        """Drives granted and not let go yet (a job begun before its drives, one-at-a-time)."""
         self.phases: tuple[Phase, ...] = plan.phases + plan.flush
-        self.phase = 0
-        self.ready = 0
-        self.mounts = 0
-        self.mover = -1
-        self.stream_mb_s = 0.0
-        self.first_stream_s: float | None = None
-        """When its first phase began to stream: every tape ready, located (latencies)."""
         self.data_done = data_done
         self.done = done
-        self.stoppable = False
-        """Whether a mount given up or a tape found unreadable stops it (a read: it can be
-        planned again around the tape); otherwise its mounts are tried until they succeed."""
-        self.stopped: str | None = None
-        """Why it stopped before its data was done (faults): ``done`` is then called early."""
-        self.unavailable: tuple[str, ...] = ()
-        """Tapes it could not read: a mount given up, or a tape found unreadable."""
 
 
 class Transfer:

@@ -100,6 +100,10 @@ class TraceReads(Parallel):
 
     archive: TraceArchive | None = field(default=None, eq=False)
 
+    keep_read_plans = False
+    """A trace's plan is made from its request in a few steps, and its file is read once:
+    admission keeps no plan of it (:class:`~simulator.run.admission.Admission`)."""
+
     def plan_read(
         self, catalogue: Catalogue, file_id: str, unavailable: Collection[str] = frozenset()
     ) -> JobSpec:

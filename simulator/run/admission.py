@@ -94,6 +94,9 @@ class Admission:
         set of tapes once, not each request."""
         self._read_plans: dict[str, JobSpec] = {}
         """Read plan of each file read so far, until it is written again (a layout is final)."""
+        self._keep_plans = bool(getattr(simulation.policy, "keep_read_plans", True))
+        """Whether read plans are kept: a policy may say that planning a read costs less than
+        keeping its plan (``keep_read_plans = False``: a trace's files, each read once)."""
         self._libraries: dict[str, int] = {}
         """The library index of each tape met so far (:meth:`home`)."""
         self._switch_s: dict[tuple[int, int], tuple[float, DriveModel]] = {}
@@ -158,6 +161,8 @@ class Admission:
                     return
                 # Read on no more drives than a write of the file holds (a process of its type).
                 plan = plan.folded(sim.policy.write_width(file))
+            elif not self._keep_plans:
+                plan = sim.policy.plan_read(sim.catalogue, file.id)
             else:
                 read_plans = self._read_plans
                 kept = read_plans.get(file.id)

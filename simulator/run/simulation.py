@@ -248,6 +248,8 @@ class Simulation:
         self._wakes: set[float] = set()
         self.state = SimulationState(self)
         """The platform as the scheduler sees it (:mod:`simulator.run.simulation_state`)."""
+        self._data_done, self._job_done = self.data_done, self.job_done
+        """What each job calls (one bound method each for the run, not two a job)."""
         self._schedule_next_arrival()
         if faults is not None:
             self.fault_processes.schedule(faults, seed)
@@ -402,20 +404,27 @@ class Simulation:
             self.log("dismount", drive=decision.drive)
             return
         entry = self.entries.get(decision.request.id)
-        if entry is None or not self.dispatch_state.is_waiting(entry.seq):
+        if entry is None or entry.seq not in self.dispatch_state.by_rank:
             raise ValueError(f"the scheduler started {decision.request.id!r}, which is not waiting")
         if self.one_at_a_time:
             self.gangs.join(entry)
             return
         if decision.drives is not None:
-            drives = [self.platform.drive_index[d] for d in decision.drives]
+            drive_index = self.platform.drive_index
+            drives = [drive_index[d] for d in decision.drives]
             if len(drives) != entry.width:
                 raise ValueError(
                     f"request {entry.request.id!r} needs {entry.width} drives, "
                     f"the scheduler gave {len(drives)}"
                 )
-            blocked = self.waits_for_tape(entry)
-            if not blocked and all(self.platform.is_idle(d) for d in drives):
+            startable = not self.waits_for_tape(entry)
+            if startable:
+                idle = self.dispatch_state.idle
+                for d in drives:
+                    if not idle[d]:
+                        startable = False
+                        break
+            if startable:
                 self.start(entry, drives)
             else:
                 self._reserve(entry, drives)
@@ -496,20 +505,27 @@ class Simulation:
             entry.tapes = tuple(
                 sorted({e.tape for phase in plan.phases + plan.flush for e in phase if e})
             )
-        columns = drives if len(drives) == 1 else self.placer.columns(plan, drives)
-        if fr.kind == "read":
-            states = platform.drives
-            for d, e in zip(columns, plan.phases[0], strict=True):
-                if e is not None and states[d].tape != e.tape:
+        if len(drives) == 1:
+            columns = drives
+            if fr.kind == "read":
+                e = plan.phases[0][0]
+                if e is not None and platform.drives[drives[0]].tape != e.tape:
                     entry.mounted = True
-                    break
+        else:
+            columns = self.placer.columns(plan, drives)
+            if fr.kind == "read":
+                states = platform.drives
+                for d, e in zip(columns, plan.phases[0], strict=True):
+                    if e is not None and states[d].tape != e.tape:
+                        entry.mounted = True
+                        break
         in_use = self.in_use
         for tape in entry.tapes:
             in_use[tape] = in_use.get(tape, 0) + 1
         entry.start_s = self.engine.now_s
         entry.drives = tuple(columns)
         entry.mounts_before = platform.mounts
-        job = Job(fr.id, plan, columns, self.data_done, self.job_done)
+        job = Job(fr.id, plan, columns, self._data_done, self._job_done)
         job.stoppable = fr.kind == "read"
         if self.log.on:
             self.log("start", request=fr.id, drives=[platform.drives[d].id for d in columns])

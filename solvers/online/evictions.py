@@ -23,7 +23,9 @@ from __future__ import annotations
 import bisect
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
+from typing import Any, ClassVar
 
 from attrs import frozen
 
@@ -41,6 +43,10 @@ def _tape(platform: PlatformState, drive: str) -> str:
 class _ByUse(ABC):
     """Evict the candidate whose tape's use ranks lowest by :meth:`rank` (ties: the first)."""
 
+    ranked_by: ClassVar[tuple[str, ...]] = ()
+    """The fields of :class:`TapeUse` whose values, in order, are :meth:`rank`'s key (empty:
+    :meth:`rank` alone says): the rules here rank by them without a call a candidate."""
+
     @abstractmethod
     def rank(self, use: TapeUse) -> tuple[float, ...]:
         """The key of a tape's use: the lowest is evicted."""
@@ -53,12 +59,15 @@ class _ByUse(ABC):
         platform: PlatformState,
     ) -> str:
         """The candidate whose tape's use ranks lowest."""
-        rank, tape_in = self.rank, platform.tape_in
+        # A key of one field is compared as its value: the same order as the 1-tuple's.
+        fields = self.ranked_by
+        rank: Callable[[TapeUse], Any] = attrgetter(*fields) if fields else self.rank
+        tape_in, used = platform.tape_in, uses.get
         chosen, lowest = None, None
         for drive in candidates:
             tape = tape_in(drive)
             assert tape is not None, f"drive {drive!r} holds no tape"
-            key = rank(uses.get(tape, NO_USE))
+            key = rank(used(tape, NO_USE))
             if lowest is None or key < lowest:
                 chosen, lowest = drive, key
         if chosen is None:
@@ -70,6 +79,8 @@ class _ByUse(ABC):
 class Lru(_ByUse):
     """Evict the tape used least recently (ties: the first candidate)."""
 
+    ranked_by = ("last_used_s",)
+
     def rank(self, use: TapeUse) -> tuple[float, ...]:
         """Its last use."""
         return (use.last_used_s,)
@@ -79,6 +90,8 @@ class Lru(_ByUse):
 class FifoEviction(_ByUse):
     """Evict the tape mounted first (ties: least recently used)."""
 
+    ranked_by = ("mounted_s", "last_used_s")
+
     def rank(self, use: TapeUse) -> tuple[float, ...]:
         """Its mount, then its last use."""
         return (use.mounted_s, use.last_used_s)
@@ -87,6 +100,8 @@ class FifoEviction(_ByUse):
 @frozen
 class Lfu(_ByUse):
     """Evict the tape used least often since its mount (ties: least recently used)."""
+
+    ranked_by = ("uses", "last_used_s")
 
     def rank(self, use: TapeUse) -> tuple[float, ...]:
         """Requests it served since its mount, then its last use."""

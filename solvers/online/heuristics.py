@@ -286,10 +286,11 @@ def _loaded(waiting: Sequence[Request], platform: PlatformState) -> list[Request
 def _loaded_first(
     waiting: Sequence[Request],
     platform: PlatformState,
-    key: Callable[[Request], tuple[float | None, ...]],
+    key: Callable[[Request, PlatformState], tuple[float | None, ...]],
     reads: ReadOrder | None = None,
 ) -> Decision | None:
-    """The loaded request of least ``key`` (ties to the oldest), else the oldest that can start.
+    """The loaded request of least ``key(request, platform)`` (ties to the oldest), else the
+    oldest that can start.
 
     With ``reads``, a serpentine drive's loaded requests stand for its tape
     by the one its orderer reads first (:meth:`ReadOrder.firsts`).
@@ -307,7 +308,7 @@ def _loaded_first(
     if loaded:
         if reads is not None:
             loaded = reads.firsts(loaded, platform)
-        return Start(min((key(r), platform.arrival(r), r) for r in loaded)[2])
+        return Start(min((key(r, platform), platform.arrival(r), r) for r in loaded)[2])
     request = first_startable(waiting, platform)
     return None if request is None else Start(request)
 
@@ -341,7 +342,11 @@ class TapeBatching:
         self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The next loaded request in the forward sweep, else the oldest that can start."""
-        return _loaded_first(waiting, platform, lambda r: self.key(r, platform), self.reads)
+        return _loaded_first(waiting, platform, self.key, self.reads)
+
+
+def _locate_key(request: Request, platform: PlatformState) -> tuple[float | None]:
+    return (platform.locate_s(request),)
 
 
 class Sltf:
@@ -367,7 +372,7 @@ class Sltf:
         self, now: float, waiting: Sequence[Request], platform: PlatformState
     ) -> Decision | None:
         """The loaded request nearest its heads, else the oldest that can start."""
-        return _loaded_first(waiting, platform, lambda r: (platform.locate_s(r),), self.reads)
+        return _loaded_first(waiting, platform, _locate_key, self.reads)
 
 
 class Backfill:

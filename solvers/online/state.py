@@ -52,6 +52,9 @@ class WaitingRequests(Sequence[Request]):
         return list(self._items.values())[index]
 
 
+_DECISIONS = (Start, Dismount)
+
+
 class NotADecision(PluginFault, TypeError):
     """A scheduler's ``decide`` returned neither a decision nor ``None``."""
 
@@ -204,12 +207,13 @@ class DispatchState:
         step = 0
         if idle != self.idle[drive]:
             self.idle[drive] = idle
-            step = 1 if idle else -1
-            self.idle_count[self.drive_library[drive]] += step
             if idle:
+                step = 1
                 self.idle_set.add(drive)
             else:
+                step = -1
                 self.idle_set.discard(drive)
+            self.idle_count[self.drive_library[drive]] += step
         if idle and holding:
             self.idle_holding.add(drive)
         else:
@@ -245,8 +249,10 @@ class DispatchState:
         decide, waiting = scheduler.decide, self.waiting
         decision = decide(now, waiting, platform)
         while decision is not None:
+            if not isinstance(decision, _DECISIONS):
+                as_decision(decision)  # raises NotADecision
             try:
-                carry_out(as_decision(decision))
+                carry_out(decision)
             except ValueError as exc:
                 raise BadDecision("decide", f"returned {decision!r:.120}: {exc}") from exc
             decision = decide(now, waiting, platform)
