@@ -42,11 +42,12 @@ from __future__ import annotations
 
 import math
 import random
+from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import accumulate
+from itertools import accumulate, islice
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from attrs import evolve, field, frozen
 
@@ -449,6 +450,104 @@ def _arrivals(rng: random.Random, params: WorkloadParams) -> Iterator[float]:
         yield arrival_s
 
 
+class _Files:
+    """The files a workload drew, by number: ``f0, f1, ...`` kept as a few numbers each.
+
+    A long workload creates a file for most of its writes; a :class:`FileSpec` a file
+    would keep some 200 bytes each for the whole run, where its size, ratios and scheme
+    take 25 in arrays. A file is made again, equal, each time a request targets it.
+    """
+
+    def __init__(self, schemes: Sequence[Scheme]) -> None:
+        self._schemes = list(schemes)
+        self._scheme_index = {scheme: i for i, scheme in enumerate(self._schemes)}
+        self._size_mb = array("d")
+        self._data_ratio = array("d")
+        self._ec_ratio = array("d")
+        self._scheme = array("H")
+        self._odd: dict[int, FileSpec] = {}
+
+    def __len__(self) -> int:
+        return len(self._size_mb)
+
+    def append(self, file: FileSpec) -> None:
+        """Keep ``file``, the next by number."""
+        if not (type(file.size_mb) is type(file.data_ratio) is type(file.ec_ratio) is float):
+            # A number given as an int (from Python) is kept as it is, in the file itself.
+            self._odd[len(self._size_mb)] = file
+        scheme = self._scheme_index.get(file.scheme)
+        if scheme is None:
+            scheme = self._scheme_index[file.scheme] = len(self._schemes)
+            self._schemes.append(file.scheme)
+        self._size_mb.append(file.size_mb)
+        self._data_ratio.append(file.data_ratio)
+        self._ec_ratio.append(file.ec_ratio)
+        self._scheme.append(scheme)
+
+    def __getitem__(self, k: int) -> FileSpec:
+        odd = self._odd.get(k) if self._odd else None
+        if odd is not None:
+            return odd
+        return FileSpec(
+            f"f{k}",
+            self._size_mb[k],
+            self._schemes[self._scheme[k]],
+            self._data_ratio[k],
+            self._ec_ratio[k],
+        )
+
+
+class DrawnRequests(Sequence[FileRequest]):
+    """A workload's requests, drawn as they are read: a long horizon keeps none of them.
+
+    Each reading draws them again from the seed, in the order :func:`generate` says,
+    so that every reading gives the same requests; the files created so far are kept
+    (:class:`_Files`), as a read or rewrite may target any of them. The length is counted
+    by a reading, once.
+    """
+
+    def __init__(self, params: WorkloadParams, seed: int, archive: Archive | None) -> None:
+        self._params = params
+        self._seed = seed
+        self._archive = archive
+        self._count: int | None = None
+
+    def __iter__(self) -> Iterator[FileRequest]:
+        if self._params.classes:
+            return _draw_classes(self._params, self._seed)[1]
+        return _draw(self._params, self._seed, self._archive)[1]
+
+    def __len__(self) -> int:
+        if self._count is None:
+            self._count = sum(1 for _ in self)
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> FileRequest: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[FileRequest, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> FileRequest | tuple[FileRequest, ...]:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        n = len(self)
+        if not -n <= index < n:
+            raise IndexError(f"request {index} of {n}")
+        return next(islice(self, index % n, None))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DrawnRequests | tuple | list):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"DrawnRequests(seed={self._seed}, {len(self)} requests)"
+
+
 def generate(params: WorkloadParams, seed: int, archive: Archive | None = None) -> Workload:
     """Draw a workload: ``params.initial_files`` files, then the requests of ``duration_s``.
 
@@ -456,7 +555,8 @@ def generate(params: WorkloadParams, seed: int, archive: Archive | None = None) 
     order of creation) and requests ``r0, r1, ...`` in order of arrival.
     Each request draws, in this order: its interarrival time, read or
     write, then for a read or a rewrite the file it targets, for a new
-    write the new file's size, scheme, ``C_D`` and ``C_P``.
+    write the new file's size, scheme, ``C_D`` and ``C_P``. The requests are
+    drawn as a run reads them (:class:`DrawnRequests`), the initial files now.
 
     With an ``archive``, a read or a rewrite draws one number among the
     archive's files and the others; one that falls among the archive's
@@ -474,39 +574,56 @@ def generate(params: WorkloadParams, seed: int, archive: Archive | None = None) 
     """
     if (archive is None) != (params.archive is None):
         raise ValueError("an archive is given exactly when params.archive is")
+    requests = DrawnRequests(params, seed, archive)
     if params.classes:
-        return _generate_classes(params, seed)
+        return Workload(_draw_classes(params, seed)[0], requests, None, own_tapes=True)
+    return Workload(_draw(params, seed, archive)[0], requests, archive)
+
+
+def _draw(
+    params: WorkloadParams, seed: int, archive: Archive | None
+) -> tuple[tuple[FileSpec, ...], Iterator[FileRequest]]:
+    """The initial files, drawn now, and the requests, drawn as they are read."""
     draw = _Draw(params, seed)
-    rng = draw.rng
-    files = [draw.new_file(f"f{i}") for i in range(params.initial_files)]
-    initial = tuple(files)
+    initial = tuple(draw.new_file(f"f{i}") for i in range(params.initial_files))
+    return initial, _requests(draw, initial, archive)
+
+
+def _requests(
+    draw: _Draw, initial: tuple[FileSpec, ...], archive: Archive | None
+) -> Iterator[FileRequest]:
+    params, rng = draw.params, draw.rng
+    files = _Files(draw.schemes)
+    for file in initial:
+        files.append(file)
     archived = 0 if archive is None else archive.count
     uniform = archive is None or archive.params.popularity == "uniform"
 
     def existing() -> FileSpec:
         u = rng.randrange(archived + len(files))
         if u >= archived:
-            return files[u - archived]
+            k = u - archived
+            return initial[k] if k < len(initial) else files[k]
         assert archive is not None
         return archive.file(u if uniform else archive.pick(rng))
 
-    requests: list[FileRequest] = []
+    count = 0
     for arrival_s in _arrivals(rng, params):
-        request_id = f"r{len(requests)}"
+        request_id = f"r{count}"
+        count += 1
         if rng.random() < params.read_share:
-            target = existing()
-            requests.append(FileRequest(request_id, arrival_s, "read", target))
+            yield FileRequest(request_id, arrival_s, "read", existing())
         elif rng.random() < params.new_file_share:
             target = draw.new_file(f"f{len(files)}")
             files.append(target)
-            requests.append(FileRequest(request_id, arrival_s, "write", target))
+            yield FileRequest(request_id, arrival_s, "write", target)
         else:
-            target = existing()
-            requests.append(FileRequest(request_id, arrival_s, "write", target))
-    return Workload(initial, tuple(requests), archive)
+            yield FileRequest(request_id, arrival_s, "write", existing())
 
 
-def _generate_classes(params: WorkloadParams, seed: int) -> Workload:
+def _draw_classes(
+    params: WorkloadParams, seed: int
+) -> tuple[tuple[FileSpec, ...], Iterator[FileRequest]]:
     """A class workload (see *Request classes*): each file and each request draws its class.
 
     Each request draws, in this order: its interarrival time, read or
@@ -514,36 +631,46 @@ def _generate_classes(params: WorkloadParams, seed: int) -> Workload:
     a new write the new file's ``C_D`` and ``C_P``.
     """
     draw = _Draw(params, seed)
-    rng = draw.rng
-    files: list[FileSpec] = []
-    of_class: list[list[FileSpec]] = [[] for _ in params.classes]
+    initial: list[FileSpec] = []
+    of_class: list[array[int]] = [array("q") for _ in params.classes]
     for k, c in enumerate(params.classes):
         count = max(1, round(c.share * params.initial_files)) if c.share > 0 else 0
         for _ in range(count):
-            files.append(draw.new_file(f"f{len(files)}", k))
-            of_class[k].append(files[-1])
-    initial = tuple(files)
-    requests: list[FileRequest] = []
+            of_class[k].append(len(initial))
+            initial.append(draw.new_file(f"f{len(initial)}", k))
+    return tuple(initial), _class_requests(draw, tuple(initial), of_class)
+
+
+def _class_requests(
+    draw: _Draw, initial: tuple[FileSpec, ...], of_class: list[array[int]]
+) -> Iterator[FileRequest]:
+    params, rng = draw.params, draw.rng
+    files = _Files(draw.schemes)
+    for file in initial:
+        files.append(file)
+    count = 0
     for arrival_s in _arrivals(rng, params):
-        request_id = f"r{len(requests)}"
+        request_id = f"r{count}"
+        count += 1
         read = rng.random() < params.read_share
         new = not read and rng.random() < params.new_file_share
         k = draw.klass()
         if new:
             target = draw.new_file(f"f{len(files)}", k)
+            of_class[k].append(len(files))
             files.append(target)
-            of_class[k].append(target)
             kind: Literal["read", "write"] = "write"
         else:
-            target = of_class[k][rng.randrange(len(of_class[k]))]
+            number = of_class[k][rng.randrange(len(of_class[k]))]
+            target = initial[number] if number < len(initial) else files[number]
             kind = "read" if read else "write"
-        requests.append(FileRequest(request_id, arrival_s, kind, target))
-    return Workload(initial, tuple(requests), None, own_tapes=True)
+        yield FileRequest(request_id, arrival_s, kind, target)
 
 
 __all__ = [
     "DEFAULT_INITIAL_FILES",
     "SIZE_CLASSES_MB",
+    "DrawnRequests",
     "TABLE_1",
     "RequestClass",
     "Workload",
