@@ -25,7 +25,7 @@ from tapesched.simulator.kernel.engine import Engine
 from tapesched.simulator.kernel.resource import Resource
 from tapesched.simulator.platform.faults import FaultSpec, fault_rng
 from tapesched.simulator.platform.spec import MoverSpec, PlatformSpec
-from tapesched.simulator.platform.state import ArmRecord, DriveState, MoverState
+from tapesched.simulator.platform.state import ArmRecord, DriveState, MoverState, TapesSeen
 from tapesched.solvers.online.state import DispatchState
 
 MOUNT, DISMOUNT = 0, 1
@@ -91,7 +91,8 @@ class TapeHandling:
         self.waiters: dict[str, list[tuple[DriveState, Callable[..., None], tuple]]] = {}
         self.arm_log: list[ArmRecord] = []
         self.mounts = 0
-        self.tape_mounts: dict[str, int] = {}
+        self.tapes_mounted = TapesSeen()
+        """The distinct tapes mounted so far (``mounts / len(tapes_mounted)``: mounts a tape)."""
         self.arm_operation_s = 0.0
         """Seconds of every arm operation started, whole."""
         self.complex = spec.complex
@@ -308,8 +309,7 @@ class TapeHandling:
             now = self.engine.now_s
             self.arm_log.append(("mount", tape, d.id, now, now + duration, lib.id))
         self.mounts += 1
-        tape_mounts = self.tape_mounts
-        tape_mounts[tape] = tape_mounts.get(tape, 0) + 1
+        self.tapes_mounted.add(tape)
         if self.handling_failure and self._handling_rng.random() < self.handling_failure:
             self.engine.after(duration, self._mount_failed, d, tape, then, args)
             return

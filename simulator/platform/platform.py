@@ -298,15 +298,15 @@ class Platform(TapeHandling):
                 model = d.model
                 stream = self.stream_mb(model, extent, per_block)
                 d.head_mb = extent.offset_mb + stream
-                took = stream / model.rate_mb_s
+                alone_s = stream / model.rate_mb_s
                 if model.transfer == "exponential":
-                    took = took * self.rng.expovariate(1.0)
-                end_s = now + took
+                    alone_s = alone_s * self.rng.expovariate(1.0)
+                end_s = now + alone_s
                 d.streaming_until_s = end_s
-                self.streamed_drive_s += took
+                self.streamed_drive_s += alone_s
                 if end_s > self.last_transfer_end_s:
                     self.last_transfer_end_s = end_s
-                self.engine.after(took, self._phase_done, job)
+                self.engine.after(alone_s, self._phase_done, job)
                 return
         columns: list[int] = []
         streamed: list[float] = []

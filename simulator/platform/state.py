@@ -158,5 +158,71 @@ class Transfer:
         self.end_s = end_s
 
 
+class TapesSeen:
+    """The distinct tape ids seen, counted, in little memory: a run over an archive of half a
+    million tapes mounts most of them.
+
+    An id made of letters and a number of up to :data:`NUMBERED_UP_TO` (``T000123``,
+    ``L90042``) is a bit in a bitmap of its letters and its digits' count; any other id is
+    kept as it is.
+
+    >>> seen = TapesSeen()
+    >>> for tape in ("A000001", "A000001", "A01", "tape-x", "tape-x"):
+    ...     seen.add(tape)
+    >>> len(seen), "A01" in seen, "A001" in seen
+    (3, True, False)
+    """
+
+    __slots__ = ("_bits", "_count", "_others")
+
+    def __init__(self) -> None:
+        self._bits: dict[tuple[str, int], bytearray] = {}
+        self._others: set[str] = set()
+        self._count = 0
+
+    def _slot(self, tape: str) -> tuple[bytearray | None, tuple[str, int], int]:
+        letters = tape.rstrip("0123456789")
+        digits = len(tape) - len(letters)
+        if not digits or not letters.isalpha():
+            return None, ("", 0), -1
+        number = int(tape[len(letters) :])
+        if number >= NUMBERED_UP_TO:
+            return None, ("", 0), -1
+        key = (letters, digits)
+        return self._bits.get(key), key, number
+
+    def add(self, tape: str) -> None:
+        """Note ``tape`` (again, maybe)."""
+        bits, key, number = self._slot(tape)
+        if number < 0:
+            if tape not in self._others:
+                self._others.add(tape)
+                self._count += 1
+            return
+        if bits is None:
+            bits = self._bits[key] = bytearray()
+        byte, bit = divmod(number, 8)
+        if byte >= len(bits):
+            bits.extend(bytes(byte + 1 - len(bits)))
+        if not bits[byte] >> bit & 1:
+            bits[byte] |= 1 << bit
+            self._count += 1
+
+    def __contains__(self, tape: str) -> bool:
+        bits, _, number = self._slot(tape)
+        if number < 0:
+            return tape in self._others
+        byte, bit = divmod(number, 8)
+        return bits is not None and byte < len(bits) and bool(bits[byte] >> bit & 1)
+
+    def __len__(self) -> int:
+        return self._count
+
+
+NUMBERED_UP_TO = 1 << 24
+"""The largest number (exclusive) of an id :class:`TapesSeen` keeps as a bit (a bitmap of 2 MB
+at most for one prefix)."""
+
+
 ArmRecord = tuple[str, str, str, float, float, str]
 """An arm operation done: ``(op, tape, drive, start_s, end_s, library)``."""

@@ -69,7 +69,9 @@ class TraceArchive(NumberedFiles):
     def layout(self, k: int) -> tuple[FileLayout, int]:
         """One data member: the file at the start of its cartridge."""
         file = self.file(k)
-        chunk = Chunk(self.read(k).cartridge, 0.0, data_host_mb=file.size_mb, data_tape_mb=file.size_mb)
+        chunk = Chunk(
+            self.read(k).cartridge, 0.0, data_host_mb=file.size_mb, data_tape_mb=file.size_mb
+        )
         row = Row((Member("data", (chunk,)),), (0,))
         return FileLayout(file, POLICY, (row,)), 1
 

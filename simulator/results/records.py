@@ -348,7 +348,6 @@ def summarise(
     saturated = is_saturated(backlog, arrived, simulation.midway_backlog)
     platform = simulation.platform
     window = now - warmup_s
-    tape_mounts = platform.tape_mounts
     have = tally.measured > 0 and not saturated
     return RunSummary(
         seed=seed,
@@ -367,7 +366,11 @@ def summarise(
         drive_streaming_share_over_horizon=platform.drive_streaming_share_over_horizon(),
         arm_busy_share_over_horizon=platform.arm_busy_share_over_horizon(),
         mounts=platform.mounts,
-        mounts_per_tape=(statistics.fmean(tape_mounts.values()) if tape_mounts else 0.0),
+        # The mean of each tape's mounts over the tapes mounted (statistics.fmean of the
+        # counts, as exactly).
+        mounts_per_tape=(
+            platform.mounts / len(platform.tapes_mounted) if platform.tapes_mounted else 0.0
+        ),
         makespan_s=platform.makespan_s,
         drive_streaming_share_over_makespan=platform.drive_streaming_share_over_makespan(),
         arm_busy_share_over_makespan=platform.arm_busy_share_over_makespan(),

@@ -45,9 +45,13 @@ from tapesched.simulator.storage.policies.policy import Policy, Unrecoverable
 from tapesched.solvers.online.state import DispatchState
 from tapesched.toolkit.model import Piece, Request
 
-READ_PLANS_KEPT = 65_536
+READ_PLANS_KEPT = 16_384
 """Read plans kept for files read again (a plan is recomputed, equal, once dropped): reads
 spread over an archive of millions of files would otherwise keep one for each."""
+
+LIBRARIES_KEPT = 16_384
+"""Tapes whose library admission keeps (an archive's half a million tapes would be kept
+otherwise; a library is found again, the same, once dropped)."""
 
 NEW_TAPE = "new:"
 """Prefix of the tape ids a waiting write shows (tapes that do not exist yet)."""
@@ -208,8 +212,8 @@ class Admission:
             if len(sim.platform.library_ids) > 1:
                 group = sim.streams.best(file)
                 if group is not None and group.tapes:
-                    tape = sim.catalogue.tape(group.tapes[0])
-                    lib = sim.platform.library_index[tape.library]
+                    info = sim.catalogue.tape(group.tapes[0])
+                    lib = sim.platform.library_index[info.library]
             entry.library = lib
         entry.request = request = Request(
             id=file_request.id,
@@ -237,12 +241,16 @@ class Admission:
             del self.waiting_by_tapes[tapes]
 
     def home(self, tape: str) -> int:
-        """Index of the library ``tape`` belongs to (a tape's library never changes: kept)."""
-        library = self._libraries.get(tape)
+        """Index of the library ``tape`` belongs to (a tape's library never changes: kept, for
+        :data:`LIBRARIES_KEPT` tapes at a time)."""
+        libraries = self._libraries
+        library = libraries.get(tape)
         if library is None:
             platform = self._sim.platform
             library = platform.library_index[self._sim.catalogue.library(tape)]
-            self._libraries[tape] = library
+            if len(libraries) >= LIBRARIES_KEPT:
+                libraries.clear()
+            libraries[tape] = library
         return library
 
     def _from_disk_alone(self, entry: AdmittedRequest) -> None:

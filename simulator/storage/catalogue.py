@@ -53,7 +53,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Collection, Iterator, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from attrs import define, field, frozen
 
@@ -69,8 +69,20 @@ from tapesched.simulator.storage.catalogue_records import (
     TapeInfo,
     Written,
 )
+from tapesched.simulator.storage.cold_store import ColdStore, HotCache
 from tapesched.simulator.storage.files import FileSpec, Scheme
 from tapesched.simulator.storage.lazy_archive import LazyArchive
+
+HOT_STRIPES = 4096
+"""Stripes a catalogue keeps in memory (those used last); the others wait on disk
+(:mod:`tapesched.simulator.storage.cold_store`)."""
+
+HOT_FILES = 4096
+"""File layouts (of files written in the run) a catalogue keeps in memory."""
+
+TAPE_PIECES_HOT = 256
+"""Pieces of a tape a catalogue keeps in memory: those before its last few wait on disk, a
+run of them at a time (a 1 TB tape holds tens of thousands of small files' pieces)."""
 
 FileState = Literal["readable", "rebuilt", "lost"]
 """What tape losses leave of a file (:meth:`Catalogue.file_state`)."""
@@ -85,6 +97,9 @@ class _Tape:
     full: bool = False
     closed: bool = False
     pieces: list[Chunk] = field(factory=list)
+    """Its last pieces, after those on disk."""
+    stored: int = 0
+    """Runs of its pieces waiting on disk, in order, before :attr:`pieces`."""
 
 
 @define
@@ -149,6 +164,62 @@ class _Entry:
     file: FileSpec
     policy: str
     spans: tuple[RowSpan, ...]
+    first: int
+    """The file's rank among the files written (its first write's, kept by rewrites)."""
+
+
+ChunkValues = tuple[str, float, float, float, float, float, int]
+
+
+def _chunk_values(c: Chunk) -> ChunkValues:
+    return (
+        c.tape,
+        c.offset_mb,
+        c.data_host_mb,
+        c.data_tape_mb,
+        c.ec_host_mb,
+        c.ec_tape_mb,
+        c.blocks,
+    )
+
+
+def _chunks_of(values: list[ChunkValues]) -> list[Chunk]:
+    return [Chunk(*v) for v in values]
+
+
+def _encode_stripe(stripe: _Stripe) -> tuple[object, ...]:
+    """A stripe as plain values (:mod:`.cold_store`)."""
+    members = [
+        (m.kind, m.held_mb, m.starts_mb, m.ends_mb, [_chunk_values(c) for c in m.pieces])
+        for m in stripe.members
+    ]
+    return (stripe.scheme.data, stripe.scheme.parity, stripe.shares, members)
+
+
+def _decode_stripe(values: tuple[Any, ...]) -> _Stripe:
+    data, parity, shares, members = values
+    return _Stripe(
+        Scheme(data, parity),
+        [
+            _Member(kind, _chunks_of(pieces), starts, ends, held)
+            for kind, held, starts, ends, pieces in members
+        ],
+        shares,
+    )
+
+
+def _encode_entry(entry: _Entry) -> tuple[object, ...]:
+    """A file's layout as plain values (:mod:`.cold_store`)."""
+    f = entry.file
+    spans = [(s.stripe, s.own, s.lo_mb, s.hi_mb) for s in entry.spans]
+    file = (f.id, f.size_mb, f.scheme.data, f.scheme.parity, f.data_ratio, f.ec_ratio)
+    return (file, entry.policy, spans, entry.first)
+
+
+def _decode_entry(values: tuple[Any, ...]) -> _Entry:
+    (file_id, size_mb, data, parity, data_ratio, ec_ratio), policy, spans, first = values
+    file = FileSpec(file_id, size_mb, Scheme(data, parity), data_ratio, ec_ratio)
+    return _Entry(file, policy, tuple(RowSpan(*span) for span in spans), first)
 
 
 @frozen
@@ -252,8 +323,17 @@ class Catalogue:
         self.capacity_mb = float(capacity_mb)
         self.libraries: tuple[str, ...] = tuple(libraries)
         self._tapes: dict[str, _Tape] = {}
-        self._stripes: list[_Stripe] = []
-        self._files: dict[str, _Entry] = {}
+        self._cold = ColdStore()
+        """What the catalogue keeps on disk: stripes and layouts used least recently, the
+        pieces of closed tapes (none until a cache overflows or a tape closes)."""
+        self._stripes: HotCache[int, _Stripe] = HotCache(
+            self._cold, "stripe", HOT_STRIPES, _encode_stripe, _decode_stripe
+        )
+        self._stripe_count = 0
+        self._files: HotCache[str, _Entry] = HotCache(
+            self._cold, "entry", HOT_FILES, _encode_entry, _decode_entry
+        )
+        self._file_count = 0
         self.archive = archive
 
     # Tapes
@@ -300,13 +380,26 @@ class Catalogue:
 
     def tape_pieces(self, tape_id: str) -> tuple[Chunk, ...]:
         """Everything appended to a tape, in order (also what rewritten files left behind)."""
-        return tuple(self._tape(tape_id).pieces)
+        t = self._tape(tape_id)
+        stored = [v for run in range(t.stored) for v in self._cold.get("tape", f"{tape_id}/{run}")]
+        return (*_chunks_of(stored), *t.pieces)
 
     def close_tape(self, tape_id: str, *, full: bool = False) -> None:
-        """Append nothing more to a tape; ``full`` when it is closed because a write did not fit."""
+        """Append nothing more to a tape; ``full`` when it is closed because a write did not fit.
+
+        Its pieces then wait on disk, where :meth:`tape_pieces` reads them.
+        """
         t = self._tape(tape_id)
         t.closed = True
         t.full = t.full or full
+        if t.pieces:
+            self._store_pieces(t, len(t.pieces))
+
+    def _store_pieces(self, t: _Tape, count: int) -> None:
+        """Send the first ``count`` pieces in memory of ``t`` to disk, a run of them."""
+        self._cold.put("tape", f"{t.id}/{t.stored}", [_chunk_values(c) for c in t.pieces[:count]])
+        del t.pieces[:count]
+        t.stored += 1
 
     # Stripes
 
@@ -331,13 +424,19 @@ class Catalogue:
             raise ValueError(f"member kinds are {KINDS}, got {list(kinds)!r}")
         if shares < 1:
             raise ValueError(f"shares must be >= 1, got {shares!r}")
-        self._stripes.append(_Stripe(scheme, [_Member(k) for k in kinds], shares))
-        return len(self._stripes) - 1
+        number = self._stripe_count
+        self._stripes.put(number, _Stripe(scheme, [_Member(k) for k in kinds], shares))
+        self._stripe_count = number + 1
+        return number
+
+    def _stripe(self, stripe: int) -> _Stripe:
+        found = self._stripes.get(stripe) if 0 <= stripe < self._stripe_count else None
+        if found is None:
+            raise KeyError(f"stripe {stripe!r} is not in the catalogue")
+        return found
 
     def _member(self, stripe: int, member: int) -> _Member:
-        if not 0 <= stripe < len(self._stripes):
-            raise KeyError(f"stripe {stripe!r} is not in the catalogue")
-        members = self._stripes[stripe].members
+        members = self._stripe(stripe).members
         if not 0 <= member < len(members):
             raise IndexError(f"stripe {stripe} has members 0..{len(members) - 1}, not {member}")
         return members[member]
@@ -374,6 +473,7 @@ class Catalogue:
         m = self._member(stripe, member)
         if t.closed:
             raise ValueError(f"tape {tape_id!r} is closed; nothing more can be appended")
+        self._stripes.changed(stripe)
         piece = Chunk(t.id, t.used_mb, data_host_mb, data_tape_mb, ec_host_mb, ec_tape_mb, blocks)
         if t.used_mb + piece.tape_mb > t.capacity_mb + TOLERANCE_MB:
             raise ValueError(
@@ -402,6 +502,8 @@ class Catalogue:
             m.starts_mb.append(start)
             m.ends_mb.append(start + piece.host_mb)
             t.pieces.append(piece)
+            if len(t.pieces) > TAPE_PIECES_HOT:
+                self._store_pieces(t, len(t.pieces) - 1)  # the last one may be joined to
         return piece
 
     def hold(self, stripe: int, member: int, held_mb: float) -> None:
@@ -409,6 +511,7 @@ class Catalogue:
         if not (math.isfinite(held_mb) and held_mb >= 0):
             raise ValueError(f"held_mb must be >= 0, got {held_mb!r}")
         self._member(stripe, member).held_mb = held_mb
+        self._stripes.changed(stripe)
 
     # Files
 
@@ -417,22 +520,25 @@ class Catalogue:
         if not rows:
             raise ValueError(f"file {file.id!r}: a layout needs at least one row")
         for span in rows:
-            stripe = self._stripes[span.stripe] if 0 <= span.stripe < len(self._stripes) else None
-            if stripe is None:
-                raise KeyError(f"stripe {span.stripe!r} is not in the catalogue")
+            stripe = self._stripe(span.stripe)
             if stripe.scheme != file.scheme:
                 raise ValueError(
                     f"file {file.id!r} is {file.scheme} but stripe {span.stripe} is {stripe.scheme}"
                 )
             if not all(0 <= i < file.scheme.width for i in span.own):
                 raise IndexError(f"stripe {span.stripe} has no member among {span.own}")
-        self._files[file.id] = _Entry(file, policy, tuple(rows))
+        before = self._files.get(file.id)
+        if before is None:
+            first, self._file_count = self._file_count, self._file_count + 1
+        else:
+            first = before.first
+        self._files.put(file.id, _Entry(file, policy, tuple(rows), first))
 
     def _entry(self, file_id: str) -> _Entry:
-        try:
-            return self._files[file_id]
-        except KeyError:
-            raise KeyError(f"file {file_id!r} is not in the catalogue") from None
+        entry = self._files.get(file_id)
+        if entry is None:
+            raise KeyError(f"file {file_id!r} is not in the catalogue")
+        return entry
 
     def _archived(self, file_id: str) -> int | None:
         """The archive's number of ``file_id`` when its layout is the archive's."""
@@ -446,7 +552,8 @@ class Catalogue:
 
     def files(self) -> Iterator[str]:
         """Ids of the files written, in the order first written."""
-        return iter(self._files)
+        ranked = sorted((entry.first, entry.file.id) for entry in self._files.values())
+        return (file_id for _, file_id in ranked)
 
     def file(self, file_id: str) -> FileSpec:
         """The spec of the file's current version."""
@@ -471,7 +578,7 @@ class Catalogue:
         entry = self._entry(file_id)
         rows = []
         for span in entry.spans:
-            stripe = self._stripes[span.stripe]
+            stripe = self._stripe(span.stripe)
             members = tuple(m.view(span.lo_mb, span.hi_mb) for m in stripe.members)
             rows.append((Row(members, span.own), stripe.shares))
         return entry.file, rows
@@ -521,7 +628,8 @@ class Catalogue:
         a data member no file reached) has no tapes. The lazily laid-out
         archive's stripes are not listed (its sets are computed per file).
         """
-        for stripe in self._stripes:
+        for number in range(self._stripe_count):
+            stripe = self._stripe(number)
             yield tuple(tuple(dict.fromkeys(p.tape for p in m.pieces)) for m in stripe.members)
 
     def written_mb(self, file_id: str) -> Written:

@@ -670,8 +670,8 @@ def _class_requests(
 __all__ = [
     "DEFAULT_INITIAL_FILES",
     "SIZE_CLASSES_MB",
-    "DrawnRequests",
     "TABLE_1",
+    "DrawnRequests",
     "RequestClass",
     "Workload",
     "WorkloadParams",

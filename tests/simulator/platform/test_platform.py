@@ -6,11 +6,13 @@ import random
 
 import pytest
 from attrs import evolve
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tapesched.simulator.kernel.engine import Engine
 from tapesched.simulator.platform.platform import Platform
 from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
-from tapesched.simulator.platform.state import Job
+from tapesched.simulator.platform.state import Job, TapesSeen
 from tapesched.simulator.platform.technology import DRIVE_MODELS, Duration
 from tapesched.simulator.storage.files import Extent, JobSpec
 from tapesched.toolkit.metrics import streaming_drive_s
@@ -145,7 +147,7 @@ def test_a_tape_in_another_idle_drive_is_put_away_there_first():
     assert run.data["b"] == pytest.approx(120 + 17 + 10 + 10 + 5 + 25 + 80)
     assert run.platform.drives[0].tape is None
     assert run.platform.drives[1].tape == "t0"
-    assert run.platform.tape_mounts["t0"] == 2
+    assert run.platform.mounts == 2 and len(run.platform.tapes_mounted) == 1
 
 
 def test_phases_switch_tapes_on_the_drives_that_need_it():
@@ -300,3 +302,28 @@ def test_exponential_durations_draw_from_the_seed_and_average_their_mean():
     assert Duration.from_json({"mean_s": 2, "dist": "exponential"}) == Duration(2.0, "exponential")
     with pytest.raises(ValueError):
         Duration.from_json("ten")
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.builds(
+                lambda p, n, w: f"{p}{n:0{w}d}",
+                st.sampled_from(["A", "T", "LT"]),
+                st.integers(0, 5000),
+                st.integers(1, 8),
+            ),
+            st.text(min_size=1, max_size=6),
+            st.just(f"A{1 << 30}"),
+        ),
+        max_size=60,
+    )
+)
+def test_the_tapes_seen_are_those_of_a_set(tapes: list[str]) -> None:
+    seen = TapesSeen()
+    for tape in tapes:
+        seen.add(tape)
+    assert len(seen) == len(set(tapes))
+    assert all(tape in seen for tape in tapes)
+    assert not any(f"{tape}0" in seen for tape in tapes if f"{tape}0" not in tapes)

@@ -242,7 +242,7 @@ def _finished_simulation(
 ) -> SimpleNamespace:
     """What summarise reads of a simulation, with round numbers."""
     platform = SimpleNamespace(
-        tape_mounts={"T0": 1, "T1": 3},
+        tapes_mounted={"T0", "T1"},
         mounts=4,
         drive_busy_share_over_horizon=lambda: 0.5,
         drive_streaming_share_over_horizon=lambda: 0.25,

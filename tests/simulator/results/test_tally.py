@@ -84,3 +84,26 @@ def test_a_quantile_outside_zero_and_one_is_refused(q: float, message: str) -> N
 def test_no_value_has_no_quantile() -> None:
     with pytest.raises(ValueError, match="no value"):
         OrderStatistics().quantile(0.5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(VALUES, st.integers(1, 9))
+def test_an_exact_sum_folded_every_few_values_stays_exact(values, every) -> None:
+    # Folding the buffer into its partial sums every few values, and every value added at
+    # once, leave the sum and mean fsum and fmean give.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tally, "COMPACT_AFTER", every)
+        total = ExactSum(values)
+        assert (total.value, total.mean()) == (math.fsum(values), statistics.fmean(values))
+    at_once = ExactSum()
+    at_once.add_all(values)
+    assert (at_once.count, at_once.value) == (len(values), math.fsum(values))
+
+
+def test_a_sum_of_values_that_cancel_is_exact() -> None:
+    values = [1e308, 1.0, -1e308, 1e-300, 3.0, -1e-300] * 50
+    total = ExactSum()
+    for value in values:
+        total.add(value)
+    total.add_all(values)
+    assert total.value == 8.0 * 50 and total.count == 600

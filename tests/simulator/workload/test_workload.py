@@ -14,6 +14,7 @@ from tapesched.simulator.workload.workload import (
     DEFAULT_INITIAL_FILES,
     SIZE_CLASSES_MB,
     TABLE_1,
+    RequestClass,
     WorkloadParams,
     generate,
     parse_duration,
@@ -238,3 +239,31 @@ def test_parse_duration(text, seconds):
 def test_parse_duration_refuses_with_a_clear_message(text, message):
     with pytest.raises(ValueError, match=message):
         parse_duration(text)
+
+
+@pytest.mark.parametrize("with_classes", [False, True])
+def test_requests_are_drawn_again_equal_at_each_reading(with_classes):
+    if with_classes:
+        classes = (RequestClass(1000.0, 1, 0.5), RequestClass(2000, 2, 0.5))  # an int size
+        p = WorkloadParams.of_classes(classes, rate_per_s=0.05, duration_s=20_000.0)
+    else:
+        p = params(rate_per_s=0.05, duration_s=20_000.0, initial_files=5)
+    requests = generate(p, seed=3).requests
+    first, again = list(requests), list(requests)
+    assert first == again and len(requests) == len(first) > 500
+    assert (
+        requests[7] == first[7] and requests[-1] == first[-1] and requests[3:9] == tuple(first[3:9])
+    )
+    # A file kept as numbers is the file again: a read or rewrite of a file created by a
+    # write carries the spec that write created, value and type alike.
+    created = {f.id: f for f in generate(p, seed=3).initial}
+    for r in first:
+        if r.file.id in created:
+            assert r.file == created[r.file.id]
+            assert type(r.file.size_mb) is type(created[r.file.id].size_mb)
+        else:
+            assert r.kind == "write"
+            created[r.file.id] = r.file
+    assert sum(r.kind == "read" for r in first) > 100
+    with pytest.raises(IndexError):
+        requests[len(first)]
