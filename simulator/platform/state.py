@@ -181,31 +181,38 @@ class TapesSeen:
         self._count = 0
 
     def _slot(self, tape: str) -> tuple[bytearray | None, tuple[str, int], int]:
+        """The bitmap of ``tape``'s letters and digits, its key and its number (-1: kept as it
+        is, in the set)."""
         letters = tape.rstrip("0123456789")
-        digits = len(tape) - len(letters)
-        if not digits or not letters.isalpha():
+        start = len(letters)
+        if start == len(tape) or not letters.isalpha():
             return None, ("", 0), -1
-        number = int(tape[len(letters) :])
+        number = int(tape[start:])
         if number >= NUMBERED_UP_TO:
             return None, ("", 0), -1
-        key = (letters, digits)
+        key = (letters, len(tape) - start)
         return self._bits.get(key), key, number
 
     def add(self, tape: str) -> None:
         """Note ``tape`` (again, maybe)."""
-        bits, key, number = self._slot(tape)
-        if number < 0:
+        letters = tape.rstrip("0123456789")
+        start = len(letters)
+        number = int(tape[start:]) if start < len(tape) and letters.isalpha() else -1
+        if not 0 <= number < NUMBERED_UP_TO:
             if tape not in self._others:
                 self._others.add(tape)
                 self._count += 1
             return
+        key = (letters, len(tape) - start)
+        bits = self._bits.get(key)
         if bits is None:
             bits = self._bits[key] = bytearray()
-        byte, bit = divmod(number, 8)
+        byte = number >> 3
         if byte >= len(bits):
             bits.extend(bytes(byte + 1 - len(bits)))
-        if not bits[byte] >> bit & 1:
-            bits[byte] |= 1 << bit
+        mask = 1 << (number & 7)
+        if not bits[byte] & mask:
+            bits[byte] |= mask
             self._count += 1
 
     def __contains__(self, tape: str) -> bool:

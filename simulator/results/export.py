@@ -53,6 +53,13 @@ def _request_id(transfer: Transfer, phases: int, flushes: int, data_phases: int)
     return f"{transfer.key}#{transfer.phase}"
 
 
+RANDOM_TIMES = (
+    "cannot export a run with exponential times as a core-problem schedule: "
+    "make every time fixed in the scenario"
+)
+"""Why a run of a platform drawing times at random has no export."""
+
+
 def export(simulation: Simulation, name: str = "simulated") -> tuple[Instance, Schedule]:
     """The instance and schedule of what ``simulation`` did so far.
 
@@ -64,10 +71,7 @@ def export(simulation: Simulation, name: str = "simulated") -> tuple[Instance, S
     """
     spec = simulation.spec
     if spec.random:
-        raise ExportError(
-            "cannot export a run with exponential times as a core-problem schedule: "
-            "make every time fixed in the scenario"
-        )
+        raise ExportError(RANDOM_TIMES)
     if simulation.one_at_a_time:
         raise ExportError(
             "cannot export a run whose requests took their drives one at a time: in the core "

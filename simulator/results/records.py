@@ -42,13 +42,15 @@ Replications
 
 from __future__ import annotations
 
+import marshal
 import math
 import statistics
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
-from typing import Any
+from typing import IO, Any, overload
 
-from attrs import asdict, evolve, frozen
+from attrs import asdict, evolve, fields, frozen
 
 from tapesched.simulator.results.tally import ExactSum
 from tapesched.simulator.run.admitted import AdmittedRequest
@@ -141,6 +143,67 @@ class RequestRecord:
     def stretch(self) -> float:
         """Response time over the expected time alone."""
         return self.response_s / self.alone_s if self.alone_s > 0 else 1.0
+
+
+_RECORD_FIELDS = tuple(a.name for a in fields(RequestRecord))
+
+
+class RecordSpool(Sequence[RequestRecord]):
+    """A run's records, written to a temporary file as its requests end and read back in
+    order: a long run keeps none of them in memory (``requests.csv`` is written from it).
+
+    The file is unlinked from the start (nothing is left behind by a run that stops); a
+    spool is pickled as the tuple of its records.
+    """
+
+    def __init__(self, records: Iterable[RequestRecord] = ()) -> None:
+        self._file: IO[bytes] | None = None
+        self._count = 0
+        self._written = 0
+        for record in records:
+            self.append(record)
+
+    def append(self, record: RequestRecord) -> None:
+        """Add ``record``, last."""
+        if self._file is None:
+            self._file = tempfile.TemporaryFile(prefix="tapesched-", suffix=".records")
+        self._file.seek(self._written)
+        self._file.write(marshal.dumps(tuple(getattr(record, name) for name in _RECORD_FIELDS)))
+        self._written = self._file.tell()
+        self._count += 1
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[RequestRecord]:
+        file, count, at = self._file, self._count, 0
+        if file is None:
+            return
+        for _ in range(count):
+            file.seek(at)
+            values = marshal.load(file)
+            at = file.tell()
+            yield RequestRecord(*values)
+
+    @overload
+    def __getitem__(self, index: int) -> RequestRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[RequestRecord, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> RequestRecord | tuple[RequestRecord, ...]:
+        return tuple(self)[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RecordSpool | tuple | list):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (RecordSpool, (tuple(self),))
 
 
 def record_of(entry: AdmittedRequest, simulation: Simulation) -> RequestRecord:

@@ -20,10 +20,13 @@ from attrs import evolve, frozen
 from tapesched.simulator.platform.faults import FaultSpec
 from tapesched.simulator.results.records import (
     Estimate,
+    FailedRecord,
+    RecordSpool,
     RequestRecord,
     RunSummary,
     RunTally,
     combine,
+    failed_record_of,
     record_of,
     summarise,
 )
@@ -41,11 +44,16 @@ from tapesched.solvers.plugins import SchedulerSpec, resolve_scheduler, with_plu
 @frozen
 class Replication:
     """One run: its records (when it kept them: ``record``), its summary and the simulation
-    (for exports)."""
+    (for exports; ``None`` once dropped, :func:`run_scenario`), with what the run's files read
+    of a dropped simulation: its failed requests (faults), its reads served from disk and its
+    disk cache's figures (a scenario's ``disk_cache``)."""
 
-    records: tuple[RequestRecord, ...]
+    records: Sequence[RequestRecord]
     summary: RunSummary
-    simulation: Simulation
+    simulation: Simulation | None
+    failed: tuple[FailedRecord, ...] = ()
+    served_from_disk: int = 0
+    cache_classes: tuple[dict[str, object], ...] = ()
 
 
 def override(
@@ -323,13 +331,17 @@ def run_once(
     log: IO[bytes] | None = None,
     progress: Callable[[float], None] | None = None,
     to_end: bool = False,
+    platform_record: bool | None = None,
 ) -> Replication:
     """One replication of ``scenario`` with ``seed`` (the workload's and the times').
 
     The run stops at the workload's duration, or with ``to_end`` once every
     request is done (for a finite trace: nothing is then left undone, so
     nothing is saturated). The cyclic garbage collector is off meanwhile
-    (:func:`without_cyclic_gc`).
+    (:func:`without_cyclic_gc`). With ``record``, each request's record is kept
+    as it ends (:class:`~simulator.results.records.RecordSpool`: on disk), and,
+    unless ``platform_record`` is false, the platform's arm operations and transfers
+    (what an export reads).
 
     Raises
     ------
@@ -349,21 +361,50 @@ def run_once(
                 scheduler_of(scenario),
                 workload,
                 seed=seed,
-                record=record,
+                record=record if platform_record is None else platform_record,
                 log=log,
                 cache=scenario.disk_cache,
                 faults=scenario.faults,
+                keep_finished=False,
             )
             duration = scenario.workload.duration_s
             warmup_s = scenario.run.warmup * duration
             tally = RunTally(warmup_s)
             simulation.finish_sinks.append(tally.add_entry)
-            kept: list[RequestRecord] = []
+            kept = RecordSpool()
             if record:
                 simulation.finish_sinks.append(lambda e: kept.append(record_of(e, simulation)))
             simulation.run(None if to_end else duration, progress)
             summary = summarise(simulation, tally, seed, warmup_s)
-    return Replication(tuple(kept), summary, simulation)
+    cache = simulation.cache
+    return Replication(
+        kept,
+        summary,
+        simulation,
+        tuple(failed_record_of(e) for e in simulation.failed),
+        simulation.served_from_disk,
+        () if cache is None else tuple(c.to_dict() for c in cache.report(simulation.engine.now_s)),
+    )
+
+
+COLLECT_AFTER = 10_000
+"""Requests a run must have seen for its simulation, once dropped, to be collected at once:
+a simulation is a web of references that only the cyclic collector frees, and left to its
+next full pass, the runs dropped before it would add up (small runs are left to it)."""
+
+
+def _collect(summary: RunSummary) -> None:
+    if summary.arrived >= COLLECT_AFTER:
+        gc.collect()
+
+
+def run_summary(scenario: Scenario, seed: int) -> RunSummary:
+    """One replication of ``scenario`` with ``seed``, no records kept: its summary, the run
+    freed before it returns (:data:`COLLECT_AFTER`), so that many replications take the
+    memory of one."""
+    summary = run_once(scenario, seed, record=False).summary
+    _collect(summary)
+    return summary
 
 
 def run_scenario(
@@ -388,15 +429,23 @@ def run_scenario(
     replications = []
     for k in range(scenario.run.replications):
         report = None if progress is None else (lambda now, k=k: progress(k, now))
-        replications.append(
-            run_once(
-                scenario,
-                scenario.run.seed + k,
-                workload=workload,
-                record=k == 0,
-                log=log if k == 0 else None,
-                progress=report,
-                to_end=workload is not None,
-            )
+        replication = run_once(
+            scenario,
+            scenario.run.seed + k,
+            workload=workload,
+            record=k == 0,
+            log=log if k == 0 else None,
+            progress=report,
+            to_end=workload is not None,
+            # Only the first run is exported, and only with every time fixed.
+            platform_record=k == 0 and not scenario.platform.random,
         )
+        # The first run's simulation is kept when it can be exported (every time fixed); the
+        # others' are dropped as they end, so that many replications take the memory of one.
+        if k == 0 and not scenario.platform.random:
+            replications.append(replication)
+        else:
+            replications.append(evolve(replication, simulation=None))
+            del replication
+            _collect(replications[-1].summary)
     return replications, combine([r.summary for r in replications])

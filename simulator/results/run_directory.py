@@ -37,9 +37,9 @@ from functools import cached_property
 
 from attrs import asdict, frozen
 
-from tapesched.simulator.results.export import ExportError, export
+from tapesched.simulator.results.export import RANDOM_TIMES, ExportError, export
 from tapesched.simulator.results.instance_run import InstanceRun, run_instance
-from tapesched.simulator.results.records import Estimate, failed_record_of
+from tapesched.simulator.results.records import Estimate
 from tapesched.simulator.results.replications import (
     Replication,
     RunOverrides,
@@ -144,7 +144,7 @@ class Run:
         reasons."""
         if self.scenario.faults is None:
             return {}
-        failed = [[failed_record_of(e) for e in r.simulation.failed] for r in self.replications]
+        failed = [r.failed for r in self.replications]
         return {
             "faults": asdict(self.scenario.faults),
             "failed_requests": [[asdict(f) for f in run] for run in failed],
@@ -153,11 +153,11 @@ class Run:
     def _cache_document(self) -> dict[str, object]:
         """``disk_cache``: each replication's reads served from disk and its classes' figures."""
         runs = self.replications
-        if not runs or runs[0].simulation.cache is None:
+        if not runs or self.scenario.disk_cache is None:
             return {}
         return {
             "disk_cache": [
-                {"served_from_disk": r.simulation.served_from_disk, "classes": cache_reports(r)}
+                {"served_from_disk": r.served_from_disk, "classes": list(r.cache_classes)}
                 for r in runs
             ]
         }
@@ -177,7 +177,10 @@ class Run:
     @cached_property
     def _export(self) -> Exported | ExportError:
         try:
-            instance, schedule = export(self.replications[0].simulation, name=self.scenario.name)
+            first = self.replications[0].simulation
+            if first is None:  # dropped: its times were drawn at random (run_scenario)
+                raise ExportError(RANDOM_TIMES)
+            instance, schedule = export(first, name=self.scenario.name)
         except ExportError as exc:
             return exc
         return Exported(instance, schedule, validate(instance, schedule))
@@ -227,14 +230,6 @@ class Run:
             if exported is not None:
                 save_instance(exported.instance, staging / "instance.json")
                 save_schedule(exported.schedule, staging / "schedule.json")
-
-
-def cache_reports(replication: Replication) -> list[dict[str, object]]:
-    """Each service class's figures of ``replication``'s disk cache (none without one)."""
-    sim = replication.simulation
-    if sim.cache is None:
-        return []
-    return [c.to_dict() for c in sim.cache.report(sim.engine.now_s)]
 
 
 def scenario_run(

@@ -73,11 +73,11 @@ from tapesched.simulator.storage.cold_store import ColdStore, HotCache
 from tapesched.simulator.storage.files import FileSpec, Scheme
 from tapesched.simulator.storage.lazy_archive import LazyArchive
 
-HOT_STRIPES = 4096
+HOT_STRIPES = 16_384
 """Stripes a catalogue keeps in memory (those used last); the others wait on disk
 (:mod:`tapesched.simulator.storage.cold_store`)."""
 
-HOT_FILES = 4096
+HOT_FILES = 16_384
 """File layouts (of files written in the run) a catalogue keeps in memory."""
 
 TAPE_PIECES_HOT = 256

@@ -33,7 +33,6 @@ from tapesched.simulator.results.replications import RunOverrides
 from tapesched.simulator.results.run_directory import (
     RUN_FILES,
     RunProgress,
-    cache_reports,
     simulate_file,
 )
 from tapesched.simulator.schedulers.registry import BW_MAIN
@@ -108,13 +107,13 @@ def _print_faults(scenario: Scenario, runs: Sequence[Replication]) -> None:
 
 def _print_cache(runs: Sequence[Replication]) -> None:
     """One line per service class of the first replication: hit rate and residency."""
-    if not runs or runs[0].simulation.cache is None:
+    if not runs or not runs[0].cache_classes:
         return
 
     def days(value: object) -> str:
         return "none evicted" if value is None else f"{float(value) / 86400:.2f} d"  # type: ignore[arg-type]
 
-    for c in cache_reports(runs[0]):
+    for c in runs[0].cache_classes:
         rate = "no read" if c["hit_rate"] is None else f"{float(c['hit_rate']):.1%}"  # type: ignore[arg-type]
         click.echo(
             f"disk cache {c['name']}: hit rate {rate} ({c['hits']} of {c['reads']} reads), "

@@ -64,7 +64,7 @@ from tapesched.simulator.planning.durability import (
 )
 from tapesched.simulator.platform.faults import FaultSpec, handling_given_up
 from tapesched.simulator.results.records import Estimate, estimate
-from tapesched.simulator.results.replications import override, run_once
+from tapesched.simulator.results.replications import override, run_summary
 from tapesched.simulator.scenario.document import load_scenario
 from tapesched.simulator.scenario.spec import Scenario
 from tapesched.simulator.storage.catalogue import Catalogue
@@ -463,7 +463,7 @@ def handling_panel(
 ) -> Panel:
     """Each policy's response time and mounts against the handling-failure probability.
 
-    Every point runs the simulator (:func:`simulator.results.replications.run_once`)
+    Every point runs the simulator (:func:`simulator.results.replications.run_summary`)
     on :func:`blue_waters_at_65` with handling failures of probability
     ``p`` tried ``attempts`` times (:mod:`simulator.platform.faults`), the same
     seeds for every ``p`` and policy; the means get Student's t over the
@@ -477,10 +477,7 @@ def handling_panel(
                 handling_failure=p, attempts=config.attempts, retry_delay_s=config.retry_delay_s
             )
             scenario = override(base, policy=name, faults=faults)
-            runs = [
-                run_once(scenario, seed + k, record=False).summary
-                for k in range(config.replications)
-            ]
+            runs = [run_summary(scenario, seed + k) for k in range(config.replications)]
             saturated = any(r.saturated for r in runs)
             measured: dict[str, list[float | None]] = {
                 "mean_response_s": [r.mean_response_s for r in runs],

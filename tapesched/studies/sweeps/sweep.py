@@ -85,7 +85,7 @@ from tapesched.simulator.results.records import (
     combine,
     t95,
 )
-from tapesched.simulator.results.replications import run_once
+from tapesched.simulator.results.replications import run_summary
 from tapesched.simulator.scenario.spec import Scenario
 from tapesched.toolkit.errors import InputError, Problem, join_path, shown
 from tapesched.toolkit.fields import Rule, natural, nonnegative_finite, optional
@@ -210,8 +210,9 @@ def replication_key(scenario: Scenario, seed: int, replication: int) -> str:
 
 
 def run_replication(scenario: Scenario, seed: int) -> RunSummary:
-    """One replication of ``scenario`` with ``seed``, no records kept: its summary."""
-    return run_once(scenario, seed, record=False).summary
+    """One replication of ``scenario`` with ``seed``, no records kept: its summary (the run
+    freed before it returns: :func:`~simulator.results.replications.run_summary`)."""
+    return run_summary(scenario, seed)
 
 
 ENTRY_FORMAT = "tapesched.replication/1"

@@ -269,6 +269,7 @@ def scenario_windows(scenario: Scenario, size: int, seed: int | None = None) -> 
         tapes between libraries: the core problem cannot express the run.
     """
     replication = run_once(scenario, scenario.run.seed if seed is None else seed, to_end=True)
+    assert replication.simulation is not None  # run_once keeps it
     instance, schedule = export(replication.simulation, name=scenario.name)
     return cut_windows(instance, schedule, size, scenario.name)
 
