@@ -162,9 +162,9 @@ class TapesSeen:
     """The distinct tape ids seen, counted, in little memory: a run over an archive of half a
     million tapes mounts most of them.
 
-    An id made of letters and a number of up to :data:`NUMBERED_UP_TO` (``T000123``,
-    ``L90042``) is a bit in a bitmap of its letters and its digits' count; any other id is
-    kept as it is.
+    Up to :data:`PLAIN_UP_TO` ids are kept as they are, in a set; past that, an id made of
+    letters and a number below :data:`NUMBERED_UP_TO` (``T000123``, ``L90042``) is a bit in
+    a bitmap of its letters and its digits' count, and any other id stays in the set.
 
     >>> seen = TapesSeen()
     >>> for tape in ("A000001", "A000001", "A01", "tape-x", "tape-x"):
@@ -176,34 +176,37 @@ class TapesSeen:
     __slots__ = ("_bits", "_count", "_others")
 
     def __init__(self) -> None:
-        self._bits: dict[tuple[str, int], bytearray] = {}
+        self._bits: dict[tuple[str, int], bytearray] | None = None
+        """The bitmaps, once the set outgrew :data:`PLAIN_UP_TO` (``None`` until then)."""
         self._others: set[str] = set()
         self._count = 0
 
-    def _slot(self, tape: str) -> tuple[bytearray | None, tuple[str, int], int]:
-        """The bitmap of ``tape``'s letters and digits, its key and its number (-1: kept as it
-        is, in the set)."""
+    @staticmethod
+    def _numbered(tape: str) -> tuple[tuple[str, int], int]:
+        """The key of ``tape``'s bitmap and its bit (-1: it is kept as it is)."""
         letters = tape.rstrip("0123456789")
         start = len(letters)
         if start == len(tape) or not letters.isalpha():
-            return None, ("", 0), -1
+            return ("", 0), -1
         number = int(tape[start:])
-        if number >= NUMBERED_UP_TO:
-            return None, ("", 0), -1
-        key = (letters, len(tape) - start)
-        return self._bits.get(key), key, number
+        return (letters, len(tape) - start), number if number < NUMBERED_UP_TO else -1
 
     def add(self, tape: str) -> None:
         """Note ``tape`` (again, maybe)."""
-        letters = tape.rstrip("0123456789")
-        start = len(letters)
-        number = int(tape[start:]) if start < len(tape) and letters.isalpha() else -1
-        if not 0 <= number < NUMBERED_UP_TO:
+        if self._bits is None:
+            others = self._others
+            if tape not in others:
+                others.add(tape)
+                self._count += 1
+                if self._count > PLAIN_UP_TO:
+                    self._to_bits()
+            return
+        key, number = self._numbered(tape)
+        if number < 0:
             if tape not in self._others:
                 self._others.add(tape)
                 self._count += 1
             return
-        key = (letters, len(tape) - start)
         bits = self._bits.get(key)
         if bits is None:
             bits = self._bits[key] = bytearray()
@@ -215,16 +218,29 @@ class TapesSeen:
             bits[byte] |= mask
             self._count += 1
 
+    def _to_bits(self) -> None:
+        """Move the numbered ids of the set to bitmaps."""
+        plain, self._others, self._bits, self._count = self._others, set(), {}, 0
+        for tape in plain:
+            self.add(tape)
+
     def __contains__(self, tape: str) -> bool:
-        bits, _, number = self._slot(tape)
+        if self._bits is None:
+            return tape in self._others
+        key, number = self._numbered(tape)
         if number < 0:
             return tape in self._others
-        byte, bit = divmod(number, 8)
-        return bits is not None and byte < len(bits) and bool(bits[byte] >> bit & 1)
+        bits = self._bits.get(key)
+        byte = number >> 3
+        return bits is not None and byte < len(bits) and bool(bits[byte] & 1 << (number & 7))
 
     def __len__(self) -> int:
         return self._count
 
+
+PLAIN_UP_TO = 65_536
+"""Distinct tapes :class:`TapesSeen` keeps as plain ids (some 100 bytes each) before it moves
+them to bitmaps."""
 
 NUMBERED_UP_TO = 1 << 24
 """The largest number (exclusive) of an id :class:`TapesSeen` keeps as a bit (a bitmap of 2 MB

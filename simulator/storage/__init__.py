@@ -3,6 +3,7 @@
 - :mod:`.files`: the files and what an archival policy tells the platform to do;
 - :mod:`.catalogue`: the tapes, what was appended to them, where each file's stripes lie;
 - :mod:`.catalogue_records`: the values it records (tapes, pieces, stripe members, rows, layouts);
+- :mod:`.cold_store`: what the catalogue seldom reads again, on disk (a long run's archive);
 - :mod:`.lazy_archive`: the archive at time 0 as the catalogue asks it;
 - :mod:`.policies`: the archival policies (RAIT, PARALLEL, VERTICAL, HETERO), what every
   one offers the platform, and their registry;

@@ -84,6 +84,9 @@ TAPE_PIECES_HOT = 256
 """Pieces of a tape a catalogue keeps in memory: those before its last few wait on disk, a
 run of them at a time (a 1 TB tape holds tens of thousands of small files' pieces)."""
 
+CLOSED_PIECES_HOT = 8
+"""Pieces of a closed tape a catalogue keeps in memory (more go to disk as it closes)."""
+
 FileState = Literal["readable", "rebuilt", "lost"]
 """What tape losses leave of a file (:meth:`Catalogue.file_state`)."""
 
@@ -387,12 +390,13 @@ class Catalogue:
     def close_tape(self, tape_id: str, *, full: bool = False) -> None:
         """Append nothing more to a tape; ``full`` when it is closed because a write did not fit.
 
-        Its pieces then wait on disk, where :meth:`tape_pieces` reads them.
+        Its pieces then wait on disk, where :meth:`tape_pieces` reads them, unless they are
+        few (:data:`CLOSED_PIECES_HOT`).
         """
         t = self._tape(tape_id)
         t.closed = True
         t.full = t.full or full
-        if t.pieces:
+        if len(t.pieces) > CLOSED_PIECES_HOT:
             self._store_pieces(t, len(t.pieces))
 
     def _store_pieces(self, t: _Tape, count: int) -> None:

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tapesched.simulator.kernel.engine import Engine
+from tapesched.simulator.platform import state as platform_state
 from tapesched.simulator.platform.platform import Platform
 from tapesched.simulator.platform.spec import DriveSpec, LibrarySpec, MoverSpec, PlatformSpec
 from tapesched.simulator.platform.state import Job, TapesSeen
@@ -321,9 +322,13 @@ def test_exponential_durations_draw_from_the_seed_and_average_their_mean():
     )
 )
 def test_the_tapes_seen_are_those_of_a_set(tapes: list[str]) -> None:
-    seen = TapesSeen()
-    for tape in tapes:
-        seen.add(tape)
-    assert len(seen) == len(set(tapes))
-    assert all(tape in seen for tape in tapes)
-    assert not any(f"{tape}0" in seen for tape in tapes if f"{tape}0" not in tapes)
+    # Kept as plain ids, and moved to bitmaps past the fourth distinct one.
+    for plain_up_to in (10**6, 4):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(platform_state, "PLAIN_UP_TO", plain_up_to)
+            seen = TapesSeen()
+            for tape in tapes:
+                seen.add(tape)
+        assert len(seen) == len(set(tapes))
+        assert all(tape in seen for tape in tapes)
+        assert not any(f"{tape}0" in seen for tape in tapes if f"{tape}0" not in tapes)

@@ -92,6 +92,7 @@ def test_a_catalogue_answers_the_same_with_one_record_in_memory(monkeypatch, pol
     monkeypatch.setattr(catalogue_module, "HOT_STRIPES", 1)
     monkeypatch.setattr(catalogue_module, "HOT_FILES", 1)
     monkeypatch.setattr(catalogue_module, "TAPE_PIECES_HOT", 1)
+    monkeypatch.setattr(catalogue_module, "CLOSED_PIECES_HOT", 0)
     tight = _written_catalogue(policy_name)
     # The tight one keeps all but one stripe and one layout on disk, and the pieces of its
     # tapes but the last of each.
@@ -122,5 +123,6 @@ def test_a_run_whose_catalogue_spills_gives_the_same_summary(monkeypatch) -> Non
             patch.setattr(catalogue_module, "HOT_STRIPES", 1)
             patch.setattr(catalogue_module, "HOT_FILES", 1)
             patch.setattr(catalogue_module, "TAPE_PIECES_HOT", 1)
+            patch.setattr(catalogue_module, "CLOSED_PIECES_HOT", 0)
             tight = run_once(scenario, 2, record=False).summary
         assert tight == roomy, policy_name
