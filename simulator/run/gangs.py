@@ -65,7 +65,8 @@ class Gangs:
         sim = self._sim
         sim.admission.unwait(entry)
         self.queue.append(entry)
-        sim.log("queue", request=entry.request.id)
+        if sim.log.on:
+            sim.log("queue", request=entry.request.id)
         self.grant()
 
     def grant(self) -> None:
@@ -78,16 +79,17 @@ class Gangs:
         sim = self._sim
         platform = sim.platform
         gangs = self.queue
-        while gangs:
+        idle_set, drives = sim.dispatch_state.idle_set, platform.drives
+        while gangs and idle_set:
             entry = gangs[0]
-            idle = [
-                d
-                for d in sorted(sim.dispatch_state.idle_set)
-                if sim.pooled or platform.drives[d].library == entry.library
-            ]
+            idle = [d for d in sorted(idle_set) if sim.pooled or drives[d].library == entry.library]
             if not idle:
                 return
-            drive = next((d for d in idle if platform.drives[d].tape in entry.tapes), idle[0])
+            drive = idle[0]
+            for d in idle:
+                if drives[d].tape in entry.tapes:
+                    drive = d
+                    break
             if self._give(entry, drive):
                 gangs.popleft()
 
@@ -96,7 +98,8 @@ class Gangs:
         sim = self._sim
         platform = sim.platform
         key = entry.request.id
-        sim.log("grant", request=key, drive=platform.drives[drive].id)
+        if sim.log.on:
+            sim.log("grant", request=key, drive=platform.drives[drive].id)
         if entry.file_request.kind == "write":
             platform.reserve(drive, key)
             entry.reserved += (drive,)

@@ -189,14 +189,20 @@ class Placer:
         if len(drives) == 1:
             return drives
         platform = self._platform
+        where = platform.where
         free = list(drives)
         columns: list[int | None] = [None] * plan.width
+        phases = plan.phases + plan.flush
         for i in range(plan.width):
-            tape = next((e.tape for p in plan.phases + plan.flush if (e := p[i]) is not None), None)
-            holder = platform.where.get(tape) if tape is not None else None
-            if holder is not None and holder in free:
-                columns[i] = holder
-                free.remove(holder)
+            # The column's first tape, in the order its phases read it.
+            for phase in phases:
+                e = phase[i]
+                if e is not None:
+                    holder = where.get(e.tape)
+                    if holder is not None and holder in free:
+                        columns[i] = holder
+                        free.remove(holder)
+                    break
         free.sort(key=lambda d: (platform.drives[d].tape is not None, d))
         it = iter(free)
         return [c if c is not None else next(it) for c in columns]
